@@ -1,0 +1,15 @@
+"""The project's own errors: each becomes a one-line message and exit code 2, never a traceback."""
+
+from __future__ import annotations
+
+
+class SseconformError(Exception):
+    """Base of every error the command line turns into a clean message."""
+
+
+class InputError(SseconformError):
+    """Input that cannot be checked at all: missing, a directory, unreadable, a broken recording."""
+
+
+class UsageError(SseconformError):
+    """Bad arguments or settings."""

@@ -1,0 +1,380 @@
+"""Incremental SSE decoder that follows the WHATWG algorithm and keeps what a linter needs.
+
+Spec: https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation
+
+Unlike client decoders it does not hide the wire: every event carries its frame number, line
+and byte offset, and everything a client might trip on (CR framing, ``data:`` without a space,
+``id:`` lines, an unterminated last event, bad UTF-8, ...) is kept as an :class:`Anomaly`.
+Lines are split on CR, LF and CRLF only, on bytes: ``str.splitlines`` would also split on
+U+2028, which appears raw inside JSON strings.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+BOM = b"\xef\xbb\xbf"
+DEFAULT_MAX_LINE = 16 * 1024 * 1024
+
+# Anomaly kinds. The rules layer maps them to codes; this layer knows nothing of rules.
+INVALID_UTF8 = "invalid-utf8"
+BOM_SEEN = "bom"
+CRLF = "crlf"
+CR = "cr"
+DATA_NO_SPACE = "data-no-space"
+COMMENT = "comment"
+UNKNOWN_FIELD = "unknown-field"
+ID_FIELD = "id-field"
+RETRY_FIELD = "retry-field"
+ID_OR_RETRY_ONLY = "id-or-retry-only-block"
+UNTERMINATED = "unterminated-event"
+LINE_TOO_LONG = "line-too-long"
+
+_TERMINATORS = re.compile(rb"\r\n|\r|\n")
+
+
+@dataclass(frozen=True, slots=True)
+class Anomaly:
+    """Something legal-but-fragile or broken on the wire, with where it is."""
+
+    kind: str
+    line: int
+    offset: int
+    detail: str = ""
+
+
+class Event:
+    """A dispatched SSE event: its data and where it sat in the body."""
+
+    __slots__ = ("data", "event", "id", "retry", "frame", "line", "offset", "data_lines")
+
+    def __init__(
+        self,
+        data: str,
+        event: str | None,
+        id: str | None,
+        retry: int | None,
+        frame: int,
+        line: int,
+        offset: int,
+        data_lines: int,
+    ) -> None:
+        self.data = data
+        self.event = event
+        self.id = id
+        self.retry = retry
+        self.frame = frame
+        self.line = line
+        self.offset = offset
+        self.data_lines = data_lines
+
+    def __repr__(self) -> str:
+        return (
+            f"Event(frame={self.frame}, line={self.line}, offset={self.offset}, "
+            f"event={self.event!r}, data={self.data[:60]!r})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Event):
+            return NotImplemented
+        return all(getattr(self, s) == getattr(other, s) for s in self.__slots__)
+
+
+class SSEDecoder:
+    """``feed(bytes)`` / ``finish()``: bytes in, events out; anomalies collect in a list.
+
+    Memory holds one partial line and the current event's data, never the stream.
+    """
+
+    def __init__(self, *, max_line: int = DEFAULT_MAX_LINE) -> None:
+        self.max_line = max_line
+        self.anomalies: list[Anomaly] = []
+        self._buf = b""
+        self._started = False  # BOM decided
+        self._offset = 0  # absolute offset of the first byte of self._buf
+        self._line = 1  # line number of the first line in self._buf
+        self._skipping = False  # dropping the rest of an over-long line
+        self._skip_cr = False
+        self._frame = 0
+        self._seen_crlf = False
+        self._seen_cr = False
+        self._seen_nospace = False
+        self._seen_fields: set[str] = set()
+        self._last_id: str | None = None
+        self._reset_block()
+
+    def _reset_block(self) -> None:
+        self._parts: list[bytes] = []
+        self._part_pos: list[tuple[int, int, int]] = []  # (line, offset, prefix length)
+        self._event: str | None = None
+        self._retry: int | None = None
+        self._block_line = 0
+        self._block_offset = -1
+        self._id_lines: list[Anomaly] = []
+
+    def position(self) -> tuple[int, int]:
+        """Line number and byte offset where the next unread line starts."""
+        return self._line, self._offset
+
+    def take_anomalies(self) -> list[Anomaly]:
+        """Hand over the anomalies found so far, so a long stream never piles them up."""
+        out = self.anomalies
+        self.anomalies = []
+        return out
+
+    # -- input ---------------------------------------------------------------------------
+
+    def feed(self, chunk: bytes) -> list[Event]:
+        """Decode the next bytes of the body; return the events they complete."""
+        if not chunk:
+            return []
+        buf = self._buf + chunk if self._buf else bytes(chunk)
+        if not self._started:
+            if len(buf) < 3 and BOM.startswith(buf):
+                self._buf = buf
+                return []
+            self._started = True
+            if buf.startswith(BOM):
+                self.anomalies.append(Anomaly(BOM_SEEN, 1, 0))
+                buf = buf[3:]
+                self._offset = 3
+        if self._skipping:
+            buf = self._skip_long_line(buf)
+            if self._skipping:
+                return []
+        out: list[Event] = []
+        if b"\r" in buf:
+            self._buf = self._lines_general(buf, out, final=False)
+        else:
+            self._buf = self._lines_lf(buf, out)
+        if len(self._buf) > self.max_line:
+            self.anomalies.append(
+                Anomaly(LINE_TOO_LONG, self._line, self._offset, f"over {self.max_line} bytes")
+            )
+            self._offset += len(self._buf)
+            self._buf = b""
+            self._skipping = True
+        return out
+
+    def finish(self) -> list[Event]:
+        """End of body: a pending CR ends its line; an open event is discarded, as spec says."""
+        out: list[Event] = []
+        buf = self._buf
+        self._buf = b""
+        if not self._started and buf:
+            self._started = True
+            if buf.startswith(BOM):  # pragma: no cover - a body of exactly the BOM
+                self.anomalies.append(Anomaly(BOM_SEEN, 1, 0))
+                buf = buf[3:]
+                self._offset = 3
+        if buf.endswith(b"\r") and not self._skipping:
+            self._lines_general(buf, out, final=True)
+            buf = b""
+        if self._parts or (not self._skipping and buf.startswith(b"data")):
+            line, offset = (
+                (self._block_line, self._block_offset)
+                if self._block_offset >= 0
+                else (self._line, self._offset)
+            )
+            pending = b"\n".join(self._parts + ([buf] if buf else []))
+            self.anomalies.append(
+                Anomaly(UNTERMINATED, line, offset, pending[:40].decode("utf-8", "replace"))
+            )
+        self._reset_block()
+        return out
+
+    # -- line splitting --------------------------------------------------------------------
+
+    def _skip_long_line(self, buf: bytes) -> bytes:
+        """Drop bytes up to and including the terminator that ends the over-long line."""
+        if self._skip_cr:  # the line ended in a CR at the end of the last read
+            self._skip_cr = False
+            self._skipping = False
+            if buf[:1] == b"\n":
+                self._offset += 1
+                buf = buf[1:]
+            return buf
+        m = _TERMINATORS.search(buf)
+        if m is None:
+            self._offset += len(buf)
+            return b""
+        self._line += 1
+        if m.group() == b"\r" and m.end() == len(buf):
+            self._offset += len(buf)
+            self._skip_cr = True
+            return b""
+        self._skipping = False
+        self._offset += m.end()
+        return buf[m.end() :]
+
+    def _lines_lf(self, buf: bytes, out: list[Event]) -> bytes:
+        """Fast path: LF only. The last piece is a partial line, kept for the next feed."""
+        lines = buf.split(b"\n")
+        rest = lines.pop()
+        check_len = len(buf) > self.max_line
+        for line in lines:
+            if not line:
+                if self._parts:
+                    out.append(self._dispatch())
+                elif self._block_offset >= 0:
+                    self._end_empty_block()
+            elif line.startswith(b"data: ") and not check_len:
+                if self._block_offset < 0:
+                    self._block_line = self._line
+                    self._block_offset = self._offset
+                self._parts.append(line[6:])
+                self._part_pos.append((self._line, self._offset, 6))
+            else:
+                self._field_line(line)
+            self._offset += len(line) + 1
+            self._line += 1
+        return rest
+
+    def _lines_general(self, buf: bytes, out: list[Event], *, final: bool) -> bytes:
+        """Any framing. A CR at the very end may be the first half of a CRLF: keep it."""
+        pos = 0
+        end = len(buf)
+        for m in _TERMINATORS.finditer(buf):
+            start, stop = m.span()
+            if stop == end and buf[start:stop] == b"\r" and not final:
+                break  # maybe CRLF split across reads
+            term = buf[start:stop]
+            if term != b"\n":
+                self._note_framing(term)
+            line = buf[pos:start]
+            if not line:
+                if self._parts:
+                    out.append(self._dispatch())
+                elif self._block_offset >= 0:
+                    self._end_empty_block()
+            else:
+                self._field_line(line)
+            self._offset += stop - pos
+            self._line += 1
+            pos = stop
+        return buf[pos:]
+
+    def _note_framing(self, term: bytes) -> None:
+        if term == b"\r\n":
+            if not self._seen_crlf:
+                self._seen_crlf = True
+                self.anomalies.append(Anomaly(CRLF, self._line, self._offset))
+        elif not self._seen_cr:
+            self._seen_cr = True
+            self.anomalies.append(Anomaly(CR, self._line, self._offset))
+
+    # -- fields ----------------------------------------------------------------------------
+
+    def _field_line(self, line: bytes) -> None:
+        if len(line) > self.max_line:
+            self.anomalies.append(
+                Anomaly(LINE_TOO_LONG, self._line, self._offset, f"{len(line)} bytes")
+            )
+            return
+        if line[:1] == b":":
+            text = self._text(line)
+            self.anomalies.append(Anomaly(COMMENT, self._line, self._offset, text[1:].strip()))
+            return
+        colon = line.find(b":")
+        if colon < 0:
+            name, value, prefix = line, b"", len(line)
+        else:
+            name = line[:colon]
+            value = line[colon + 1 :]
+            prefix = colon + 1
+            if value[:1] == b" ":
+                value = value[1:]
+                prefix += 1
+        if self._block_offset < 0:
+            self._block_line = self._line
+            self._block_offset = self._offset
+        if name == b"data":
+            if colon >= 0 and value and prefix == colon + 1 and not self._seen_nospace:
+                self._seen_nospace = True
+                self.anomalies.append(Anomaly(DATA_NO_SPACE, self._line, self._offset))
+            self._parts.append(value)
+            self._part_pos.append((self._line, self._offset, prefix))
+        elif name == b"event":
+            self._event = self._text(line)[prefix:]
+        elif name == b"id":
+            text = self._text(line)[prefix:]
+            if "\x00" not in text:
+                self._last_id = text
+            self._id_lines.append(Anomaly(ID_FIELD, self._line, self._offset, text))
+        elif name == b"retry":
+            if value.isdigit():
+                self._retry = int(value)
+            self._id_lines.append(
+                Anomaly(RETRY_FIELD, self._line, self._offset, self._text(line)[prefix:])
+            )
+        else:
+            field = self._text(name)
+            if field not in self._seen_fields:
+                self._seen_fields.add(field)
+                self.anomalies.append(Anomaly(UNKNOWN_FIELD, self._line, self._offset, field))
+
+    def _text(self, raw: bytes) -> str:
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            self.anomalies.append(
+                Anomaly(INVALID_UTF8, self._line, self._offset + exc.start, _bad_bytes(raw, exc))
+            )
+            return raw.decode("utf-8", "replace")
+
+    # -- dispatch --------------------------------------------------------------------------
+
+    def _end_empty_block(self) -> None:
+        """A blank line ends a block that had no data: spec dispatches nothing."""
+        if self._id_lines:
+            first = self._id_lines[0]
+            kinds = sorted({a.kind.split("-")[0] for a in self._id_lines})
+            self.anomalies.append(
+                Anomaly(ID_OR_RETRY_ONLY, first.line, first.offset, "/".join(kinds))
+            )
+        self._reset_block()
+
+    def _dispatch(self) -> Event:
+        parts = self._parts
+        raw = parts[0] if len(parts) == 1 else b"\n".join(parts)
+        try:
+            data = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            data = raw.decode("utf-8", "replace")
+            self._report_bad_data()
+        self.anomalies.extend(self._id_lines)
+        self._frame += 1
+        ev = Event(
+            data,
+            self._event,
+            self._last_id,
+            self._retry,
+            self._frame,
+            self._block_line,
+            self._block_offset,
+            len(parts),
+        )
+        self._reset_block()
+        return ev
+
+    def _report_bad_data(self) -> None:
+        for part, (line, offset, prefix) in zip(self._parts, self._part_pos, strict=True):
+            try:
+                part.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                self.anomalies.append(
+                    Anomaly(INVALID_UTF8, line, offset + prefix + exc.start, _bad_bytes(part, exc))
+                )
+
+
+def _bad_bytes(raw: bytes, exc: UnicodeDecodeError) -> str:
+    return raw[exc.start : exc.end].hex(" ")
+
+
+def decode_all(body: bytes, *, max_line: int = DEFAULT_MAX_LINE) -> tuple[list[Event], list[Anomaly]]:
+    """Decode a whole body at once; for tests and small inputs."""
+    dec = SSEDecoder(max_line=max_line)
+    events = dec.feed(body)
+    events += dec.finish()
+    return events, dec.anomalies
