@@ -10,7 +10,7 @@ from sseconform.rules.catalog import RULES, Rule, Severity
 
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
-    """One finding: which rule, what happened, and exactly where (frame, line, byte offset, pointer)."""
+    """One finding: which rule, what happened, and where (frame, line, byte offset, pointer)."""
 
     code: str
     message: str
@@ -36,7 +36,7 @@ class Diagnostic:
         return RULES[self.code].invariant
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON contract: code, name, severity, invariant, message, frame, line, offset, pointer."""
+        """The JSON contract of one diagnostic (see README, "JSON output")."""
         d = asdict(self)
         return {
             "code": self.code,

@@ -1,0 +1,33 @@
+"""sseconform: record, translate and check the SSE streams of LLM APIs and gateways.
+
+The library API mirrors ``sseconform check``::
+
+    import sseconform
+    result = sseconform.check_file("stream.sse")
+    assert result.ok(), [d.code for d in result.diagnostics]
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from sseconform.api import FileResult, check_bytes, check_chunks, check_file, check_stream
+from sseconform.diagnostics import Diagnostic
+from sseconform.rules.catalog import INVARIANTS, RULES, Rule, Severity
+from sseconform.rules.engine import Settings, StreamChecker
+
+__all__ = [
+    "INVARIANTS",
+    "RULES",
+    "Diagnostic",
+    "FileResult",
+    "Rule",
+    "Settings",
+    "Severity",
+    "StreamChecker",
+    "__version__",
+    "check_bytes",
+    "check_chunks",
+    "check_file",
+    "check_stream",
+]

@@ -1,0 +1,217 @@
+"""Checking as a library: ``check_file``, ``check_bytes``, ``check_chunks``.
+
+The command line is a thin layer over these, so a team can gate from its own test suite and
+get the very diagnostics ``sseconform check`` prints.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from sseconform.diagnostics import Diagnostic
+from sseconform.errors import InputError
+from sseconform.recording.format import (
+    LineSource,
+    RecordingError,
+    RecordingReader,
+    looks_like_recording,
+)
+from sseconform.rules.catalog import Severity
+from sseconform.rules.engine import Settings, StreamChecker
+
+READ_SIZE = 256 * 1024
+STREAM_SUFFIXES = (".sse", ".jsonl", ".json", ".txt", ".events")
+
+
+@dataclass(slots=True)
+class FileResult:
+    """What checking one input gave: its diagnostics, or why it could not be checked."""
+
+    path: str
+    kind: str = "sse"  # "sse" or "recording"
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    suppressed: dict[str, int] = field(default_factory=dict)
+    bytes: int = 0
+    frames: int = 0
+    error: str | None = None
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for d in self.diagnostics if d.severity is severity) + sum(
+            n for code, n in self.suppressed.items() if _sev(code) is severity
+        )
+
+    def ok(self, *, strict: bool = False) -> bool:
+        """No error (and, with ``strict``, no warning); an unusable input is never ok."""
+        if self.error is not None:
+            return False
+        if self.count(Severity.ERROR):
+            return False
+        return not (strict and self.count(Severity.WARNING))
+
+    @property
+    def codes(self) -> set[str]:
+        return {d.code for d in self.diagnostics} | set(self.suppressed)
+
+
+def _sev(code: str) -> Severity:
+    from sseconform.rules.catalog import RULES
+
+    return RULES[code].severity
+
+
+def check_chunks(
+    chunks: Iterable[bytes], settings: Settings | None = None, *, path: str = "<stream>"
+) -> FileResult:
+    """Check a raw SSE body given as an iterable of byte chunks (any split)."""
+    checker = StreamChecker(settings)
+    checker.feed_all(chunks)
+    return _result(path, "sse", checker)
+
+
+def check_bytes(
+    data: bytes, settings: Settings | None = None, *, path: str = "<bytes>"
+) -> FileResult:
+    """Check a raw SSE body held in memory."""
+    return check_chunks([data], settings, path=path)
+
+
+def _result(path: str, kind: str, checker: StreamChecker) -> FileResult:
+    diags = checker.finish()
+    return FileResult(path, kind, diags, dict(checker.suppressed), checker.bytes, checker.frames)
+
+
+def check_stream(fp: IO[bytes], settings: Settings | None = None, *, path: str) -> FileResult:
+    """Check an open binary stream: a raw body or a recording, detected from its first bytes."""
+    head = fp.read(READ_SIZE)
+    if looks_like_recording(head):
+        return _check_recording(_Prepend(head, fp), settings, path)
+    checker = StreamChecker(settings)
+    if not head:
+        return _result(path, "sse", checker)
+    checker.feed(head)
+    while chunk := fp.read(READ_SIZE):
+        checker.feed(chunk)
+    return _result(path, "sse", checker)
+
+
+def check_file(path: str | os.PathLike[str], settings: Settings | None = None) -> FileResult:
+    """Check one file (raw SSE body or recording); ``-`` reads standard input.
+
+    Raises :class:`InputError` when the file cannot be checked at all.
+    """
+    name = os.fspath(path)
+    if name == "-":
+        return check_stream(sys.stdin.buffer, settings, path="<stdin>")
+    p = Path(name)
+    if p.is_dir():
+        raise InputError(f"{name}: is a directory (give files, or let `check` expand it)")
+    try:
+        with open(p, "rb") as fp:
+            return check_stream(fp, settings, path=name)
+    except FileNotFoundError:
+        raise InputError(f"{name}: no such file") from None
+    except PermissionError:
+        raise InputError(f"{name}: permission denied") from None
+    except IsADirectoryError:
+        raise InputError(f"{name}: is a directory") from None
+    except RecordingError as exc:
+        raise InputError(f"{exc.path}: line {exc.line}: {exc.message}") from None
+
+
+def _check_recording(fp: LineSource, settings: Settings | None, path: str) -> FileResult:
+    reader = RecordingReader(fp, path)
+    checker = StreamChecker(settings)
+    resp = reader.response
+    if resp is not None and not 200 <= resp.status < 300:
+        checker._emit(
+            "H001",
+            f"HTTP {resp.status}: an error before the stream, reported the right way",
+            None,
+            line=0,
+            offset=0,
+        )
+        for _ in reader.reads():  # consume, to learn whether the file is whole
+            pass
+        return _finish_recording(path, reader, checker, check_body=False)
+    if resp is not None:
+        ctype = resp.header("content-type") or ""
+        if ctype.split(";")[0].strip().lower() != "text/event-stream":
+            msg = f"Content-Type {ctype or '(none)'!r}, not text/event-stream"
+            checker._emit("H002", msg, None, line=0, offset=0)
+    for _t, data in reader.reads():
+        checker.feed(data)
+    return _finish_recording(path, reader, checker, check_body=True)
+
+
+def _finish_recording(
+    path: str, reader: RecordingReader, checker: StreamChecker, *, check_body: bool
+) -> FileResult:
+    why = reader.incomplete_reason()
+    if why is not None:
+        checker._emit("H003", f"incomplete recording: {why}", None, line=0, offset=0)
+    if check_body:
+        return _result(path, "recording", checker)
+    diags = sorted(checker.diagnostics, key=lambda d: d.offset)
+    return FileResult(path, "recording", diags, dict(checker.suppressed), 0, 0)
+
+
+class _Prepend:
+    """A read-only file that first returns bytes already read from it."""
+
+    def __init__(self, head: bytes, fp: IO[bytes]) -> None:
+        self._head = head
+        self._fp = fp
+
+    def readline(self, size: int = -1) -> bytes:
+        if self._head:
+            i = self._head.find(b"\n")
+            if i >= 0:
+                line, self._head = self._head[: i + 1], self._head[i + 1 :]
+                return line
+            line, self._head = self._head, b""
+            return line + self._fp.readline()
+        return self._fp.readline()
+
+
+def expand_paths(args: Iterable[str]) -> Iterator[str]:
+    """Files as given, directories walked for stream files, globs expanded; in a stable order."""
+    for arg in args:
+        if arg == "-":
+            yield arg
+            continue
+        if any(ch in arg for ch in "*?[") and not os.path.exists(arg):
+            matches = sorted(glob.glob(arg, recursive=True))
+            if not matches:
+                raise InputError(f"{arg}: no file matches")
+            for m in matches:
+                yield from expand_paths([m])
+            continue
+        p = Path(arg)
+        if p.is_dir():
+            found = sorted(
+                str(f)
+                for f in p.rglob("*")
+                if f.is_file() and f.suffix.lower() in STREAM_SUFFIXES and _is_stream_file(f)
+            )
+            if not found:
+                raise InputError(f"{arg}: no stream files (*.sse or recordings) in this directory")
+            yield from found
+        else:
+            yield arg
+
+
+def _is_stream_file(f: Path) -> bool:
+    """In a directory, take .sse files and recordings; skip other JSON and text."""
+    if f.suffix.lower() == ".sse":
+        return True
+    try:
+        with open(f, "rb") as fp:
+            return looks_like_recording(fp.read(64))
+    except OSError:
+        return False

@@ -1,0 +1,737 @@
+"""The checker: one pass over a stream, feed/finish, memory that does not grow with its length.
+
+Bytes go through the SSE decoder; each frame is parsed once with orjson, validated once
+against its schema (jsonschema-rs), then walked by the per-family checks below, which share
+per-choice and per-call state. Diagnostics are capped per code so a broken stream of ten
+million frames cannot pile them up; what was held back is counted.
+
+Tool-call arguments are the one thing kept whole (to parse them at the end); they are bounded
+by ``max_arguments``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from sseconform.diagnostics import Diagnostic
+from sseconform.rules import native
+from sseconform.rules.catalog import RULES, Severity
+from sseconform.rules.schema import CHUNK, ERROR, USAGE, validator, violations
+from sseconform.sse import decoder as sse
+from sseconform.sse.decoder import Anomaly, Event, SSEDecoder
+
+_ANOMALY_CODES = {
+    sse.INVALID_UTF8: "W001",
+    sse.BOM_SEEN: "W002",
+    sse.CRLF: "W003",
+    sse.CR: "W004",
+    sse.DATA_NO_SPACE: "W005",
+    sse.COMMENT: "W006",
+    sse.UNKNOWN_FIELD: "W007",
+    sse.ID_FIELD: "W008",
+    sse.ID_OR_RETRY_ONLY: "W009",
+    sse.RETRY_FIELD: "W010",
+    sse.UNTERMINATED: "W011",
+    sse.LINE_TOO_LONG: "W017",
+}
+
+_ANOMALY_MESSAGES = {
+    sse.INVALID_UTF8: "bytes that are not UTF-8 ({})",
+    sse.BOM_SEEN: "the body starts with a byte-order mark",
+    sse.CRLF: "lines end in CRLF (first here)",
+    sse.CR: "lines end in a bare CR (first here)",
+    sse.DATA_NO_SPACE: "`data:` without a space after the colon (first here)",
+    sse.COMMENT: "comment line: {!r}",
+    sse.UNKNOWN_FIELD: "unknown field {!r}: parsers ignore the line",
+    sse.ID_FIELD: "`id: {}` on a chat stream",
+    sse.ID_OR_RETRY_ONLY: "a block of only {} lines: some clients dispatch an empty event",
+    sse.RETRY_FIELD: "`retry: {}` on a chat stream",
+    sse.UNTERMINATED: "the last event is not ended by a blank line; parsers drop it: {!r}",
+    sse.LINE_TOO_LONG: "line too long ({}); its content was skipped",
+}
+
+KNOWN_TOP = frozenset(
+    {
+        "id",
+        "object",
+        "created",
+        "model",
+        "system_fingerprint",
+        "service_tier",
+        "choices",
+        "usage",
+        "obfuscation",
+    }
+)
+KNOWN_CHOICE = frozenset({"index", "delta", "logprobs", "finish_reason"})
+KNOWN_DELTA = frozenset(
+    {
+        "role",
+        "content",
+        "refusal",
+        "tool_calls",
+        "function_call",
+        "reasoning_content",
+        "audio",
+        "annotations",
+    }
+)
+KNOWN_TOOL_CALL = frozenset({"index", "id", "type", "function"})
+KNOWN_FUNCTION = frozenset({"name", "arguments"})
+NONSTANDARD_REASONING = ("reasoning", "reasoning_details")
+
+DEFAULT_MAX_PER_CODE = 50
+DEFAULT_MAX_ARGUMENTS = 64 * 1024 * 1024
+
+
+@dataclass(slots=True)
+class Settings:
+    """What to report: selection by code, family prefix or invariant name."""
+
+    select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+    max_per_code: int = DEFAULT_MAX_PER_CODE
+    max_line: int = sse.DEFAULT_MAX_LINE
+    max_arguments: int = DEFAULT_MAX_ARGUMENTS
+
+    def enabled_codes(self) -> frozenset[str]:
+        def match(code: str, pats: list[str]) -> bool:
+            rule = RULES[code]
+            for p in pats:
+                p = p.strip()
+                if p.upper() in ("ALL", "") or code.startswith(p.upper()):
+                    return True
+                if p in (rule.name, rule.invariant):
+                    return True
+            return False
+
+        codes = [c for c in RULES if not self.select or match(c, self.select)]
+        return frozenset(c for c in codes if not match(c, self.ignore))
+
+
+class _Call:
+    __slots__ = (
+        "frame",
+        "id",
+        "index",
+        "line",
+        "name",
+        "offset",
+        "parts",
+        "repeat_reported",
+        "size",
+    )
+
+    def __init__(self, index: int, id: str | None, name: str | None, ev: Event) -> None:
+        self.index = index
+        self.id = id
+        self.name = name
+        self.parts: list[str] = []
+        self.size = 0
+        self.repeat_reported = False
+        self.frame = ev.frame
+        self.line = ev.line
+        self.offset = ev.offset
+
+
+class _Choice:
+    __slots__ = (
+        "alias",
+        "calls",
+        "content_started",
+        "finish",
+        "finish_frame",
+        "ids",
+        "index",
+        "interleave_reported",
+        "last_call",
+        "max_call",
+        "role_repeat_reported",
+        "started",
+        "untracked_calls",
+    )
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.started = False
+        self.content_started = False
+        self.role_repeat_reported = False
+        self.finish: str | None = None
+        self.finish_frame = 0
+        self.calls: dict[int, _Call] = {}
+        self.ids: dict[str, int] = {}
+        self.alias: dict[int, int] = {}
+        self.max_call = -1
+        self.last_call = -1
+        self.interleave_reported = False
+        self.untracked_calls = False  # deltas whose index was unusable (I002)
+
+
+class StreamChecker:
+    """Check one stream: ``feed(bytes)`` as it arrives, then ``finish()`` for the diagnostics."""
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        self.settings = settings or Settings()
+        self._enabled = self.settings.enabled_codes()
+        self._cap = self.settings.max_per_code
+        self.diagnostics: list[Diagnostic] = []
+        self.suppressed: dict[str, int] = {}
+        self._counts: dict[str, int] = {}
+        self._decoder = SSEDecoder(max_line=self.settings.max_line)
+        self._chunk_ok = validator(CHUNK).is_valid
+        self.bytes = 0
+        self.frames = 0
+        self._last: Event | None = None
+        self._id: Any = None
+        self._model: Any = None
+        self._created: Any = None
+        self._have_head = False
+        self._any_content = False
+        self._choices: dict[int, _Choice] = {}
+        self._max_choice = -1
+        self._saw_chunk = False
+        self._done = False
+        self._after_done_reported = False
+        self._error_frame: Event | None = None
+        self._awaiting_done: Event | None = None
+        self._usage_seen = False
+        self._once: set[str] = set()
+        self._finished = False
+
+    # -- plumbing --------------------------------------------------------------------------
+
+    def _emit(
+        self,
+        code: str,
+        message: str,
+        ev: Event | None,
+        pointer: str = "",
+        *,
+        line: int | None = None,
+        offset: int | None = None,
+        frame: int | None = None,
+    ) -> None:
+        if code not in self._enabled:
+            return
+        n = self._counts.get(code, 0) + 1
+        self._counts[code] = n
+        if n > self._cap:
+            self.suppressed[code] = self.suppressed.get(code, 0) + 1
+            return
+        if ev is not None:
+            frame = ev.frame if frame is None else frame
+            line = ev.line if line is None else line
+            offset = ev.offset if offset is None else offset
+        self.diagnostics.append(Diagnostic(code, message, frame, line or 0, offset or 0, pointer))
+
+    def _once_key(self, key: str) -> bool:
+        """True the first time ``key`` is seen (bounded: keys are capped with their code)."""
+        if key in self._once:
+            return False
+        if len(self._once) < 10_000:
+            self._once.add(key)
+        return True
+
+    def _anomalies(self, found: list[Anomaly]) -> None:
+        for a in found:
+            code = _ANOMALY_CODES[a.kind]
+            msg = _ANOMALY_MESSAGES[a.kind]
+            text = msg.format(a.detail) if "{" in msg else msg
+            self._emit(code, text, None, line=a.line, offset=a.offset, frame=a.frame)
+
+    # -- input -----------------------------------------------------------------------------
+
+    def feed(self, data: bytes) -> None:
+        """Check the next bytes of the body."""
+        self.bytes += len(data)
+        dec = self._decoder
+        events = dec.feed(data)
+        if dec.anomalies:
+            self._anomalies(dec.take_anomalies())
+        on_event = self._on_event
+        for ev in events:
+            on_event(ev)
+
+    def feed_all(self, chunks: Iterable[bytes]) -> None:
+        for c in chunks:
+            self.feed(c)
+
+    def finish(self) -> list[Diagnostic]:
+        """End of body: stream-level rules, then all diagnostics in stream order."""
+        if self._finished:
+            return self.diagnostics
+        self._finished = True
+        dec = self._decoder
+        for ev in dec.finish():
+            self._on_event(ev)
+        self._anomalies(dec.take_anomalies())
+        self._end_of_stream()
+        self.diagnostics.sort(key=lambda d: (d.offset, d.line))
+        return self.diagnostics
+
+    # -- frames ----------------------------------------------------------------------------
+
+    def _on_event(self, ev: Event) -> None:
+        self.frames += 1
+        self._last = ev
+        if self._done:
+            if not self._after_done_reported:
+                self._after_done_reported = True
+                self._emit("D002", "an event after `data: [DONE]`", ev)
+            return
+        if ev.event is not None:
+            self._event_name(ev, ev.event)
+        if ev.data_lines > 1:
+            self._emit("W016", f"data spread over {ev.data_lines} `data:` lines", ev)
+        data = ev.data
+        if data == "[DONE]":
+            self._done = True
+            self._awaiting_done = None
+            return
+        if self._awaiting_done is not None:
+            err = self._awaiting_done
+            self._awaiting_done = None
+            self._emit(
+                "E002", f"the error frame at frame {err.frame} is followed by data, not [DONE]", ev
+            )
+        if not data:
+            self._emit("W015", "an event with empty data", ev)
+            return
+        if data[0] == ":":
+            self._emit("W012", f"a keep-alive sent as data: {data[:30]!r}", ev)
+            return
+        try:
+            obj = orjson.loads(data)
+        except orjson.JSONDecodeError as exc:
+            self._emit("J001", f"data is not JSON: {exc}; data starts {data[:40]!r}", ev)
+            return
+        if type(obj) is not dict:
+            self._emit("J002", f"data is JSON {type(obj).__name__}, not an object", ev)
+            return
+        if not KNOWN_TOP.issuperset(obj) and self._top_unknown(ev, obj):
+            return
+        choices = obj.get("choices")
+        usage = obj.get("usage")
+        if "error" in obj and choices is None:
+            self._on_error_frame(ev, obj)
+        elif usage is not None and not choices:
+            self._on_usage_chunk(ev, obj, usage)
+        else:
+            self._on_chunk(ev, obj, choices, usage)
+
+    def _event_name(self, ev: Event, name: str) -> None:
+        if name == "error":
+            self._emit("W014", "an error sent as `event: error`: openai-python ignores it", ev)
+        elif native.is_native_event_name(name):
+            if self._once_key("N001:" + name):
+                self._emit("N001", f"native event name `event: {name}`", ev)
+        elif self._once_key("W013:" + name):
+            self._emit("W013", f"`event: {name}` on chat output", ev)
+
+    def _top_unknown(self, ev: Event, obj: dict[str, Any]) -> bool:
+        """Unknown top-level keys; True when the frame is a native payload (no chunk checks)."""
+        kind = obj.get("type")
+        anthropic_error = kind == "error" and "error" in obj and "choices" not in obj
+        if (
+            anthropic_error
+            or native.is_native_type(kind)
+            or not native.NATIVE_TOP_KEYS.isdisjoint(obj)
+        ):
+            what = f"type {kind!r}" if isinstance(kind, str) else "native keys"
+            self._emit("N002", f"a native event leaked ({what})", ev)
+            if "error" in obj:  # Anthropic's {"type": "error", "error": {...}} is still an error
+                self._on_error_frame(ev, obj)
+            return True
+        for key in obj:
+            if key not in KNOWN_TOP and key != "error":
+                self._unknown_key(ev, key, "/" + key)
+        return False
+
+    def _unknown_key(self, ev: Event, key: str, pointer: str) -> None:
+        if key in native.NATIVE_KEYS:
+            if self._once_key("N004:" + key):
+                self._emit("N004", f"native key `{key}` in a chunk", ev, pointer)
+        elif key in NONSTANDARD_REASONING:
+            if self._once_key("G012:" + key):
+                self._emit(
+                    "G012", f"reasoning sent as `{key}`, not `reasoning_content`", ev, pointer
+                )
+        elif self._counts.get("G010", 0) < self._cap and self._once_key("G010:" + _shape(pointer)):
+            self._emit("G010", f"field `{key}` is not one OpenAI sends", ev, pointer)
+
+    def _schema(self, name: str, ev: Event, obj: dict[str, Any]) -> None:
+        for v in violations(name, obj):
+            self._emit(v.code, v.message, ev, v.pointer)
+
+    # -- head: id, model, created, failover ------------------------------------------------
+
+    def _head(self, ev: Event, obj: dict[str, Any]) -> None:
+        if not self._have_head:
+            self._have_head = True
+            self._id = obj.get("id")
+            self._model = obj.get("model")
+            self._created = obj.get("created")
+            return
+        if obj.get("id") != self._id:
+            code = "R002" if self._any_content else "G002"
+            self._emit(code, f"id {obj.get('id')!r}, first chunk had {self._id!r}", ev, "/id")
+            self._id = obj.get("id")
+        if obj.get("model") != self._model:
+            code = "R003" if self._any_content else "G003"
+            msg = f"model {obj.get('model')!r}, first chunk had {self._model!r}"
+            self._emit(code, msg, ev, "/model")
+            self._model = obj.get("model")
+        if obj.get("created") != self._created and self._once_key("G004"):
+            msg = f"created {obj.get('created')!r}, first chunk had {self._created!r}"
+            self._emit("G004", msg, ev, "/created")
+
+    # -- error frames and usage ------------------------------------------------------------
+
+    def _on_error_frame(self, ev: Event, obj: dict[str, Any]) -> None:
+        self._schema(ERROR, ev, obj)
+        self._error_frame = ev
+        self._awaiting_done = ev
+
+    def _on_usage_chunk(self, ev: Event, obj: dict[str, Any], usage: Any) -> None:
+        self._head(ev, obj)
+        self._schema(USAGE, ev, obj)
+        open_choices = [c.index for c in self._choices.values() if c.finish is None]
+        if open_choices:
+            self._emit("U001", f"usage chunk before the finish chunk of choice {open_choices}", ev)
+        self._usage(ev, usage)
+
+    def _usage(self, ev: Event, usage: Any) -> None:
+        if self._usage_seen:
+            self._emit("U003", "a second chunk with usage", ev, "/usage")
+        self._usage_seen = True
+        if isinstance(usage, dict):
+            p, c, t = (usage.get(k) for k in ("prompt_tokens", "completion_tokens", "total_tokens"))
+            if type(p) is int and type(c) is int and type(t) is int and p + c != t:
+                # Some providers leave reasoning out of completion_tokens but count it in total.
+                details = usage.get("completion_tokens_details")
+                r = details.get("reasoning_tokens") if isinstance(details, dict) else None
+                if not (type(r) is int and p + c + r == t):
+                    self._emit("U004", f"prompt {p} + completion {c} != total {t}", ev, "/usage")
+
+    # -- chunks ----------------------------------------------------------------------------
+
+    def _on_chunk(self, ev: Event, obj: dict[str, Any], choices: Any, usage: Any) -> None:
+        self._saw_chunk = True
+        if choices:  # Azure's empty prompt-filter chunk does not define the stream's id
+            self._head(ev, obj)
+        if not self._chunk_ok(obj):
+            self._schema(CHUNK, ev, obj)
+        if usage is not None:
+            self._emit("U005", "usage on a chunk that has choices", ev, "/usage")
+            self._usage(ev, usage)
+        if type(choices) is not list:
+            return
+        if not choices:
+            self._emit("G009", "`choices: []` on a chunk that is not the usage chunk", ev)
+            return
+        for pos, choice in enumerate(choices):
+            if type(choice) is dict:
+                self._choice(ev, pos, choice)
+
+    def _choice(self, ev: Event, pos: int, ch: dict[str, Any]) -> None:
+        idx = ch.get("index")
+        if type(idx) is not int:
+            return
+        c = self._choices.get(idx)
+        if c is None:
+            if idx != self._max_choice + 1:
+                expected = self._max_choice + 1
+                self._emit(
+                    "G005", f"choice index {idx}, expected {expected}", ev, f"/choices/{pos}/index"
+                )
+            self._max_choice = max(self._max_choice, idx)
+            c = self._choices[idx] = _Choice(idx)
+        if not KNOWN_CHOICE.issuperset(ch):
+            for key in ch:
+                if key not in KNOWN_CHOICE:
+                    self._unknown_key(ev, key, f"/choices/{pos}/{key}")
+        delta = ch.get("delta")
+        fr = ch.get("finish_reason")
+        if c.finish is not None:
+            if fr is not None:
+                self._emit(
+                    "F004",
+                    f"second finish_reason {fr!r} for choice {idx} (first {c.finish!r}, "
+                    f"frame {c.finish_frame})",
+                    ev,
+                    f"/choices/{pos}/finish_reason",
+                )
+            else:
+                self._emit("F005", f"a chunk for choice {idx} after its finish chunk", ev)
+            return
+        if type(delta) is dict and delta:
+            self._delta(ev, pos, c, delta, fr is not None)
+        if fr is not None:
+            self._finish(ev, pos, c, delta, fr)
+
+    def _delta(self, ev: Event, pos: int, c: _Choice, delta: dict[str, Any], fin: bool) -> None:
+        if not KNOWN_DELTA.issuperset(delta):
+            for key in delta:
+                if key not in KNOWN_DELTA:
+                    self._unknown_key(ev, key, f"/choices/{pos}/delta/{key}")
+        if native.is_native_type(delta.get("type")) and self._once_key("N004:type"):
+            msg = f"native delta type {delta.get('type')!r}"
+            self._emit("N004", msg, ev, f"/choices/{pos}/delta/type")
+        role = delta.get("role")
+        content = delta.get("content")
+        reasoning = delta.get("reasoning_content")
+        tool_calls = delta.get("tool_calls")
+        payload = bool(
+            (type(content) is str and content)
+            or (type(reasoning) is str and reasoning)
+            or tool_calls
+            or delta.get("refusal")
+            or delta.get("reasoning")
+            or delta.get("reasoning_details")
+        )
+        if not c.started:
+            c.started = True
+            if "role" not in delta and not fin:
+                self._emit("G006", f"the first delta of choice {c.index} has no role", ev)
+        elif role is not None:
+            if payload:
+                if not c.role_repeat_reported:
+                    c.role_repeat_reported = True
+                    msg = f"role repeated on a later delta of choice {c.index}"
+                    self._emit("G007", msg, ev, f"/choices/{pos}/delta/role")
+            elif c.content_started and not c.role_repeat_reported:
+                msg = f"a new role-only start for choice {c.index} after its first delta"
+                self._emit("R001", msg, ev, f"/choices/{pos}/delta")
+        if reasoning == "":
+            self._emit("G011", "empty `reasoning_content`", ev, f"/choices/{pos}/delta")
+        if payload:
+            c.content_started = True
+            self._any_content = True
+        if type(tool_calls) is list:
+            for tpos, tc in enumerate(tool_calls):
+                if type(tc) is dict:
+                    self._tool_delta(ev, pos, c, tpos, tc)
+
+    # -- tool calls ------------------------------------------------------------------------
+
+    def _tool_delta(self, ev: Event, pos: int, c: _Choice, tpos: int, tc: dict[str, Any]) -> None:
+        where = f"/choices/{pos}/delta/tool_calls/{tpos}"
+        if not KNOWN_TOOL_CALL.issuperset(tc):
+            for key in tc:
+                if key not in KNOWN_TOOL_CALL:
+                    self._unknown_key(ev, key, f"{where}/{key}")
+        if native.is_native_type(tc.get("type")) and self._once_key("N004:tool-type"):
+            self._emit("N004", f"native tool-call type {tc.get('type')!r}", ev, f"{where}/type")
+        idx = tc.get("index")
+        tid = tc.get("id") or None
+        fn = tc.get("function")
+        if type(fn) is not dict:
+            fn = {}
+        elif not KNOWN_FUNCTION.issuperset(fn):
+            for key in fn:
+                if key not in KNOWN_FUNCTION:
+                    self._unknown_key(ev, key, f"{where}/function/{key}")
+        name = fn.get("name") or None
+        args = fn.get("arguments")
+        if "index" not in tc:  # I001 comes from the schema; route the delta as best we can
+            idx = c.ids[tid] if isinstance(tid, str) and tid in c.ids else c.max_call + 1
+        elif type(idx) is not int or idx < 0:
+            c.untracked_calls = True
+            return  # I002 comes from the schema
+        idx = c.alias.get(idx, idx)
+        call = c.calls.get(idx)
+        if isinstance(tid, str) and tid in c.ids and c.ids[tid] != idx:
+            old = c.ids[tid]
+            self._emit(
+                "I004", f"call {tid!r} moved from index {old} to {idx}", ev, f"{where}/index"
+            )
+            c.alias[idx] = old
+            idx = old
+            call = c.calls[old]
+            tid = name = None  # a moved head is one finding (I004), not also T004-T006
+        if call is None:
+            self._new_call(ev, c, idx, tid, name, tc, fn, where)
+        else:
+            self._later_delta(ev, c, call, tid, name, where)
+        c.last_call = idx
+        if type(args) is str and args:
+            call = c.calls[idx]
+            if (
+                call.parts
+                and len(args) == call.size
+                and args == "".join(call.parts)
+                and _is_json_object(args)
+                and self._once_key(f"T007:{c.index}:{idx}")
+            ):
+                self._emit(
+                    "T007", f"call {idx}'s whole arguments sent again", ev, f"{where}/function"
+                )
+            if call.size + len(args) <= self.settings.max_arguments:
+                call.parts.append(args)
+            call.size += len(args)
+
+    def _new_call(
+        self,
+        ev: Event,
+        c: _Choice,
+        idx: int,
+        tid: str | None,
+        name: str | None,
+        tc: dict[str, Any],
+        fn: dict[str, Any],
+        where: str,
+    ) -> None:
+        if "index" in tc and idx != c.max_call + 1:
+            msg = f"new call takes index {idx}, expected {c.max_call + 1}"
+            self._emit("I003", msg, ev, f"{where}/index")
+        c.max_call = max(c.max_call, idx)
+        c.calls[idx] = _Call(idx, tid, name, ev)
+        if isinstance(tid, str):
+            c.ids[tid] = idx
+        if tid is None:
+            self._emit("T001", f"the first delta of call {idx} has no id", ev, where)
+        if name is None:
+            self._emit("T002", f"the first delta of call {idx} has no function.name", ev, where)
+        if "type" not in tc:
+            self._emit("T003", f"the first delta of call {idx} has no type", ev, where)
+        if "arguments" not in fn:
+            self._emit("T009", f"the first delta of call {idx} has no arguments", ev, where)
+        elif fn.get("arguments"):
+            self._emit("T008", f"call {idx}'s first delta carries its arguments", ev, where)
+
+    def _later_delta(
+        self, ev: Event, c: _Choice, call: _Call, tid: str | None, name: str | None, where: str
+    ) -> None:
+        idx = call.index
+        if c.last_call != idx and not c.interleave_reported:
+            c.interleave_reported = True
+            msg = f"call {idx} continues after call {c.last_call} started"
+            self._emit("I005", msg, ev, f"{where}/index")
+        repeated = False
+        if tid is not None:
+            if call.id is None:
+                call.id = tid
+                c.ids[tid] = idx
+            elif tid != call.id:
+                self._emit("T004", f"call {idx}'s id changes {call.id!r} -> {tid!r}", ev, where)
+            else:
+                repeated = True
+        if name is not None:
+            if call.name is None:
+                call.name = name
+            elif name != call.name:
+                msg = f"call {idx}'s name changes {call.name!r} -> {name!r}"
+                self._emit("T005", msg, ev, f"{where}/function/name")
+            else:
+                repeated = True
+        if repeated and not call.repeat_reported:
+            call.repeat_reported = True
+            self._emit("T006", f"a later delta of call {idx} repeats its id or name", ev, where)
+
+    # -- finish ----------------------------------------------------------------------------
+
+    def _finish(self, ev: Event, pos: int, c: _Choice, delta: Any, fr: Any) -> None:
+        c.finish = fr if isinstance(fr, str) else str(fr)
+        c.finish_frame = ev.frame
+        where = f"/choices/{pos}/delta"
+        if type(delta) is dict and delta:
+            if _has_payload(delta):
+                self._emit(
+                    "F002", f"the finish chunk of choice {c.index} carries a delta", ev, where
+                )
+            else:
+                self._emit("F003", f"the finish delta is {_short(delta)}, not {{}}", ev, where)
+        made = bool(c.calls) or c.untracked_calls
+        if fr == "tool_calls" and not made:
+            self._emit("F008", "finish_reason tool_calls, but no call was made", ev, where)
+        elif fr == "stop" and made:
+            msg = f"{len(c.calls)} call(s) made but finish_reason is 'stop'"
+            self._emit("F007", msg, ev, f"/choices/{pos}/finish_reason")
+
+    def _end_of_stream(self) -> None:
+        last = self._last
+        frame = last.frame if last else None
+        line, offset = self._decoder.position()[0], self.bytes
+
+        def at_end(code: str, message: str) -> None:
+            self._emit(code, message, None, frame=frame, line=line, offset=offset)
+
+        if self._awaiting_done is not None:
+            at_end("E002", f"the stream ends after the error frame {self._awaiting_done.frame}")
+        if self._error_frame is None:
+            unfinished = [c.index for c in self._choices.values() if c.finish is None]
+            if not self._choices:
+                if self._done:
+                    at_end("F001", "no chunk with choices before [DONE]")
+                else:
+                    at_end("E003", "the stream ends with no chunk, no finish and no error")
+            elif unfinished:
+                if self._done:
+                    for i in unfinished:
+                        at_end("F001", f"choice {i} never gets a finish_reason")
+                else:
+                    at_end(
+                        "E003",
+                        f"the stream stops with choice {unfinished} open: no finish, "
+                        "no error frame, no [DONE]",
+                    )
+            elif not self._done:
+                at_end("D001", "the stream does not end with data: [DONE]")
+            self._arguments()
+
+    def _arguments(self) -> None:
+        for c in self._choices.values():
+            if c.finish is None:
+                continue
+            for call in c.calls.values():
+                if call.size > self.settings.max_arguments:
+                    continue
+                text = "".join(call.parts)
+                if not text:
+                    continue
+                try:
+                    orjson.loads(text)
+                except orjson.JSONDecodeError as exc:
+                    code = "F010" if c.finish == "length" else "F009"
+                    msg = f"call {call.index}'s arguments are not JSON ({exc}): {text[-40:]!r}"
+                    self._emit(
+                        code, msg, None, frame=call.frame, line=call.line, offset=call.offset
+                    )
+
+
+def _is_json_object(text: str) -> bool:
+    """Whole arguments re-sent are a complete JSON object; short look-alike fragments are not."""
+    try:
+        return type(orjson.loads(text)) is dict
+    except orjson.JSONDecodeError:
+        return False
+
+
+def _has_payload(delta: dict[str, Any]) -> bool:
+    for k, v in delta.items():
+        if k == "role":
+            continue
+        if v not in (None, "", [], {}):
+            return True
+    return False
+
+
+def _short(obj: Any) -> str:
+    s = orjson.dumps(obj).decode()
+    return s if len(s) <= 60 else s[:57] + "..."
+
+
+def _shape(pointer: str) -> str:
+    """A pointer with array positions folded, so an unknown key is reported once per place."""
+    return "/".join("*" if p.isdigit() else p for p in pointer.split("/"))
+
+
+def severity_counts(diags: Iterable[Diagnostic]) -> dict[str, int]:
+    counts = {s.value: 0 for s in Severity}
+    for d in diags:
+        counts[d.severity.value] += 1
+    return counts

@@ -1,0 +1,104 @@
+"""The JSON Schemas in ``schemas/``, compiled once, and how a violation maps to a rule code.
+
+jsonschema-rs validates a chunk in well under a microsecond (the pure-Python ``jsonschema`` takes
+~100x the JSON parse), so every frame is validated; ``jsonschema`` stays the reference in tests.
+Only a failing frame pays for collecting errors. A violation at a place a specific rule owns
+(``object``, a tool-call ``index``, ``finish_reason``, ``role``, ``error.message``) takes that
+rule's code, so one fault gives one diagnostic; any other is J003 with its JSON pointer.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema_rs
+
+from sseconform.rules.native import NATIVE_FINISH_REASONS
+
+CHUNK = "chat-completion-chunk"
+USAGE = "usage-chunk"
+ERROR = "error-frame"
+SCHEMA_NAMES = (CHUNK, USAGE, ERROR)
+
+
+def schema_dir() -> Path:
+    """Installed wheels carry the schemas inside the package; a source tree has them on top."""
+    here = Path(__file__).resolve().parent.parent
+    for candidate in (here / "schemas", here.parent / "schemas"):
+        if (candidate / f"{CHUNK}.schema.json").is_file():
+            return candidate
+    raise FileNotFoundError("the schemas/ folder is missing from this installation")
+
+
+@cache
+def load_schema(name: str) -> dict[str, Any]:
+    with open(schema_dir() / f"{name}.schema.json", encoding="utf-8") as f:
+        schema: dict[str, Any] = json.load(f)
+    return schema
+
+
+@cache
+def validator(name: str) -> Any:
+    return jsonschema_rs.validator_for(load_schema(name))
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaViolation:
+    code: str
+    pointer: str
+    message: str
+
+
+def pointer_of(path: list[str | int]) -> str:
+    """RFC 6901 pointer from an instance path."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
+
+
+def _value_at(obj: Any, path: list[str | int]) -> Any:
+    for p in path:
+        try:
+            obj = obj[p]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return obj
+
+
+def violations(name: str, obj: Any) -> Iterator[SchemaViolation]:
+    """Every violation of schema ``name`` by ``obj``, each with its rule code."""
+    for err in validator(name).iter_errors(obj):
+        path = list(err.instance_path)
+        keyword = err.schema_path[-1] if err.schema_path else ""
+        prop = getattr(err.kind, "property", None) if keyword == "required" else None
+        full = [*path, prop] if isinstance(prop, str) else path
+        code = _code_for(name, full, obj)
+        yield SchemaViolation(code, pointer_of(full), str(err.message))
+
+
+def _code_for(name: str, path: list[str | int], obj: Any) -> str:
+    n = len(path)
+    if name == ERROR:
+        return "E001" if n >= 1 and path[0] == "error" and n <= 2 else "J003"
+    if n == 1 and path[0] == "object":
+        return "G001"
+    if name == USAGE:
+        return "U002" if n == 1 and path[0] == "choices" else "J003"
+    if n >= 2 and path[0] == "choices":
+        if n == 3 and path[2] == "finish_reason":
+            return "N003" if _value_at(obj, path) in NATIVE_FINISH_REASONS else "F006"
+        if n == 4 and path[2] == "delta" and path[3] == "role":
+            return "G008"
+        if n == 6 and path[3] == "tool_calls" and path[5] == "index":
+            return (
+                "I001" if _value_at(obj, path[:5]) is not None and _missing(obj, path) else "I002"
+            )
+    return "J003"
+
+
+def _missing(obj: Any, path: list[str | int]) -> bool:
+    parent = _value_at(obj, path[:-1])
+    return isinstance(parent, dict) and path[-1] not in parent
