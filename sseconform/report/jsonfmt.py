@@ -1,0 +1,32 @@
+"""The JSON contract CI scripts parse: ``{"files": [...], "summary": {...}}``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from sseconform.api import FileResult
+from sseconform.report.summary import summary
+
+
+def document(results: Sequence[FileResult], strict: bool) -> dict[str, Any]:
+    files = [
+        {
+            "path": r.path,
+            "ok": r.ok(strict=strict),
+            "kind": r.kind,
+            "error": r.error,
+            "bytes": r.bytes,
+            "frames": r.frames,
+            "diagnostics": [d.to_dict() for d in r.diagnostics],
+            "suppressed": dict(sorted(r.suppressed.items())),
+        }
+        for r in results
+    ]
+    return {"files": files, "summary": summary(results, strict)}
+
+
+def write(results: Sequence[FileResult], out: TextIO, strict: bool) -> None:
+    json.dump(document(results, strict), out, indent=2, ensure_ascii=False)
+    out.write("\n")

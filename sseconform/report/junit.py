@@ -1,0 +1,56 @@
+"""JUnit XML: one test case per file and invariant, so a CI dashboard names what broke.
+
+Rules that enforce none of the five invariants are grouped under ``grammar``.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from typing import TextIO
+
+from sseconform.api import FileResult
+from sseconform.report.summary import summary
+from sseconform.report.text import line_for
+from sseconform.rules.catalog import INVARIANTS, Severity
+
+GROUPS = (*INVARIANTS, "grammar")
+
+
+def write(results: Sequence[FileResult], out: TextIO, strict: bool) -> None:
+    failing = {Severity.ERROR, Severity.WARNING} if strict else {Severity.ERROR}
+    s = summary(results, strict)
+    suite = ET.Element("testsuite", name="sseconform")
+    tests = failures = errors = 0
+    for r in results:
+        if r.error is not None:
+            tests += 1
+            errors += 1
+            case = ET.SubElement(suite, "testcase", classname=r.path, name="input")
+            ET.SubElement(case, "error", message=r.error).text = r.error
+            continue
+        for group in GROUPS:
+            tests += 1
+            case = ET.SubElement(suite, "testcase", classname=r.path, name=group)
+            mine = [d for d in r.diagnostics if (d.invariant or "grammar") == group]
+            bad = [d for d in mine if d.severity in failing]
+            if bad:
+                failures += 1
+                msg = f"{len(bad)} finding(s): " + ", ".join(sorted({d.code for d in bad}))
+                fail = ET.SubElement(case, "failure", message=msg, type=bad[0].code)
+                fail.text = "\n".join(line_for(r.path, d) for d in bad)
+            elif mine:
+                out_el = ET.SubElement(case, "system-out")
+                out_el.text = "\n".join(line_for(r.path, d) for d in mine)
+    suite.set("tests", str(tests))
+    suite.set("failures", str(failures))
+    suite.set("errors", str(errors))
+    suite.set("skipped", "0")
+    root = ET.Element("testsuites", name="sseconform", tests=str(tests))
+    root.set("failures", str(failures))
+    root.set("errors", str(errors))
+    root.append(suite)
+    ET.indent(root)
+    out.write('<?xml version="1.0" encoding="UTF-8"?>\n')
+    out.write(ET.tostring(root, encoding="unicode"))
+    out.write(f"\n<!-- {s['files']} files, {s['failed']} failed -->\n")
