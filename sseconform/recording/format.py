@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 FORMAT = "sseconform-recording"
 VERSION = 1
@@ -70,10 +70,16 @@ def looks_like_recording(head: bytes) -> bool:
     return head.lstrip(b"\xef\xbb\xbf").startswith(MAGIC)
 
 
+class LineSource(Protocol):
+    """Anything with ``readline``: an open file, or one with its first bytes already read."""
+
+    def readline(self, size: int = -1, /) -> bytes: ...
+
+
 class RecordingReader:
     """Streams a recording's reads without loading the file; header read up front."""
 
-    def __init__(self, fp: IO[bytes], path: str = "<recording>") -> None:
+    def __init__(self, fp: LineSource, path: str = "<recording>") -> None:
         self._fp = fp
         self.path = path
         self._lineno = 0

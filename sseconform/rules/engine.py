@@ -84,6 +84,7 @@ KNOWN_TOOL_CALL = frozenset({"index", "id", "type", "function"})
 KNOWN_FUNCTION = frozenset({"name", "arguments"})
 NONSTANDARD_REASONING = ("reasoning", "reasoning_details")
 
+_UNSET = object()  # no chunk seen yet: differs from every id, model and created
 DEFAULT_MAX_PER_CODE = 50
 DEFAULT_MAX_ARGUMENTS = 64 * 1024 * 1024
 
@@ -186,9 +187,9 @@ class StreamChecker:
         self.bytes = 0
         self.frames = 0
         self._last: Event | None = None
-        self._id: Any = None
-        self._model: Any = None
-        self._created: Any = None
+        self._id: Any = _UNSET
+        self._model: Any = _UNSET
+        self._created: Any = _UNSET
         self._have_head = False
         self._any_content = False
         self._choices: dict[int, _Choice] = {}
@@ -421,7 +422,12 @@ class StreamChecker:
 
     def _on_chunk(self, ev: Event, obj: dict[str, Any], choices: Any, usage: Any) -> None:
         self._saw_chunk = True
-        if choices:  # Azure's empty prompt-filter chunk does not define the stream's id
+        # Azure's empty prompt-filter chunk does not define the stream's id.
+        if choices and (
+            obj.get("id") != self._id
+            or obj.get("model") != self._model
+            or obj.get("created") != self._created
+        ):
             self._head(ev, obj)
         if not self._chunk_ok(obj):
             self._schema(CHUNK, ev, obj)
@@ -433,9 +439,54 @@ class StreamChecker:
         if not choices:
             self._emit("G009", "`choices: []` on a chunk that is not the usage chunk", ev)
             return
+        if len(choices) == 1 and self._fast_delta(choices[0]):
+            return
         for pos, choice in enumerate(choices):
             if type(choice) is dict:
                 self._choice(ev, pos, choice)
+
+    def _fast_delta(self, ch: Any) -> bool:
+        """The two frames that make up nearly every long stream, settled without the full walk.
+
+        A mid-stream content delta, or the next arguments fragment of the call being
+        streamed, can break no rule once the schema passed; anything else returns False
+        and takes the general path.
+        """
+        if type(ch) is not dict or ch.get("finish_reason") is not None:
+            return False
+        i = ch.get("index")
+        c = self._choices.get(i) if type(i) is int else None
+        delta = ch.get("delta")
+        if (
+            c is None
+            or not c.content_started
+            or c.finish is not None
+            or type(delta) is not dict
+            or len(delta) != 1
+            or not KNOWN_CHOICE.issuperset(ch)
+        ):
+            return False
+        content = delta.get("content")
+        if content is not None:
+            return type(content) is str
+        tcs = delta.get("tool_calls")
+        if type(tcs) is not list or len(tcs) != 1:
+            return False
+        tc = tcs[0]
+        if type(tc) is not dict or len(tc) != 2:
+            return False
+        idx = tc.get("index")
+        fn = tc.get("function")
+        if type(idx) is not int or idx != c.last_call or type(fn) is not dict or len(fn) != 1:
+            return False
+        args = fn.get("arguments")
+        call = c.calls.get(idx)
+        if type(args) is not str or call is None or (args and len(args) == call.size):
+            return False  # a fragment as long as all before it may be a resend: full check
+        if call.size + len(args) <= self.settings.max_arguments:
+            call.parts.append(args)
+        call.size += len(args)
+        return True
 
     def _choice(self, ev: Event, pos: int, ch: dict[str, Any]) -> None:
         idx = ch.get("index")

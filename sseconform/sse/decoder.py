@@ -42,12 +42,13 @@ class Anomaly:
     line: int
     offset: int
     detail: str = ""
+    frame: int | None = None  # the frame the anomaly sits in, when it sits in one
 
 
 class Event:
     """A dispatched SSE event: its data and where it sat in the body."""
 
-    __slots__ = ("data", "event", "id", "retry", "frame", "line", "offset", "data_lines")
+    __slots__ = ("data", "data_lines", "event", "frame", "id", "line", "offset", "retry")
 
     def __init__(
         self,
@@ -209,26 +210,54 @@ class SSEDecoder:
         return buf[m.end() :]
 
     def _lines_lf(self, buf: bytes, out: list[Event]) -> bytes:
-        """Fast path: LF only. The last piece is a partial line, kept for the next feed."""
+        """Fast path: LF only. The last piece is a partial line, kept for the next feed.
+
+        The common event, one ``data: `` line then a blank line, is built straight into an
+        Event; everything else goes through the general field handling.
+        """
         lines = buf.split(b"\n")
         rest = lines.pop()
         check_len = len(buf) > self.max_line
-        for line in lines:
+        n = len(lines)
+        i = 0
+        offset = self._offset
+        line_no = self._line
+        while i < n:
+            line = lines[i]
+            if (
+                i + 1 < n
+                and not lines[i + 1]
+                and line[:6] == b"data: "
+                and self._block_offset < 0
+                and not check_len
+            ):
+                try:
+                    data = line[6:].decode("utf-8")
+                except UnicodeDecodeError:
+                    pass
+                else:
+                    self._frame += 1
+                    out.append(
+                        Event(data, None, self._last_id, None, self._frame, line_no, offset, 1)
+                    )
+                    offset += len(line) + 2
+                    line_no += 2
+                    i += 2
+                    continue
+            self._offset = offset
+            self._line = line_no
             if not line:
                 if self._parts:
                     out.append(self._dispatch())
                 elif self._block_offset >= 0:
                     self._end_empty_block()
-            elif line.startswith(b"data: ") and not check_len:
-                if self._block_offset < 0:
-                    self._block_line = self._line
-                    self._block_offset = self._offset
-                self._parts.append(line[6:])
-                self._part_pos.append((self._line, self._offset, 6))
             else:
                 self._field_line(line)
-            self._offset += len(line) + 1
-            self._line += 1
+            offset += len(line) + 1
+            line_no += 1
+            i += 1
+        self._offset = offset
+        self._line = line_no
         return rest
 
     def _lines_general(self, buf: bytes, out: list[Event], *, final: bool) -> bytes:
@@ -269,7 +298,7 @@ class SSEDecoder:
     def _field_line(self, line: bytes) -> None:
         if len(line) > self.max_line:
             self.anomalies.append(
-                Anomaly(LINE_TOO_LONG, self._line, self._offset, f"{len(line)} bytes")
+                Anomaly(LINE_TOO_LONG, self._line, self._offset, f"over {self.max_line} bytes")
             )
             return
         if line[:1] == b":":
@@ -292,7 +321,9 @@ class SSEDecoder:
         if name == b"data":
             if colon >= 0 and value and prefix == colon + 1 and not self._seen_nospace:
                 self._seen_nospace = True
-                self.anomalies.append(Anomaly(DATA_NO_SPACE, self._line, self._offset))
+                self.anomalies.append(
+                    Anomaly(DATA_NO_SPACE, self._line, self._offset, "", self._frame + 1)
+                )
             self._parts.append(value)
             self._part_pos.append((self._line, self._offset, prefix))
         elif name == b"event":
@@ -301,12 +332,20 @@ class SSEDecoder:
             text = self._text(line)[prefix:]
             if "\x00" not in text:
                 self._last_id = text
-            self._id_lines.append(Anomaly(ID_FIELD, self._line, self._offset, text))
+            self._id_lines.append(
+                Anomaly(ID_FIELD, self._line, self._offset, text, self._frame + 1)
+            )
         elif name == b"retry":
             if value.isdigit():
                 self._retry = int(value)
             self._id_lines.append(
-                Anomaly(RETRY_FIELD, self._line, self._offset, self._text(line)[prefix:])
+                Anomaly(
+                    RETRY_FIELD,
+                    self._line,
+                    self._offset,
+                    self._text(line)[prefix:],
+                    self._frame + 1,
+                )
             )
         else:
             field = self._text(name)
@@ -364,7 +403,13 @@ class SSEDecoder:
                 part.decode("utf-8")
             except UnicodeDecodeError as exc:
                 self.anomalies.append(
-                    Anomaly(INVALID_UTF8, line, offset + prefix + exc.start, _bad_bytes(part, exc))
+                    Anomaly(
+                        INVALID_UTF8,
+                        line,
+                        offset + prefix + exc.start,
+                        _bad_bytes(part, exc),
+                        self._frame + 1,
+                    )
                 )
 
 
@@ -372,7 +417,9 @@ def _bad_bytes(raw: bytes, exc: UnicodeDecodeError) -> str:
     return raw[exc.start : exc.end].hex(" ")
 
 
-def decode_all(body: bytes, *, max_line: int = DEFAULT_MAX_LINE) -> tuple[list[Event], list[Anomaly]]:
+def decode_all(
+    body: bytes, *, max_line: int = DEFAULT_MAX_LINE
+) -> tuple[list[Event], list[Anomaly]]:
     """Decode a whole body at once; for tests and small inputs."""
     dec = SSEDecoder(max_line=max_line)
     events = dec.feed(body)
