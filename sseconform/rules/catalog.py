@@ -110,6 +110,7 @@ _r("W014", "event-error", E, ERROR_THEN_DONE, "An error sent as `event: error`."
 _r("W015", "empty-data", E, None, "An event whose data is empty.")
 _r("W016", "multi-line-data", W, None, "An event whose data spans several `data:` lines.")
 _r("W017", "line-too-long", E, None, "A line longer than the line-length limit.")
+_r("W018", "not-an-event-stream", E, None, "A non-empty body with no SSE event in it.")
 
 # -- J: JSON and schema ----------------------------------------------------------------
 _r("J001", "invalid-json", E, None, "An event's data is not valid JSON (and not `[DONE]`).")

@@ -202,6 +202,7 @@ class StreamChecker:
         self._usage_seen = False
         self._once: set[str] = set()
         self._finished = False
+        self._looks = "nothing"
 
     # -- plumbing --------------------------------------------------------------------------
 
@@ -248,6 +249,8 @@ class StreamChecker:
 
     def feed(self, data: bytes) -> None:
         """Check the next bytes of the body."""
+        if not self.bytes and data:
+            self._looks = _looks_like(data)
         self.bytes += len(data)
         dec = self._decoder
         events = dec.feed(data)
@@ -711,6 +714,8 @@ class StreamChecker:
         def at_end(code: str, message: str) -> None:
             self._emit(code, message, None, frame=frame, line=line, offset=offset)
 
+        if self.frames == 0 and self.bytes:
+            at_end("W018", f"no SSE event in {self.bytes} bytes: the body looks like {self._looks}")
         if self._awaiting_done is not None:
             at_end("E002", f"the stream ends after the error frame {self._awaiting_done.frame}")
         if self._error_frame is None:
@@ -752,6 +757,16 @@ class StreamChecker:
                     self._emit(
                         code, msg, None, frame=call.frame, line=call.line, offset=call.offset
                     )
+
+
+def _looks_like(head: bytes) -> str:
+    """A word for what a body that is not SSE seems to be, from its first bytes."""
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    if text in (b"{", b"["):
+        return "JSON"
+    if text == b"<":
+        return "HTML or XML"
+    return "text" if head[:64].isascii() else "binary data"
 
 
 def _is_json_object(text: str) -> bool:

@@ -1,0 +1,122 @@
+"""The real-stream corpus in ../shared/real-streams: no crash, and each known quirk found.
+
+The MANIFEST tags what each capture shows (``observations=``, ``features=``); every tag
+that names a grammar quirk must be reported by the rule made for it. Real OpenAI streams
+must pass with no diagnostic at all. Skips when the corpus is absent.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from sseconform import check_file
+from tests.conftest import REAL_STREAMS
+
+MANIFEST = REAL_STREAMS / "MANIFEST.tsv"
+
+
+def _rows(api: str) -> list[dict[str, str]]:
+    if not MANIFEST.is_file():
+        return []
+    with open(MANIFEST, newline="", encoding="utf-8") as f:
+        return [r for r in csv.DictReader(f, delimiter="\t") if r["api"] == api]
+
+
+CHAT = _rows("chat-completions")
+needs_corpus = pytest.mark.skipif(not CHAT, reason="../shared/real-streams is not present")
+
+
+def _tags(row: dict[str, str], key: str) -> set[str]:
+    for part in row["notes"].split(";"):
+        part = part.strip()
+        if part.startswith(key + "="):
+            return {t.strip() for t in part[len(key) + 1 :].split(",")}
+    return set()
+
+
+def _count_assistant_roles(body: bytes) -> int:
+    return body.count(b'"role":"assistant"') + body.count(b'"role": "assistant"')
+
+
+def _rendered(row: dict[str, str]) -> bool:
+    """Rendered captures never recorded [DONE], comments or CRLF (see the corpus README)."""
+    return "rendered one data: line" in row["notes"]
+
+
+def _expected_codes(row: dict[str, str], body: bytes) -> set[str]:
+    """The codes a capture must produce, from its MANIFEST tags and its visible bytes."""
+    obs = row["notes"]
+    features = _tags(row, "features")
+    want: set[str] = set()
+    if "object != chat.completion.chunk" in obs:
+        want.add("G001")  # Azure's prompt-filter chunk, Perplexity's chat.completion.done
+    if "without index" in obs:
+        want.add("I001")  # Mistral's whole calls
+    if "first tool_calls index is 1" in obs:
+        want.add("I003")
+    if "finish_reason repeated" in obs:
+        want.add("F004")  # OpenRouter-style double finish
+    if "role-repeated-in-deltas" in features and _count_assistant_roles(body) > 1:
+        want.add("G007")  # a repeated `"role": null` is no repetition for clients
+    if "sse-comments" in features:
+        want.add("W006")  # ": OPENROUTER PROCESSING" and friends
+    if b'"reasoning_details"' in body or b'"reasoning":"' in body or b'"reasoning": "' in body:
+        want.add("G012")
+    if b"data: [DONE]" not in body and not _rendered(row):
+        want.add("D001")  # a verbatim body with no [DONE]; rendered files never kept it
+    return want
+
+
+@needs_corpus
+@pytest.mark.parametrize("row", CHAT, ids=lambda r: r["path"])
+def test_chat_stream_checks_without_crash_and_finds_its_quirks(row: dict[str, str]) -> None:
+    path = REAL_STREAMS / row["path"]
+    result = check_file(path)
+    assert result.error is None
+    assert result.frames > 0
+    missing = _expected_codes(row, path.read_bytes()) - result.codes
+    if "D001" in missing and ("E003" in result.codes or "E002" in result.codes):
+        missing.discard("D001")  # a truncated stream reports E003 in place of D001
+    assert not missing, f"quirks not reported: {sorted(missing)}; got {sorted(result.codes)}"
+
+
+@needs_corpus
+def test_real_openai_streams_pass_clean() -> None:
+    """No diagnostic at all; a rendered capture may only lack the [DONE] its source dropped."""
+    rows = [r for r in CHAT if r["provider"] == "openai" and not r["path"].startswith("_edited/")]
+    assert len(rows) >= 10
+    for r in rows:
+        result = check_file(REAL_STREAMS / r["path"])
+        allowed = {"D001"} if _rendered(r) else set()
+        assert result.codes <= allowed, (r["path"], [str(d) for d in result.diagnostics])
+
+
+@needs_corpus
+def test_whole_arguments_in_the_first_delta_are_reported() -> None:
+    """Groq sends each call whole in its first delta (GUIDE: the guide snippet doubles it)."""
+    result = check_file(REAL_STREAMS / "groq" / "tool-call__vercel-ai.sse")
+    assert "T008" in result.codes
+
+
+@needs_corpus
+@pytest.mark.parametrize("api", ["anthropic-messages", "gemini", "responses"])
+def test_native_streams_are_reported_as_leaks(api: str) -> None:
+    """A native stream served where chunks belong is caught by no-native-leak, not crashed on."""
+    rows = [r for r in _rows(api) if not r["path"].startswith("_edited/")]  # live captures
+    assert rows
+    for r in rows:
+        result = check_file(REAL_STREAMS / r["path"])
+        assert result.error is None
+        expected = {"N001", "N002"} if result.frames else {"W018"}  # a JSON error body
+        assert result.codes & expected, (r["path"], sorted(result.codes))
+        assert not result.ok()
+
+
+@needs_corpus
+def test_every_corpus_file_checks_without_crash() -> None:
+    for path in sorted(Path(REAL_STREAMS).rglob("*.sse")):
+        result = check_file(path)
+        assert result.error is None, path
