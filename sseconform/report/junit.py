@@ -38,10 +38,10 @@ def write(results: Sequence[FileResult], out: TextIO, strict: bool) -> None:
                 failures += 1
                 msg = f"{len(bad)} finding(s): " + ", ".join(sorted({d.code for d in bad}))
                 fail = ET.SubElement(case, "failure", message=msg, type=bad[0].code)
-                fail.text = "\n".join(line_for(r.path, d) for d in bad)
+                fail.text = "\n".join(line_for(r.path, d, r.kind) for d in bad)
             elif mine:
                 out_el = ET.SubElement(case, "system-out")
-                out_el.text = "\n".join(line_for(r.path, d) for d in mine)
+                out_el.text = "\n".join(line_for(r.path, d, r.kind) for d in mine)
     suite.set("tests", str(tests))
     suite.set("failures", str(failures))
     suite.set("errors", str(errors))

@@ -10,12 +10,17 @@ from sseconform.diagnostics import Diagnostic
 from sseconform.report.summary import summary
 
 
-def line_for(path: str, d: Diagnostic) -> str:
+def location(path: str, kind: str, d: Diagnostic) -> str:
+    """``path:line:offset``; in a recording the line and offset count in the recorded body."""
+    return f"{path}{'#body' if kind == 'recording' else ''}:{d.line}:{d.offset}"
+
+
+def line_for(path: str, d: Diagnostic, kind: str = "sse") -> str:
     where = f"frame {d.frame}" if d.frame is not None else "wire"
     ptr = f" at {d.pointer}" if d.pointer else ""
     inv = f" [{d.invariant}]" if d.invariant else ""
     return (
-        f"{path}:{d.line}:{d.offset}: {d.code} {d.severity.value} {d.name}{inv}: "
+        f"{location(path, kind, d)}: {d.code} {d.severity.value} {d.name}{inv}: "
         f"{d.message} ({where}{ptr})"
     )
 
@@ -30,7 +35,7 @@ def write(results: Sequence[FileResult], out: TextIO, strict: bool) -> None:
             out.write(f"{r.path}: cannot check: {r.error}\n")
             continue
         for d in r.diagnostics:
-            out.write(line_for(r.path, d) + "\n")
+            out.write(line_for(r.path, d, r.kind) + "\n")
         for code, n in sorted(r.suppressed.items()):
             out.write(f"{r.path}: {code}: {_plural(n, 'more diagnostic')} not shown\n")
     s = summary(results, strict)

@@ -76,7 +76,7 @@ def violations(name: str, obj: Any) -> Iterator[SchemaViolation]:
         prop = getattr(err.kind, "property", None) if keyword == "required" else None
         full = [*path, prop] if isinstance(prop, str) else path
         code = _code_for(name, full, obj)
-        yield SchemaViolation(code, pointer_of(full), str(err.message))
+        yield SchemaViolation(code, pointer_of(full), _message(code, full, obj, str(err.message)))
 
 
 def _code_for(name: str, path: list[str | int], obj: Any) -> str:
@@ -97,6 +97,54 @@ def _code_for(name: str, path: list[str | int], obj: Any) -> str:
                 "I001" if _value_at(obj, path[:5]) is not None and _missing(obj, path) else "I002"
             )
     return "J003"
+
+
+#: What a native finish reason should have been mapped to (GUIDE §2).
+FINISH_MAP = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "max_tokens": "length",
+    "tool_use": "tool_calls",
+    "refusal": "content_filter",
+    "pause_turn": "stop",
+    "STOP": "stop",
+    "MAX_TOKENS": "length",
+    "SAFETY": "content_filter",
+    "RECITATION": "content_filter",
+    "BLOCKLIST": "content_filter",
+    "PROHIBITED_CONTENT": "content_filter",
+    "SPII": "content_filter",
+    "IMAGE_SAFETY": "content_filter",
+    "max_output_tokens": "length",
+    "completed": "stop",
+}
+
+
+def _message(code: str, path: list[str | int], obj: Any, raw: str) -> str:
+    """Say what is wrong in the grammar's words; the validator's wording for the rest."""
+    value = _value_at(obj, path)
+    missing = _missing(obj, path)
+    if code == "N003":
+        to = FINISH_MAP.get(value)  # type: ignore[arg-type]
+        hint = f"; map it to {to!r}" if to else ""
+        return f"native finish_reason {value!r}{hint}"
+    if code == "F006":
+        return f"finish_reason {value!r} is not stop, length, tool_calls or content_filter"
+    if code == "G001":
+        if missing:
+            return "no `object` field; it must be 'chat.completion.chunk'"
+        return f"object is {value!r}, not 'chat.completion.chunk'"
+    if code == "I001":
+        return "a tool-call delta without `index`"
+    if code == "I002":
+        return f"tool-call index {value!r} is not an integer >= 0"
+    if code == "G008":
+        return f"role {value!r}, not 'assistant'"
+    if code == "E001":
+        return f"error frame without a string error.message ({raw})"
+    if code == "U002":
+        return f"the usage chunk's choices must be [] ({raw})"
+    return raw
 
 
 def _missing(obj: Any, path: list[str | int]) -> bool:
