@@ -125,7 +125,7 @@ def _message(code: str, path: list[str | int], obj: Any, raw: str) -> str:
     value = _value_at(obj, path)
     missing = _missing(obj, path)
     if code == "N003":
-        to = FINISH_MAP.get(value)  # type: ignore[arg-type]
+        to = FINISH_MAP.get(value)
         hint = f"; map it to {to!r}" if to else ""
         return f"native finish_reason {value!r}{hint}"
     if code == "F006":
