@@ -194,7 +194,6 @@ class StreamChecker:
         self._any_content = False
         self._choices: dict[int, _Choice] = {}
         self._max_choice = -1
-        self._saw_chunk = False
         self._done = False
         self._after_done_reported = False
         self._error_frame: Event | None = None
@@ -256,6 +255,12 @@ class StreamChecker:
         events = dec.feed(data)
         if dec.anomalies:
             self._anomalies(dec.take_anomalies())
+        if events:
+            self._events(events)
+
+    def _events(self, events: list[Event]) -> None:
+        self.frames += len(events)
+        self._last = events[-1]
         on_event = self._on_event
         for ev in events:
             on_event(ev)
@@ -270,8 +275,9 @@ class StreamChecker:
             return self.diagnostics
         self._finished = True
         dec = self._decoder
-        for ev in dec.finish():
-            self._on_event(ev)
+        events = dec.finish()
+        if events:
+            self._events(events)
         self._anomalies(dec.take_anomalies())
         self._end_of_stream()
         self.diagnostics.sort(key=lambda d: (d.offset, d.line))
@@ -280,8 +286,6 @@ class StreamChecker:
     # -- frames ----------------------------------------------------------------------------
 
     def _on_event(self, ev: Event) -> None:
-        self.frames += 1
-        self._last = ev
         if self._done:
             if not self._after_done_reported:
                 self._after_done_reported = True
@@ -424,7 +428,6 @@ class StreamChecker:
     # -- chunks ----------------------------------------------------------------------------
 
     def _on_chunk(self, ev: Event, obj: dict[str, Any], choices: Any, usage: Any) -> None:
-        self._saw_chunk = True
         # Azure's empty prompt-filter chunk does not define the stream's id.
         if choices and (
             obj.get("id") != self._id
@@ -442,37 +445,34 @@ class StreamChecker:
         if not choices:
             self._emit("G009", "`choices: []` on a chunk that is not the usage chunk", ev)
             return
-        if len(choices) == 1 and self._fast_delta(choices[0]):
-            return
+        if len(choices) == 1:
+            ch = choices[0]
+            # The two frames that make up nearly every long stream: a mid-stream content
+            # delta, or the next arguments fragment of the call being streamed. Once the
+            # schema passed they can break no rule; anything else takes the general path.
+            if type(ch) is dict and ch.get("finish_reason") is None:
+                i = ch.get("index")
+                c = self._choices.get(i) if type(i) is int else None
+                delta = ch.get("delta")
+                if (
+                    c is not None
+                    and c.content_started
+                    and c.finish is None
+                    and type(delta) is dict
+                    and len(delta) == 1
+                    and KNOWN_CHOICE.issuperset(ch)
+                ):
+                    content = delta.get("content")
+                    if type(content) is str or (
+                        content is None and self._fast_arguments(c, delta.get("tool_calls"))
+                    ):
+                        return
         for pos, choice in enumerate(choices):
             if type(choice) is dict:
                 self._choice(ev, pos, choice)
 
-    def _fast_delta(self, ch: Any) -> bool:
-        """The two frames that make up nearly every long stream, settled without the full walk.
-
-        A mid-stream content delta, or the next arguments fragment of the call being
-        streamed, can break no rule once the schema passed; anything else returns False
-        and takes the general path.
-        """
-        if type(ch) is not dict or ch.get("finish_reason") is not None:
-            return False
-        i = ch.get("index")
-        c = self._choices.get(i) if type(i) is int else None
-        delta = ch.get("delta")
-        if (
-            c is None
-            or not c.content_started
-            or c.finish is not None
-            or type(delta) is not dict
-            or len(delta) != 1
-            or not KNOWN_CHOICE.issuperset(ch)
-        ):
-            return False
-        content = delta.get("content")
-        if content is not None:
-            return type(content) is str
-        tcs = delta.get("tool_calls")
+    def _fast_arguments(self, c: _Choice, tcs: Any) -> bool:
+        """The next arguments fragment of the call being streamed: append it, nothing else."""
         if type(tcs) is not list or len(tcs) != 1:
             return False
         tc = tcs[0]
