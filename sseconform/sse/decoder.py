@@ -96,7 +96,8 @@ class SSEDecoder:
         self._offset = 0  # absolute offset of the first byte of self._buf
         self._line = 1  # line number of the first line in self._buf
         self._skipping = False  # dropping the rest of an over-long line
-        self._skip_cr = False
+        self._skip_cr = False  # the over-long line ended in a CR at the end of a read
+        self._skip_start = (0, 0)  # line and offset of the over-long line
         self._frame = 0
         self._seen_crlf = False
         self._seen_cr = False
@@ -149,14 +150,24 @@ class SSEDecoder:
             self._buf = self._lines_general(buf, out, final=False)
         else:
             self._buf = self._lines_lf(buf, out)
-        if len(self._buf) > self.max_line:
-            self.anomalies.append(
-                Anomaly(LINE_TOO_LONG, self._line, self._offset, f"over {self.max_line} bytes")
-            )
-            self._offset += len(self._buf)
-            self._buf = b""
-            self._skipping = True
+        rest = self._buf
+        held_cr = rest.endswith(b"\r")  # a CR kept back in case an LF follows
+        if len(rest) - held_cr > self.max_line:
+            self._start_skipping(rest, ended_by_cr=held_cr)
         return out
+
+    def _start_skipping(self, rest: bytes, *, ended_by_cr: bool) -> None:
+        """The partial line is over the limit: report it, drop it, and drop what follows."""
+        self.anomalies.append(
+            Anomaly(LINE_TOO_LONG, self._line, self._offset, f"over {self.max_line} bytes")
+        )
+        self._skip_start = (self._line, self._offset)
+        self._offset += len(rest)
+        self._buf = b""
+        self._skipping = True
+        if ended_by_cr:  # the line is over; only an LF completing a CRLF may follow
+            self._line += 1
+            self._skip_cr = True
 
     def finish(self) -> list[Event]:
         """End of body: a pending CR ends its line; an open event is discarded, as spec says."""
@@ -169,6 +180,10 @@ class SSEDecoder:
                 self.anomalies.append(Anomaly(BOM_SEEN, 1, 0))
                 buf = buf[3:]
                 self._offset = 3
+        if self._skip_cr:  # an over-long line ended by a CR as the very last byte
+            self._note_framing(b"\r", *self._skip_start)
+            self._skip_cr = False
+            self._skipping = False
         if buf.endswith(b"\r") and not self._skipping:
             self._lines_general(buf, out, final=True)
             buf = b""
@@ -178,7 +193,8 @@ class SSEDecoder:
                 if self._block_offset >= 0
                 else (self._line, self._offset)
             )
-            pending = b"\n".join(self._parts + ([buf] if buf else []))
+            tail = [_field_value(buf)] if buf.startswith(b"data") else []
+            pending = b"\n".join(self._parts + tail)
             self.anomalies.append(
                 Anomaly(UNTERMINATED, line, offset, pending[:40].decode("utf-8", "replace"))
             )
@@ -189,22 +205,28 @@ class SSEDecoder:
 
     def _skip_long_line(self, buf: bytes) -> bytes:
         """Drop bytes up to and including the terminator that ends the over-long line."""
+        line0, off0 = self._skip_start
         if self._skip_cr:  # the line ended in a CR at the end of the last read
             self._skip_cr = False
             self._skipping = False
             if buf[:1] == b"\n":
+                self._note_framing(b"\r\n", line0, off0)
                 self._offset += 1
-                buf = buf[1:]
+                return buf[1:]
+            self._note_framing(b"\r", line0, off0)
             return buf
         m = _TERMINATORS.search(buf)
         if m is None:
             self._offset += len(buf)
             return b""
+        term = m.group()
         self._line += 1
-        if m.group() == b"\r" and m.end() == len(buf):
+        if term == b"\r" and m.end() == len(buf):
             self._offset += len(buf)
             self._skip_cr = True
             return b""
+        if term != b"\n":
+            self._note_framing(term, line0, off0)
         self._skipping = False
         self._offset += m.end()
         return buf[m.end() :]
@@ -269,8 +291,6 @@ class SSEDecoder:
             if stop == end and buf[start:stop] == b"\r" and not final:
                 break  # maybe CRLF split across reads
             term = buf[start:stop]
-            if term != b"\n":
-                self._note_framing(term)
             line = buf[pos:start]
             if not line:
                 if self._parts:
@@ -279,19 +299,22 @@ class SSEDecoder:
                     self._end_empty_block()
             else:
                 self._field_line(line)
+            if term != b"\n":
+                self._note_framing(term, self._line, self._offset)
             self._offset += stop - pos
             self._line += 1
             pos = stop
         return buf[pos:]
 
-    def _note_framing(self, term: bytes) -> None:
+    def _note_framing(self, term: bytes, line: int, offset: int) -> None:
+        """CRLF and bare CR are legal but fragile: note the first of each, at its line."""
         if term == b"\r\n":
             if not self._seen_crlf:
                 self._seen_crlf = True
-                self.anomalies.append(Anomaly(CRLF, self._line, self._offset))
+                self.anomalies.append(Anomaly(CRLF, line, offset))
         elif not self._seen_cr:
             self._seen_cr = True
-            self.anomalies.append(Anomaly(CR, self._line, self._offset))
+            self.anomalies.append(Anomaly(CR, line, offset))
 
     # -- fields ----------------------------------------------------------------------------
 
@@ -411,6 +434,15 @@ class SSEDecoder:
                         self._frame + 1,
                     )
                 )
+
+
+def _field_value(line: bytes) -> bytes:
+    """The value of a field line, as the spec reads it (one leading space dropped)."""
+    colon = line.find(b":")
+    if colon < 0:
+        return b""
+    value = line[colon + 1 :]
+    return value[1:] if value[:1] == b" " else value
 
 
 def _bad_bytes(raw: bytes, exc: UnicodeDecodeError) -> str:

@@ -480,13 +480,13 @@ CASES: list[Case] = [
         "positions-bom-crlf",
         BOM + b": hi\r\n\r\nevent: e\r\ndata: 1\r\n\r\n\r\nid: 5\r\ndata: 2\r\ndata: 3\r\n\r\n",
         [ev("1", 1, 3, 11, event="e"), ev("2\n3", 2, 7, 34, id="5")],
-        [an(BOM_SEEN, 1, 0), an(CRLF, 1, 3), an(COMMENT, 1, 3, "hi"), an(ID_FIELD, 7, 34, "5", 2)],
+        [an(BOM_SEEN, 1, 0), an(COMMENT, 1, 3, "hi"), an(CRLF, 1, 3), an(ID_FIELD, 7, 34, "5", 2)],
     ),
     Case(
         "positions-cr",
         b": hi\r\rdata: 1\rdata: 2\r\r\r: x\rdata: 3\r\r",
         [ev("1\n2", 1, 3, 6), ev("3", 2, 8, 28)],
-        [an(CR, 1, 0), an(COMMENT, 1, 0, "hi"), an(COMMENT, 7, 24, "x")],
+        [an(COMMENT, 1, 0, "hi"), an(CR, 1, 0), an(COMMENT, 7, 24, "x")],
     ),
     Case(
         "positions-lf-many",
@@ -553,18 +553,15 @@ CASES: list[Case] = [
         "long-line-crlf",
         b"data: 0123456789abcdef\r\ndata: ok\r\n\r\n",
         [ev("ok", 1, 2, 24)],
-        [an(CRLF, 1, 0), an(LINE_TOO_LONG, 1, 0, LONG)],
+        [an(LINE_TOO_LONG, 1, 0, LONG), an(CRLF, 1, 0)],
         max_line=16,
-        split_bug="a skipped over-long line's CRLF is not noted: crlf is reported at (2, 24)",
     ),
     Case(
         "long-line-cr",
         b"data: 0123456789abcdef\rdata: ok\r\r",
         [ev("ok", 1, 2, 23)],
-        [an(CR, 1, 0), an(LINE_TOO_LONG, 1, 0, LONG)],
+        [an(LINE_TOO_LONG, 1, 0, LONG), an(CR, 1, 0)],
         max_line=16,
-        split_bug="split after the CR: the CR is swallowed as line content, so 'data: ok' is "
-        "skipped too and no event comes out; other splits note the CR at (2, 23)",
     ),
     Case(
         "line-exactly-max-crlf",
@@ -572,8 +569,6 @@ CASES: list[Case] = [
         [ev("0123456789", 1, 1, 0)],
         [an(CRLF, 1, 0)],
         max_line=16,
-        split_bug="split after the CR: the 16-byte line plus its pending CR counts as 17 bytes, "
-        "so it is reported too long and dropped",
     ),
     Case(
         "line-exactly-max-cr",
@@ -581,8 +576,6 @@ CASES: list[Case] = [
         [ev("0123456789\nx", 1, 1, 0)],
         [an(CR, 1, 0)],
         max_line=16,
-        split_bug="split after the CR: the 16-byte line plus its pending CR counts as 17 bytes; "
-        "it is dropped, its CR swallowed, and 'data: x' is skipped with it",
     ),
 ]
 
@@ -614,7 +607,7 @@ def test_split_invariance(case: Case) -> None:
 
 
 def test_split_long_line_crlf_events_survive() -> None:
-    """With LF after the CR, only the framing note moves (see the xfails): events still match."""
+    """An over-long CRLF line split anywhere: the events still match."""
     body = b"data: 0123456789abcdef\r\ndata: ok\r\n\r\n"
     for i in range(len(body) + 1):
         events, _ = decode_chunks([body[:i], body[i:]], max_line=16)
@@ -731,7 +724,7 @@ def test_take_anomalies_keeps_decoding_state() -> None:
     events += dec.feed(b"data:b\r\r")
     events += dec.finish()
     assert events == [ev("a", 1, 1, 0), ev("b", 2, 3, 8)]
-    assert first == [an(CR, 1, 0), an(DATA_NO_SPACE, 1, 0, "", 1)]
+    assert first == [an(DATA_NO_SPACE, 1, 0, "", 1), an(CR, 1, 0)]
     assert dec.take_anomalies() == []
 
 
@@ -789,11 +782,6 @@ def test_long_line_never_buffered_whole() -> None:
     assert dec.feed(b"\ndata: ok\n\n") == [ev("ok", 1, 2, 10107)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a max_line-byte line whose CR ends a feed is held with the CR (max_line+1 bytes), "
-    "reported as line-too-long and dropped",
-)
 def test_line_of_exactly_max_line_then_cr_split() -> None:
     dec = SSEDecoder(max_line=16)
     events = dec.feed(b"data: 0123456789\r")  # a 16-byte line, legal with max_line=16
@@ -803,25 +791,15 @@ def test_line_of_exactly_max_line_then_cr_split() -> None:
     assert dec.anomalies == [an(CRLF, 1, 0)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a skipped over-long line's CR/CRLF terminator is not noted; the note lands on a "
-    "later line, or is lost when no other line uses that framing",
-)
 def test_long_line_framing_noted_when_skipped() -> None:
     dec = SSEDecoder(max_line=16)
     events = dec.feed(b"data: 0123456789abcdef")  # over the limit: skipping starts
     events += dec.feed(b"\rdata: ok\n\n")
     events += dec.finish()
     assert events == [ev("ok", 1, 2, 23)]
-    assert dec.anomalies == [an(CR, 1, 0), an(LINE_TOO_LONG, 1, 0, LONG)]
+    assert dec.anomalies == [an(LINE_TOO_LONG, 1, 0, LONG), an(CR, 1, 0)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="an over-long line whose bare CR ends a feed: the pending CR is dropped as line "
-    "content, so skipping runs on through the whole next line",
-)
 def test_long_line_bare_cr_at_feed_end_keeps_next_line() -> None:
     dec = SSEDecoder(max_line=16)
     events = dec.feed(b"\rdata: 0123456789abcdef\r")  # the leading CR notes CR framing early
