@@ -77,7 +77,9 @@ def _agree(frames: Iterator[tuple[str, dict[str, Any]]]) -> int:
         assert fast_ok == (not ref_errors), (where, kind, [e.message for e in ref_errors])
         if ref_errors:
             ref_ptrs = {pointer_of(list(e.absolute_path)) for e in ref_errors}
-            fast_ptrs = {pointer_of(list(e.instance_path)) for e in validator(kind).iter_errors(obj)}
+            fast_ptrs = {
+                pointer_of(list(e.instance_path)) for e in validator(kind).iter_errors(obj)
+            }
             assert fast_ptrs == ref_ptrs, where
             assert list(violations(kind, obj)), where
         n += 1

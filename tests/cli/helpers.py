@@ -1,0 +1,54 @@
+"""Run the real command line in a subprocess, the way a user or a CI job runs it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """What one run of ``sseconform`` gave: exit code, standard output, standard error."""
+
+    code: int
+    out: str
+    err: str
+
+    @property
+    def both(self) -> str:
+        return self.out + self.err
+
+
+def cli_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "SSECONFORM_DEBUG"}
+    env.update(NO_COLOR="1", COLUMNS="100")
+    return env
+
+
+def run_cli(
+    *args: str | os.PathLike[str],
+    cwd: Path,
+    stdin: bytes | None = None,
+    timeout: float = 120,
+) -> Run:
+    """Run ``python -m sseconform ARGS`` in ``cwd``; never lets a traceback through."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "sseconform", *map(os.fspath, args)],
+        cwd=cwd,
+        input=stdin,
+        stdin=subprocess.DEVNULL if stdin is None else None,
+        capture_output=True,
+        env=cli_env(),
+        timeout=timeout,
+        check=False,
+    )
+    run = Run(
+        proc.returncode,
+        proc.stdout.decode("utf-8", "replace"),
+        proc.stderr.decode("utf-8", "replace"),
+    )
+    assert "Traceback" not in run.both, run.both[-3000:]
+    return run
