@@ -110,18 +110,18 @@ def check_file(path: str | os.PathLike[str], settings: Settings | None = None) -
         return check_stream(sys.stdin.buffer, settings, path="<stdin>")
     p = Path(name)
     if p.is_dir():
-        raise InputError(f"{name}: is a directory (give files, or let `check` expand it)")
+        raise InputError("is a directory (give files, or let `check` expand it)", name)
     try:
         with open(p, "rb") as fp:
             return check_stream(fp, settings, path=name)
     except FileNotFoundError:
-        raise InputError(f"{name}: no such file") from None
+        raise InputError("no such file", name) from None
     except PermissionError:
-        raise InputError(f"{name}: permission denied") from None
+        raise InputError("permission denied", name) from None
     except IsADirectoryError:
-        raise InputError(f"{name}: is a directory") from None
+        raise InputError("is a directory", name) from None
     except RecordingError as exc:
-        raise InputError(f"{exc.path}: line {exc.line}: {exc.message}") from None
+        raise InputError(f"line {exc.line}: {exc.message}", exc.path) from None
 
 
 def _check_recording(fp: LineSource, settings: Settings | None, path: str) -> FileResult:
@@ -188,7 +188,7 @@ def expand_paths(args: Iterable[str]) -> Iterator[str]:
         if any(ch in arg for ch in "*?[") and not os.path.exists(arg):
             matches = sorted(glob.glob(arg, recursive=True))
             if not matches:
-                raise InputError(f"{arg}: no file matches")
+                raise InputError("no file matches", arg)
             for m in matches:
                 yield from expand_paths([m])
             continue
@@ -200,7 +200,7 @@ def expand_paths(args: Iterable[str]) -> Iterator[str]:
                 if f.is_file() and f.suffix.lower() in STREAM_SUFFIXES and _is_stream_file(f)
             )
             if not found:
-                raise InputError(f"{arg}: no stream files (*.sse or recordings) in this directory")
+                raise InputError("no stream files (*.sse or recordings) in this directory", arg)
             yield from found
         else:
             yield arg

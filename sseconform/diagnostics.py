@@ -7,6 +7,16 @@ from typing import Any
 
 from sseconform.rules.catalog import RULES, Rule, Severity
 
+#: C0 and C1 controls (and the JSON-legal line separators) as visible escapes.
+_ESCAPES = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0))}
+_ESCAPES.update({0x2028: "\\u2028", 0x2029: "\\u2029"})
+
+
+def printable(text: str) -> str:
+    """Stream content quoted in a message can never move the cursor, forge a report line or
+    inject a CI workflow command: control characters become visible escapes."""
+    return text if text.isprintable() else text.translate(_ESCAPES)
+
 
 @dataclass(frozen=True, slots=True)
 class Diagnostic:

@@ -8,7 +8,15 @@ class SseconformError(Exception):
 
 
 class InputError(SseconformError):
-    """Input that cannot be checked at all: missing, a directory, unreadable, a broken recording."""
+    """Input that cannot be checked at all: missing, a directory, unreadable, a broken recording.
+
+    Keeps the path apart from the reason, so a report can say each once.
+    """
+
+    def __init__(self, reason: str, path: str | None = None) -> None:
+        super().__init__(f"{path}: {reason}" if path else reason)
+        self.reason = reason
+        self.path = path
 
 
 class UsageError(SseconformError):

@@ -53,31 +53,48 @@ def check(
     paths: Annotated[
         list[str],
         typer.Argument(
-            help="Files, directories, globs, or - for standard input.", show_default=False
+            help="Files, directories, globs, or - for standard input.",
+            show_default=False,
+            metavar="PATH",
         ),
     ],
     fmt: Annotated[
         str | None,
-        typer.Option("--format", "-f", help="text, json, junit or github.", show_default=False),
+        typer.Option(
+            "--format",
+            "-f",
+            help="text, json, junit or github.",
+            show_default=False,
+            metavar="FORMAT",
+        ),
     ] = None,
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write the report to this file.")
+        Path | None,
+        typer.Option("--output", "-o", help="Write the report to this file.", metavar="FILE"),
     ] = None,
     select: Annotated[
         list[str] | None,
-        typer.Option(help="Only these codes, families (T), names or invariants; repeatable."),
+        typer.Option(
+            help="Only these codes, families (T), names or invariants; repeatable.",
+            metavar="CODES",
+        ),
     ] = None,
     ignore: Annotated[
-        list[str] | None, typer.Option(help="Leave out these codes, families, names or invariants.")
+        list[str] | None,
+        typer.Option(help="Leave out these codes, families, names or invariants.", metavar="CODES"),
     ] = None,
     strict: Annotated[
         bool | None, typer.Option("--strict/--no-strict", help="Warnings fail too.")
     ] = None,
     config: Annotated[
-        Path | None, typer.Option(help="Settings file (default: the nearest pyproject.toml).")
+        Path | None,
+        typer.Option(help="Settings file (default: the nearest pyproject.toml).", metavar="FILE"),
     ] = None,
     max_per_code: Annotated[
-        int | None, typer.Option(help="Show at most this many diagnostics per code and file.")
+        int | None,
+        typer.Option(
+            help="Show at most this many diagnostics per code and file.", min=1, metavar="N"
+        ),
     ] = None,
 ) -> None:
     """Check streams against the chunk grammar, the JSON Schemas and the five invariants."""
@@ -95,14 +112,16 @@ def check(
         cfg.validate_selectors(sel, "--select")
         cfg.validate_selectors(ign, "--ignore")
         is_strict = bool(values.get("strict", False)) if strict is None else strict
-        fmt_name = fmt or str(values.get("format", "text"))
+        fmt_name = fmt if fmt is not None else str(values.get("format", "text"))
         try:
             reporter = get_reporter(fmt_name)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         settings = Settings(select=sel, ignore=ign)
-        if max_per_code is not None or "max-per-code" in values:
-            settings.max_per_code = max_per_code or int(values["max-per-code"])
+        if max_per_code is not None:
+            settings.max_per_code = max_per_code
+        elif "max-per-code" in values:
+            settings.max_per_code = int(values["max-per-code"])
         if "max-line-bytes" in values:
             settings.max_line = int(values["max-line-bytes"])
         if "max-arguments-bytes" in values:
@@ -118,7 +137,7 @@ def check(
         try:
             results.append(check_file(name, settings))
         except InputError as exc:
-            results.append(FileResult(name, error=str(exc)))
+            results.append(FileResult(name, error=exc.reason))
             typer.echo(f"sseconform: error: {exc}", err=True)
 
     if output is not None:
@@ -136,7 +155,9 @@ def check(
 
 @app.command("rules")
 def rules_cmd(
-    fmt: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
+    fmt: Annotated[
+        str, typer.Option("--format", "-f", help="text or json.", metavar="FORMAT")
+    ] = "text",
 ) -> None:
     """List every rule: code, severity, invariant, name and summary."""
     from sseconform.rules.catalog import RULES

@@ -116,6 +116,8 @@ class RecordingReader:
             obj = json.loads(raw)
         except ValueError as exc:
             raise RecordingError(self.path, self._lineno, f"not a JSON line ({exc})") from None
+        except RecursionError:
+            raise RecordingError(self.path, self._lineno, "a line is nested too deeply") from None
         if not isinstance(obj, dict):
             raise RecordingError(self.path, self._lineno, "a line is not a JSON object")
         return obj
@@ -135,7 +137,7 @@ class RecordingReader:
                     raise RecordingError(self.path, self._lineno, "data after the end line")
                 return
             t = obj.get("t")
-            if not isinstance(t, int | float):
+            if type(t) is not int and type(t) is not float:  # bool is an int: not a time
                 raise RecordingError(self.path, line, 'a read line has no number "t"')
             if "text" in obj and isinstance(obj["text"], str):
                 yield float(t), obj["text"].encode("utf-8")
@@ -164,9 +166,14 @@ class RecordingReader:
 
 
 def _response(obj: Any, path: str, line: int) -> Response:
-    if not isinstance(obj, dict) or not isinstance(obj.get("status"), int):
-        raise RecordingError(path, line, "bad response line")
-    headers = [(str(k), str(v)) for k, v in obj.get("headers", [])]
+    if not isinstance(obj, dict) or type(obj.get("status")) is not int:
+        raise RecordingError(path, line, "bad response line: no integer status")
+    raw = obj.get("headers", [])
+    if not isinstance(raw, list) or not all(
+        isinstance(h, list) and len(h) == 2 and all(isinstance(x, str) for x in h) for h in raw
+    ):
+        raise RecordingError(path, line, "bad response line: headers must be [name, value] pairs")
+    headers = [(k, v) for k, v in raw]
     return Response(
         obj["status"], str(obj.get("reason", "")), str(obj.get("http_version", "")), headers
     )

@@ -1,7 +1,8 @@
-"""GitHub Actions workflow commands: one annotation per diagnostic, on the file and line.
+"""GitHub Actions workflow commands: an annotation per error and warning, on the file and line.
 
-For a recording, ``line`` counts lines of the recorded body, not of the file, so it is left
-out of the annotation and given in the message instead.
+Infos are counted in the closing line but not annotated: a keep-alive comment on every
+stream would bury the findings that matter. For a recording, ``line`` counts lines of the
+recorded body, not of the file, so it is left out of the annotation and given in the message.
 """
 
 from __future__ import annotations
@@ -10,10 +11,8 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from sseconform.api import FileResult
-from sseconform.report.summary import summary
+from sseconform.report.text import totals, where
 from sseconform.rules.catalog import Severity
-
-_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
 
 def _data(s: str) -> str:
@@ -30,20 +29,16 @@ def write(results: Sequence[FileResult], out: TextIO, strict: bool) -> None:
             out.write(f"::error file={_prop(r.path)},title=sseconform::{_data(r.error)}\n")
             continue
         for d in r.diagnostics:
-            level = _LEVEL[d.severity]
-            if strict and d.severity is Severity.WARNING:
-                level = "error"
+            if d.severity is Severity.INFO:
+                continue
+            level = "error" if d.severity is Severity.ERROR or strict else "warning"
             loc = f"file={_prop(r.path)}"
             if r.kind == "sse" and d.line:
                 loc += f",line={d.line}"
-            where = f"frame {d.frame}, " if d.frame is not None else ""
-            where += f"body line {d.line}, " if r.kind != "sse" else ""
-            where += f"byte {d.offset}"
-            where += f", {d.pointer}" if d.pointer else ""
+            place = where(d)
+            if r.kind != "sse" and d.line:
+                place = f"body line {d.line}, {place}"
             title = _prop(f"{d.code} {d.name}")
-            out.write(f"::{level} {loc},title={title}::{_data(d.message)} ({where})\n")
-    s = summary(results, strict)
-    out.write(
-        f"sseconform: {s['files']} files, {s['failed']} failed, {s['errors']} errors, "
-        f"{s['warnings']} warnings\n"
-    )
+            text = d.message + (f" ({place})" if place else "")
+            out.write(f"::{level} {loc},title={title}::{_data(text)}\n")
+    out.write(_data(totals(results, strict)) + "\n")

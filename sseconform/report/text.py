@@ -1,4 +1,8 @@
-"""The human format: one line per diagnostic, ``path:line:offset``, then totals."""
+"""The human format: one line per diagnostic, ``path:line:``, then totals.
+
+The byte offset, frame and pointer go in parentheses, so ``path:line:`` stays what editors
+and CI problem matchers expect (a line, not a column).
+"""
 
 from __future__ import annotations
 
@@ -11,22 +15,49 @@ from sseconform.report.summary import summary
 
 
 def location(path: str, kind: str, d: Diagnostic) -> str:
-    """``path:line:offset``; in a recording the line and offset count in the recorded body."""
-    return f"{path}{'#body' if kind == 'recording' else ''}:{d.line}:{d.offset}"
+    """``path:line``; in a recording the line counts in the recorded body (``path#body:line``).
+
+    Findings about the HTTP response have no line: just the path.
+    """
+    if not d.line:
+        return path
+    return f"{path}{'#body' if kind == 'recording' else ''}:{d.line}"
+
+
+def where(d: Diagnostic) -> str:
+    """Frame, byte offset and pointer: the rest of a precise location."""
+    parts = []
+    if d.frame is not None:
+        parts.append(f"frame {d.frame}")
+    if d.line:
+        parts.append(f"byte {d.offset}")
+    if d.pointer:
+        parts.append(f"at {d.pointer}")
+    return ", ".join(parts)
 
 
 def line_for(path: str, d: Diagnostic, kind: str = "sse") -> str:
-    where = f"frame {d.frame}" if d.frame is not None else "wire"
-    ptr = f" at {d.pointer}" if d.pointer else ""
     inv = f" [{d.invariant}]" if d.invariant else ""
-    return (
-        f"{location(path, kind, d)}: {d.code} {d.severity.value} {d.name}{inv}: "
-        f"{d.message} ({where}{ptr})"
+    loc = where(d)
+    return f"{location(path, kind, d)}: {d.code} {d.severity.value} {d.name}{inv}: {d.message}" + (
+        f" ({loc})" if loc else ""
     )
 
 
-def _plural(n: int, word: str) -> str:
+def plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def totals(results: Sequence[FileResult], strict: bool) -> str:
+    """The closing line every format can share."""
+    s = summary(results, strict)
+    verdict = "ok" if s["ok"] else "FAILED"
+    unusable = f" ({s['unusable']} could not be checked)" if s["unusable"] else ""
+    return (
+        f"{verdict}: {plural(s['files'], 'file')} checked, {s['failed']} failed{unusable}; "
+        f"{plural(s['errors'], 'error')}, {plural(s['warnings'], 'warning')}, "
+        f"{plural(s['infos'], 'info')}" + (" (strict: warnings fail)" if strict else "")
+    )
 
 
 def write(results: Sequence[FileResult], out: TextIO, strict: bool) -> None:
@@ -37,11 +68,5 @@ def write(results: Sequence[FileResult], out: TextIO, strict: bool) -> None:
         for d in r.diagnostics:
             out.write(line_for(r.path, d, r.kind) + "\n")
         for code, n in sorted(r.suppressed.items()):
-            out.write(f"{r.path}: {code}: {_plural(n, 'more diagnostic')} not shown\n")
-    s = summary(results, strict)
-    verdict = "ok" if s["ok"] else "FAILED"
-    out.write(
-        f"{verdict}: {_plural(s['files'], 'file')} checked, {s['failed']} failed; "
-        f"{_plural(s['errors'], 'error')}, {_plural(s['warnings'], 'warning')}, "
-        f"{_plural(s['infos'], 'info')}" + (" (strict: warnings fail)" if strict else "") + "\n"
-    )
+            out.write(f"{r.path}: {code}: {plural(n, 'more diagnostic')} not shown\n")
+    out.write(totals(results, strict) + "\n")

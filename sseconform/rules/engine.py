@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from sseconform.diagnostics import Diagnostic
+from sseconform.diagnostics import Diagnostic, printable
 from sseconform.rules import native
 from sseconform.rules.catalog import RULES, Severity
 from sseconform.rules.schema import CHUNK, ERROR, USAGE, validator, violations
@@ -124,6 +124,7 @@ class _Call:
         "offset",
         "parts",
         "repeat_reported",
+        "resent",
         "size",
     )
 
@@ -134,6 +135,7 @@ class _Call:
         self.parts: list[str] = []
         self.size = 0
         self.repeat_reported = False
+        self.resent = False  # T007 found: the doubled arguments need no F009 as well
         self.frame = ev.frame
         self.line = ev.line
         self.offset = ev.offset
@@ -145,7 +147,9 @@ class _Choice:
         "calls",
         "content_started",
         "finish",
+        "finish_event",
         "finish_frame",
+        "finish_pos",
         "ids",
         "index",
         "interleave_reported",
@@ -163,6 +167,8 @@ class _Choice:
         self.role_repeat_reported = False
         self.finish: str | None = None
         self.finish_frame = 0
+        self.finish_event: Event | None = None
+        self.finish_pos = 0
         self.calls: dict[int, _Call] = {}
         self.ids: dict[str, int] = {}
         self.alias: dict[int, int] = {}
@@ -227,7 +233,9 @@ class StreamChecker:
             frame = ev.frame if frame is None else frame
             line = ev.line if line is None else line
             offset = ev.offset if offset is None else offset
-        self.diagnostics.append(Diagnostic(code, message, frame, line or 0, offset or 0, pointer))
+        self.diagnostics.append(
+            Diagnostic(code, printable(message), frame, line or 0, offset or 0, printable(pointer))
+        )
 
     def _once_key(self, key: str) -> bool:
         """True the first time ``key`` is seen (bounded: keys are capped with their code)."""
@@ -356,7 +364,7 @@ class StreamChecker:
             return True
         for key in obj:
             if key not in KNOWN_TOP and key != "error":
-                self._unknown_key(ev, key, "/" + key)
+                self._unknown_key(ev, key, "/" + _seg(key))
         return False
 
     def _unknown_key(self, ev: Event, key: str, pointer: str) -> None:
@@ -507,7 +515,7 @@ class StreamChecker:
         if not KNOWN_CHOICE.issuperset(ch):
             for key in ch:
                 if key not in KNOWN_CHOICE:
-                    self._unknown_key(ev, key, f"/choices/{pos}/{key}")
+                    self._unknown_key(ev, key, f"/choices/{pos}/{_seg(key)}")
         delta = ch.get("delta")
         fr = ch.get("finish_reason")
         if c.finish is not None:
@@ -531,7 +539,7 @@ class StreamChecker:
         if not KNOWN_DELTA.issuperset(delta):
             for key in delta:
                 if key not in KNOWN_DELTA:
-                    self._unknown_key(ev, key, f"/choices/{pos}/delta/{key}")
+                    self._unknown_key(ev, key, f"/choices/{pos}/delta/{_seg(key)}")
         if native.is_native_type(delta.get("type")) and self._once_key("N004:type"):
             msg = f"native delta type {delta.get('type')!r}"
             self._emit("N004", msg, ev, f"/choices/{pos}/delta/type")
@@ -577,7 +585,7 @@ class StreamChecker:
         if not KNOWN_TOOL_CALL.issuperset(tc):
             for key in tc:
                 if key not in KNOWN_TOOL_CALL:
-                    self._unknown_key(ev, key, f"{where}/{key}")
+                    self._unknown_key(ev, key, f"{where}/{_seg(key)}")
         if native.is_native_type(tc.get("type")) and self._once_key("N004:tool-type"):
             self._emit("N004", f"native tool-call type {tc.get('type')!r}", ev, f"{where}/type")
         idx = tc.get("index")
@@ -588,7 +596,7 @@ class StreamChecker:
         elif not KNOWN_FUNCTION.issuperset(fn):
             for key in fn:
                 if key not in KNOWN_FUNCTION:
-                    self._unknown_key(ev, key, f"{where}/function/{key}")
+                    self._unknown_key(ev, key, f"{where}/function/{_seg(key)}")
         name = fn.get("name") or None
         args = fn.get("arguments")
         if "index" not in tc:  # I001 comes from the schema; route the delta as best we can
@@ -621,6 +629,7 @@ class StreamChecker:
                 and _is_json_object(args)
                 and self._once_key(f"T007:{c.index}:{idx}")
             ):
+                call.resent = True
                 self._emit(
                     "T007", f"call {idx}'s whole arguments sent again", ev, f"{where}/function"
                 )
@@ -691,6 +700,8 @@ class StreamChecker:
     def _finish(self, ev: Event, pos: int, c: _Choice, delta: Any, fr: Any) -> None:
         c.finish = fr if isinstance(fr, str) else str(fr)
         c.finish_frame = ev.frame
+        c.finish_event = ev
+        c.finish_pos = pos
         where = f"/choices/{pos}/delta"
         if type(delta) is dict and delta:
             if _has_payload(delta):
@@ -740,11 +751,13 @@ class StreamChecker:
             self._arguments()
 
     def _arguments(self) -> None:
+        """Each finished call's arguments must parse; reported at the finish chunk that
+        declared them complete."""
         for c in self._choices.values():
             if c.finish is None:
                 continue
             for call in c.calls.values():
-                if call.size > self.settings.max_arguments:
+                if call.size > self.settings.max_arguments or call.resent:
                     continue
                 text = "".join(call.parts)
                 if not text:
@@ -753,10 +766,12 @@ class StreamChecker:
                     orjson.loads(text)
                 except orjson.JSONDecodeError as exc:
                     code = "F010" if c.finish == "length" else "F009"
-                    msg = f"call {call.index}'s arguments are not JSON ({exc}): {text[-40:]!r}"
-                    self._emit(
-                        code, msg, None, frame=call.frame, line=call.line, offset=call.offset
+                    what = f"call {call.index} ({call.name!r}, first delta in frame {call.frame})"
+                    msg = (
+                        f"{what}: arguments are not JSON ({exc.msg} at character {exc.pos} "
+                        f"of {len(text)}); they end {text[-40:]!r}"
                     )
+                    self._emit(code, msg, c.finish_event, f"/choices/{c.finish_pos}/finish_reason")
 
 
 def _looks_like(head: bytes) -> str:
@@ -789,6 +804,11 @@ def _has_payload(delta: dict[str, Any]) -> bool:
 def _short(obj: Any) -> str:
     s = orjson.dumps(obj).decode()
     return s if len(s) <= 60 else s[:57] + "..."
+
+
+def _seg(key: str) -> str:
+    """One JSON Pointer segment (RFC 6901): ``~`` and ``/`` escaped."""
+    return key.replace("~", "~0").replace("/", "~1")
 
 
 def _shape(pointer: str) -> str:

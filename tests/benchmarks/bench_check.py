@@ -157,9 +157,22 @@ def _generated(total_bytes: int) -> Iterator[bytes]:
     yield tail
 
 
-def memory_child(total_bytes: int) -> None:
+def peak_rss_kb() -> int:
+    """This process's peak resident memory. VmHWM is reset by exec; ru_maxrss on Linux
+    carries over the parent's peak across fork+exec, so it is only the fallback."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
     import resource
 
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def memory_child(total_bytes: int) -> None:
     from sseconform import StreamChecker
 
     checker = StreamChecker()
@@ -167,7 +180,7 @@ def memory_child(total_bytes: int) -> None:
         for i in range(0, len(block), READ):
             checker.feed(block[i : i + READ])
     diags = checker.finish()
-    rss_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    rss_kb = peak_rss_kb()
     print(
         json.dumps(
             {

@@ -277,12 +277,6 @@ def test_not_a_recording(first: bytes) -> None:
     assert info.value.line == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=RecursionError,
-    reason="BUG: RecordingReader only turns ValueError into RecordingError; a JSON line nested "
-    "100000 deep makes json.loads raise RecursionError, which escapes",
-)
 def test_deeply_nested_line_is_a_recording_error(tmp_path: Path) -> None:
     lines = _whole(tmp_path).read_bytes().splitlines(keepends=True)
     lines[3] = b"[" * 100_000 + b"]" * 100_000 + b"\n"
@@ -291,12 +285,6 @@ def test_deeply_nested_line_is_a_recording_error(tmp_path: Path) -> None:
     assert info.value.line == 4
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=(TypeError, ValueError),
-    reason='BUG: _response() trusts "headers": a non-list (5) raises TypeError, a one-item '
-    "pair raises ValueError, instead of RecordingError('bad response line')",
-)
 @pytest.mark.parametrize("headers", ["5", '[["content-type"]]', '"abc"'])
 def test_bad_response_headers_are_a_recording_error(tmp_path: Path, headers: str) -> None:
     lines = _whole(tmp_path).read_bytes().splitlines(keepends=True)
@@ -306,12 +294,6 @@ def test_bad_response_headers_are_a_recording_error(tmp_path: Path, headers: str
     assert info.value.line == 2
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=pytest.fail.Exception,
-    reason='BUG: a read line with "t": true is accepted (bool is an int subclass), though the '
-    'reader demands a number "t"',
-)
 def test_boolean_t_is_not_a_number(tmp_path: Path) -> None:
     lines = _whole(tmp_path).read_bytes().splitlines(keepends=True)
     lines[2] = b'{"t": true, "text": "x"}\n'
