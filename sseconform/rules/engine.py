@@ -11,6 +11,7 @@ by ``max_arguments``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -88,6 +89,16 @@ _UNSET = object()  # no chunk seen yet: differs from every id, model and created
 DEFAULT_MAX_PER_CODE = 50
 DEFAULT_MAX_ARGUMENTS = 64 * 1024 * 1024
 
+#: Exactly one JSON string token, as orjson accepts it: no raw control characters, the
+#: standard escapes, and \\u escapes that are not lone surrogates.
+_JSON_STRING = re.compile(
+    r'"(?:[^"\\\x00-\x1f]++'
+    r'|\\["\\/bfnrt]'
+    r"|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4}"
+    r"|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2})*+\""
+)
+_PROBE = "sseconform-template-probe"
+
 
 @dataclass(slots=True)
 class Settings:
@@ -98,6 +109,9 @@ class Settings:
     max_per_code: int = DEFAULT_MAX_PER_CODE
     max_line: int = sse.DEFAULT_MAX_LINE
     max_arguments: int = DEFAULT_MAX_ARGUMENTS
+    #: Skip re-parsing frames that differ from a checked one only in one string literal.
+    #: Off gives the very same diagnostics, slower; tests compare the two.
+    memo: bool = True
 
     def enabled_codes(self) -> frozenset[str]:
         def match(code: str, pats: list[str]) -> bool:
@@ -112,6 +126,52 @@ class Settings:
 
         codes = [c for c in RULES if not self.select or match(c, self.select)]
         return frozenset(c for c in codes if not match(c, self.ignore))
+
+
+class _Template:
+    """A frame already checked in full, cut around the string literals that change.
+
+    A frame that is ``seg0 + lit + seg1 (+ lit + seg2)`` with each ``lit`` one JSON string
+    parses to the very object of the template with other strings in those places: same
+    schema verdict, same rule effects. One hole carries the value (delta content or an
+    arguments fragment); another may be OpenAI's per-chunk ``obfuscation`` padding. So long
+    runs of deltas need no parse. Any frame that misses the template drops it, so every
+    change of state goes the full way.
+    """
+
+    __slots__ = ("call", "head", "segments", "tail", "value_hole")
+
+    def __init__(self, segments: tuple[str, ...], value_hole: int, call: _Call | None) -> None:
+        self.segments = segments
+        self.head = segments[0]
+        self.tail = segments[-1]
+        self.value_hole = value_hole
+        self.call = call  # None: the value is delta.content; else this call's arguments
+
+    def value_literal(self, d: str) -> str | None:
+        """The value's literal when ``d`` fits the template, else None."""
+        if not d.startswith(self.head):
+            return None
+        segs = self.segments
+        if len(segs) == 2:  # one hole: the literal is whatever lies between head and tail
+            end = len(d) - len(self.tail)
+            if end < len(self.head) + 2 or not d.endswith(self.tail):
+                return None
+            literal = d[len(self.head) : end]
+            return literal if _JSON_STRING.fullmatch(literal) else None
+        pos = len(self.head)
+        value = None
+        for j in range(1, len(segs)):
+            m = _JSON_STRING.match(d, pos)
+            if m is None:
+                return None
+            if j - 1 == self.value_hole:
+                value = m.group()
+            pos = m.end()
+            if not d.startswith(segs[j], pos):
+                return None
+            pos += len(segs[j])
+        return value if pos == len(d) else None
 
 
 class _Call:
@@ -208,6 +268,10 @@ class StreamChecker:
         self._once: set[str] = set()
         self._finished = False
         self._looks = "nothing"
+        self._memo = self.settings.memo
+        self._tmpl: _Template | None = None
+        self._emitted = 0  # every _emit call, shown or not: "did this frame find anything?"
+        self._frame_start = 0
 
     # -- plumbing --------------------------------------------------------------------------
 
@@ -222,6 +286,7 @@ class StreamChecker:
         offset: int | None = None,
         frame: int | None = None,
     ) -> None:
+        self._emitted += 1
         if code not in self._enabled:
             return
         n = self._counts.get(code, 0) + 1
@@ -294,6 +359,16 @@ class StreamChecker:
     # -- frames ----------------------------------------------------------------------------
 
     def _on_event(self, ev: Event) -> None:
+        t = self._tmpl
+        if t is not None:
+            if ev.event is None and ev.data_lines == 1:
+                literal = t.value_literal(ev.data)
+                if literal is not None and (
+                    t.call is None or self._template_arguments(t.call, literal)
+                ):
+                    return
+            self._tmpl = None
+        self._frame_start = self._emitted
         if self._done:
             if not self._after_done_reported:
                 self._after_done_reported = True
@@ -471,32 +546,52 @@ class StreamChecker:
                     and KNOWN_CHOICE.issuperset(ch)
                 ):
                     content = delta.get("content")
-                    if type(content) is str or (
-                        content is None and self._fast_arguments(c, delta.get("tool_calls"))
-                    ):
+                    if type(content) is str:
+                        if self._memo and self._emitted == self._frame_start:
+                            self._tmpl = _make_template(ev.data, obj, content, None)
                         return
+                    if content is None:
+                        call = self._fast_arguments(c, delta.get("tool_calls"))
+                        if call is not None:
+                            if self._memo and self._emitted == self._frame_start:
+                                self._tmpl = _make_template(ev.data, obj, call.parts[-1], call)
+                            return
         for pos, choice in enumerate(choices):
             if type(choice) is dict:
                 self._choice(ev, pos, choice)
 
-    def _fast_arguments(self, c: _Choice, tcs: Any) -> bool:
-        """The next arguments fragment of the call being streamed: append it, nothing else."""
+    def _fast_arguments(self, c: _Choice, tcs: Any) -> _Call | None:
+        """The next arguments fragment of the call being streamed: append it, nothing else.
+
+        Returns the call, or None when the delta needs the full walk.
+        """
         if type(tcs) is not list or len(tcs) != 1:
-            return False
+            return None
         tc = tcs[0]
         if type(tc) is not dict or len(tc) != 2:
-            return False
+            return None
         idx = tc.get("index")
         fn = tc.get("function")
         if type(idx) is not int or idx != c.last_call or type(fn) is not dict or len(fn) != 1:
-            return False
+            return None
         args = fn.get("arguments")
         call = c.calls.get(idx)
-        if type(args) is not str or call is None or (args and len(args) == call.size):
-            return False  # a fragment as long as all before it may be a resend: full check
+        if type(args) is not str or not args or call is None or len(args) == call.size:
+            return None  # a fragment as long as all before it may be a resend: full check
+        self._append(call, args)
+        return call
+
+    def _append(self, call: _Call, args: str) -> None:
         if call.size + len(args) <= self.settings.max_arguments:
             call.parts.append(args)
         call.size += len(args)
+
+    def _template_arguments(self, call: _Call, literal: str) -> bool:
+        """An argument fragment matched the template: decode just the string and append."""
+        args = literal[1:-1] if "\\" not in literal else orjson.loads(literal)
+        if not args or len(args) == call.size:
+            return False  # possibly a resend (T007): take the full path
+        self._append(call, args)
         return True
 
     def _choice(self, ev: Event, pos: int, ch: dict[str, Any]) -> None:
@@ -772,6 +867,68 @@ class StreamChecker:
                         f"of {len(text)}); they end {text[-40:]!r}"
                     )
                     self._emit(code, msg, c.finish_event, f"/choices/{c.finish_pos}/finish_reason")
+
+
+def _find_literal(data: str, key: str) -> tuple[int, int] | None:
+    """The span of the one string literal that follows ``"key":``; None if none or several."""
+    needle = f'"{key}":'
+    found: tuple[int, int] | None = None
+    i = data.find(needle)
+    while i >= 0:
+        start = i + len(needle)
+        while start < len(data) and data[start] in " \t\r\n":
+            start += 1
+        m = _JSON_STRING.match(data, start)
+        if m is not None:
+            if found is not None:
+                return None  # two candidates: not worth proving which one
+            found = (start, m.end())
+        i = data.find(needle, i + 1)
+    return found
+
+
+def _make_template(
+    data: str, obj: dict[str, Any], value: str, call: _Call | None
+) -> _Template | None:
+    """Cut ``data`` around the literal holding ``value`` (delta content or an arguments
+    fragment) and around ``obfuscation`` if present, proving every cut with a probe parse;
+    None when that cannot be shown."""
+    key = "arguments" if call is not None else "content"
+    value_span = _find_literal(data, key)
+    if value_span is None:
+        return None
+    spans = [value_span]
+    if "obfuscation" in obj:
+        pad = _find_literal(data, "obfuscation")
+        if pad is None:
+            return None
+        spans.append(pad)
+    spans.sort()
+    probes = [f'"{_PROBE}-{n}"' for n in range(len(spans))]
+    cut = [0]
+    for a, b in spans:
+        cut += [a, b]
+    cut.append(len(data))
+    segments = tuple(data[cut[k] : cut[k + 1]] for k in range(0, len(cut), 2))
+    try:
+        probe = orjson.loads(
+            "".join(seg + p for seg, p in zip(segments, [*probes, ""], strict=True))
+        )
+        delta = probe["choices"][0]["delta"]
+        holder = delta["tool_calls"][0]["function"] if call is not None else delta
+        hole = spans.index(value_span)
+        if holder[key] != probes[hole][1:-1]:
+            return None  # the literal is not the value that counts
+        holder[key] = value
+        if len(spans) == 2:
+            if probe["obfuscation"] != probes[1 - hole][1:-1]:
+                return None
+            probe["obfuscation"] = obj["obfuscation"]
+    except (orjson.JSONDecodeError, KeyError, IndexError, TypeError):
+        return None
+    if probe != obj:
+        return None
+    return _Template(segments, hole, call)
 
 
 def _looks_like(head: bytes) -> str:

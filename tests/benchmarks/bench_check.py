@@ -26,8 +26,15 @@ import orjson
 READ = 64 * 1024
 
 
-def text_stream(n_chunks: int) -> bytes:
-    """Stream (a): OpenAI-shaped text chunks, ~180 bytes a frame (36 MB for 200 000)."""
+def text_stream(n_chunks: int, obfuscation: bool = False) -> bytes:
+    """Stream (a): OpenAI-shaped text chunks, ~180 bytes a frame (36 MB for 200 000).
+
+    With ``obfuscation``, each chunk also carries OpenAI's per-chunk random padding field,
+    as current OpenAI streams do: a second literal that changes on every frame.
+    """
+    import random
+
+    rng = random.Random(7)
     head = (
         '{"id":"chatcmpl-bench00000000000000000000","object":"chat.completion.chunk",'
         '"created":1700000000,"model":"gpt-4o","choices":[{"index":0,"delta":'
@@ -39,7 +46,13 @@ def text_stream(n_chunks: int) -> bytes:
     words = ["Hello", " world", ",", " this", " is", " a", " token", " stream", "."]
     for i in range(n_chunks):
         w = json.dumps(words[i % len(words)])
-        parts.append(f'data: {head}{{"content":{w}}},"logprobs":null,"finish_reason":null}}]}}\n\n')
+        pad = ""
+        if obfuscation:
+            pad = ',"obfuscation":"' + "".join(rng.choices("abcdefXYZ0123", k=rng.randint(2, 12)))
+            pad += '"'
+        parts.append(
+            f'data: {head}{{"content":{w}}},"logprobs":null,"finish_reason":null}}]{pad}}}\n\n'
+        )
     parts.append(f'data: {head}{{}},"logprobs":null,"finish_reason":"stop"}}]}}\n\n')
     parts.append("data: [DONE]\n\n")
     return "".join(parts).encode()
@@ -76,10 +89,10 @@ def pieces(body: bytes) -> list[bytes]:
     return [body[i : i + READ] for i in range(0, len(body), READ)]
 
 
-def run_check(chunks: list[bytes]) -> int:
-    from sseconform import StreamChecker
+def run_check(chunks: list[bytes], memo: bool = True) -> int:
+    from sseconform import Settings, StreamChecker
 
-    checker = StreamChecker()
+    checker = StreamChecker(Settings(memo=memo))
     for c in chunks:
         checker.feed(c)
     diags = checker.finish()
@@ -128,11 +141,13 @@ def throughput(name: str, body: bytes, repeat: int) -> None:
     chunks = pieces(body)
     mb = len(body) / 1e6
     t_check = timed(run_check, chunks, repeat)
+    t_plain = timed(lambda c: run_check(c, memo=False), chunks, repeat)
     t_openai = timed(run_openai, chunks, repeat)
     t_floor = timed(run_floor, chunks, repeat)
     print(f"\n{name}: {mb:.1f} MB, {body.count(b'data: ')} frames (median of {repeat})")
     for label, t in (
         ("sseconform check (all rules + schemas)", t_check),
+        ("  the same without the template memo", t_plain),
         ("openai-python SSEDecoder + json.loads", t_openai),
         ("floor: split on blank lines + orjson", t_floor),
     ):
@@ -226,6 +241,11 @@ def main() -> None:
     n_text = 20_000 if args.quick else 200_000
     args_bytes = 200_000 if args.quick else 2_000_000
     throughput("stream (a) text chunks", text_stream(n_text), repeat)
+    throughput(
+        "stream (a') the same with OpenAI's per-chunk obfuscation field",
+        text_stream(n_text, obfuscation=True),
+        repeat,
+    )
     throughput(
         "stream (b) 5 parallel tool calls, 4-char fragments", tool_stream(args_bytes), repeat
     )

@@ -1,0 +1,149 @@
+"""The template memo is an optimisation only: with it on or off, the very same diagnostics.
+
+Checked on every case, every real stream, and generated streams whose content and argument
+fragments hold every kind of JSON string escape, resends and look-alike keys.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sseconform import Settings, check_bytes, check_chunks
+from sseconform.rules.engine import _JSON_STRING
+from tests.conftest import CASES, REAL_STREAMS
+
+
+def _both(body: bytes) -> None:
+    on = check_bytes(body, Settings(memo=True))
+    off = check_bytes(body, Settings(memo=False))
+    assert on.diagnostics == off.diagnostics
+    assert on.suppressed == off.suppressed
+
+
+@pytest.mark.parametrize(
+    "case",
+    sorted(p for p in CASES.glob("*/*") if (p / "stream.sse").is_file()),
+    ids=lambda p: f"{p.parent.name}/{p.name}",
+)
+def test_memo_changes_nothing_on_cases(case: Path) -> None:
+    _both((case / "stream.sse").read_bytes())
+
+
+def test_memo_changes_nothing_on_the_corpus() -> None:
+    if not (REAL_STREAMS / "MANIFEST.tsv").is_file():
+        pytest.skip("../shared/real-streams is not present")
+    for path in sorted(REAL_STREAMS.rglob("*.sse")):
+        _both(path.read_bytes())
+
+
+def _frame(
+    delta: dict[str, object],
+    fr: str | None = None,
+    raw_content: str | None = None,
+    pad: str | None = None,
+) -> str:
+    chunk: dict[str, object] = {
+        "id": "chatcmpl-memo",
+        "object": "chat.completion.chunk",
+        "created": 1700000000,
+        "model": "gpt-test",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": fr}],
+    }
+    if pad is not None:  # OpenAI's per-chunk padding, a second changing literal
+        chunk["obfuscation"] = pad
+    text = json.dumps(chunk, separators=(",", ":"))
+    if raw_content is not None:  # hand-written literal, to reach escapes json.dumps never makes
+        text = text.replace('"content":"@"', f'"content":{raw_content}')
+    return f"data: {text}\n\n"
+
+
+LITERALS = st.sampled_from(
+    [
+        '"plain"',
+        '""',
+        '"\\u00e9\\n\\t\\"q\\"\\\\"',
+        '"\\ud83d\\ude00"',
+        '"\\ud800"',  # lone surrogate: invalid JSON, must not ride the template
+        '"\\x41"',  # invalid escape
+        '"tab\there"',  # raw control character: invalid JSON
+        '"a","content":"b"',  # two tokens: not one literal
+        '"\\/"',
+        '"\u2028"',
+        '"content\\":"',
+    ]
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(LITERALS, min_size=1, max_size=12), st.integers(min_value=1, max_value=64))
+def test_memo_equivalence_on_hand_made_literals(literals: list[str], piece: int) -> None:
+    body = _frame({"role": "assistant", "content": ""}) + _frame({"content": "start"})
+    for lit in literals:
+        body += _frame({"content": "@"}, raw_content=lit)
+    body += _frame({}, "stop") + "data: [DONE]\n\n"
+    raw = body.encode()
+    on = check_chunks([raw[i : i + piece] for i in range(0, len(raw), piece)])
+    off = check_bytes(raw, Settings(memo=False))
+    assert on.diagnostics == off.diagnostics
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.text(max_size=6), min_size=1, max_size=30), st.booleans())
+def test_memo_equivalence_on_argument_fragments(fragments: list[str], resend: bool) -> None:
+    head = {"index": 0, "id": "call_memo", "type": "function"}
+    body = _frame({"role": "assistant", "content": None})
+    body += _frame({"tool_calls": [{**head, "function": {"name": "f", "arguments": ""}}]})
+    sent = ""
+    for frag in fragments:
+        body += _frame({"tool_calls": [{"index": 0, "function": {"arguments": frag}}]})
+        sent += frag
+    if resend and sent:
+        body += _frame({"tool_calls": [{"index": 0, "function": {"arguments": sent}}]})
+    body += _frame({}, "tool_calls") + "data: [DONE]\n\n"
+    _both(body.encode())
+
+
+@given(st.text(max_size=40))
+def test_literal_matcher_agrees_with_orjson(text: str) -> None:
+    literal = json.dumps(text)
+    assert _JSON_STRING.fullmatch(literal)
+    assert orjson.loads(literal) == text
+
+
+@given(st.text(alphabet=st.sampled_from('ab"\\/u0dD8e9\x01\n'), max_size=14))
+def test_literal_matcher_never_accepts_what_orjson_rejects(inner: str) -> None:
+    literal = f'"{inner}"'
+    if _JSON_STRING.fullmatch(literal):
+        assert isinstance(orjson.loads(literal), str)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.tuples(LITERALS, st.sampled_from(["x", "", "ab\\", 'q"', "\u00e9"])), max_size=12)
+)
+def test_memo_equivalence_with_obfuscation(frames: list[tuple[str, str]]) -> None:
+    body = _frame({"role": "assistant", "content": ""}, pad="p0")
+    body += _frame({"content": "start"}, pad="p1")
+    for lit, pad in frames:
+        body += _frame({"content": "@"}, raw_content=lit, pad=pad)
+    body += _frame({}, "stop", pad="end") + "data: [DONE]\n\n"
+    _both(body.encode())
+
+
+def test_memo_rides_obfuscated_streams() -> None:
+    """The memo must actually serve OpenAI-style streams: most frames skip the parse."""
+    from sseconform import StreamChecker
+
+    body = _frame({"role": "assistant", "content": ""}, pad="a")
+    body += "".join(_frame({"content": f"w{i}"}, pad="xyz"[: i % 3]) for i in range(200))
+    body += _frame({}, "stop", pad="b") + "data: [DONE]\n\n"
+    checker = StreamChecker()
+    checker.feed(body.encode())
+    assert checker.finish() == []
+    assert checker._tmpl is None  # dropped by the finish chunk, as it must be
