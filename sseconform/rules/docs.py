@@ -1330,7 +1330,7 @@ DOCS: dict[str, RuleDoc] = {
     "N004": RuleDoc(
         what=(
             "Inside a chunk, a key of a native dialect (`partial_json`, `content_block`, "
-            "`functionCall`, `thoughtSignature`, `stop_reason`, ...) or a delta or tool-call "
+            "`functionCall`, `thoughtSignature`, ...) or a delta or tool-call "
             "`type` whose value is a native type (`text_delta`, `input_json_delta`, `tool_use`, "
             "...); reported once per key."
         ),

@@ -253,6 +253,8 @@ class StreamChecker:
         self.bytes = 0
         self.frames = 0
         self._last: Event | None = None
+        self._first_id: Any = None
+        self._first_model: Any = None
         self._id: Any = _UNSET
         self._model: Any = _UNSET
         self._created: Any = _UNSET
@@ -267,7 +269,7 @@ class StreamChecker:
         self._usage_seen = False
         self._once: set[str] = set()
         self._finished = False
-        self._looks = "nothing"
+        self._head_bytes = b""  # the first bytes, to say what a body that is not SSE looks like
         self._memo = self.settings.memo
         self._tmpl: _Template | None = None
         self._emitted = 0  # every _emit call, shown or not: "did this frame find anything?"
@@ -321,8 +323,8 @@ class StreamChecker:
 
     def feed(self, data: bytes) -> None:
         """Check the next bytes of the body."""
-        if not self.bytes and data:
-            self._looks = _looks_like(data)
+        if len(self._head_bytes) < 64:
+            self._head_bytes += data[: 64 - len(self._head_bytes)]
         self.bytes += len(data)
         dec = self._decoder
         events = dec.feed(data)
@@ -463,17 +465,18 @@ class StreamChecker:
     def _head(self, ev: Event, obj: dict[str, Any]) -> None:
         if not self._have_head:
             self._have_head = True
-            self._id = obj.get("id")
-            self._model = obj.get("model")
+            self._id = self._first_id = obj.get("id")
+            self._model = self._first_model = obj.get("model")
             self._created = obj.get("created")
             return
-        if obj.get("id") != self._id:
+        if obj.get("id") != self._id:  # reported at each change, against the first chunk
             code = "R002" if self._any_content else "G002"
-            self._emit(code, f"id {obj.get('id')!r}, first chunk had {self._id!r}", ev, "/id")
+            msg = _changed("id", obj.get("id"), self._first_id, self._id)
+            self._emit(code, msg, ev, "/id")
             self._id = obj.get("id")
         if obj.get("model") != self._model:
             code = "R003" if self._any_content else "G003"
-            msg = f"model {obj.get('model')!r}, first chunk had {self._model!r}"
+            msg = _changed("model", obj.get("model"), self._first_model, self._model)
             self._emit(code, msg, ev, "/model")
             self._model = obj.get("model")
         if obj.get("created") != self._created and self._once_key("G004"):
@@ -500,12 +503,14 @@ class StreamChecker:
             self._emit("U003", "a second chunk with usage", ev, "/usage")
         self._usage_seen = True
         if isinstance(usage, dict):
-            p, c, t = (usage.get(k) for k in ("prompt_tokens", "completion_tokens", "total_tokens"))
-            if type(p) is int and type(c) is int and type(t) is int and p + c != t:
+            p, c, t = (
+                _int(usage.get(k)) for k in ("prompt_tokens", "completion_tokens", "total_tokens")
+            )
+            if p is not None and c is not None and t is not None and p + c != t:
                 # Some providers leave reasoning out of completion_tokens but count it in total.
                 details = usage.get("completion_tokens_details")
-                r = details.get("reasoning_tokens") if isinstance(details, dict) else None
-                if not (type(r) is int and p + c + r == t):
+                r = _int(details.get("reasoning_tokens")) if isinstance(details, dict) else None
+                if not (r is not None and p + c + r == t):
                     self._emit("U004", f"prompt {p} + completion {c} != total {t}", ev, "/usage")
 
     # -- chunks ----------------------------------------------------------------------------
@@ -551,21 +556,22 @@ class StreamChecker:
                             self._tmpl = _make_template(ev.data, obj, content, None)
                         return
                     if content is None:
-                        call = self._fast_arguments(c, delta.get("tool_calls"))
-                        if call is not None:
+                        fast = self._fast_arguments(c, delta.get("tool_calls"))
+                        if fast is not None:
                             if self._memo and self._emitted == self._frame_start:
-                                self._tmpl = _make_template(ev.data, obj, call.parts[-1], call)
+                                self._tmpl = _make_template(ev.data, obj, fast[1], fast[0])
                             return
         for pos, choice in enumerate(choices):
             if type(choice) is dict:
                 self._choice(ev, pos, choice)
 
-    def _fast_arguments(self, c: _Choice, tcs: Any) -> _Call | None:
+    def _fast_arguments(self, c: _Choice, tcs: Any) -> tuple[_Call, str] | None:
         """The next arguments fragment of the call being streamed: append it, nothing else.
 
-        Returns the call, or None when the delta needs the full walk.
+        Returns the call and the fragment, or None when the delta needs the full walk
+        (always, once a call has moved index: aliases are the general path's business).
         """
-        if type(tcs) is not list or len(tcs) != 1:
+        if type(tcs) is not list or len(tcs) != 1 or c.alias:
             return None
         tc = tcs[0]
         if type(tc) is not dict or len(tc) != 2:
@@ -579,7 +585,7 @@ class StreamChecker:
         if type(args) is not str or not args or call is None or len(args) == call.size:
             return None  # a fragment as long as all before it may be a resend: full check
         self._append(call, args)
-        return call
+        return call, args
 
     def _append(self, call: _Call, args: str) -> None:
         if call.size + len(args) <= self.settings.max_arguments:
@@ -595,8 +601,8 @@ class StreamChecker:
         return True
 
     def _choice(self, ev: Event, pos: int, ch: dict[str, Any]) -> None:
-        idx = ch.get("index")
-        if type(idx) is not int:
+        idx = _int(ch.get("index"))
+        if idx is None:
             return
         c = self._choices.get(idx)
         if c is None:
@@ -660,7 +666,7 @@ class StreamChecker:
                     c.role_repeat_reported = True
                     msg = f"role repeated on a later delta of choice {c.index}"
                     self._emit("G007", msg, ev, f"/choices/{pos}/delta/role")
-            elif c.content_started and not c.role_repeat_reported:
+            elif c.content_started and not c.role_repeat_reported and not fin:
                 msg = f"a new role-only start for choice {c.index} after its first delta"
                 self._emit("R001", msg, ev, f"/choices/{pos}/delta")
         if reasoning == "":
@@ -683,7 +689,6 @@ class StreamChecker:
                     self._unknown_key(ev, key, f"{where}/{_seg(key)}")
         if native.is_native_type(tc.get("type")) and self._once_key("N004:tool-type"):
             self._emit("N004", f"native tool-call type {tc.get('type')!r}", ev, f"{where}/type")
-        idx = tc.get("index")
         tid = tc.get("id") or None
         fn = tc.get("function")
         if type(fn) is not dict:
@@ -694,11 +699,14 @@ class StreamChecker:
                     self._unknown_key(ev, key, f"{where}/function/{_seg(key)}")
         name = fn.get("name") or None
         args = fn.get("arguments")
+        given = _int(tc.get("index"))
         if "index" not in tc:  # I001 comes from the schema; route the delta as best we can
             idx = c.ids[tid] if isinstance(tid, str) and tid in c.ids else c.max_call + 1
-        elif type(idx) is not int or idx < 0:
+        elif given is None or given < 0:
             c.untracked_calls = True
             return  # I002 comes from the schema
+        else:
+            idx = given
         idx = c.alias.get(idx, idx)
         call = c.calls.get(idx)
         if isinstance(tid, str) and tid in c.ids and c.ids[tid] != idx:
@@ -821,7 +829,11 @@ class StreamChecker:
             self._emit(code, message, None, frame=frame, line=line, offset=offset)
 
         if self.frames == 0 and self.bytes:
-            at_end("W018", f"no SSE event in {self.bytes} bytes: the body looks like {self._looks}")
+            at_end(
+                "W018",
+                f"no SSE event in {self.bytes} bytes: "
+                f"the body looks like {_looks_like(self._head_bytes)}",
+            )
         if self._awaiting_done is not None:
             at_end("E002", f"the stream ends after the error frame {self._awaiting_done.frame}")
         if self._error_frame is None:
@@ -843,7 +855,7 @@ class StreamChecker:
                     )
             elif not self._done:
                 at_end("D001", "the stream does not end with data: [DONE]")
-            self._arguments()
+        self._arguments()  # a finished choice's calls must parse, whatever came after
 
     def _arguments(self) -> None:
         """Each finished call's arguments must parse; reported at the finish chunk that
@@ -893,6 +905,8 @@ def _make_template(
     """Cut ``data`` around the literal holding ``value`` (delta content or an arguments
     fragment) and around ``obfuscation`` if present, proving every cut with a probe parse;
     None when that cannot be shown."""
+    if _PROBE in data:  # the probe must be text no frame holds, or it proves nothing
+        return None
     key = "arguments" if call is not None else "content"
     value_span = _find_literal(data, key)
     if value_span is None:
@@ -961,6 +975,20 @@ def _has_payload(delta: dict[str, Any]) -> bool:
 def _short(obj: Any) -> str:
     s = orjson.dumps(obj).decode()
     return s if len(s) <= 60 else s[:57] + "..."
+
+
+def _changed(what: str, new: Any, first: Any, previous: Any) -> str:
+    before = "" if previous == first else f", then {previous!r}"
+    return f"{what} {new!r}; the first chunk had {first!r}{before}"
+
+
+def _int(value: Any) -> int | None:
+    """An integer as JSON Schema counts one: 2 and 2.0 alike (booleans are not numbers)."""
+    if type(value) is int:
+        return value
+    if type(value) is float and value.is_integer():
+        return int(value)
+    return None
 
 
 def _seg(key: str) -> str:

@@ -89,7 +89,8 @@ def _code_for(name: str, path: list[str | int], obj: Any) -> str:
         return "U002" if n == 1 and path[0] == "choices" else "J003"
     if n >= 2 and path[0] == "choices":
         if n == 3 and path[2] == "finish_reason":
-            return "N003" if _value_at(obj, path) in NATIVE_FINISH_REASONS else "F006"
+            value = _value_at(obj, path)
+            return "N003" if isinstance(value, str) and value in NATIVE_FINISH_REASONS else "F006"
         if n == 4 and path[2] == "delta" and path[3] == "role":
             return "G008"
         if n == 6 and path[3] == "tool_calls" and path[5] == "index":
@@ -125,7 +126,7 @@ def _message(code: str, path: list[str | int], obj: Any, raw: str) -> str:
     value = _value_at(obj, path)
     missing = _missing(obj, path)
     if code == "N003":
-        to = FINISH_MAP.get(value)
+        to = FINISH_MAP.get(value) if isinstance(value, str) else None
         hint = f"; map it to {to!r}" if to else ""
         return f"native finish_reason {value!r}{hint}"
     if code == "F006":
