@@ -159,6 +159,17 @@ class _Template:
                 return None
             literal = d[len(self.head) : end]
             return literal if _JSON_STRING.fullmatch(literal) else None
+        if len(segs) == 3:  # two holes (content and obfuscation): match the first, the last
+            end = len(d) - len(self.tail)
+            if not d.endswith(self.tail):
+                return None
+            m = _JSON_STRING.match(d, len(self.head))
+            if m is None or not d.startswith(segs[1], m.end()):
+                return None
+            second = m.end() + len(segs[1])
+            if second > end or not _JSON_STRING.fullmatch(d, second, end):
+                return None
+            return m.group() if self.value_hole == 0 else d[second:end]
         pos = len(self.head)
         value = None
         for j in range(1, len(segs)):
