@@ -10,7 +10,7 @@ import os
 import sys
 import textwrap
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 
@@ -238,3 +238,298 @@ def main() -> None:
             err=True,
         )
         sys.exit(3)
+
+
+# -- record ----------------------------------------------------------------------------------
+
+
+@app.command()
+def record(
+    url: Annotated[
+        str | None,
+        typer.Argument(help="Where to send the request (optional with --provider).", metavar="URL"),
+    ] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="The recording to write.", metavar="FILE"),
+    ] = None,
+    data: Annotated[
+        str | None,
+        typer.Option("--data", "-d", help="Request body: JSON, @file, or @- for stdin."),
+    ] = None,
+    header: Annotated[
+        list[str] | None,
+        typer.Option("--header", "-H", help="'Name: value'; repeatable.", metavar="HEADER"),
+    ] = None,
+    method: Annotated[
+        str | None, typer.Option("--request", "-X", help="HTTP method (default POST with -d).")
+    ] = None,
+    provider: Annotated[
+        str | None,
+        typer.Option(help="openai, anthropic, gemini or responses: URL, auth, version, stream."),
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option(help="The model, for URLs that carry it (gemini).")
+    ] = None,
+    force: Annotated[bool, typer.Option(help="Replace an existing recording.")] = False,
+    stall_timeout: Annotated[
+        float, typer.Option(help="Give up after this many seconds without a byte.")
+    ] = 60.0,
+    connect_timeout: Annotated[float, typer.Option(help="Seconds to connect.")] = 30.0,
+    redact: Annotated[
+        list[str] | None,
+        typer.Option(help="Also redact this header, query parameter or body field."),
+    ] = None,
+    keep: Annotated[
+        list[str] | None,
+        typer.Option(help="Do not redact this name (it is no secret); repeatable."),
+    ] = None,
+    raw: Annotated[
+        Path | None, typer.Option(help="Also write the plain body to this file.", metavar="FILE")
+    ] = None,
+    check_after: Annotated[
+        bool, typer.Option("--check", help="Check the recorded stream when it ends.")
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress line.")] = False,
+) -> None:
+    """Record a live (or replayed) stream: exact bytes, per-read timing, secrets redacted."""
+    import signal
+
+    from sseconform import record as rec
+    from sseconform.recording.redact import Redactor, scrub_text
+
+    if output is None:
+        _fail("give the recording's file name with -o/--output")
+    try:
+        req, secrets = _build_request(url, data, header or [], method, provider, model)
+    except SseconformError as exc:
+        _fail(str(exc))
+    redactor = Redactor.configured(redact or [], keep or [])
+    raw_fp = None
+    if raw is not None:
+        try:
+            raw_fp = open(raw, "wb" if force else "xb")  # noqa: SIM115
+        except FileExistsError:
+            _fail(f"{raw}: exists (use --force to replace it)")
+        except OSError as exc:
+            _fail(f"{raw}: {exc.strerror}")
+
+    def on_term(signum: int, frame: object) -> None:
+        raise rec.Interrupted("terminated (SIGTERM)")
+
+    signal.signal(signal.SIGTERM, on_term)
+    live = sys.stderr.isatty() and not quiet
+    shown = [0.0]
+
+    def progress(p: rec.Progress) -> None:
+        now = p.elapsed
+        if now - shown[0] >= 0.1:
+            shown[0] = now
+            sys.stderr.write("\r" + _progress_line(p))
+            sys.stderr.flush()
+
+    try:
+        outcome = rec.record(
+            req,
+            str(output),
+            force=force,
+            stall_timeout=stall_timeout if stall_timeout > 0 else None,
+            connect_timeout=connect_timeout,
+            redactor=redactor,
+            raw=raw_fp,
+            on_progress=progress if live else None,
+        )
+    except FileExistsError:
+        _fail(f"{output}: exists (use --force to replace it)")
+    except OSError as exc:
+        _fail(f"{output}: {exc.strerror}")
+    finally:
+        if raw_fp is not None:
+            raw_fp.close()
+    p = outcome.progress
+    if live:
+        sys.stderr.write("\r" + _progress_line(p) + "\n")
+    state = "complete" if outcome.complete else f"INCOMPLETE ({outcome.reason})"
+    status = f"HTTP {p.status}" if p.status is not None else "no response"
+    ttft = f", time to first token {p.ttft:.3f} s" if p.ttft is not None else ""
+    typer.echo(
+        scrub_text(
+            f"recorded {output}: {state}; {status}, {p.bytes} bytes in {p.reads} reads, "
+            f"{p.events} events, {p.elapsed:.3f} s{ttft}",
+            secrets,
+        ),
+        err=True,
+    )
+    if outcome.redacted:
+        typer.echo(f"redacted: {', '.join(outcome.redacted)}", err=True)
+    code = 0 if outcome.complete and p.status is not None and 200 <= p.status < 300 else 1
+    if check_after:
+        from sseconform.api import check_file
+        from sseconform.report import text as text_report
+
+        result = check_file(str(output))
+        text_report.write([result], sys.stdout, False)
+        if not result.ok():
+            code = 1
+    if outcome.reason.startswith("interrupted"):
+        code = 130
+    raise typer.Exit(code)
+
+
+def _progress_line(p: Any) -> str:
+    size = f"{p.bytes / 1024:.1f} KiB" if p.bytes >= 1024 else f"{p.bytes} B"
+    ttft = f"  first token {p.ttft:.3f} s" if p.ttft is not None else ""
+    return f"  {size}  {p.events} events  {p.elapsed:.2f} s{ttft}    "
+
+
+def _build_request(
+    url: str | None,
+    data: str | None,
+    header: list[str],
+    method: str | None,
+    provider: str | None,
+    model: str | None,
+) -> tuple[Any, list[str]]:
+    """The request to send, and the secret values in it (to keep them out of messages)."""
+    import json as _json
+
+    from sseconform import providers as prov
+    from sseconform.record import Request
+
+    headers: list[tuple[str, str]] = []
+    for h in header:
+        name, sep, value = h.partition(":")
+        if not sep or not name.strip():
+            raise UsageError(f"bad header {h!r}: use 'Name: value'")
+        headers.append((name.strip(), value.strip()))
+    body: bytes | None = None
+    if data is not None:
+        body = _read_data(data)
+    secrets = [v for k, v in headers if k.lower() in ("authorization", "x-api-key", "api-key")]
+    if provider is not None:
+        preset = prov.PRESETS.get(provider)
+        if preset is None:
+            raise UsageError(f"unknown provider {provider!r}; providers: {', '.join(prov.PRESETS)}")
+        if url is None:
+            if "{model}" in preset.url and not model:
+                raise UsageError(f"--provider {provider} needs --model (it is part of the URL)")
+            url = preset.url.replace("{model}", model or "")
+        if body is not None:
+            try:
+                obj = _json.loads(body)
+            except ValueError:
+                raise UsageError("--data must be JSON with --provider") from None
+            body = _json.dumps(prov.prepare_body(preset.dialect, obj)).encode()
+        names = {k.lower() for k, _ in headers}
+        for k, v in preset.headers.items():
+            if k not in names:
+                headers.append((k, v))
+        if preset.auth_header not in names:
+            key = next((os.environ[e] for e in preset.env if os.environ.get(e)), None)
+            if key is None:
+                raise UsageError(
+                    f"set {' or '.join(preset.env)} (or pass -H '{preset.auth_header}: ...')"
+                )
+            headers.append((preset.auth_header, preset.auth_format.format(key=key)))
+            secrets.append(key)
+        if not any(k.lower() == "content-type" for k, _ in headers):
+            headers.append(("content-type", "application/json"))
+    if url is None:
+        raise UsageError("give a URL, or --provider")
+    if not url.startswith(("http://", "https://")):
+        raise UsageError(f"{url!r} is not an http(s) URL")
+    if body is not None and not any(k.lower() == "content-type" for k, _ in headers):
+        headers.append(("content-type", "application/json"))
+    verb = (method or ("POST" if body is not None else "GET")).upper()
+    return Request(verb, url, headers, body), secrets
+
+
+def _read_data(data: str) -> bytes:
+    if data == "@-":
+        return sys.stdin.buffer.read()
+    if data.startswith("@"):
+        try:
+            return Path(data[1:]).read_bytes()
+        except OSError as exc:
+            raise UsageError(f"{data[1:]}: {exc.strerror}") from None
+    return data.encode()
+
+
+# -- replay ----------------------------------------------------------------------------------
+
+
+@app.command()
+def replay(
+    files: Annotated[
+        list[str],
+        typer.Argument(help="Recordings (or raw SSE bodies) to serve.", metavar="FILE"),
+    ],
+    host: Annotated[
+        str, typer.Option(help="Address to bind; anything but loopback is warned about.")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port; 0 picks a free one (printed).", min=0)] = 0,
+    speed: Annotated[
+        float, typer.Option(help="1 recorded timing, 0 as fast as possible, N scales.", min=0)
+    ] = 1.0,
+    split: Annotated[
+        str | None,
+        typer.Option(help="Re-cut the writes: N bytes, byte, event or crlf.", metavar="MODE"),
+    ] = None,
+    fault: Annotated[
+        str | None,
+        typer.Option(help="Faults for every request (see README), e.g. drop-after-events=3."),
+    ] = None,
+    scenario: Annotated[
+        Path | None, typer.Option(help="TOML rules: which recording and fault per request.")
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Do not log requests.")] = False,
+) -> None:
+    """Serve recordings as a mock upstream at the providers' paths, with timing and faults."""
+    import asyncio
+
+    from sseconform.replay.plan import load
+    from sseconform.replay.scenario import load_rules
+    from sseconform.replay.server import ReplayServer
+
+    try:
+        loaded = [load(f) for f in files]
+        rules = load_rules(str(scenario), {r.name for r in loaded}) if scenario else None
+        server = ReplayServer(
+            loaded,
+            host=host,
+            port=port,
+            speed=speed,
+            split=split,
+            fault=fault,
+            rules=rules,
+            log=None if quiet else (lambda line: typer.echo(line, err=True)),
+        )
+    except SseconformError as exc:
+        _fail(str(exc))
+    except ValueError as exc:
+        _fail(str(exc))
+    if not ReplayServer.is_loopback(host):
+        typer.echo(
+            f"sseconform: warning: serving on {host}, not loopback: anyone who can reach it "
+            "can read these recordings",
+            err=True,
+        )
+
+    async def main() -> None:
+        await server.start()
+        typer.echo(f"sseconform replay: serving {len(loaded)} recording(s) on {server.url}")
+        for r in loaded:
+            model = r.model or "-"
+            typer.echo(
+                f"  {r.name}: {r.dialect or 'unknown dialect'}, model {model}, "
+                f"HTTP {r.status}, {len(r.reads)} reads, {len(r.body)} bytes"
+            )
+        sys.stdout.flush()
+        await server.serve()
+
+    try:
+        asyncio.run(main())
+    except OSError as exc:
+        _fail(f"cannot listen on {host}:{port}: {exc.strerror}")
+    except KeyboardInterrupt:
+        typer.echo("sseconform replay: stopped", err=True)

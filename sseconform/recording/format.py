@@ -47,6 +47,7 @@ class Response:
     reason: str = ""
     http_version: str = "HTTP/1.1"
     headers: list[tuple[str, str]] = field(default_factory=list)
+    t: float | None = None  # when the head arrived, seconds since the request was sent
 
     def header(self, name: str) -> str | None:
         low = name.lower()
@@ -174,8 +175,13 @@ def _response(obj: Any, path: str, line: int) -> Response:
     ):
         raise RecordingError(path, line, "bad response line: headers must be [name, value] pairs")
     headers = [(k, v) for k, v in raw]
+    t = obj.get("t")
     return Response(
-        obj["status"], str(obj.get("reason", "")), str(obj.get("http_version", "")), headers
+        obj["status"],
+        str(obj.get("reason", "")),
+        str(obj.get("http_version", "")),
+        headers,
+        float(t) if isinstance(t, int | float) and not isinstance(t, bool) else None,
     )
 
 
@@ -210,17 +216,18 @@ class RecordingWriter:
         self._fp.write(json.dumps(obj, ensure_ascii=False).encode("utf-8") + b"\n")
         self._fp.flush()
 
-    def response(self, resp: Response) -> None:
-        self._line(
-            {
-                "response": {
-                    "status": resp.status,
-                    "reason": resp.reason,
-                    "http_version": resp.http_version,
-                    "headers": [list(h) for h in resp.headers],
-                }
-            }
-        )
+    def response(self, resp: Response, *, t: float | None = None, **extra: Any) -> None:
+        """The response head; ``t`` is when it arrived (seconds since the request was sent)."""
+        line: dict[str, Any] = {
+            "status": resp.status,
+            "reason": resp.reason,
+            "http_version": resp.http_version,
+            "headers": [list(h) for h in resp.headers],
+        }
+        if t is not None:
+            line["t"] = round(t, 6)
+        line.update(extra)
+        self._line({"response": line})
 
     def read(self, t: float, data: bytes) -> None:
         try:
@@ -228,12 +235,15 @@ class RecordingWriter:
         except UnicodeDecodeError:
             self._line({"t": round(t, 6), "b64": base64.b64encode(data).decode("ascii")})
 
-    def close(self, *, complete: bool = True, reason: str = "eof", t: float | None = None) -> None:
+    def close(
+        self, *, complete: bool = True, reason: str = "eof", t: float | None = None, **extra: Any
+    ) -> None:
         if self.closed:
             return
         end: dict[str, Any] = {"complete": complete, "reason": reason}
         if t is not None:
             end["t"] = round(t, 6)
+        end.update(extra)
         self._line({"end": end})
         self._fp.close()
         self.closed = True
@@ -250,7 +260,7 @@ def write_recording(
     """Write a whole recording at once (fixtures, translations)."""
     w = RecordingWriter(path, request=request, force=force)
     if response is not None:
-        w.response(response)
+        w.response(response, t=response.t)
     for t, data in reads:
         w.read(t, data)
     w.close(t=reads[-1][0] if reads else 0.0)

@@ -48,7 +48,9 @@ class Anomaly:
 class Event:
     """A dispatched SSE event: its data and where it sat in the body."""
 
-    __slots__ = ("data", "data_lines", "event", "frame", "id", "line", "offset", "retry")
+    __slots__ = ("data", "data_lines", "end", "event", "frame", "id", "line", "offset", "retry")
+    #: What equality compares: ``end`` follows from the rest and the body.
+    _COMPARED = ("data", "event", "id", "retry", "frame", "line", "offset", "data_lines")
 
     def __init__(
         self,
@@ -69,6 +71,7 @@ class Event:
         self.line = line
         self.offset = offset
         self.data_lines = data_lines
+        self.end = -1  # byte offset just past the blank line that dispatched it
 
     def __repr__(self) -> str:
         return (
@@ -79,7 +82,7 @@ class Event:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Event):
             return NotImplemented
-        return all(getattr(self, s) == getattr(other, s) for s in self.__slots__)
+        return all(getattr(self, s) == getattr(other, s) for s in self._COMPARED)
 
 
 class SSEDecoder:
@@ -259,10 +262,10 @@ class SSEDecoder:
                     pass
                 else:
                     self._frame += 1
-                    out.append(
-                        Event(data, None, self._last_id, None, self._frame, line_no, offset, 1)
-                    )
+                    ev = Event(data, None, self._last_id, None, self._frame, line_no, offset, 1)
                     offset += len(line) + 2
+                    ev.end = offset
+                    out.append(ev)
                     line_no += 2
                     i += 2
                     continue
@@ -270,7 +273,7 @@ class SSEDecoder:
             self._line = line_no
             if not line:
                 if self._parts:
-                    out.append(self._dispatch())
+                    out.append(self._dispatch(offset + 1))
                 elif self._block_offset >= 0:
                     self._end_empty_block()
             else:
@@ -294,7 +297,7 @@ class SSEDecoder:
             line = buf[pos:start]
             if not line:
                 if self._parts:
-                    out.append(self._dispatch())
+                    out.append(self._dispatch(self._offset + stop - pos))
                 elif self._block_offset >= 0:
                     self._end_empty_block()
             else:
@@ -397,7 +400,7 @@ class SSEDecoder:
             )
         self._reset_block()
 
-    def _dispatch(self) -> Event:
+    def _dispatch(self, end: int) -> Event:
         parts = self._parts
         raw = parts[0] if len(parts) == 1 else b"\n".join(parts)
         try:
@@ -417,6 +420,7 @@ class SSEDecoder:
             self._block_offset,
             len(parts),
         )
+        ev.end = end
         self._reset_block()
         return ev
 

@@ -1,0 +1,197 @@
+"""What each provider dialect looks like on the wire, in one place.
+
+``record`` uses the presets (URL, auth header and its environment variable, version header,
+stream flag); ``replay`` uses the paths, the HTTP error bodies and the in-band error events,
+so a mock upstream fails the way the real one does. Standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+OPENAI = "openai"
+ANTHROPIC = "anthropic"
+GEMINI = "gemini"
+RESPONSES = "responses"
+DIALECTS = (OPENAI, ANTHROPIC, GEMINI, RESPONSES)
+
+
+@dataclass(frozen=True)
+class Preset:
+    """How to call a provider's streaming endpoint."""
+
+    dialect: str
+    url: str  # may hold {model}
+    env: tuple[str, ...]  # environment variables tried in order for the key
+    auth_header: str
+    auth_format: str  # "{key}" or "Bearer {key}"
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+PRESETS: dict[str, Preset] = {
+    OPENAI: Preset(
+        OPENAI,
+        "https://api.openai.com/v1/chat/completions",
+        ("OPENAI_API_KEY",),
+        "authorization",
+        "Bearer {key}",
+    ),
+    RESPONSES: Preset(
+        RESPONSES,
+        "https://api.openai.com/v1/responses",
+        ("OPENAI_API_KEY",),
+        "authorization",
+        "Bearer {key}",
+    ),
+    ANTHROPIC: Preset(
+        ANTHROPIC,
+        "https://api.anthropic.com/v1/messages",
+        ("ANTHROPIC_API_KEY",),
+        "x-api-key",
+        "{key}",
+        {"anthropic-version": "2023-06-01"},
+    ),
+    GEMINI: Preset(
+        GEMINI,
+        "https://generativelanguage.googleapis.com/v1beta/models/{model}:streamGenerateContent?alt=sse",
+        ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+        "x-goog-api-key",
+        "{key}",
+    ),
+}
+
+
+def prepare_body(dialect: str, body: Any) -> Any:
+    """Ask for a stream the way the dialect wants it (Gemini asks in the URL instead)."""
+    if isinstance(body, dict) and dialect != GEMINI:
+        body = {**body, "stream": True}
+    return body
+
+
+# -- routing ---------------------------------------------------------------------------------
+
+_GEMINI_PATH = re.compile(r"^/v1(?:beta|alpha)?/models/([^/:]+):streamGenerateContent$")
+
+
+def dialect_of_path(path: str) -> tuple[str | None, str | None]:
+    """The dialect a request path asks for, and the model when the path carries it."""
+    p = path.split("?", 1)[0].rstrip("/")
+    if p.endswith("/chat/completions"):
+        return OPENAI, None
+    if p.endswith("/messages"):
+        return ANTHROPIC, None
+    if p.endswith("/responses"):
+        return RESPONSES, None
+    m = _GEMINI_PATH.match(p)
+    if m:
+        return GEMINI, m.group(1)
+    return None, None
+
+
+def detect(body_head: bytes, url: str | None = None) -> str | None:
+    """The dialect of a recorded stream: from its request URL, else from its first bytes."""
+    if url:
+        d, _ = dialect_of_path(_path_of(url))
+        if d:
+            return d
+    text = body_head[:8192].decode("utf-8", "replace")
+    if "event: message_start" in text or '"type": "message_start"' in text.replace('":"', '": "'):
+        return ANTHROPIC
+    if "event: response." in text or '"type":"response.' in text:
+        return RESPONSES
+    if '"candidates"' in text or '"usageMetadata"' in text:
+        return GEMINI
+    if "chat.completion.chunk" in text or '"choices"' in text:
+        return OPENAI
+    return None
+
+
+def _path_of(url: str) -> str:
+    m = re.match(r"^[a-z]+://[^/]+(/[^?#]*)", url)
+    return m.group(1) if m else url
+
+
+# -- failures --------------------------------------------------------------------------------
+
+_MESSAGES = {
+    429: "Rate limit reached for requests (sseconform replay)",
+    500: "The server had an error while processing your request (sseconform replay)",
+    503: "The service is temporarily unavailable (sseconform replay)",
+    529: "Overloaded (sseconform replay)",
+}
+_ANTHROPIC_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    529: "overloaded_error",
+}
+_GEMINI_STATUS = {
+    400: "INVALID_ARGUMENT",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+    504: "DEADLINE_EXCEEDED",
+}
+
+
+def error_body(dialect: str | None, status: int) -> bytes:
+    """The JSON body the provider sends with an HTTP error before any stream."""
+    msg = _MESSAGES.get(status, f"HTTP {status} (sseconform replay)")
+    obj: dict[str, Any]
+    if dialect == ANTHROPIC:
+        kind = _ANTHROPIC_TYPES.get(status, "api_error")
+        obj = {"type": "error", "error": {"type": kind, "message": msg}}
+    elif dialect == GEMINI:
+        obj = {
+            "error": {
+                "code": status,
+                "message": msg,
+                "status": _GEMINI_STATUS.get(status, "UNKNOWN"),
+            }
+        }
+    else:
+        code = "rate_limit_exceeded" if status == 429 else None
+        kind = "requests" if status == 429 else "server_error"
+        obj = {"error": {"message": msg, "type": kind, "param": None, "code": code}}
+    return json.dumps(obj).encode()
+
+
+def error_event(dialect: str | None, framing: bytes = b"\n") -> bytes:
+    """The dialect's own in-band error, as the provider sends it mid-stream."""
+    nl = framing
+    data: dict[str, Any]
+    if dialect == ANTHROPIC:
+        data = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+        return b"event: error" + nl + b"data: " + json.dumps(data).encode() + nl + nl
+    if dialect == RESPONSES:
+        data = {
+            "type": "error",
+            "code": "server_error",
+            "message": "The server had an error while processing your request.",
+            "param": None,
+            "sequence_number": 0,
+        }
+        return b"event: error" + nl + b"data: " + json.dumps(data).encode() + nl + nl
+    if dialect == GEMINI:
+        data = {
+            "error": {"code": 503, "message": "The model is overloaded.", "status": "UNAVAILABLE"}
+        }
+        return b"data: " + json.dumps(data).encode() + nl + nl
+    data = {
+        "error": {
+            "message": "The server had an error while processing your request.",
+            "type": "server_error",
+            "param": None,
+            "code": None,
+        }
+    }
+    return b"data: " + json.dumps(data).encode() + nl + nl

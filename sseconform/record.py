@@ -1,0 +1,213 @@
+"""``record``: send a request, stream the answer with httpx, and keep every read as it arrives.
+
+The file is opened before the request goes out (an existing one is never replaced unless
+asked), each read is written and flushed at once with its monotonic time, and whatever stops
+the stream (Ctrl-C, a dropped connection, a stall, an error) still closes the recording,
+marked incomplete with the reason. A ``kill -9`` leaves a file that loads up to its last line.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+import httpx
+
+from sseconform import __version__
+from sseconform.recording.format import RecordingWriter, Response
+from sseconform.recording.redact import Redactor
+from sseconform.sse import SSEDecoder
+
+
+@dataclass
+class Request:
+    method: str
+    url: str
+    headers: list[tuple[str, str]] = field(default_factory=list)
+    body: bytes | None = None
+
+
+@dataclass
+class Progress:
+    """What the live line shows; also the summary returned at the end."""
+
+    bytes: int = 0
+    reads: int = 0
+    events: int = 0
+    elapsed: float = 0.0
+    ttfb: float | None = None  # first body byte
+    ttft: float | None = None  # first event that carries a token (text, reasoning, arguments)
+    status: int | None = None
+
+
+@dataclass
+class Outcome:
+    path: str
+    progress: Progress
+    complete: bool
+    reason: str
+    redacted: list[str]
+
+
+class Interrupted(Exception):
+    """Raised inside the read loop by the signal handler the command line installs."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def stored_request(req: Request, redactor: Redactor) -> dict[str, Any]:
+    """The request as the recording keeps it: redacted, the body as JSON when it is JSON."""
+    body: Any = None
+    if req.body is not None:
+        try:
+            body = redactor.body(json.loads(req.body))
+        except ValueError:
+            body = req.body.decode("utf-8", "replace")
+    return {
+        "method": req.method,
+        "url": redactor.url(req.url),
+        "headers": redactor.header_list(req.headers, "request"),
+        "body": body,
+    }
+
+
+def record(
+    req: Request,
+    out: str,
+    *,
+    force: bool = False,
+    stall_timeout: float | None = 60.0,
+    connect_timeout: float = 30.0,
+    redactor: Redactor | None = None,
+    raw: IO[bytes] | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
+    on_read: Callable[[bytes], None] | None = None,
+    client: httpx.Client | None = None,
+) -> Outcome:
+    """Record one exchange into ``out``; never raises for a network failure (see ``reason``)."""
+    redactor = redactor or Redactor()
+    stored = stored_request(req, redactor)
+    writer = RecordingWriter(
+        out,
+        request=stored,
+        extra={"tool": f"sseconform {__version__}", "redacted": redactor.found},
+        force=force,
+    )
+    prog = Progress()
+    decoder = SSEDecoder()
+    headers = list(req.headers)
+    if not any(k.lower() == "accept-encoding" for k, _ in headers):
+        headers.append(("accept-encoding", "identity"))  # the body as sent, not compressed
+    timeout = httpx.Timeout(connect=connect_timeout, read=stall_timeout, write=30.0, pool=30.0)
+    own = client is None
+    http = client or httpx.Client(timeout=timeout, follow_redirects=False)
+    complete, reason = False, "no response"
+    t0 = time.monotonic()
+    try:
+        with http.stream(
+            req.method, req.url, headers=headers, content=req.body, timeout=timeout
+        ) as resp:
+            prog.status = resp.status_code
+            decoded = resp.headers.get("content-encoding", "identity").lower() != "identity"
+            head = Response(
+                resp.status_code,
+                resp.reason_phrase,
+                resp.http_version,
+                [(k, v) for k, v in redactor.header_list(resp.headers.multi_items(), "response")],
+            )
+            extra = {"decoded": resp.headers["content-encoding"]} if decoded else {}
+            writer.response(head, t=time.monotonic() - t0, **extra)
+            chunks = resp.iter_bytes() if decoded else resp.iter_raw()
+            for chunk in chunks:
+                if not chunk:
+                    continue
+                now = time.monotonic() - t0
+                writer.read(now, chunk)
+                if raw is not None:
+                    raw.write(chunk)
+                    raw.flush()
+                if on_read is not None:
+                    on_read(chunk)
+                _count(prog, decoder, chunk, now)
+                if on_progress is not None:
+                    on_progress(prog)
+            complete, reason = True, "eof"
+    except Interrupted as exc:
+        reason = exc.reason
+    except KeyboardInterrupt:
+        reason = "interrupted (SIGINT)"
+    except httpx.ReadTimeout:
+        reason = f"stalled: no byte for {stall_timeout:g} s (--stall-timeout)"
+    except httpx.ConnectTimeout:
+        reason = f"could not connect within {connect_timeout:g} s"
+    except httpx.ConnectError as exc:
+        reason = f"could not connect: {exc}"
+    except (httpx.RemoteProtocolError, httpx.ReadError) as exc:
+        reason = f"connection dropped: {exc or type(exc).__name__}"
+    except httpx.HTTPError as exc:
+        reason = f"{type(exc).__name__}: {exc}"
+    finally:
+        prog.elapsed = time.monotonic() - t0
+        writer.close(complete=complete, reason=reason, t=prog.elapsed, redacted=redactor.found)
+        if own:
+            http.close()
+    for ev in decoder.finish():
+        prog.events += 1
+        _ttft(prog, ev.data, prog.elapsed)
+    return Outcome(out, prog, complete, reason, list(redactor.found))
+
+
+def _count(prog: Progress, decoder: SSEDecoder, chunk: bytes, now: float) -> None:
+    prog.bytes += len(chunk)
+    prog.reads += 1
+    prog.elapsed = now
+    if prog.ttfb is None:
+        prog.ttfb = now
+    for ev in decoder.feed(chunk):
+        prog.events += 1
+        if prog.ttft is None:
+            _ttft(prog, ev.data, now)
+    decoder.take_anomalies()
+
+
+def _ttft(prog: Progress, data: str, now: float) -> None:
+    if prog.ttft is None and carries_token(data):
+        prog.ttft = now
+
+
+def carries_token(data: str) -> bool:
+    """Does this event carry generated output (text, reasoning, tool arguments) in any dialect?
+
+    Role-only chunks, pings and metadata don't count: time to first token is to the first
+    meaningful delta.
+    """
+    try:
+        obj = json.loads(data)
+    except ValueError:
+        return False
+    if not isinstance(obj, dict):
+        return False
+    kind = obj.get("type")
+    if isinstance(kind, str):  # Anthropic, Responses
+        if kind == "content_block_delta":
+            return True
+        return kind.startswith("response.") and kind.endswith(".delta")
+    choices = obj.get("choices")
+    if isinstance(choices, list):
+        for ch in choices:
+            delta = ch.get("delta") if isinstance(ch, dict) else None
+            if isinstance(delta, dict) and any(
+                delta.get(k) for k in ("content", "reasoning_content", "reasoning", "tool_calls")
+            ):
+                return True
+        return False
+    for cand in obj.get("candidates") or []:  # Gemini
+        parts = ((cand or {}).get("content") or {}).get("parts") or []
+        if any(p.get("text") or p.get("functionCall") for p in parts if isinstance(p, dict)):
+            return True
+    return False

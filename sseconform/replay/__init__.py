@@ -1,0 +1,1 @@
+"""replay: serve recordings as a mock upstream on loopback, with timing and faults."""

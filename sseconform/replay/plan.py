@@ -1,0 +1,308 @@
+"""What a replayed response sends, and when: a recording, a speed, a re-cut and faults in,
+a list of timed writes and how the response ends out.
+
+Pure: no sockets, no clock. The server only executes a plan, so every fault and every split
+is testable byte for byte without a network.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sseconform import providers
+from sseconform.errors import InputError
+from sseconform.recording.format import RecordingError, RecordingReader, looks_like_recording
+from sseconform.sse import SSEDecoder
+
+END = "end"  # terminating chunk: a clean end of the response
+ABORT = "abort"  # connection dropped mid-response
+
+
+@dataclass
+class Loaded:
+    """A recording held in memory, ready to serve."""
+
+    name: str  # the file name; what scenario files and the selection header name
+    path: str
+    dialect: str | None
+    model: str | None
+    status: int
+    reason: str
+    headers: list[tuple[str, str]]
+    t_head: float
+    reads: list[tuple[float, bytes]]
+    complete: bool
+
+    @property
+    def body(self) -> bytes:
+        return b"".join(b for _, b in self.reads)
+
+
+def load(path: str) -> Loaded:
+    """A recording or a raw SSE body (served as one read at t=0, status 200)."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise InputError("no such file", path) from None
+    except IsADirectoryError:
+        raise InputError("is a directory", path) from None
+    except OSError as exc:
+        raise InputError(exc.strerror or str(exc), path) from None
+    if not looks_like_recording(data[:64]):
+        dialect = providers.detect(data)
+        headers = [("content-type", "text/event-stream")]
+        return Loaded(p.name, path, dialect, None, 200, "OK", headers, 0.0, [(0.0, data)], True)
+    import io
+
+    try:
+        reader = RecordingReader(io.BytesIO(data), path)
+        reads = list(reader.reads())
+    except RecordingError as exc:
+        raise InputError(f"line {exc.line}: {exc.message}", path) from None
+    req = reader.request or {}
+    url = req.get("url") if isinstance(req.get("url"), str) else None
+    body = b"".join(b for _, b in reads)
+    dialect = providers.detect(body, url)
+    model = None
+    if isinstance(req.get("body"), dict) and isinstance(req["body"].get("model"), str):
+        model = req["body"]["model"]
+    elif url:
+        _, model = providers.dialect_of_path(re.sub(r"^[a-z]+://[^/]+", "", url))
+    resp = reader.response
+    status = resp.status if resp else 200
+    headers = list(resp.headers) if resp else [("content-type", "text/event-stream")]
+    t_head = (resp.t or 0.0) if resp else 0.0
+    reason = resp.reason if resp else "OK"
+    return Loaded(
+        p.name, path, dialect, model, status, reason, headers, t_head, reads, reader.complete
+    )
+
+
+# -- faults ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Faults:
+    """What to break in one response. Parsed from ``name=value`` items joined by commas."""
+
+    status: int | None = None
+    drop_after_events: int | None = None
+    drop_after_bytes: int | None = None
+    stall: tuple[float, int] | None = None  # (seconds, after event N)
+    error_at: int | None = None
+    truncate_last: bool = False
+    spec: str = ""
+
+    def __bool__(self) -> bool:
+        return bool(self.spec)
+
+
+FAULT_HELP = (
+    "status=CODE (an HTTP error with the provider's body before any stream), "
+    "drop-after-events=N, drop-after-bytes=N, stall=SECONDS@N (pause after event N), "
+    "error-at=N (the dialect's own error event after event N, then the end), "
+    "truncate-last (the last event cut short)"
+)
+
+
+def parse_faults(spec: str | None) -> Faults:
+    """``"drop-after-events=3,stall=2@1"`` -> Faults; a bad item names the valid ones."""
+    f = Faults(spec=(spec or "").strip())
+    for item in filter(None, (x.strip() for x in f.spec.split(","))):
+        name, _, value = item.partition("=")
+        name = name.strip().lower()
+        try:
+            if name == "status":
+                f.status = int(value)
+                if not 400 <= f.status <= 599:
+                    raise ValueError
+            elif name == "drop-after-events":
+                f.drop_after_events = _count(value)
+            elif name == "drop-after-bytes":
+                f.drop_after_bytes = _count(value)
+            elif name == "stall":
+                seconds, _, at = value.partition("@")
+                f.stall = (float(seconds), _count(at or "0"))
+                if f.stall[0] < 0:
+                    raise ValueError
+            elif name == "error-at":
+                f.error_at = _count(value)
+            elif name == "truncate-last" and not value:
+                f.truncate_last = True
+            else:
+                raise KeyError(name)
+        except KeyError:
+            raise ValueError(f"unknown fault {item!r}; faults: {FAULT_HELP}") from None
+        except ValueError:
+            raise ValueError(f"bad value in fault {item!r}; faults: {FAULT_HELP}") from None
+    return f
+
+
+def _count(value: str) -> int:
+    n = int(value)
+    if n < 0:
+        raise ValueError
+    return n
+
+
+# -- splits ----------------------------------------------------------------------------------
+
+SPLIT_HELP = "N (every N bytes), byte, event (one write per event), crlf (between CR and LF)"
+
+
+def parse_split(spec: str | None) -> str | int | None:
+    if spec is None or spec == "":
+        return None
+    s = spec.strip().lower()
+    if s in ("byte", "bytes"):
+        return 1
+    if s in ("event", "crlf"):
+        return s
+    try:
+        n = int(s.removeprefix("bytes:"))
+    except ValueError:
+        raise ValueError(f"bad --split {spec!r}; use {SPLIT_HELP}") from None
+    if n < 1:
+        raise ValueError(f"bad --split {spec!r}; use {SPLIT_HELP}")
+    return n
+
+
+# -- plans -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Plan:
+    """Timed writes (seconds after the request arrived, already scaled by speed)."""
+
+    status: int
+    reason: str
+    headers: list[tuple[str, str]]
+    t_head: float
+    writes: list[tuple[float, bytes]] = field(default_factory=list)
+    ending: str = END
+    json_body: bool = False  # an HTTP error body, sent with a length instead of chunks
+
+    @property
+    def body(self) -> bytes:
+        return b"".join(b for _, b in self.writes)
+
+
+def event_ends(body: bytes) -> list[int]:
+    """Byte offsets just past each dispatched event (what faults and ``event`` splits use)."""
+    dec = SSEDecoder()
+    events = dec.feed(body)
+    events += dec.finish()
+    return [ev.end for ev in events]
+
+
+def make_plan(
+    rec: Loaded,
+    *,
+    speed: float = 1.0,
+    split: str | int | None = None,
+    faults: Faults | None = None,
+) -> Plan:
+    """Everything the response will do; ``speed`` 0 sends as fast as possible."""
+    faults = faults or Faults()
+    scale = 0.0 if speed == 0 else 1.0 / speed
+    if faults.status is not None:
+        body = providers.error_body(rec.dialect, faults.status)
+        headers = [("content-type", "application/json")]
+        plan = Plan(faults.status, _reason(faults.status), headers, 0.0, [(0.0, body)], END, True)
+        return plan
+    body = rec.body
+    # The time each byte arrived: the time of the read that held it.
+    starts: list[int] = []
+    times: list[float] = []
+    pos = 0
+    for t, data in rec.reads:
+        starts.append(pos)
+        times.append(t)
+        pos += len(data)
+    cuts = set(starts)
+    ends = event_ends(body) if (faults or split == "event") else []
+    ending = END
+    tail = b""
+    limit = len(body)
+    if faults.drop_after_events is not None:
+        limit = _after(ends, faults.drop_after_events, len(body))
+        ending = ABORT
+    if faults.drop_after_bytes is not None:
+        limit = min(limit, faults.drop_after_bytes)
+        ending = ABORT
+    if faults.error_at is not None:
+        limit = min(limit, _after(ends, faults.error_at, len(body)))
+        tail = providers.error_event(rec.dialect, _framing(body))
+        ending = END
+    if faults.truncate_last and ends:
+        start = ends[-2] if len(ends) > 1 else 0
+        limit = min(limit, start + max(1, (ends[-1] - start) // 2))
+    stall_at = None
+    if faults.stall is not None:
+        stall_at = _after(ends, faults.stall[1], len(body))
+        cuts.add(stall_at)
+    if split == "event":
+        cuts.update(ends)
+    elif split == "crlf":
+        cuts.update(m.start() + 1 for m in re.finditer(rb"\r\n", body))
+    elif isinstance(split, int):
+        cuts.update(range(0, limit, split))
+    cuts = {c for c in cuts if 0 <= c < limit}
+    cuts.add(0)
+    order = sorted(cuts)
+    writes: list[tuple[float, bytes]] = []
+    read_i = 0
+    for i, a in enumerate(order):
+        b = order[i + 1] if i + 1 < len(order) else limit
+        if b <= a:
+            continue
+        while read_i + 1 < len(starts) and starts[read_i + 1] <= a:
+            read_i += 1
+        t = times[read_i] * scale if times else 0.0
+        if stall_at is not None and faults.stall is not None and a >= stall_at:
+            t += faults.stall[0]
+        writes.append((t, body[a:b]))
+    if tail:
+        last = writes[-1][0] if writes else rec.t_head * scale
+        writes.append((last, tail))
+    headers = [(k, v) for k, v in rec.headers if k.lower() not in HOP_BY_HOP]
+    return Plan(rec.status, rec.reason, headers, rec.t_head * scale, writes, ending)
+
+
+HOP_BY_HOP = frozenset(
+    {
+        "content-length",
+        "transfer-encoding",
+        "connection",
+        "keep-alive",
+        "content-encoding",
+        "date",
+        "server",
+    }
+)
+
+
+def _after(ends: list[int], n: int, total: int) -> int:
+    """Offset just past event ``n`` (0: before the first); the whole body past the last."""
+    if n <= 0:
+        return 0
+    return ends[n - 1] if n <= len(ends) else total
+
+
+def _framing(body: bytes) -> bytes:
+    """Write an injected event with the line endings the stream itself uses."""
+    if b"\r\n" in body[:4096]:
+        return b"\r\n"
+    return b"\n"
+
+
+def _reason(status: int) -> str:
+    from http import HTTPStatus
+
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return {529: "Overloaded"}.get(status, "Error")

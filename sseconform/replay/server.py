@@ -1,0 +1,369 @@
+"""``replay``: a mock upstream on loopback that serves recordings byte-exact, on schedule.
+
+asyncio serves many clients at once; each response is executed from a Plan (see plan.py).
+Responses are chunked, so a dropped connection is visible to the client as an error, never a
+clean end. Recordings are loaded before the server starts and looked up by name in memory:
+nothing in a request ever reaches the file system.
+
+Which recording answers a request, in order: the ``x-sseconform-recording`` header (a file
+name), a scenario rule, then the path (its dialect), then the model (body ``model`` or the
+Gemini path), rotating among equal candidates so multi-turn runs get turn 1, then turn 2.
+Faults come from the ``x-sseconform-fault`` header, the scenario rule or ``--fault``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from sseconform import providers
+from sseconform.replay.plan import (
+    ABORT,
+    Faults,
+    Loaded,
+    Plan,
+    make_plan,
+    parse_faults,
+    parse_split,
+)
+from sseconform.replay.scenario import Rule
+
+SELECT_HEADER = "x-sseconform-recording"
+FAULT_HEADER = "x-sseconform-fault"
+MAX_HEAD = 64 * 1024
+MAX_BODY = 16 * 1024 * 1024
+READ_TIMEOUT = 30.0
+
+
+@dataclass
+class Served:
+    """One request, as logged and as the lateness benchmark reads it."""
+
+    client: str
+    method: str
+    path: str
+    recording: str | None
+    status: int
+    faults: str
+    sent: int = 0
+    ending: str = ""
+    seconds: float = 0.0
+    lateness: list[float] = field(default_factory=list)
+
+    def line(self) -> str:
+        rec = self.recording or "-"
+        fault = f" faults={self.faults}" if self.faults else ""
+        return (
+            f"{self.client} {self.method} {self.path} -> {rec} {self.status}{fault} "
+            f"{self.sent} bytes in {self.seconds:.3f} s ({self.ending})"
+        )
+
+
+class ReplayServer:
+    """Serve recordings; use ``running()`` from tests and tools, ``serve()`` from the CLI."""
+
+    def __init__(
+        self,
+        recordings: list[Loaded],
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        speed: float = 1.0,
+        split: str | None = None,
+        fault: str | None = None,
+        rules: list[Rule] | None = None,
+        log: Callable[[str], None] | None = None,
+        measure: bool = False,
+    ) -> None:
+        if not recordings:
+            raise ValueError("no recordings to serve")
+        names = [r.name for r in recordings]
+        if len(set(names)) != len(names):
+            raise ValueError("two recordings share a file name; rename one")
+        self.recordings = {r.name: r for r in recordings}
+        self.host = host
+        self.port = port
+        self.speed = speed
+        self.split = parse_split(split)
+        self.fault = parse_faults(fault)
+        self.rules = rules or []
+        self.log = log
+        self.measure = measure
+        self.served: list[Served] = []
+        self._rotation: dict[tuple[str | None, str | None], int] = {}
+        self._server: asyncio.base_events.Server | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    @staticmethod
+    def is_loopback(host: str) -> bool:
+        if host == "localhost":
+            return True
+        try:
+            return ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            return False
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        self._server = await asyncio.start_server(
+            self._handle, self.host, self.port, limit=MAX_HEAD, reuse_address=True
+        )
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    async def serve(self) -> None:
+        if self._server is None:
+            await self.start()
+        assert self._server is not None
+        async with self._server:
+            await self._server.serve_forever()
+
+    @contextlib.contextmanager
+    def running(self) -> Iterator[ReplayServer]:
+        """Run in a background thread (its own event loop) for the duration of a block."""
+        loop = asyncio.new_event_loop()
+        ready = threading.Event()
+        failed: list[BaseException] = []
+
+        def main() -> None:
+            asyncio.set_event_loop(loop)
+            try:
+                loop.run_until_complete(self.start())
+            except BaseException as exc:
+                failed.append(exc)
+                ready.set()
+                return
+            ready.set()
+            loop.run_forever()
+
+        thread = threading.Thread(target=main, name="sseconform-replay", daemon=True)
+        thread.start()
+        ready.wait()
+        if failed:
+            raise failed[0]
+        try:
+            yield self
+        finally:
+            loop.call_soon_threadsafe(self._stop, loop)
+            thread.join(timeout=10)
+            loop.close()
+
+    def _stop(self, loop: asyncio.AbstractEventLoop) -> None:
+        if self._server is not None:
+            self._server.close()
+        for task in asyncio.all_tasks(loop):
+            task.cancel()
+        loop.call_later(0.05, loop.stop)
+
+    # -- requests --------------------------------------------------------------------------
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        peer = writer.get_extra_info("peername")
+        client = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else "?"
+        writer.transport.set_write_buffer_limits(0)  # drain() then means "on the wire"
+        try:
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), READ_TIMEOUT)
+            method, path, headers = _parse_head(head)
+            body = await _read_body(reader, headers)
+        except (asyncio.LimitOverrunError, asyncio.IncompleteReadError, TimeoutError, ValueError):
+            await _plain(writer, 400, b'{"error": {"message": "bad request"}}')
+            return
+        except ConnectionError:
+            writer.close()
+            return
+        try:
+            await self._respond(client, method, path, headers, body, writer)
+        except (ConnectionError, asyncio.CancelledError):
+            writer.transport.abort()
+        finally:
+            if not writer.is_closing():
+                writer.close()
+
+    def choose(
+        self, path: str, headers: dict[str, str], body: bytes
+    ) -> tuple[Loaded | None, Faults, float]:
+        """The recording, the faults and the speed for one request."""
+        faults = self.fault
+        speed = self.speed
+        model = _model(body)
+        named = headers.get(SELECT_HEADER)
+        if FAULT_HEADER in headers:
+            faults = parse_faults(headers[FAULT_HEADER])
+        if named is not None:
+            return self.recordings.get(named.strip()), faults, speed
+        dialect, path_model = providers.dialect_of_path(path)
+        model = model or path_model
+        with self._lock:
+            for rule in self.rules:
+                if rule.matches(path, dialect, model, headers):
+                    rule.used += 1
+                    if rule.fault is not None and FAULT_HEADER not in headers:
+                        faults = parse_faults(rule.fault)
+                    if rule.speed is not None:
+                        speed = rule.speed
+                    return self.recordings[rule.recording], faults, speed
+        if dialect is None:
+            return None, faults, speed
+        candidates = [r for r in self.recordings.values() if r.dialect == dialect]
+        exact = [r for r in candidates if model is not None and r.model == model]
+        pool = exact or candidates
+        if not pool:
+            return None, faults, speed
+        key = (dialect, model if exact else None)
+        with self._lock:
+            n = self._rotation.get(key, 0)
+            self._rotation[key] = n + 1
+        return pool[n % len(pool)], faults, speed
+
+    async def _respond(
+        self,
+        client: str,
+        method: str,
+        path: str,
+        headers: dict[str, str],
+        body: bytes,
+        writer: asyncio.StreamWriter,
+    ) -> None:
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        try:
+            rec, faults, speed = self.choose(path, headers, body)
+        except ValueError as exc:
+            await _plain(writer, 400, json.dumps({"error": {"message": str(exc)}}).encode())
+            self._log(Served(client, method, path, None, 400, headers.get(FAULT_HEADER, "")))
+            return
+        if rec is None:
+            names = ", ".join(sorted(self.recordings))
+            msg = f"no recording for {method} {path} (serving: {names})"
+            await _plain(writer, 404, json.dumps({"error": {"message": msg}}).encode())
+            self._log(Served(client, method, path, None, 404, faults.spec))
+            return
+        plan = make_plan(rec, speed=speed, split=self.split, faults=faults)
+        served = Served(client, method, path, rec.name, plan.status, faults.spec)
+        await self._execute(plan, writer, start, served)
+        served.seconds = loop.time() - start
+        self._log(served)
+
+    async def _execute(
+        self, plan: Plan, writer: asyncio.StreamWriter, start: float, served: Served
+    ) -> None:
+        loop = asyncio.get_running_loop()
+        await _sleep_until(loop, start + plan.t_head)
+        if plan.json_body:
+            await _plain(writer, plan.status, plan.body, reason=plan.reason)
+            served.sent = len(plan.body)
+            served.ending = "error response"
+            return
+        lines = [f"HTTP/1.1 {plan.status} {plan.reason}".encode()]
+        lines += [f"{k}: {v}".encode("latin-1", "replace") for k, v in plan.headers]
+        lines += [b"transfer-encoding: chunked", b"connection: close", b"", b""]
+        writer.write(b"\r\n".join(lines))
+        await writer.drain()
+        for t, data in plan.writes:
+            due = start + t
+            await _sleep_until(loop, due)
+            writer.write(b"%x\r\n%b\r\n" % (len(data), data))
+            if self.measure:
+                served.lateness.append(loop.time() - due)
+            await writer.drain()
+            served.sent += len(data)
+        if plan.ending == ABORT:
+            served.ending = "dropped"
+            writer.transport.abort()
+            return
+        writer.write(b"0\r\n\r\n")
+        await writer.drain()
+        served.ending = "complete"
+
+    def _log(self, served: Served) -> None:
+        with self._lock:
+            if self.measure:
+                self.served.append(served)
+        if self.log is not None:
+            self.log(served.line())
+
+
+async def _sleep_until(loop: asyncio.AbstractEventLoop, due: float) -> None:
+    delay = due - loop.time()
+    if delay > 0:
+        await asyncio.sleep(delay)
+
+
+def _parse_head(head: bytes) -> tuple[str, str, dict[str, str]]:
+    lines = head.decode("latin-1").split("\r\n")
+    parts = lines[0].split(" ")
+    if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
+        raise ValueError("bad request line")
+    headers: dict[str, str] = {}
+    for line in lines[1:]:
+        if not line:
+            continue
+        name, sep, value = line.partition(":")
+        if not sep:
+            raise ValueError("bad header line")
+        headers[name.strip().lower()] = value.strip()
+    return parts[0], parts[1], headers
+
+
+async def _read_body(reader: asyncio.StreamReader, headers: dict[str, str]) -> bytes:
+    if "chunked" in headers.get("transfer-encoding", "").lower():
+        out = bytearray()
+        while True:
+            size_line = await asyncio.wait_for(reader.readuntil(b"\r\n"), READ_TIMEOUT)
+            size = int(size_line.split(b";")[0].strip() or b"0", 16)
+            if size == 0:
+                await asyncio.wait_for(reader.readuntil(b"\r\n"), READ_TIMEOUT)
+                return bytes(out)
+            if len(out) + size > MAX_BODY:
+                raise ValueError("request body too large")
+            out += await asyncio.wait_for(reader.readexactly(size + 2), READ_TIMEOUT)
+            del out[-2:]
+    length = int(headers.get("content-length", "0") or "0")
+    if length < 0 or length > MAX_BODY:
+        raise ValueError("bad content-length")
+    return await asyncio.wait_for(reader.readexactly(length), READ_TIMEOUT) if length else b""
+
+
+def _model(body: bytes) -> str | None:
+    try:
+        obj: Any = json.loads(body) if body else None
+    except ValueError:
+        return None
+    model = obj.get("model") if isinstance(obj, dict) else None
+    return model if isinstance(model, str) else None
+
+
+async def _plain(
+    writer: asyncio.StreamWriter, status: int, body: bytes, *, reason: str | None = None
+) -> None:
+    from http import HTTPStatus
+
+    if reason is None:
+        try:
+            reason = HTTPStatus(status).phrase
+        except ValueError:
+            reason = "Error"
+    head = (
+        f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\n"
+        f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
+    ).encode()
+    writer.write(head + body)
+    with contextlib.suppress(ConnectionError):
+        await writer.drain()
+    writer.close()
+
+
+def monotonic() -> float:
+    return time.monotonic()
