@@ -9,12 +9,11 @@ The library API mirrors ``sseconform check``::
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
 from sseconform.api import FileResult, check_bytes, check_chunks, check_file, check_stream
 from sseconform.diagnostics import Diagnostic
 from sseconform.rules.catalog import INVARIANTS, RULES, Rule, Severity
 from sseconform.rules.engine import Settings, StreamChecker
+from sseconform.version import __version__
 
 __all__ = [
     "INVARIANTS",

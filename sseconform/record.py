@@ -16,10 +16,10 @@ from typing import IO, Any
 
 import httpx
 
-from sseconform import __version__
 from sseconform.recording.format import RecordingWriter, Response
 from sseconform.recording.redact import Redactor
 from sseconform.sse import SSEDecoder
+from sseconform.version import __version__
 
 
 @dataclass

@@ -14,8 +14,8 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
-from sseconform import __version__
 from sseconform.errors import SseconformError, UsageError
+from sseconform.version import __version__
 
 app = typer.Typer(
     add_completion=False,
