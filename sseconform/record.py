@@ -67,7 +67,9 @@ def stored_request(req: Request, redactor: Redactor) -> dict[str, Any]:
         try:
             body = redactor.body(json.loads(req.body))
         except ValueError:
-            body = req.body.decode("utf-8", "replace")
+            text = req.body.decode("utf-8", "replace")
+            form = redactor.form(text) if "=" in text else None
+            body = form if form is not None else text
     return {
         "method": req.method,
         "url": redactor.url(req.url),
@@ -84,7 +86,7 @@ def record(
     stall_timeout: float | None = 60.0,
     connect_timeout: float = 30.0,
     redactor: Redactor | None = None,
-    raw: IO[bytes] | None = None,
+    raw: str | None = None,
     on_progress: Callable[[Progress], None] | None = None,
     on_read: Callable[[bytes], None] | None = None,
     client: httpx.Client | None = None,
@@ -98,6 +100,11 @@ def record(
         extra={"tool": f"sseconform {__version__}", "redacted": redactor.found},
         force=force,
     )
+    try:
+        raw_fp: IO[bytes] | None = open(raw, "wb" if force else "xb") if raw else None  # noqa: SIM115
+    except OSError:
+        writer.close(complete=False, reason="could not open the --raw file")
+        raise
     prog = Progress()
     decoder = SSEDecoder()
     headers = list(req.headers)
@@ -128,9 +135,9 @@ def record(
                     continue
                 now = time.monotonic() - t0
                 writer.read(now, chunk)
-                if raw is not None:
-                    raw.write(chunk)
-                    raw.flush()
+                if raw_fp is not None:
+                    raw_fp.write(chunk)
+                    raw_fp.flush()
                 if on_read is not None:
                     on_read(chunk)
                 _count(prog, decoder, chunk, now)
@@ -154,6 +161,8 @@ def record(
     finally:
         prog.elapsed = time.monotonic() - t0
         writer.close(complete=complete, reason=reason, t=prog.elapsed, redacted=redactor.found)
+        if raw_fp is not None:
+            raw_fp.close()
         if own:
             http.close()
     for ev in decoder.finish():

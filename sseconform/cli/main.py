@@ -305,14 +305,9 @@ def record(
     except SseconformError as exc:
         _fail(str(exc))
     redactor = Redactor.configured(redact or [], keep or [])
-    raw_fp = None
-    if raw is not None:
-        try:
-            raw_fp = open(raw, "wb" if force else "xb")  # noqa: SIM115
-        except FileExistsError:
-            _fail(f"{raw}: exists (use --force to replace it)")
-        except OSError as exc:
-            _fail(f"{raw}: {exc.strerror}")
+    for target in (output, raw):  # refuse before anything is created or sent
+        if target is not None and target.exists() and not force:
+            _fail(f"{target}: exists (use --force to replace it)")
 
     def on_term(signum: int, frame: object) -> None:
         raise rec.Interrupted("terminated (SIGTERM)")
@@ -336,16 +331,13 @@ def record(
             stall_timeout=stall_timeout if stall_timeout > 0 else None,
             connect_timeout=connect_timeout,
             redactor=redactor,
-            raw=raw_fp,
+            raw=str(raw) if raw is not None else None,
             on_progress=progress if live else None,
         )
-    except FileExistsError:
-        _fail(f"{output}: exists (use --force to replace it)")
+    except FileExistsError as exc:
+        _fail(f"{exc.filename}: exists (use --force to replace it)")
     except OSError as exc:
-        _fail(f"{output}: {exc.strerror}")
-    finally:
-        if raw_fp is not None:
-            raw_fp.close()
+        _fail(f"{exc.filename or output}: {exc.strerror}")
     p = outcome.progress
     if live:
         sys.stderr.write("\r" + _progress_line(p) + "\n")

@@ -61,6 +61,12 @@ class Redactor:
 
     def url(self, url: str) -> str:
         parts = urlsplit(url)
+        if parts.password is not None:  # http://user:password@host: keep the user only
+            self._note("request.url.password")
+            host = parts.netloc.rpartition("@")[2]
+            user = parts.username or ""
+            parts = parts._replace(netloc=f"{user}:{REDACTED}@{host}")
+            url = urlunsplit(parts)
         if not parts.query:
             return url
         pairs = parse_qsl(parts.query, keep_blank_values=True)
@@ -77,15 +83,31 @@ class Redactor:
         if isinstance(obj, dict):
             out = {}
             for k, v in obj.items():
-                if isinstance(k, str) and k.lower() in self.params and isinstance(v, str):
+                if isinstance(k, str) and k.lower() in self.params and v not in (None, ""):
                     self._note(f"{path}.{k}")
-                    out[k] = REDACTED
+                    out[k] = REDACTED  # the whole value, whatever its shape
                 else:
                     out[k] = self.body(v, f"{path}.{k}")
             return out
         if isinstance(obj, list):
             return [self.body(v, f"{path}[{i}]") for i, v in enumerate(obj)]
         return obj
+
+    def form(self, text: str, path: str = "request.body") -> str | None:
+        """A form-encoded body with secret-named fields redacted; None if it is not one."""
+        try:
+            pairs = parse_qsl(text, keep_blank_values=True, strict_parsing=True)
+        except ValueError:
+            return None
+        if not pairs:
+            return None
+        out = []
+        for k, v in pairs:
+            if k.lower() in self.params:
+                self._note(f"{path}.{k}")
+                v = REDACTED
+            out.append((k, v))
+        return urlencode(out, safe="[]")
 
     def _note(self, what: str) -> None:
         if what not in self.found:
