@@ -6,16 +6,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from sseconform.rules.catalog import RULES, Rule, Severity
+from sseconform.safetext import printable
 
-#: C0 and C1 controls (and the JSON-legal line separators) as visible escapes.
-_ESCAPES = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0))}
-_ESCAPES.update({0x2028: "\\u2028", 0x2029: "\\u2029"})
-
-
-def printable(text: str) -> str:
-    """Stream content quoted in a message can never move the cursor, forge a report line or
-    inject a CI workflow command: control characters become visible escapes."""
-    return text if text.isprintable() else text.translate(_ESCAPES)
+__all__ = ["Diagnostic", "printable"]
 
 
 @dataclass(frozen=True, slots=True)

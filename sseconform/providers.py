@@ -165,7 +165,7 @@ def error_body(dialect: str | None, status: int) -> bytes:
     return json.dumps(obj).encode()
 
 
-def error_event(dialect: str | None, framing: bytes = b"\n") -> bytes:
+def error_event(dialect: str | None, framing: bytes = b"\n", *, sequence_number: int = 0) -> bytes:
     """The dialect's own in-band error, as the provider sends it mid-stream."""
     nl = framing
     data: dict[str, Any]
@@ -178,7 +178,7 @@ def error_event(dialect: str | None, framing: bytes = b"\n") -> bytes:
             "code": "server_error",
             "message": "The server had an error while processing your request.",
             "param": None,
-            "sequence_number": 0,
+            "sequence_number": sequence_number,
         }
         return b"event: error" + nl + b"data: " + json.dumps(data).encode() + nl + nl
     if dialect == GEMINI:

@@ -7,6 +7,7 @@ is testable byte for byte without a network.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,7 +98,15 @@ class Faults:
     spec: str = ""
 
     def __bool__(self) -> bool:
-        return bool(self.spec)
+        """Any fault at all (however the Faults was made: parsed or built in code)."""
+        return (
+            self.status is not None
+            or self.drop_after_events is not None
+            or self.drop_after_bytes is not None
+            or self.stall is not None
+            or self.error_at is not None
+            or self.truncate_last
+        )
 
 
 FAULT_HELP = (
@@ -126,7 +135,7 @@ def parse_faults(spec: str | None) -> Faults:
             elif name == "stall":
                 seconds, _, at = value.partition("@")
                 f.stall = (float(seconds), _count(at or "0"))
-                if f.stall[0] < 0:
+                if not 0 <= f.stall[0] < 86400:  # also refuses nan and inf
                     raise ValueError
             elif name == "error-at":
                 f.error_at = _count(value)
@@ -205,71 +214,88 @@ def make_plan(
     split: str | int | None = None,
     faults: Faults | None = None,
 ) -> Plan:
-    """Everything the response will do; ``speed`` 0 sends as fast as possible."""
+    """Everything the response will do; ``speed`` 0 sends as fast as possible.
+
+    The body is cut to what the faults let through (a drop that comes first wins over a later
+    error event), the dialect's error event is appended where asked, then the whole is cut
+    into writes: at the recorded reads, or only where ``split`` says (``crlf`` adds its cuts to
+    the recorded ones). Each write leaves at the time of the read that held its first byte.
+    """
     faults = faults or Faults()
     scale = 0.0 if speed == 0 else 1.0 / speed
     if faults.status is not None:
         body = providers.error_body(rec.dialect, faults.status)
         headers = [("content-type", "application/json")]
-        plan = Plan(faults.status, _reason(faults.status), headers, 0.0, [(0.0, body)], END, True)
-        return plan
+        return Plan(faults.status, _reason(faults.status), headers, 0.0, [(0.0, body)], END, True)
     body = rec.body
-    # The time each byte arrived: the time of the read that held it.
-    starts: list[int] = []
+    starts: list[int] = []  # where each recorded read began in the body, and when it came
     times: list[float] = []
     pos = 0
     for t, data in rec.reads:
         starts.append(pos)
         times.append(t)
         pos += len(data)
-    cuts = set(starts)
+    if not starts:
+        starts, times = [0], [rec.t_head]
     ends = event_ends(body) if (faults or split == "event") else []
+
+    drop = None
+    if faults.drop_after_events is not None:
+        drop = _after(ends, faults.drop_after_events, len(body))
+    if faults.drop_after_bytes is not None:
+        drop = min(len(body) if drop is None else drop, faults.drop_after_bytes)
+    error = _after(ends, faults.error_at, len(body)) if faults.error_at is not None else None
     ending = END
     tail = b""
     limit = len(body)
-    if faults.drop_after_events is not None:
-        limit = _after(ends, faults.drop_after_events, len(body))
-        ending = ABORT
-    if faults.drop_after_bytes is not None:
-        limit = min(limit, faults.drop_after_bytes)
-        ending = ABORT
-    if faults.error_at is not None:
-        limit = min(limit, _after(ends, faults.error_at, len(body)))
-        tail = providers.error_event(rec.dialect, _framing(body))
-        ending = END
-    if faults.truncate_last and ends:
-        start = ends[-2] if len(ends) > 1 else 0
-        limit = min(limit, start + max(1, (ends[-1] - start) // 2))
+    if drop is not None and (error is None or drop <= error):
+        limit, ending = drop, ABORT
+    elif error is not None:
+        limit = error
+        seq = _next_sequence(body[:limit]) if rec.dialect == providers.RESPONSES else 0
+        tail = providers.error_event(rec.dialect, _framing(body), sequence_number=seq)
+    if faults.truncate_last and ends and tail == b"":
+        last_end = max((e for e in ends if e <= limit), default=0)
+        if last_end:
+            first = max((e for e in ends if e < last_end), default=0)
+            limit = min(limit, first + max(1, (last_end - first) // 2))
+    payload = body[:limit] + tail
+
+    def time_at(offset: int) -> float:
+        i = bisect.bisect_right(starts, min(offset, max(limit - 1, 0))) - 1
+        return times[max(i, 0)] * scale
+
+    cuts: set[int] = set()
+    if split is None or split == "crlf":
+        cuts.update(starts)
+        cuts.add(limit)  # the injected event is a write of its own
+    if split == "crlf":
+        cuts.update(m.start() + 1 for m in re.finditer(rb"\r\n", payload))
+    elif split == "event":
+        cuts.update(e for e in ends if e < limit)
+        cuts.add(limit)
+    elif isinstance(split, int):
+        cuts.update(range(0, len(payload), split))
     stall_at = None
     if faults.stall is not None:
         stall_at = _after(ends, faults.stall[1], len(body))
         cuts.add(stall_at)
-    if split == "event":
-        cuts.update(ends)
-    elif split == "crlf":
-        cuts.update(m.start() + 1 for m in re.finditer(rb"\r\n", body))
-    elif isinstance(split, int):
-        cuts.update(range(0, limit, split))
-    cuts = {c for c in cuts if 0 <= c < limit}
-    cuts.add(0)
-    order = sorted(cuts)
+    order = sorted(c for c in cuts | {0} if 0 <= c < len(payload))
     writes: list[tuple[float, bytes]] = []
-    read_i = 0
     for i, a in enumerate(order):
-        b = order[i + 1] if i + 1 < len(order) else limit
-        if b <= a:
-            continue
-        while read_i + 1 < len(starts) and starts[read_i + 1] <= a:
-            read_i += 1
-        t = times[read_i] * scale if times else 0.0
+        b = order[i + 1] if i + 1 < len(order) else len(payload)
+        t = time_at(a)
         if stall_at is not None and faults.stall is not None and a >= stall_at:
             t += faults.stall[0]
-        writes.append((t, body[a:b]))
-    if tail:
-        last = writes[-1][0] if writes else rec.t_head * scale
-        writes.append((last, tail))
+        writes.append((t, payload[a:b]))
     headers = [(k, v) for k, v in rec.headers if k.lower() not in HOP_BY_HOP]
     return Plan(rec.status, rec.reason, headers, rec.t_head * scale, writes, ending)
+
+
+def _next_sequence(sent: bytes) -> int:
+    """One past the last ``sequence_number`` sent (Responses numbers every event)."""
+    found = re.findall(rb'"sequence_number"\s*:\s*(\d+)', sent)
+    return int(found[-1]) + 1 if found else 0
 
 
 HOP_BY_HOP = frozenset(

@@ -34,6 +34,7 @@ from sseconform.replay.plan import (
     parse_split,
 )
 from sseconform.replay.scenario import Rule
+from sseconform.safetext import printable
 
 SELECT_HEADER = "x-sseconform-recording"
 FAULT_HEADER = "x-sseconform-fault"
@@ -58,9 +59,10 @@ class Served:
     lateness: list[float] = field(default_factory=list)
 
     def line(self) -> str:
+        """One log line; request text is escaped, so a client cannot write to the terminal."""
         rec = self.recording or "-"
         fault = f" faults={self.faults}" if self.faults else ""
-        return (
+        return printable(
             f"{self.client} {self.method} {self.path} -> {rec} {self.status}{fault} "
             f"{self.sent} bytes in {self.seconds:.3f} s ({self.ending})"
         )
@@ -170,6 +172,15 @@ class ReplayServer:
     # -- requests --------------------------------------------------------------------------
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            await self._serve_one(reader, writer)
+        except asyncio.CancelledError:
+            pass  # our own shutdown: end quietly, so asyncio has no failed task to report
+        finally:  # whatever happened, the socket is released
+            if not writer.transport.is_closing():
+                writer.transport.abort()
+
+    async def _serve_one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         peer = writer.get_extra_info("peername")
         client = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else "?"
         writer.transport.set_write_buffer_limits(0)  # drain() then means "on the wire"
@@ -252,9 +263,16 @@ class ReplayServer:
             return
         plan = make_plan(rec, speed=speed, split=self.split, faults=faults)
         served = Served(client, method, path, rec.name, plan.status, faults.spec)
-        await self._execute(plan, writer, start, served)
-        served.seconds = loop.time() - start
-        self._log(served)
+        try:
+            await self._execute(plan, writer, start, served)
+        except ConnectionError:
+            served.ending = "client hung up"
+            raise
+        finally:  # every request is logged, however it ended
+            served.seconds = loop.time() - start
+            if not served.ending:
+                served.ending = "stopped"
+            self._log(served)
 
     async def _execute(
         self, plan: Plan, writer: asyncio.StreamWriter, start: float, served: Served
