@@ -186,7 +186,7 @@ class ReplayServer:
         writer.transport.set_write_buffer_limits(0)  # drain() then means "on the wire"
         try:
             head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), READ_TIMEOUT)
-            method, path, headers = _parse_head(head)
+            method, path, version, headers = _parse_head(head)
             body = await _read_body(reader, headers)
         except (asyncio.LimitOverrunError, asyncio.IncompleteReadError, TimeoutError, ValueError):
             await _plain(writer, 400, b'{"error": {"message": "bad request"}}')
@@ -195,7 +195,7 @@ class ReplayServer:
             writer.close()
             return
         try:
-            await self._respond(client, method, path, headers, body, writer)
+            await self._respond(client, method, path, headers, body, writer, version)
         except (ConnectionError, asyncio.CancelledError):
             writer.transport.abort()
         finally:
@@ -246,6 +246,7 @@ class ReplayServer:
         headers: dict[str, str],
         body: bytes,
         writer: asyncio.StreamWriter,
+        version: str = "HTTP/1.1",
     ) -> None:
         loop = asyncio.get_running_loop()
         start = loop.time()
@@ -264,7 +265,9 @@ class ReplayServer:
         plan = make_plan(rec, speed=speed, split=self.split, faults=faults)
         served = Served(client, method, path, rec.name, plan.status, faults.spec)
         try:
-            await self._execute(plan, writer, start, served)
+            await self._execute(
+                plan, writer, start, served, chunked=version != "HTTP/1.0", body=method != "HEAD"
+            )
         except ConnectionError:
             served.ending = "client hung up"
             raise
@@ -275,8 +278,17 @@ class ReplayServer:
             self._log(served)
 
     async def _execute(
-        self, plan: Plan, writer: asyncio.StreamWriter, start: float, served: Served
+        self,
+        plan: Plan,
+        writer: asyncio.StreamWriter,
+        start: float,
+        served: Served,
+        *,
+        chunked: bool = True,
+        body: bool = True,
     ) -> None:
+        """Run a plan. Chunked (HTTP/1.1) so a drop shows as an error; an HTTP/1.0 client
+        gets the body as is, ended by the close; HEAD gets the head only."""
         loop = asyncio.get_running_loop()
         await _sleep_until(loop, start + plan.t_head)
         if plan.json_body:
@@ -286,13 +298,18 @@ class ReplayServer:
             return
         lines = [f"HTTP/1.1 {plan.status} {plan.reason}".encode()]
         lines += [f"{k}: {v}".encode("latin-1", "replace") for k, v in plan.headers]
-        lines += [b"transfer-encoding: chunked", b"connection: close", b"", b""]
+        if chunked:
+            lines.append(b"transfer-encoding: chunked")
+        lines += [b"connection: close", b"", b""]
         writer.write(b"\r\n".join(lines))
         await writer.drain()
+        if not body:
+            served.ending = "head only"
+            return
         for t, data in plan.writes:
             due = start + t
             await _sleep_until(loop, due)
-            writer.write(b"%x\r\n%b\r\n" % (len(data), data))
+            writer.write(b"%x\r\n%b\r\n" % (len(data), data) if chunked else data)
             if self.measure:
                 served.lateness.append(loop.time() - due)
             await writer.drain()
@@ -301,8 +318,9 @@ class ReplayServer:
             served.ending = "dropped"
             writer.transport.abort()
             return
-        writer.write(b"0\r\n\r\n")
-        await writer.drain()
+        if chunked:
+            writer.write(b"0\r\n\r\n")
+            await writer.drain()
         served.ending = "complete"
 
     def _log(self, served: Served) -> None:
@@ -319,7 +337,7 @@ async def _sleep_until(loop: asyncio.AbstractEventLoop, due: float) -> None:
         await asyncio.sleep(delay)
 
 
-def _parse_head(head: bytes) -> tuple[str, str, dict[str, str]]:
+def _parse_head(head: bytes) -> tuple[str, str, str, dict[str, str]]:
     lines = head.decode("latin-1").split("\r\n")
     parts = lines[0].split(" ")
     if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
@@ -332,7 +350,7 @@ def _parse_head(head: bytes) -> tuple[str, str, dict[str, str]]:
         if not sep:
             raise ValueError("bad header line")
         headers[name.strip().lower()] = value.strip()
-    return parts[0], parts[1], headers
+    return parts[0], parts[1], parts[2], headers
 
 
 async def _read_body(reader: asyncio.StreamReader, headers: dict[str, str]) -> bytes:
