@@ -41,6 +41,7 @@ class Progress:
     ttfb: float | None = None  # first body byte
     ttft: float | None = None  # first event that carries a token (text, reasoning, arguments)
     status: int | None = None
+    counting_lines: bool = False  # past the first token: events counted by blank lines
 
 
 @dataclass
@@ -165,18 +166,32 @@ def record(
             raw_fp.close()
         if own:
             http.close()
-    for ev in decoder.finish():
-        prog.events += 1
-        _ttft(prog, ev.data, prog.elapsed)
+    if not prog.counting_lines:
+        for ev in decoder.finish():
+            prog.events += 1
+            _ttft(prog, ev.data, prog.elapsed)
     return Outcome(out, prog, complete, reason, list(redactor.found))
 
 
 def _count(prog: Progress, decoder: SSEDecoder, chunk: bytes, now: float) -> None:
+    """Progress figures. Events are decoded fully until the first token is found; after that
+    they are counted by their blank lines, which costs nothing at stream speed (a comment-only
+    block then counts as an event too: the figure is for people, the recording is exact)."""
     prog.bytes += len(chunk)
     prog.reads += 1
     prog.elapsed = now
     if prog.ttfb is None:
         prog.ttfb = now
+    if prog.ttft is not None and not prog.counting_lines:
+        # Switch on a clean boundary: whatever the decoder still holds is one event at most.
+        prog.counting_lines = True
+        prog.events += len(decoder.finish())
+    if prog.counting_lines:
+        if b"\r" in chunk:
+            prog.events += chunk.count(b"\r\n\r\n") + chunk.count(b"\r\r")
+        else:  # nearly every stream: one scan
+            prog.events += chunk.count(b"\n\n")
+        return
     for ev in decoder.feed(chunk):
         prog.events += 1
         if prog.ttft is None:

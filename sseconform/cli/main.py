@@ -519,8 +519,11 @@ def replay(
         sys.stdout.flush()
         await server.serve()
 
+    from sseconform.replay.server import new_loop
+
     try:
-        asyncio.run(main())
+        with asyncio.Runner(loop_factory=new_loop) as runner:
+            runner.run(main())
     except OSError as exc:
         _fail(f"cannot listen on {host}:{port}: {exc.strerror}")
     except KeyboardInterrupt:
