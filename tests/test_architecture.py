@@ -26,6 +26,7 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
     "providers": (set(), set()),
     "record": ({"recording", "sse", "version"}, {"httpx"}),
     "replay": ({"providers", "recording", "sse", "errors", "safetext"}, set()),
+    "translate": ({"providers", "sse"}, {"orjson"}),
     "cli": ({"*"}, {"typer", "rich"}),
     "__init__": ({"*"}, set()),
     "__main__": ({"cli"}, set()),

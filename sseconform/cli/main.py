@@ -528,3 +528,164 @@ def replay(
         _fail(f"cannot listen on {host}:{port}: {exc.strerror}")
     except KeyboardInterrupt:
         typer.echo("sseconform replay: stopped", err=True)
+
+
+# -- translate -------------------------------------------------------------------------------
+
+
+@app.command()
+def translate(
+    source: Annotated[
+        str,
+        typer.Argument(help="A raw native body, a recording, or - for stdin.", metavar="IN"),
+    ],
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Write here (default: stdout).", metavar="OUT"),
+    ] = None,
+    dialect: Annotated[
+        str | None,
+        typer.Option("--from", help="anthropic, gemini, responses or openai (default: detected)."),
+    ] = None,
+    include_usage: Annotated[
+        bool, typer.Option(help="End with the usage chunk (choices: []), as when asked for.")
+    ] = False,
+    model: Annotated[str | None, typer.Option(help="The model name every chunk carries.")] = None,
+    force: Annotated[bool, typer.Option(help="Replace an existing output file.")] = False,
+) -> None:
+    """Translate a native stream to chat.completion.chunk frames (the reference output).
+
+    A raw body gives a raw SSE body; a recording gives a recording whose chunks keep the
+    arrival time of the native event they came from.
+    """
+    from sseconform import translate as tr
+
+    if dialect is not None and dialect not in tr.DIALECTS:
+        _fail(f"unknown dialect {dialect!r}; dialects: {', '.join(tr.DIALECTS)}")
+    if output is not None and output.exists() and not force:
+        _fail(f"{output}: exists (use --force to replace it)")
+    try:
+        data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
+    except FileNotFoundError:
+        _fail(f"{source}: no such file")
+    except IsADirectoryError:
+        _fail(f"{source}: is a directory")
+    except OSError as exc:
+        _fail(f"{source}: {exc.strerror}")
+    from sseconform.recording.format import looks_like_recording
+
+    if looks_like_recording(data[:64]):
+        _translate_recording(source, data, output, dialect, include_usage, model, force)
+        return
+    body = b"".join(tr.translate_body([data], dialect, include_usage=include_usage, model=model))
+    if output is None:
+        sys.stdout.buffer.write(body)
+        sys.stdout.buffer.flush()
+    else:
+        try:
+            with open(output, "wb" if force else "xb") as f:
+                f.write(body)
+        except OSError as exc:
+            _fail(f"{output}: {exc.strerror}")
+
+
+def _translate_recording(
+    source: str,
+    data: bytes,
+    output: Path | None,
+    dialect: str | None,
+    include_usage: bool,
+    model: str | None,
+    force: bool,
+) -> None:
+    """Recording in, recording out: each chunk leaves when its native event arrived."""
+    import io
+    from datetime import datetime
+
+    from sseconform import providers
+    from sseconform import translate as tr
+    from sseconform.recording.format import (
+        RecordingError,
+        RecordingReader,
+        RecordingWriter,
+        Response,
+    )
+    from sseconform.sse import SSEDecoder
+
+    try:
+        reader = RecordingReader(io.BytesIO(data), source)
+        reads = list(reader.reads())
+    except RecordingError as exc:
+        _fail(f"{exc.path}: line {exc.line}: {exc.message}")
+    body = b"".join(b for _, b in reads)
+    req = reader.request or {}
+    url = req.get("url") if isinstance(req.get("url"), str) else None
+    chosen = dialect or providers.detect(body, url) or providers.OPENAI
+    try:
+        stamp = int(datetime.fromisoformat(str(reader.header.get("created"))).timestamp())
+    except ValueError:
+        stamp = 0
+    t = tr.translator_for(chosen, include_usage=include_usage, model=model, created=stamp)
+    out_reads: list[tuple[float, bytes]] = []
+    resp = reader.response
+    if resp is not None and not 200 <= resp.status < 300:
+        # An error before the stream: the grammar's answer is an error frame, then [DONE].
+        message = _error_message(body) or f"HTTP {resp.status}"
+        frames: list[tr.Frame] = [
+            {"error": {"message": message, "type": "upstream_error", "code": resp.status}},
+            tr.DONE,
+        ]
+        out_reads.append((resp.t or 0.0, b"".join(tr.serialize(f) for f in frames)))
+    else:
+        dec = SSEDecoder()
+        last = 0.0
+        for when, chunk in reads:
+            last = when
+            for ev in dec.feed(chunk):
+                piece = b"".join(tr.serialize(f) for f in t.feed(ev))
+                if piece:
+                    out_reads.append((when, piece))
+            dec.take_anomalies()
+        tail = [f for ev in dec.finish() for f in t.feed(ev)] + t.finish()
+        if tail:
+            out_reads.append((last, b"".join(tr.serialize(f) for f in tail)))
+    if output is None:
+        sys.stdout.buffer.write(b"".join(b for _, b in out_reads))
+        return
+    head = Response(
+        200, "OK", "HTTP/1.1", [("content-type", "text/event-stream")], resp.t if resp else 0.0
+    )
+    try:
+        writer = RecordingWriter(
+            output,
+            request=reader.request,
+            extra={"translated_from": {"dialect": chosen, "recording": Path(source).name}},
+            force=force,
+        )
+    except OSError as exc:
+        _fail(f"{output}: {exc.strerror}")
+    writer.response(head, t=head.t)
+    for when, piece in out_reads:
+        writer.read(when, piece)
+    writer.close(
+        complete=reader.complete,
+        reason=reader.end.reason if reader.end else "eof",
+        t=out_reads[-1][0] if out_reads else 0.0,
+    )
+
+
+def _error_message(body: bytes) -> str | None:
+    """The message of a provider's JSON error body, in any of the dialects' shapes."""
+    import json as _json
+
+    try:
+        obj = _json.loads(body)
+    except ValueError:
+        return body[:200].decode("utf-8", "replace") or None
+    if isinstance(obj, dict):
+        err = obj.get("error")
+        if isinstance(err, dict) and isinstance(err.get("message"), str):
+            return str(err["message"])
+        if isinstance(obj.get("message"), str):
+            return str(obj["message"])
+    return None

@@ -1,0 +1,178 @@
+"""Reference translators: native provider streams (and off-grammar chat streams) to the
+``chat.completion.chunk`` grammar, incrementally.
+
+    translator = sseconform.translate.translator_for("anthropic", include_usage=True)
+    for ev in events:                      # sseconform.sse.Event, as decoded
+        for frame in translator.feed(ev):  # dict chunks, error frames, or "[DONE]"
+            out.write(serialize(frame))
+    for frame in translator.finish(): ...
+
+Every translator's output passes ``sseconform check``: the Emitter (base.py) is the only way
+out, and it can only build grammar chunks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Protocol
+
+from sseconform import providers
+from sseconform.sse import Event, SSEDecoder
+from sseconform.translate.anthropic import AnthropicTranslator
+from sseconform.translate.base import DONE, Emitter, Frame, loads, serialize
+from sseconform.translate.gemini import GeminiTranslator
+from sseconform.translate.openai import OpenAITranslator
+from sseconform.translate.responses import ResponsesTranslator
+
+__all__ = [
+    "DIALECTS",
+    "DONE",
+    "Frame",
+    "Translator",
+    "auto_translator",
+    "detect_event",
+    "serialize",
+    "translate_body",
+    "translator_for",
+]
+
+DIALECTS = providers.DIALECTS
+
+
+class Translator(Protocol):
+    dialect: str
+
+    def feed(self, ev: Event) -> list[Frame]: ...
+
+    def finish(self) -> list[Frame]: ...
+
+
+_CLASSES: dict[
+    str, type[AnthropicTranslator | GeminiTranslator | OpenAITranslator | ResponsesTranslator]
+] = {
+    providers.ANTHROPIC: AnthropicTranslator,
+    providers.GEMINI: GeminiTranslator,
+    providers.OPENAI: OpenAITranslator,
+    providers.RESPONSES: ResponsesTranslator,
+}
+
+
+def translator_for(
+    dialect: str, *, include_usage: bool = False, model: str | None = None, created: int = 0
+) -> Translator:
+    """A fresh translator; ``model`` replaces the upstream's model name in every chunk;
+    ``created`` is used when the upstream gives no creation time."""
+    cls = _CLASSES.get(dialect)
+    if cls is None:
+        raise ValueError(f"unknown dialect {dialect!r}; dialects: {', '.join(_CLASSES)}")
+    emitter = Emitter(include_usage=include_usage, model_override=model, created=created)
+    translator: Translator = cls(emitter)
+    return translator
+
+
+def detect_event(ev: Event) -> str | None:
+    """The dialect one event belongs to, or None when it says nothing (a ping, a comment)."""
+    name = ev.event or ""
+    if name.startswith("response."):
+        return providers.RESPONSES
+    obj = loads(ev.data)
+    if not isinstance(obj, dict):
+        return None
+    kind = obj.get("type")
+    if isinstance(kind, str):
+        if kind.startswith("response."):
+            return providers.RESPONSES
+        if kind in ("message_start", "content_block_start", "content_block_delta", "message_delta"):
+            return providers.ANTHROPIC
+        if kind == "error" and "sequence_number" in obj:
+            return providers.RESPONSES
+        if kind == "error":
+            return providers.ANTHROPIC
+    if "candidates" in obj or "usageMetadata" in obj or "promptFeedback" in obj:
+        return providers.GEMINI
+    if "choices" in obj or obj.get("object", "").startswith("chat.completion"):
+        return providers.OPENAI
+    if "error" in obj:
+        return None  # an error frame alone: the first real event decides
+    return None
+
+
+class _Detecting:
+    """Holds events until one names the dialect, then hands everything to that translator."""
+
+    dialect = "auto"
+
+    def __init__(self, include_usage: bool, model: str | None, default: str, created: int) -> None:
+        self._args = (include_usage, model, created)
+        self._default = default
+        self._held: list[Event] = []
+        self._inner: Translator | None = None
+
+    def feed(self, ev: Event) -> list[Frame]:
+        if self._inner is None:
+            dialect = detect_event(ev)
+            self._held.append(ev)
+            if dialect is None and len(self._held) < 64:
+                return []
+            self._start(dialect or self._default)
+        assert self._inner is not None
+        if self._held:
+            out: list[Frame] = []
+            for held in self._held:
+                out += self._inner.feed(held)
+            self._held = []
+            return out
+        return self._inner.feed(ev)
+
+    def _start(self, dialect: str) -> None:
+        self._inner = translator_for(
+            dialect, include_usage=self._args[0], model=self._args[1], created=self._args[2]
+        )
+        self.dialect = dialect
+
+    def finish(self) -> list[Frame]:
+        if self._inner is None:
+            self._start(self._default)
+        assert self._inner is not None
+        out: list[Frame] = []
+        for held in self._held:
+            out += self._inner.feed(held)
+        self._held = []
+        return out + self._inner.finish()
+
+
+def auto_translator(
+    *,
+    include_usage: bool = False,
+    model: str | None = None,
+    default: str = providers.OPENAI,
+    created: int = 0,
+) -> Translator:
+    """A translator that picks its dialect from the first events that say."""
+    return _Detecting(include_usage, model, default, created)
+
+
+def translate_body(
+    chunks: Iterable[bytes],
+    dialect: str | None = None,
+    *,
+    include_usage: bool = False,
+    model: str | None = None,
+) -> Iterator[bytes]:
+    """Bytes of a native stream in, bytes of the chunk stream out, incrementally."""
+    t = (
+        translator_for(dialect, include_usage=include_usage, model=model)
+        if dialect
+        else auto_translator(include_usage=include_usage, model=model)
+    )
+    dec = SSEDecoder()
+    for chunk in chunks:
+        for ev in dec.feed(chunk):
+            for frame in t.feed(ev):
+                yield serialize(frame)
+        dec.take_anomalies()
+    for ev in dec.finish():
+        for frame in t.feed(ev):
+            yield serialize(frame)
+    for frame in t.finish():
+        yield serialize(frame)

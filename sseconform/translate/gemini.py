@@ -1,0 +1,152 @@
+"""Gemini ``streamGenerateContent?alt=sse`` responses -> chat chunks.
+
+Each event is a whole GenerateContentResponse. Text parts stream as content, ``thought``
+parts as ``reasoning_content``. A ``functionCall`` arrives whole (name and args), or streamed:
+a part with the name and ``willContinue``, then parts with ``partialArgs`` records (JSONPath +
+value) that ArgsBuilder turns into JSON text as they come, then an empty ``functionCall``.
+Gemini gives no call ids, so they are derived from the response id and the call's position:
+stable for the same input. Thought signatures are dropped. There is no [DONE]: the finish
+reason ends a candidate, the end of the body ends the stream.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sseconform.sse import Event
+from sseconform.translate.base import Emitter, Frame, loads, stable_id
+from sseconform.translate.jsonpath import ArgsBuilder
+
+FINISH = {
+    "STOP": "stop",
+    "MAX_TOKENS": "length",
+    "SAFETY": "content_filter",
+    "RECITATION": "content_filter",
+    "BLOCKLIST": "content_filter",
+    "PROHIBITED_CONTENT": "content_filter",
+    "SPII": "content_filter",
+    "IMAGE_SAFETY": "content_filter",
+    "LANGUAGE": "content_filter",
+}
+
+
+class _Streaming:
+    __slots__ = ("builder", "call")
+
+    def __init__(self, call: int) -> None:
+        self.call = call
+        self.builder = ArgsBuilder()
+
+
+class GeminiTranslator:
+    dialect = "gemini"
+
+    def __init__(self, emitter: Emitter) -> None:
+        self.e = emitter
+        self._open: dict[int, _Streaming] = {}  # candidate -> the call being streamed
+        self._finished: set[int] = set()
+        self._calls_seen = 0
+        self._seed = ""
+
+    def feed(self, ev: Event) -> list[Frame]:
+        obj = loads(ev.data)
+        if not isinstance(obj, dict) or self.e.closed:
+            return self.e.take()
+        if "error" in obj and "candidates" not in obj:
+            err = obj.get("error") or {}
+            if isinstance(err, dict):
+                self.e.error(
+                    str(err.get("message", "upstream error")), err.get("status"), err.get("code")
+                )
+            else:
+                self.e.error(str(err))
+            return self.e.take()
+        if not self._seed:
+            self._seed = str(obj.get("responseId") or ev.data[:200])
+            self.e.head(
+                obj.get("responseId") and f"chatcmpl-{obj['responseId']}", obj.get("modelVersion")
+            )
+        usage = obj.get("usageMetadata")
+        if isinstance(usage, dict) and "promptTokenCount" in usage:
+            thoughts = usage.get("thoughtsTokenCount")
+            completion = (usage.get("candidatesTokenCount") or 0) + (thoughts or 0)
+            self.e.set_usage(
+                usage.get("promptTokenCount"),
+                completion,
+                cached=usage.get("cachedContentTokenCount"),
+                reasoning=thoughts,
+            )
+        feedback = obj.get("promptFeedback")
+        if isinstance(feedback, dict) and feedback.get("blockReason") and not obj.get("candidates"):
+            self.e.start()
+            self.e.finish("content_filter")
+        for pos, cand in enumerate(obj.get("candidates") or []):
+            if isinstance(cand, dict):
+                self._candidate(int(cand.get("index", pos)), cand)
+        return self.e.take()
+
+    def finish(self) -> list[Frame]:
+        if not self.e.closed:
+            if self.e.choices and all(i in self._finished for i in self.e.choices):
+                self.e.done()
+            else:
+                self.e.error(
+                    "the upstream stream ended without a finish reason", "upstream_truncated"
+                )
+        return self.e.take()
+
+    def _candidate(self, index: int, cand: dict[str, Any]) -> None:
+        self.e.start(index)
+        content = cand.get("content") or {}
+        for part in content.get("parts") or []:
+            if isinstance(part, dict):
+                self._part(index, part)
+        reason = cand.get("finishReason")
+        if reason and index not in self._finished:
+            self._end_call(index)
+            if reason == "MALFORMED_FUNCTION_CALL":
+                self.e.error(
+                    "the model produced a malformed function call", "upstream_error", reason
+                )
+                return
+            self._finished.add(index)
+            self.e.finish(FINISH.get(str(reason), "stop"), index)
+            if len(self._finished) == len(self.e.choices):
+                self.e.done()
+
+    def _part(self, index: int, part: dict[str, Any]) -> None:
+        if "text" in part:
+            if part.get("thought"):
+                self.e.reasoning(str(part["text"]), index)
+            else:
+                self.e.text(str(part["text"]), index)
+        fc = part.get("functionCall")
+        if not isinstance(fc, dict):
+            return
+        streaming = self._open.get(index)
+        if streaming is not None and fc.get("name"):
+            self._end_call(index)  # a new call starts: the previous one is whole
+            streaming = None
+        if fc.get("name") and "partialArgs" not in fc and not fc.get("willContinue"):
+            self._calls_seen += 1
+            cid = str(fc.get("id") or stable_id("call_", self._seed, self._calls_seen))
+            args = fc.get("args")
+            self.e.call(cid, str(fc["name"]), json.dumps(args if args is not None else {}), index)
+            return
+        if fc.get("name"):
+            self._calls_seen += 1
+            cid = str(fc.get("id") or stable_id("call_", self._seed, self._calls_seen))
+            streaming = self._open[index] = _Streaming(self.e.call(cid, str(fc["name"]), "", index))
+        if streaming is None:
+            return
+        for record in fc.get("partialArgs") or []:
+            if isinstance(record, dict):
+                self.e.arguments(streaming.call, streaming.builder.feed(record), index)
+        if not fc.get("willContinue") and not fc.get("partialArgs") and not fc.get("name"):
+            self._end_call(index)  # the empty functionCall that closes a streamed call
+
+    def _end_call(self, index: int) -> None:
+        streaming = self._open.pop(index, None)
+        if streaming is not None:
+            self.e.arguments(streaming.call, streaming.builder.close(), index)

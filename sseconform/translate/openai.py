@@ -1,0 +1,153 @@
+"""OpenAI-compatible chat streams that stray from the grammar -> the grammar.
+
+Each quirk real providers show is normalised: Azure's empty prompt-filter chunk is dropped;
+``object`` is always ``chat.completion.chunk`` (Perplexity's ``chat.completion.done``) and id,
+model and created stay those of the first chunk; role is sent once; a repeated finish reason
+(OpenRouter) is dropped and a finish that carries content is split into the content, then
+``delta: {}``; calls without an index (Mistral) are keyed by id; whole-argument calls are sent
+as a head then the arguments; id and name appear on a call's first delta only; indexes are
+dense from 0; ``reasoning``/``reasoning_details`` become ``reasoning_content``; a stream
+without [DONE] or without a finish reason (Snowflake) is completed; Groq's ``event: error``
+and ``{"error": ...}`` frames become an error frame then [DONE].
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sseconform.sse import Event
+from sseconform.translate.base import DONE, Emitter, Frame, loads, stable_id
+
+
+class _Choice:
+    __slots__ = ("calls", "finish", "ids", "last")
+
+    def __init__(self) -> None:
+        self.calls: dict[int, int] = {}  # upstream index -> dense index
+        self.ids: dict[str, int] = {}  # call id -> dense index
+        self.finish: str | None = None
+        self.last: int | None = None
+
+
+class OpenAITranslator:
+    dialect = "openai"
+
+    def __init__(self, emitter: Emitter) -> None:
+        self.e = emitter
+        self._choices: dict[int, _Choice] = {}
+        self._seen_done = False
+
+    def feed(self, ev: Event) -> list[Frame]:
+        if self.e.closed:
+            return self.e.take()
+        if ev.data.strip() == DONE:
+            self._seen_done = True
+            self._end()
+            return self.e.take()
+        obj = loads(ev.data)
+        if not isinstance(obj, dict):
+            return self.e.take()
+        if "error" in obj and not obj.get("choices"):
+            err = obj["error"]
+            if isinstance(err, dict):
+                self.e.error(
+                    str(err.get("message", "upstream error")), err.get("type"), err.get("code")
+                )
+            else:
+                self.e.error(str(err))
+            return self.e.take()
+        if ev.event == "error":
+            self.e.error(str(obj.get("message", ev.data[:200])))
+            return self.e.take()
+        choices = obj.get("choices")
+        usage = obj.get("usage")
+        if isinstance(usage, dict) and isinstance(usage.get("prompt_tokens"), int):
+            details = usage.get("prompt_tokens_details") or {}
+            cdetails = usage.get("completion_tokens_details") or {}
+            self.e.set_usage(
+                usage.get("prompt_tokens"),
+                usage.get("completion_tokens"),
+                cached=details.get("cached_tokens") if isinstance(details, dict) else None,
+                reasoning=cdetails.get("reasoning_tokens") if isinstance(cdetails, dict) else None,
+            )
+        if not isinstance(choices, list) or not choices:
+            return self.e.take()  # Azure's prompt-filter chunk, a usage chunk
+        self.e.head(obj.get("id") or None, obj.get("model"), obj.get("created"))
+        for pos, ch in enumerate(choices):
+            if isinstance(ch, dict):
+                self._choice(
+                    int(ch.get("index", pos)) if isinstance(ch.get("index", pos), int) else pos, ch
+                )
+        return self.e.take()
+
+    def finish(self) -> list[Frame]:
+        if not self.e.closed:
+            if self._choices and all(c.finish for c in self._choices.values()):
+                self._end()  # finished but no [DONE]: the grammar's end is added
+            elif self._seen_done:
+                self._end()
+            else:
+                self.e.error(
+                    "the upstream stream ended without a finish reason", "upstream_truncated"
+                )
+        return self.e.take()
+
+    def _end(self) -> None:
+        for i, c in self._choices.items():
+            self.e.finish(c.finish or "stop", i)
+        self.e.done()
+
+    def _choice(self, index: int, ch: dict[str, Any]) -> None:
+        c = self._choices.get(index)
+        if c is None:
+            c = self._choices[index] = _Choice()
+            self.e.start(index)
+        if c.finish is not None:
+            return  # after the finish (a repeated finish, a trailing chunk): dropped
+        raw = ch.get("delta")
+        delta: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        if isinstance(delta.get("content"), str):
+            self.e.text(delta["content"], index)
+        reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+        if isinstance(reasoning, str):
+            self.e.reasoning(reasoning, index)
+        details = delta.get("reasoning_details")
+        if isinstance(details, list) and not reasoning:
+            for d in details:
+                if isinstance(d, dict) and isinstance(d.get("text"), str):
+                    self.e.reasoning(d["text"], index)
+        if isinstance(delta.get("refusal"), str):
+            self.e.refusal(delta["refusal"], index)
+        for tc in delta.get("tool_calls") or []:
+            if isinstance(tc, dict):
+                self._tool(index, c, tc)
+        reason = ch.get("finish_reason")
+        if isinstance(reason, str) and reason:
+            c.finish = (
+                reason if reason in ("stop", "length", "tool_calls", "content_filter") else "stop"
+            )
+
+    def _tool(self, index: int, c: _Choice, tc: dict[str, Any]) -> None:
+        raw = tc.get("function")
+        fn: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        tid = tc.get("id") if isinstance(tc.get("id"), str) and tc.get("id") else None
+        upstream = tc.get("index")
+        call: int | None
+        if isinstance(upstream, int) and not isinstance(upstream, bool):
+            call = c.calls.get(upstream)
+            if call is None and tid is not None and tid in c.ids:
+                call = c.calls[upstream] = c.ids[tid]  # the same call under another index
+        elif tid is not None:  # no index (Mistral): the id says which call
+            call = c.ids.get(tid)
+        else:  # neither: it continues the call before it
+            call = c.last
+        if call is None:
+            cid = tid or stable_id("call_", self.e.id, index, len(c.ids))
+            name = fn["name"] if isinstance(fn.get("name"), str) else ""
+            call = self.e.call(cid, name, "", index)
+            c.ids[cid] = call
+            if isinstance(upstream, int) and not isinstance(upstream, bool):
+                c.calls[upstream] = call
+        c.last = call
+        args = fn["arguments"] if isinstance(fn.get("arguments"), str) else ""
+        self.e.arguments(call, args, index)
