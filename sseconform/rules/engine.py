@@ -11,7 +11,6 @@ by ``max_arguments``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +18,7 @@ from typing import Any
 import orjson
 
 from sseconform.diagnostics import Diagnostic, printable
+from sseconform.jsonstr import JSON_STRING, find_literal
 from sseconform.rules import native
 from sseconform.rules.catalog import RULES, Severity
 from sseconform.rules.schema import CHUNK, ERROR, USAGE, validator, violations
@@ -89,14 +89,7 @@ _UNSET = object()  # no chunk seen yet: differs from every id, model and created
 DEFAULT_MAX_PER_CODE = 50
 DEFAULT_MAX_ARGUMENTS = 64 * 1024 * 1024
 
-#: Exactly one JSON string token, as orjson accepts it: no raw control characters, the
-#: standard escapes, and \\u escapes that are not lone surrogates.
-_JSON_STRING = re.compile(
-    r'"(?:[^"\\\x00-\x1f]++'
-    r'|\\["\\/bfnrt]'
-    r"|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4}"
-    r"|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2})*+\""
-)
+_JSON_STRING = JSON_STRING
 _PROBE = "sseconform-template-probe"
 
 
@@ -892,22 +885,7 @@ class StreamChecker:
                     self._emit(code, msg, c.finish_event, f"/choices/{c.finish_pos}/finish_reason")
 
 
-def _find_literal(data: str, key: str) -> tuple[int, int] | None:
-    """The span of the one string literal that follows ``"key":``; None if none or several."""
-    needle = f'"{key}":'
-    found: tuple[int, int] | None = None
-    i = data.find(needle)
-    while i >= 0:
-        start = i + len(needle)
-        while start < len(data) and data[start] in " \t\r\n":
-            start += 1
-        m = _JSON_STRING.match(data, start)
-        if m is not None:
-            if found is not None:
-                return None  # two candidates: not worth proving which one
-            found = (start, m.end())
-        i = data.find(needle, i + 1)
-    return found
+_find_literal = find_literal
 
 
 def _make_template(

@@ -269,6 +269,29 @@ class SSEDecoder:
                     line_no += 2
                     i += 2
                     continue
+            if (
+                i + 2 < n
+                and not lines[i + 2]
+                and line[:7] == b"event: "
+                and lines[i + 1][:6] == b"data: "
+                and self._block_offset < 0
+                and not check_len
+            ):  # the typed event (Anthropic, Responses): event line, data line, blank line
+                data_line = lines[i + 1]
+                try:
+                    name = line[7:].decode("utf-8")
+                    data = data_line[6:].decode("utf-8")
+                except UnicodeDecodeError:
+                    pass
+                else:
+                    self._frame += 1
+                    ev = Event(data, name, self._last_id, None, self._frame, line_no, offset, 1)
+                    offset += len(line) + len(data_line) + 3
+                    ev.end = offset
+                    out.append(ev)
+                    line_no += 3
+                    i += 3
+                    continue
             self._offset = offset
             self._line = line_no
             if not line:

@@ -58,14 +58,19 @@ _CLASSES: dict[
 
 
 def translator_for(
-    dialect: str, *, include_usage: bool = False, model: str | None = None, created: int = 0
+    dialect: str,
+    *,
+    include_usage: bool = False,
+    model: str | None = None,
+    created: int = 0,
+    raw: bool = False,
 ) -> Translator:
     """A fresh translator; ``model`` replaces the upstream's model name in every chunk;
     ``created`` is used when the upstream gives no creation time."""
     cls = _CLASSES.get(dialect)
     if cls is None:
         raise ValueError(f"unknown dialect {dialect!r}; dialects: {', '.join(_CLASSES)}")
-    emitter = Emitter(include_usage=include_usage, model_override=model, created=created)
+    emitter = Emitter(include_usage=include_usage, model_override=model, created=created, raw=raw)
     translator: Translator = cls(emitter)
     return translator
 
@@ -102,8 +107,10 @@ class _Detecting:
 
     dialect = "auto"
 
-    def __init__(self, include_usage: bool, model: str | None, default: str, created: int) -> None:
-        self._args = (include_usage, model, created)
+    def __init__(
+        self, include_usage: bool, model: str | None, default: str, created: int, raw: bool
+    ) -> None:
+        self._args = (include_usage, model, created, raw)
         self._default = default
         self._held: list[Event] = []
         self._inner: Translator | None = None
@@ -126,7 +133,11 @@ class _Detecting:
 
     def _start(self, dialect: str) -> None:
         self._inner = translator_for(
-            dialect, include_usage=self._args[0], model=self._args[1], created=self._args[2]
+            dialect,
+            include_usage=self._args[0],
+            model=self._args[1],
+            created=self._args[2],
+            raw=self._args[3],
         )
         self.dialect = dialect
 
@@ -147,9 +158,10 @@ def auto_translator(
     model: str | None = None,
     default: str = providers.OPENAI,
     created: int = 0,
+    raw: bool = False,
 ) -> Translator:
     """A translator that picks its dialect from the first events that say."""
-    return _Detecting(include_usage, model, default, created)
+    return _Detecting(include_usage, model, default, created, raw)
 
 
 def translate_body(
@@ -161,18 +173,18 @@ def translate_body(
 ) -> Iterator[bytes]:
     """Bytes of a native stream in, bytes of the chunk stream out, incrementally."""
     t = (
-        translator_for(dialect, include_usage=include_usage, model=model)
+        translator_for(dialect, include_usage=include_usage, model=model, raw=True)
         if dialect
-        else auto_translator(include_usage=include_usage, model=model)
+        else auto_translator(include_usage=include_usage, model=model, raw=True)
     )
     dec = SSEDecoder()
-    for chunk in chunks:
-        for ev in dec.feed(chunk):
-            for frame in t.feed(ev):
-                yield serialize(frame)
+    feed = t.feed
+    for chunk in chunks:  # one output piece per input piece: bytes in, bytes out
+        out = [serialize(f) for ev in dec.feed(chunk) for f in feed(ev)]
         dec.take_anomalies()
-    for ev in dec.finish():
-        for frame in t.feed(ev):
-            yield serialize(frame)
-    for frame in t.finish():
-        yield serialize(frame)
+        if out:
+            yield b"".join(out)
+    tail = [serialize(f) for ev in dec.finish() for f in feed(ev)]
+    tail += [serialize(f) for f in t.finish()]
+    if tail:
+        yield b"".join(tail)

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from sseconform.jsonstr import JSON_STRING, find_literal
 from sseconform.sse import Event
-from sseconform.translate.base import Emitter, Frame, loads
+from sseconform.translate.base import DELTA_SUFFIX, Emitter, Frame, loads
 
 FINISH = {
     "end_turn": "stop",
@@ -36,18 +37,56 @@ class AnthropicTranslator:
         self._usage: dict[str, Any] = {}
         self._started = False
         self._stopped = False
+        # A delta event already parsed, cut around its text/partial_json literal: a later
+        # event equal to it but for that literal is the same delta with another string.
+        self._tmpl: _Template | None = None
 
     def feed(self, ev: Event) -> list[Frame]:
+        t = self._tmpl
+        if t is not None:
+            d = ev.data
+            end = len(d) - t.slen
+            if end >= t.plen + 2 and d.startswith(t.prefix) and d.endswith(t.suffix):
+                literal = d[t.plen : end]
+                if "\\" not in literal and JSON_STRING.fullmatch(literal):
+                    # No escape: the literal is the very bytes orjson would write.
+                    if end > t.plen + 2:
+                        self.e.out.append(t.out_head + literal.encode() + t.out_tail)
+                    return self.e.take()
+                if JSON_STRING.fullmatch(literal):
+                    value = loads(literal)
+                    if t.call < 0:
+                        self.e.text(value)
+                    else:
+                        self.e.arguments(t.call, value)
+                    return self.e.take()
+            self._tmpl = None
         obj = loads(ev.data)
-        if not isinstance(obj, dict) or self.e.closed:
+        if type(obj) is not dict or self.e.closed:
             return self.e.take()
         kind = obj.get("type") or ev.event
-        if kind == "message_start":
+        if kind == "content_block_delta":  # nearly every event: the shortest way through
+            delta = obj.get("delta")
+            block = self._blocks.get(obj.get("index", -1))
+            if type(delta) is dict and block is not None:
+                dtype = delta.get("type")
+                value = delta.get("text") if dtype == "text_delta" else delta.get("partial_json")
+                if type(value) is str:
+                    if dtype == "text_delta" and block[0] == "text":
+                        self.e.text(value)
+                        if self.e.raw:
+                            self._tmpl = _template(ev.data, obj, "text", -1, self.e)
+                        return self.e.take()
+                    if dtype == "input_json_delta" and block[0] == "tool":
+                        self.e.arguments(block[1], value)
+                        if self.e.raw:
+                            self._tmpl = _template(ev.data, obj, "partial_json", block[1], self.e)
+                        return self.e.take()
+            self._block_delta(obj)
+        elif kind == "message_start":
             self._message_start(obj.get("message") or {})
         elif kind == "content_block_start":
             self._block_start(obj)
-        elif kind == "content_block_delta":
-            self._block_delta(obj)
         elif kind == "message_delta":
             delta = obj.get("delta") or {}
             if delta.get("stop_reason"):
@@ -130,3 +169,42 @@ class AnthropicTranslator:
             + (u.get("cache_creation_input_tokens") or 0)
         )
         self.e.set_usage(prompt, u.get("output_tokens"), cached=cached)
+
+
+_PROBE = "sseconform-template-probe"
+
+
+class _Template:
+    """A delta event cut around its literal, and the output bytes around the same literal."""
+
+    __slots__ = ("call", "out_head", "out_tail", "plen", "prefix", "slen", "suffix")
+
+    def __init__(self, prefix: str, suffix: str, call: int, out_head: bytes, out_tail: bytes):
+        self.prefix = prefix
+        self.suffix = suffix
+        self.plen = len(prefix)
+        self.slen = len(suffix)
+        self.call = call  # -1: delta.text (content); else the call whose arguments these are
+        self.out_head = out_head
+        self.out_tail = out_tail
+
+
+def _template(data: str, obj: dict[str, Any], key: str, call: int, e: Emitter) -> _Template | None:
+    """Cut ``data`` around its ``key`` literal, proven by a probe parse; None if unproven."""
+    if _PROBE in data:
+        return None
+    span = find_literal(data, key)
+    if span is None:
+        return None
+    a, b = span
+    probe = loads(data[:a] + f'"{_PROBE}"' + data[b:])
+    if type(probe) is not dict or (probe.get("delta") or {}).get(key) != _PROBE:
+        return None
+    probe["delta"][key] = obj["delta"][key]
+    if probe != obj:
+        return None
+    head = e.delta_prefix(0)
+    if call < 0:
+        return _Template(data[:a], data[b:], call, head + b'{"content":', b"}" + DELTA_SUFFIX)
+    out_head = head + b'{"tool_calls":[{"index":%d,"function":{"arguments":' % call
+    return _Template(data[:a], data[b:], call, out_head, b"}}]}" + DELTA_SUFFIX)

@@ -16,13 +16,17 @@ from typing import Any
 import orjson
 
 DONE = "[DONE]"
-Frame = dict[str, Any] | str
+DELTA_SUFFIX = b',"logprobs":null,"finish_reason":null}]}\n\n'
+#: A chunk or error frame as a dict, "[DONE]", or (in byte mode) a frame already serialized.
+Frame = dict[str, Any] | str | bytes
 
 FINISH_REASONS = ("stop", "length", "tool_calls", "content_filter")
 
 
 def serialize(frame: Frame) -> bytes:
     """One frame as SSE: ``data: <json>`` and a blank line."""
+    if type(frame) is bytes:
+        return frame
     if frame == DONE:
         return b"data: [DONE]\n\n"
     return b"data: " + orjson.dumps(frame) + b"\n\n"
@@ -55,6 +59,11 @@ class Emitter:
     usage: dict[str, Any] | None = None
     closed: bool = False
     _upstream_created: bool = False
+    #: Byte mode: content and argument chunks leave already serialized, from a cached prefix
+    #: (the same bytes orjson gives for the dict). translate_body uses it; the library API
+    #: (frames as dicts) does not.
+    raw: bool = False
+    _prefix: tuple[tuple[str, str, int, int], bytes] | None = None
     # ``created`` when the upstream gives none (Anthropic, Gemini): the caller's (a
     # recording's date), else 0 -- never the clock, so the same input translates the same.
 
@@ -97,10 +106,57 @@ class Emitter:
     def start(self, index: int = 0) -> None:
         self._choice(index)
 
+    def delta_prefix(self, index: int) -> bytes:
+        """The bytes of a chunk up to its delta: what orjson gives for the same dict."""
+        key = (self.id, self.model, self.created, index)
+        if self._prefix is None or self._prefix[0] != key:
+            head = orjson.dumps(
+                {
+                    "id": self.id,
+                    "object": "chat.completion.chunk",
+                    "created": self.created,
+                    "model": self.model,
+                }
+            )
+            self._prefix = (
+                key,
+                b"data: " + head[:-1] + b',"choices":[{"index":%d,"delta":' % index,
+            )
+        return self._prefix[1]
+
+    def _delta_bytes(self, index: int, delta: bytes) -> None:
+        self.out.append(self.delta_prefix(index) + delta + DELTA_SUFFIX)
+
     def text(self, text: str, index: int = 0) -> None:
         if text and not self.closed:
-            self._choice(index)
-            self._chunk(index, {"content": text})
+            if index not in self.choices or not self.choices[index].started:
+                self._choice(index)
+            if self.raw:
+                self._delta_bytes(index, b'{"content":' + orjson.dumps(text) + b"}")
+            else:
+                self._chunk(index, {"content": text})
+
+    def text_literal(self, literal: str, index: int = 0) -> None:
+        """Content given as its JSON string literal (template path): written as orjson would."""
+        if self.raw and "\\" not in literal:  # no escape: the literal is orjson's own bytes
+            if len(literal) > 2 and not self.closed:
+                if index not in self.choices or not self.choices[index].started:
+                    self._choice(index)
+                self._delta_bytes(index, b'{"content":' + literal.encode() + b"}")
+            return
+        self.text(orjson.loads(literal), index)
+
+    def arguments_literal(self, call: int, literal: str, index: int = 0) -> None:
+        """An arguments fragment given as its JSON string literal (template path)."""
+        if self.raw and "\\" not in literal:
+            if len(literal) > 2 and not self.closed:
+                self._delta_bytes(
+                    index,
+                    b'{"tool_calls":[{"index":%d,"function":{"arguments":%b}}]}'
+                    % (call, literal.encode()),
+                )
+            return
+        self.arguments(call, orjson.loads(literal), index)
 
     def reasoning(self, text: str, index: int = 0) -> None:
         if text and not self.closed:
@@ -130,6 +186,13 @@ class Emitter:
 
     def arguments(self, call: int, fragment: str, index: int = 0) -> None:
         if fragment and not self.closed:
+            if self.raw:
+                args = orjson.dumps(fragment)
+                self._delta_bytes(
+                    index,
+                    b'{"tool_calls":[{"index":%d,"function":{"arguments":%b}}]}' % (call, args),
+                )
+                return
             frag = {"index": call, "function": {"arguments": fragment}}
             self._chunk(index, {"tool_calls": [frag]})
 

@@ -1,0 +1,37 @@
+"""One JSON string token, matched exactly as orjson accepts it.
+
+Both the checker's and the translator's template memos rest on it: a frame equal to an
+already parsed one but for string literals in known places parses to the same object with
+other strings there, provided each literal is exactly one valid JSON string. Standard
+library only.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: No raw control characters, the standard escapes, \\u escapes that are not lone surrogates.
+JSON_STRING = re.compile(
+    r'"(?:[^"\\\x00-\x1f]++'
+    r'|\\["\\/bfnrt]'
+    r"|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4}"
+    r"|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2})*+\""
+)
+
+
+def find_literal(data: str, key: str) -> tuple[int, int] | None:
+    """The span of the one string literal that follows ``"key":``; None if none or several."""
+    needle = f'"{key}":'
+    found: tuple[int, int] | None = None
+    i = data.find(needle)
+    while i >= 0:
+        start = i + len(needle)
+        while start < len(data) and data[start] in " \t\r\n":
+            start += 1
+        m = JSON_STRING.match(data, start)
+        if m is not None:
+            if found is not None:
+                return None  # two candidates: not worth proving which one
+            found = (start, m.end())
+        i = data.find(needle, i + 1)
+    return found
