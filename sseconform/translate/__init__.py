@@ -31,6 +31,7 @@ __all__ = [
     "Translator",
     "auto_translator",
     "detect_event",
+    "error_body_message",
     "serialize",
     "translate_body",
     "translator_for",
@@ -179,12 +180,53 @@ def translate_body(
     )
     dec = SSEDecoder()
     feed = t.feed
+    # The bytes after the last event: a provider's bare JSON error body (before any event,
+    # or appended mid-stream as Vertex does) is no SSE event, yet it is how the stream failed.
+    trailing = bytearray()
+    base = 0  # body offset of trailing[0]
     for chunk in chunks:  # one output piece per input piece: bytes in, bytes out
-        out = [serialize(f) for ev in dec.feed(chunk) for f in feed(ev)]
+        trailing += chunk
+        evs = dec.feed(chunk)
+        if evs:
+            del trailing[: evs[-1].end - base]
+            base = evs[-1].end
+        if len(trailing) > MAX_ERROR_BODY:  # too long to be an error body: stop keeping it
+            base += len(trailing)
+            trailing.clear()
+        out = [serialize(f) for ev in evs for f in feed(ev)]
         dec.take_anomalies()
         if out:
             yield b"".join(out)
-    tail = [serialize(f) for ev in dec.finish() for f in feed(ev)]
-    tail += [serialize(f) for f in t.finish()]
+    evs = dec.finish()
+    tail = [serialize(f) for ev in evs for f in feed(ev)]
+    message = None if evs else error_body_message(bytes(trailing))
+    if message is not None:
+        error = {"error": {"message": message, "type": "upstream_error"}}
+        tail += [serialize(error), serialize(DONE)]
+    else:
+        tail += [serialize(f) for f in t.finish()]
     if tail:
         yield b"".join(tail)
+
+
+MAX_ERROR_BODY = 1 << 20
+
+
+def error_body_message(body: bytes) -> str | None:
+    """The message of a provider's JSON error body (any dialect's shape); None if not one."""
+    text = body.strip()
+    if not text.startswith((b"{", b"[")):
+        return None
+    obj = loads(text.decode("utf-8", "replace"))
+    if isinstance(obj, list) and obj and isinstance(obj[0], dict):
+        obj = obj[0]  # Gemini sometimes wraps the error in a list
+    if not isinstance(obj, dict):
+        return None
+    err = obj.get("error")
+    if isinstance(err, dict) and isinstance(err.get("message"), str):
+        return str(err["message"])
+    if isinstance(err, str):
+        return err
+    if isinstance(obj.get("message"), str):
+        return str(obj["message"])
+    return None

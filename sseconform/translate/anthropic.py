@@ -40,6 +40,7 @@ class AnthropicTranslator:
         # A delta event already parsed, cut around its text/partial_json literal: a later
         # event equal to it but for that literal is the same delta with another string.
         self._tmpl: _Template | None = None
+        self._args_sent: set[int] = set()  # calls that got a non-empty arguments fragment
 
     def feed(self, ev: Event) -> list[Frame]:
         t = self._tmpl
@@ -77,7 +78,8 @@ class AnthropicTranslator:
                         if self.e.raw:
                             self._tmpl = _template(ev.data, obj, "text", -1, self.e)
                         return self.e.take()
-                    if dtype == "input_json_delta" and block[0] == "tool":
+                    if dtype == "input_json_delta" and block[0] == "tool" and value:
+                        self._args_sent.add(block[1])
                         self.e.arguments(block[1], value)
                         if self.e.raw:
                             self._tmpl = _template(ev.data, obj, "partial_json", block[1], self.e)
@@ -87,6 +89,8 @@ class AnthropicTranslator:
             self._message_start(obj.get("message") or {})
         elif kind == "content_block_start":
             self._block_start(obj)
+        elif kind == "content_block_stop":
+            self._block_stop(obj)
         elif kind == "message_delta":
             delta = obj.get("delta") or {}
             if delta.get("stop_reason"):
@@ -109,6 +113,8 @@ class AnthropicTranslator:
 
     def _message_start(self, msg: dict[str, Any]) -> None:
         if self._started:
+            if not self._blocks:
+                return  # a repeated start before any content: nothing was half sent
             # A new message while one is open: the upstream restarted mid-stream. Splicing the
             # two would corrupt whatever was half sent; fail the way the grammar says to.
             self.e.error(
@@ -131,6 +137,7 @@ class AnthropicTranslator:
             if block.get("input"):
                 import json
 
+                self._args_sent.add(call)
                 self.e.arguments(call, json.dumps(block["input"]))
         elif btype == "text":
             self._blocks[index] = ("text", -1)
@@ -141,6 +148,14 @@ class AnthropicTranslator:
         else:  # redacted_thinking, server_tool_use, web_search_tool_result, ...: native only
             self._blocks[index] = ("native", -1)
 
+    def _block_stop(self, obj: dict[str, Any]) -> None:
+        """A call whose input never streamed (``input: {}``, an empty partial_json) gets
+        ``{}``: its arguments must parse as JSON."""
+        kind, call = self._blocks.get(obj.get("index", -1), ("text", -1))
+        if kind == "tool" and call not in self._args_sent:
+            self._args_sent.add(call)
+            self.e.arguments(call, "{}")
+
     def _block_delta(self, obj: dict[str, Any]) -> None:
         delta = obj.get("delta") or {}
         kind, call = self._blocks.get(obj.get("index", -1), ("text", -1))
@@ -150,7 +165,10 @@ class AnthropicTranslator:
         elif dtype == "thinking_delta":
             self.e.reasoning(str(delta.get("thinking", "")))
         elif dtype == "input_json_delta" and kind == "tool":
-            self.e.arguments(call, str(delta.get("partial_json", "")))
+            fragment = str(delta.get("partial_json", ""))
+            if fragment:
+                self._args_sent.add(call)
+            self.e.arguments(call, fragment)
         # signature_delta, citations_delta, deltas of native-only blocks: dropped
 
     def _add_usage(self, usage: dict[str, Any]) -> None:

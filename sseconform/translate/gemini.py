@@ -45,7 +45,7 @@ class GeminiTranslator:
     def __init__(self, emitter: Emitter) -> None:
         self.e = emitter
         self._open: dict[int, _Streaming] = {}  # candidate -> the call being streamed
-        self._finished: set[int] = set()
+        self._reasons: dict[int, str] = {}  # candidate -> its latest finish reason
         self._calls_seen = 0
         self._seed = ""
 
@@ -78,17 +78,30 @@ class GeminiTranslator:
                 reasoning=thoughts,
             )
         feedback = obj.get("promptFeedback")
-        if isinstance(feedback, dict) and feedback.get("blockReason") and not obj.get("candidates"):
+        blocked = isinstance(feedback, dict) and feedback.get("blockReason")
+        if blocked and not obj.get("candidates"):
             self.e.start()
-            self.e.finish("content_filter")
+            self._reasons[0] = "SAFETY"  # the prompt was blocked: nothing will follow
         for pos, cand in enumerate(obj.get("candidates") or []):
             if isinstance(cand, dict):
                 self._candidate(int(cand.get("index", pos)), cand)
         return self.e.take()
 
     def finish(self) -> list[Frame]:
+        """Gemini has no [DONE] and older streams repeat finishReason on every chunk, so a
+        candidate finishes when the body ends, with the last reason it was given."""
         if not self.e.closed:
-            if self.e.choices and all(i in self._finished for i in self.e.choices):
+            for index in list(self._open):
+                self._end_call(index)
+            if "MALFORMED_FUNCTION_CALL" in self._reasons.values():
+                self.e.error(
+                    "the model produced a malformed function call",
+                    "upstream_error",
+                    "MALFORMED_FUNCTION_CALL",
+                )
+            elif self.e.choices and all(i in self._reasons for i in self.e.choices):
+                for index, reason in self._reasons.items():
+                    self.e.finish(FINISH.get(reason, "stop"), index)
                 self.e.done()
             else:
                 self.e.error(
@@ -103,17 +116,9 @@ class GeminiTranslator:
             if isinstance(part, dict):
                 self._part(index, part)
         reason = cand.get("finishReason")
-        if reason and index not in self._finished:
-            self._end_call(index)
-            if reason == "MALFORMED_FUNCTION_CALL":
-                self.e.error(
-                    "the model produced a malformed function call", "upstream_error", reason
-                )
-                return
-            self._finished.add(index)
-            self.e.finish(FINISH.get(str(reason), "stop"), index)
-            if len(self._finished) == len(self.e.choices):
-                self.e.done()
+        if reason:
+            self._end_call(index)  # a finish closes the call being streamed
+            self._reasons[index] = str(reason)
 
     def _part(self, index: int, part: dict[str, Any]) -> None:
         if "text" in part:

@@ -32,7 +32,8 @@ def parse_path(path: str) -> list[str | int]:
         if index is not None:
             out.append(int(index))
         else:
-            out.append(name if name is not None else (single if single is not None else double))
+            quoted = single if single is not None else double
+            out.append(name if name is not None else _unescape(quoted))
         pos = m.end()
     return out
 
@@ -63,9 +64,10 @@ class ArgsBuilder:
         parent, leaf = path[:-1], path[-1]
         continuing = self._string_open and self._path == path
         if not continuing:
-            if self._string_open:
+            if self._string_open:  # a string left open by a record for another path
                 out += '"'
                 self._string_open = False
+                self._path = self._path[:-1]  # the leaf is no container
             out += self._move_to(path)
             out += self._member(leaf, path)
         if "stringValue" in record:
@@ -136,3 +138,8 @@ class ArgsBuilder:
             out += "}" if self._kinds.pop() == "{" else "]"
         self._path.clear()
         return out
+
+
+def _unescape(quoted: str) -> str:
+    """A quoted JSONPath key's escapes (``\\'``, ``\\"``, ``\\\\``) resolved."""
+    return re.sub(r"\\(.)", r"\1", quoted)

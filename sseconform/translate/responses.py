@@ -15,7 +15,7 @@ from typing import Any
 from sseconform.sse import Event
 from sseconform.translate.base import Emitter, Frame, loads
 
-MAX_PENDING = 10_000  # out-of-order events held at most; beyond that, emit as they come
+MAX_PENDING = 64  # events held waiting for a missing number; beyond that the gap is skipped
 
 
 class ResponsesTranslator:
@@ -37,7 +37,7 @@ class ResponsesTranslator:
             self._handle(obj)
             return self.e.take()
         if self._next_seq is None:
-            self._next_seq = seq
+            self._next_seq = 0  # sequence numbers start at 0, whatever arrives first
         self._pending[seq] = obj
         while self._next_seq in self._pending:
             self._handle(self._pending.pop(self._next_seq))
@@ -55,9 +55,10 @@ class ResponsesTranslator:
         return self.e.take()
 
     def _flush(self) -> None:
+        """Hand over everything held, in order, and expect the number after the last."""
         for seq in sorted(self._pending):
             self._handle(self._pending.pop(seq))
-        self._next_seq = None
+            self._next_seq = seq + 1
 
     def _handle(self, obj: dict[str, Any]) -> None:
         kind = str(obj.get("type", ""))
@@ -105,8 +106,10 @@ class ResponsesTranslator:
                 str(err.get("message", "the response failed")), "upstream_error", err.get("code")
             )
         elif kind == "error":
-            msg = obj.get("message") or (obj.get("error") or {}).get("message") or "upstream error"
-            self.e.error(str(msg), "upstream_error", obj.get("code"))
+            raw = obj.get("error")
+            nested: dict[str, Any] = raw if isinstance(raw, dict) else {}
+            msg = obj.get("message") or nested.get("message") or "upstream error"
+            self.e.error(str(msg), "upstream_error", obj.get("code") or nested.get("code"))
 
     def _args(self, call: int, fragment: str) -> None:
         self._sent[call] = self._sent.get(call, 0) + len(fragment)
