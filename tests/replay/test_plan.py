@@ -256,6 +256,8 @@ def test_split_crlf_cuts_between_cr_and_lf(name: str) -> None:
         assert len(crlf) == 6  # three events, each "data: ...\r\n\r\n"
         assert sum(data.endswith(b"\r") for _, data in plan.writes) == 6
         assert sum(data.startswith(b"\n") for _, data in plan.writes) == 6
+    elif b"\r\n" in r.body:  # other CRLF recordings (Gemini's real framing)
+        assert sum(data.endswith(b"\r") for _, data in plan.writes) == len(crlf)
     else:
         assert plan.writes == r.reads  # LF framing: nothing to cut
 

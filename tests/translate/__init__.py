@@ -1,0 +1,1 @@
+"""Tests of the reference translators (``sseconform.translate``) and their golden files."""
