@@ -35,3 +35,20 @@ def find_literal(data: str, key: str) -> tuple[int, int] | None:
             found = (start, m.end())
         i = data.find(needle, i + 1)
     return found
+
+
+def is_plain_literal(literal: str) -> bool:
+    """A JSON string with nothing to unescape, proven by a few C-level string tests.
+
+    Quotes only at both ends, no backslash, and every character printable (so no control
+    character, which JSON forbids raw): then it is one valid JSON string, and its text between
+    the quotes is its value. Anything else is left to JSON_STRING.
+    """
+    return (
+        len(literal) >= 2
+        and literal[0] == '"'
+        and literal[-1] == '"'
+        and literal.count('"') == 2
+        and "\\" not in literal
+        and literal.isprintable()
+    )

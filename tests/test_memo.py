@@ -147,3 +147,14 @@ def test_memo_rides_obfuscated_streams() -> None:
     checker.feed(body.encode())
     assert checker.finish() == []
     assert checker._tmpl is None  # dropped by the finish chunk, as it must be
+
+
+@given(st.text(max_size=30))
+def test_plain_literal_test_is_sound(text: str) -> None:
+    """Whatever is_plain_literal accepts is one JSON string whose value is its inside."""
+    from sseconform.jsonstr import is_plain_literal
+
+    for literal in (f'"{text}"', json.dumps(text, ensure_ascii=False), text):
+        if is_plain_literal(literal):
+            assert _JSON_STRING.fullmatch(literal)
+            assert orjson.loads(literal) == literal[1:-1]

@@ -247,39 +247,42 @@ class SSEDecoder:
         i = 0
         offset = self._offset
         line_no = self._line
+        names: dict[bytes, str] = {}  # event names seen in this read, decoded once
         while i < n:
             line = lines[i]
-            if (
-                i + 1 < n
-                and not lines[i + 1]
-                and line[:6] == b"data: "
-                and self._block_offset < 0
-                and not check_len
-            ):
-                try:
-                    data = line[6:].decode("utf-8")
-                except UnicodeDecodeError:
-                    pass
-                else:
-                    self._frame += 1
-                    ev = Event(data, None, self._last_id, None, self._frame, line_no, offset, 1)
-                    offset += len(line) + 2
-                    ev.end = offset
-                    out.append(ev)
-                    line_no += 2
-                    i += 2
-                    continue
-            if (
-                i + 2 < n
+            head = line[:6]
+            # Only with no block open and no over-long line around: then a one-line data
+            # event, or an event line + data line (Anthropic, Responses), is built directly.
+            if head == b"data: ":
+                if i + 1 < n and not lines[i + 1] and self._block_offset < 0 and not check_len:
+                    try:
+                        data = line[6:].decode("utf-8")
+                    except UnicodeDecodeError:
+                        pass
+                    else:
+                        self._frame += 1
+                        ev = Event(data, None, self._last_id, None, self._frame, line_no, offset, 1)
+                        offset += len(line) + 2
+                        ev.end = offset
+                        out.append(ev)
+                        line_no += 2
+                        i += 2
+                        continue
+            elif (
+                head == b"event:"
+                and line[6:7] == b" "
+                and i + 2 < n
                 and not lines[i + 2]
-                and line[:7] == b"event: "
                 and lines[i + 1][:6] == b"data: "
                 and self._block_offset < 0
                 and not check_len
-            ):  # the typed event (Anthropic, Responses): event line, data line, blank line
+            ):
                 data_line = lines[i + 1]
                 try:
-                    name = line[7:].decode("utf-8")
+                    raw_name = line[7:]
+                    name = names.get(raw_name)
+                    if name is None:
+                        name = names[raw_name] = raw_name.decode("utf-8")
                     data = data_line[6:].decode("utf-8")
                 except UnicodeDecodeError:
                     pass

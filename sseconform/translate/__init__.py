@@ -193,7 +193,7 @@ def translate_body(
         if len(trailing) > MAX_ERROR_BODY:  # too long to be an error body: stop keeping it
             base += len(trailing)
             trailing.clear()
-        out = [serialize(f) for ev in evs for f in feed(ev)]
+        out = [f if type(f) is bytes else serialize(f) for ev in evs for f in feed(ev)]
         dec.take_anomalies()
         if out:
             yield b"".join(out)

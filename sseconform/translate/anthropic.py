@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sseconform.jsonstr import JSON_STRING, find_literal
+from sseconform.jsonstr import JSON_STRING, find_literal, is_plain_literal
 from sseconform.sse import Event
 from sseconform.translate.base import DELTA_SUFFIX, Emitter, Frame, loads
 
@@ -49,11 +49,14 @@ class AnthropicTranslator:
             end = len(d) - t.slen
             if end >= t.plen + 2 and d.startswith(t.prefix) and d.endswith(t.suffix):
                 literal = d[t.plen : end]
-                if "\\" not in literal and JSON_STRING.fullmatch(literal):
-                    # No escape: the literal is the very bytes orjson would write.
+                if is_plain_literal(literal) or (
+                    "\\" not in literal and JSON_STRING.fullmatch(literal)
+                ):
+                    # No escape: the literal is the very bytes orjson would write. The emitter
+                    # holds nothing between events, so the one frame goes straight out.
                     if end > t.plen + 2:
-                        self.e.out.append(t.out_head + literal.encode() + t.out_tail)
-                    return self.e.take()
+                        return [t.out_head + literal.encode() + t.out_tail]
+                    return []
                 if JSON_STRING.fullmatch(literal):
                     value = loads(literal)
                     if t.call < 0:
