@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -565,7 +566,7 @@ def translate(
     if output is not None and output.exists() and not force:
         _fail(f"{output}: exists (use --force to replace it)")
     try:
-        data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
+        fp = sys.stdin.buffer if source == "-" else open(source, "rb")  # noqa: SIM115
     except FileNotFoundError:
         _fail(f"{source}: no such file")
     except IsADirectoryError:
@@ -574,17 +575,29 @@ def translate(
         _fail(f"{source}: {exc.strerror}")
     from sseconform.recording.format import looks_like_recording
 
-    if looks_like_recording(data[:64]):
-        _translate_recording(source, data, output, dialect, include_usage, model, force)
-        return
-    body = b"".join(tr.translate_body([data], dialect, include_usage=include_usage, model=model))
-    if output is None:
-        sys.stdout.buffer.write(body)
-        sys.stdout.buffer.flush()
-    else:
+    with fp:
+        head = fp.read(64 * 1024)
+        if looks_like_recording(head[:64]):
+            _translate_recording(
+                source, head + fp.read(), output, dialect, include_usage, model, force
+            )
+            return
+
+        def chunks() -> Iterator[bytes]:  # streamed: memory does not grow with the input
+            yield head
+            while piece := fp.read(256 * 1024):
+                yield piece
+
+        pieces = tr.translate_body(chunks(), dialect, include_usage=include_usage, model=model)
+        if output is None:
+            for piece in pieces:
+                sys.stdout.buffer.write(piece)
+            sys.stdout.buffer.flush()
+            return
         try:
-            with open(output, "wb" if force else "xb") as f:
-                f.write(body)
+            with open(output, "wb" if force else "xb") as out:
+                for piece in pieces:
+                    out.write(piece)
         except OSError as exc:
             _fail(f"{output}: {exc.strerror}")
 
