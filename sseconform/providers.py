@@ -71,6 +71,36 @@ def prepare_body(dialect: str, body: Any) -> Any:
     return body
 
 
+# -- finish reasons --------------------------------------------------------------------------
+
+#: Anthropic stop_reason -> chat finish_reason (GUIDE §2).
+ANTHROPIC_FINISH = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "pause_turn": "stop",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+    "tool_use": "tool_calls",
+    "refusal": "content_filter",
+}
+#: Gemini finishReason -> chat finish_reason (STOP becomes tool_calls after calls).
+GEMINI_FINISH = {
+    "STOP": "stop",
+    "MAX_TOKENS": "length",
+    "SAFETY": "content_filter",
+    "RECITATION": "content_filter",
+    "BLOCKLIST": "content_filter",
+    "PROHIBITED_CONTENT": "content_filter",
+    "SPII": "content_filter",
+    "IMAGE_SAFETY": "content_filter",
+    "LANGUAGE": "content_filter",
+}
+#: Responses API end states -> chat finish_reason.
+RESPONSES_FINISH = {"completed": "stop", "max_output_tokens": "length"}
+#: Any native finish reason -> what a gateway should have sent (for check's messages).
+NATIVE_FINISH = {**ANTHROPIC_FINISH, **GEMINI_FINISH, **RESPONSES_FINISH}
+
+
 # -- routing ---------------------------------------------------------------------------------
 
 _GEMINI_PATH = re.compile(r"^/v1(?:beta|alpha)?/models/([^/:]+):streamGenerateContent$")

@@ -15,7 +15,7 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
     "sse": (set(), set()),
     "recording": (set(), {"orjson"}),
     "rules": (
-        {"sse", "diagnostics", "errors", "safetext", "jsonstr"},
+        {"sse", "diagnostics", "errors", "safetext", "jsonstr", "providers"},
         {"orjson", "jsonschema_rs"},
     ),
     "diagnostics": ({"rules", "safetext"}, set()),

@@ -18,6 +18,7 @@ from typing import Any
 
 import jsonschema_rs
 
+from sseconform.providers import NATIVE_FINISH
 from sseconform.rules.native import NATIVE_FINISH_REASONS
 
 CHUNK = "chat-completion-chunk"
@@ -100,33 +101,12 @@ def _code_for(name: str, path: list[str | int], obj: Any) -> str:
     return "J003"
 
 
-#: What a native finish reason should have been mapped to (GUIDE §2).
-FINISH_MAP = {
-    "end_turn": "stop",
-    "stop_sequence": "stop",
-    "max_tokens": "length",
-    "tool_use": "tool_calls",
-    "refusal": "content_filter",
-    "pause_turn": "stop",
-    "STOP": "stop",
-    "MAX_TOKENS": "length",
-    "SAFETY": "content_filter",
-    "RECITATION": "content_filter",
-    "BLOCKLIST": "content_filter",
-    "PROHIBITED_CONTENT": "content_filter",
-    "SPII": "content_filter",
-    "IMAGE_SAFETY": "content_filter",
-    "max_output_tokens": "length",
-    "completed": "stop",
-}
-
-
 def _message(code: str, path: list[str | int], obj: Any, raw: str) -> str:
     """Say what is wrong in the grammar's words; the validator's wording for the rest."""
     value = _value_at(obj, path)
     missing = _missing(obj, path)
     if code == "N003":
-        to = FINISH_MAP.get(value) if isinstance(value, str) else None
+        to = NATIVE_FINISH.get(value) if isinstance(value, str) else None
         hint = f"; map it to {to!r}" if to else ""
         return f"native finish_reason {value!r}{hint}"
     if code == "F006":

@@ -12,19 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from sseconform import providers
 from sseconform.jsonstr import JSON_STRING, find_literal, is_plain_literal
 from sseconform.sse import Event
 from sseconform.translate.base import DELTA_SUFFIX, Emitter, Frame, loads
 
-FINISH = {
-    "end_turn": "stop",
-    "stop_sequence": "stop",
-    "pause_turn": "stop",
-    "max_tokens": "length",
-    "model_context_window_exceeded": "length",
-    "tool_use": "tool_calls",
-    "refusal": "content_filter",
-}
+FINISH = providers.ANTHROPIC_FINISH
 
 
 class AnthropicTranslator:

@@ -14,21 +14,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from sseconform import providers
 from sseconform.sse import Event
 from sseconform.translate.base import Emitter, Frame, loads, stable_id
 from sseconform.translate.jsonpath import ArgsBuilder
 
-FINISH = {
-    "STOP": "stop",
-    "MAX_TOKENS": "length",
-    "SAFETY": "content_filter",
-    "RECITATION": "content_filter",
-    "BLOCKLIST": "content_filter",
-    "PROHIBITED_CONTENT": "content_filter",
-    "SPII": "content_filter",
-    "IMAGE_SAFETY": "content_filter",
-    "LANGUAGE": "content_filter",
-}
+FINISH = providers.GEMINI_FINISH
 
 
 class _Streaming:
