@@ -22,7 +22,7 @@ from sseconform.recording.format import (
     RecordingReader,
     looks_like_recording,
 )
-from sseconform.rules.catalog import Severity
+from sseconform.rules.catalog import RULES, Severity
 from sseconform.rules.engine import Settings, StreamChecker
 
 READ_SIZE = 256 * 1024
@@ -60,8 +60,6 @@ class FileResult:
 
 
 def _sev(code: str) -> Severity:
-    from sseconform.rules.catalog import RULES
-
     return RULES[code].severity
 
 

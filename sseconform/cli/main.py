@@ -643,7 +643,8 @@ def _translate_recording(
     resp = reader.response
     if resp is not None and not 200 <= resp.status < 300:
         # An error before the stream: the grammar's answer is an error frame, then [DONE].
-        message = _error_message(body) or f"HTTP {resp.status}"
+        text = body[:200].decode("utf-8", "replace")
+        message = tr.error_body_message(body) or text or f"HTTP {resp.status}"
         frames: list[tr.Frame] = [
             {"error": {"message": message, "type": "upstream_error", "code": resp.status}},
             tr.DONE,
@@ -685,20 +686,3 @@ def _translate_recording(
         reason=reader.end.reason if reader.end else "eof",
         t=out_reads[-1][0] if out_reads else 0.0,
     )
-
-
-def _error_message(body: bytes) -> str | None:
-    """The message of a provider's JSON error body, in any of the dialects' shapes."""
-    import json as _json
-
-    try:
-        obj = _json.loads(body)
-    except ValueError:
-        return body[:200].decode("utf-8", "replace") or None
-    if isinstance(obj, dict):
-        err = obj.get("error")
-        if isinstance(err, dict) and isinstance(err.get("message"), str):
-            return str(err["message"])
-        if isinstance(obj.get("message"), str):
-            return str(obj["message"])
-    return None

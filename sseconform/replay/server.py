@@ -18,7 +18,6 @@ import contextlib
 import ipaddress
 import json
 import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -409,7 +408,3 @@ async def _plain(
     with contextlib.suppress(ConnectionError):
         await writer.drain()
     writer.close()
-
-
-def monotonic() -> float:
-    return time.monotonic()

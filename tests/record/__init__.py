@@ -26,6 +26,7 @@ from typing import Any
 from sseconform.recording.format import RecordingError, RecordingReader
 from sseconform.replay.plan import Loaded, load
 from sseconform.replay.server import ReplayServer
+from tests.cli.helpers import Run
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDINGS = sorted((ROOT / "recordings").glob("*/*.jsonl"))
@@ -50,17 +51,6 @@ SSE_BODY = (
 
 
 # -- the command line ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Run:
-    code: int
-    out: str
-    err: str
-
-    @property
-    def both(self) -> str:
-        return self.out + self.err
 
 
 def cli_env(**extra: str) -> dict[str, str]:
