@@ -18,6 +18,7 @@ from sseconform.diagnostics import Diagnostic
 from sseconform.errors import InputError
 from sseconform.recording.format import (
     LineSource,
+    Prepend,
     RecordingError,
     RecordingReader,
     looks_like_recording,
@@ -88,7 +89,7 @@ def check_stream(fp: IO[bytes], settings: Settings | None = None, *, path: str) 
     """Check an open binary stream: a raw body or a recording, detected from its first bytes."""
     head = fp.read(READ_SIZE)
     if looks_like_recording(head):
-        return _check_recording(_Prepend(head, fp), settings, path)
+        return _check_recording(Prepend(head, fp), settings, path)
     checker = StreamChecker(settings)
     if not head:
         return _result(path, "sse", checker)
@@ -157,24 +158,6 @@ def _finish_recording(
         return _result(path, "recording", checker)
     diags = sorted(checker.diagnostics, key=lambda d: d.offset)
     return FileResult(path, "recording", diags, dict(checker.suppressed), 0, 0)
-
-
-class _Prepend:
-    """A read-only file that first returns bytes already read from it."""
-
-    def __init__(self, head: bytes, fp: IO[bytes]) -> None:
-        self._head = head
-        self._fp = fp
-
-    def readline(self, size: int = -1) -> bytes:
-        if self._head:
-            i = self._head.find(b"\n")
-            if i >= 0:
-                line, self._head = self._head[: i + 1], self._head[i + 1 :]
-                return line
-            line, self._head = self._head, b""
-            return line + self._fp.readline()
-        return self._fp.readline()
 
 
 def expand_paths(args: Iterable[str]) -> Iterator[str]:

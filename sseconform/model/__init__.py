@@ -1,5 +1,6 @@
 """Stream model: what a chunk stream adds up to for a client (text, reasoning, calls, usage)."""
 
-from sseconform.model.reassemble import ChoiceState, Reassembler, ToolCallState, reassemble
+from sseconform.model.partial import PartialJSON
+from sseconform.model.reassemble import ChoiceState, Parts, Reassembler, ToolCallState, reassemble
 
-__all__ = ["ChoiceState", "Reassembler", "ToolCallState", "reassemble"]
+__all__ = ["ChoiceState", "PartialJSON", "Parts", "Reassembler", "ToolCallState", "reassemble"]

@@ -14,7 +14,9 @@ Client semantics followed on purpose:
   are not folded in; nothing after ``[DONE]`` is read either, as clients stop at it.
 
 Strings are kept as lists of parts and joined only when read, so folding is linear in the
-stream's size however many fragments it has.
+stream's size however many fragments it has. A live view passes ``keep`` (only the last
+characters of text are kept: memory stays flat on an endless stream) and ``parse_arguments``
+(each call's arguments also go through a :class:`PartialJSON` as they arrive).
 """
 
 from __future__ import annotations
@@ -24,22 +26,54 @@ from typing import Any
 
 import orjson
 
+from sseconform.model.partial import PartialJSON
 from sseconform.sse import SSEDecoder
 
-__all__ = ["ChoiceState", "Reassembler", "ToolCallState", "reassemble"]
+__all__ = ["ChoiceState", "Parts", "Reassembler", "ToolCallState", "reassemble"]
 
 DONE = "[DONE]"
 
 
-def _joined(parts: list[str]) -> str:
-    """Join once and keep the result: reading again before new parts arrive costs nothing.
+class Parts:
+    """A string that grows by fragments: joined once when read, optionally only its tail kept.
 
     Reading after every fragment still copies the whole string each time; a live view that
-    must stay linear should render the deltas, not re-read the total.
+    must stay linear reads the tail (``keep``), not the total.
     """
-    if len(parts) > 1:
-        parts[:] = ["".join(parts)]
-    return parts[0] if parts else ""
+
+    __slots__ = ("_held", "_keep", "_parts", "total")
+
+    def __init__(self, keep: int | None = None) -> None:
+        self._parts: list[str] = []
+        self._keep = keep
+        self._held = 0  # characters in _parts
+        self.total = 0  # characters ever appended
+
+    def append(self, s: str) -> None:
+        self._parts.append(s)
+        self._held += len(s)
+        self.total += len(s)
+        keep = self._keep
+        if keep is not None and self._held > 2 * keep:  # amortised: cut when twice too big
+            tail = "".join(self._parts)[-keep:]
+            self._parts[:] = [tail]
+            self._held = len(tail)
+
+    @property
+    def value(self) -> str:
+        """The whole string (or, with ``keep``, at least its last ``keep`` characters)."""
+        parts = self._parts
+        if len(parts) > 1:
+            parts[:] = ["".join(parts)]
+        return parts[0] if parts else ""
+
+    @property
+    def cut(self) -> bool:
+        """True when the start was dropped to respect ``keep``."""
+        return self.total > self._held
+
+    def __bool__(self) -> bool:
+        return self.total > 0
 
 
 def _nonempty(value: Any) -> str | None:
@@ -55,12 +89,15 @@ class ToolCallState:
     id: str | None = None
     type: str | None = None
     name: str | None = None
-    _arguments: list[str] = field(default_factory=list, repr=False)
+    _arguments: Parts = field(default_factory=Parts, repr=False)
+    #: the arguments as partial JSON, when the reassembler was asked to parse them
+    json: PartialJSON | None = field(default=None, repr=False)
+    fragments: int = 0
 
     @property
     def arguments(self) -> str:
         """All ``function.arguments`` fragments, in order."""
-        return _joined(self._arguments)
+        return self._arguments.value
 
     def to_dict(self) -> dict[str, Any]:
         """A plain value, for comparisons and JSON output."""
@@ -81,24 +118,29 @@ class ChoiceState:
     role: str | None = None
     finish_reason: str | None = None
     tool_calls: dict[int, ToolCallState] = field(default_factory=dict)
-    _text: list[str] = field(default_factory=list, repr=False)
-    _reasoning: list[str] = field(default_factory=list, repr=False)
-    _refusal: list[str] = field(default_factory=list, repr=False)
+    _text: Parts = field(default_factory=Parts, repr=False)
+    _reasoning: Parts = field(default_factory=Parts, repr=False)
+    _refusal: Parts = field(default_factory=Parts, repr=False)
 
     @property
     def text(self) -> str:
         """All ``content`` deltas, in order."""
-        return _joined(self._text)
+        return self._text.value
 
     @property
     def reasoning(self) -> str:
         """All ``reasoning_content`` (or, where a provider uses it, ``reasoning``) deltas."""
-        return _joined(self._reasoning)
+        return self._reasoning.value
 
     @property
     def refusal(self) -> str:
         """All ``refusal`` deltas, in order."""
-        return _joined(self._refusal)
+        return self._refusal.value
+
+    @property
+    def parts(self) -> tuple[Parts, Parts, Parts]:
+        """Text, reasoning and refusal as :class:`Parts` (totals, and whether the start was cut)."""
+        return self._text, self._reasoning, self._refusal
 
     def to_dict(self) -> dict[str, Any]:
         """A plain value, for comparisons and JSON output."""
@@ -120,9 +162,21 @@ class Reassembler:
     what could still be made of the stream.
     """
 
-    __slots__ = ("_decoder", "choices", "done", "error", "id", "model", "usage")
+    __slots__ = (
+        "_decoder",
+        "_keep",
+        "_parse",
+        "choices",
+        "done",
+        "error",
+        "id",
+        "model",
+        "usage",
+    )
 
-    def __init__(self) -> None:
+    def __init__(self, *, keep: int | None = None, parse_arguments: bool = False) -> None:
+        self._keep = keep
+        self._parse = parse_arguments
         self.choices: dict[int, ChoiceState] = {}
         self.id: str | None = None
         self.model: str | None = None
@@ -145,6 +199,8 @@ class Reassembler:
         if self._decoder is not None:
             for ev in self._decoder.finish():
                 self.feed_event(ev.data)
+        for c in self.choices.values():
+            self._close_calls(c)
 
     # -- events ----------------------------------------------------------------------------
 
@@ -159,7 +215,12 @@ class Reassembler:
             obj = orjson.loads(data)
         except orjson.JSONDecodeError:
             return
-        if type(obj) is not dict:
+        if type(obj) is dict:
+            self.feed_obj(obj)
+
+    def feed_obj(self, obj: dict[str, Any]) -> None:
+        """Fold one chunk or error frame already parsed (a live view parses once, for both)."""
+        if self.done:
             return
         err = obj.get("error")
         if err:  # the test openai-python uses: any truthy `error` ends the stream
@@ -191,13 +252,26 @@ class Reassembler:
             return
         c = self.choices.get(idx)
         if c is None:
-            c = self.choices[idx] = ChoiceState(idx)
+            c = self.choices[idx] = self._new_choice(idx)
         delta = ch.get("delta")
         if type(delta) is dict and delta:
             self._delta(c, delta)
         fr = ch.get("finish_reason")
         if type(fr) is str and fr:
             c.finish_reason = fr  # a repeated finish_reason replaces, as in the SDK snapshot
+            self._close_calls(c)
+
+    def _new_choice(self, idx: int) -> ChoiceState:
+        keep = self._keep
+        if keep is None:
+            return ChoiceState(idx)
+        return ChoiceState(idx, _text=Parts(keep), _reasoning=Parts(keep), _refusal=Parts(keep))
+
+    def _close_calls(self, c: ChoiceState) -> None:
+        """The choice ended: arguments still open are truncated from here on."""
+        for call in c.tool_calls.values():
+            if call.json is not None and not call.json.finished:
+                call.json.finish()
 
     def _delta(self, c: ChoiceState, delta: dict[str, Any]) -> None:
         if c.role is None:
@@ -228,6 +302,9 @@ class Reassembler:
         call = c.tool_calls.get(idx)
         if call is None:
             call = c.tool_calls[idx] = ToolCallState(idx)
+            if self._parse:
+                call.json = PartialJSON()
+                call._arguments = Parts(self._keep)
         if call.id is None:
             call.id = tid
         if call.type is None:
@@ -239,6 +316,9 @@ class Reassembler:
             call.name = _nonempty(fn.get("name"))
         if args := _nonempty(fn.get("arguments")):
             call._arguments.append(args)
+            call.fragments += 1
+            if call.json is not None:
+                call.json.feed(args)
 
 
 def reassemble(body: bytes) -> Reassembler:

@@ -79,6 +79,24 @@ class LineSource(Protocol):
     def readline(self, size: int = -1, /) -> bytes: ...
 
 
+class Prepend:
+    """A read-only file that first returns bytes already read from it."""
+
+    def __init__(self, head: bytes, fp: LineSource) -> None:
+        self._head = head
+        self._fp = fp
+
+    def readline(self, size: int = -1) -> bytes:
+        if self._head:
+            i = self._head.find(b"\n")
+            if i >= 0:
+                line, self._head = self._head[: i + 1], self._head[i + 1 :]
+                return line
+            line, self._head = self._head, b""
+            return line + self._fp.readline()
+        return self._fp.readline()
+
+
 class RecordingReader:
     """Streams a recording's reads without loading the file; header read up front."""
 

@@ -82,9 +82,32 @@ def test_text_parts_are_joined_once() -> None:
     r = run(ROLE, *(chunk(delta(content=str(i % 10))) for i in range(1000)))
     c = r.choices[0]
     assert c.text == "0123456789" * 100
-    assert c._text == ["0123456789" * 100]  # collapsed: a second read does not join again
+    assert c._text._parts == ["0123456789" * 100]  # collapsed: a second read does not join again
     r.feed_event(chunk(delta(content="!")))
     assert c.text.endswith("9!")
+
+
+def test_keep_bounds_the_text_but_counts_all() -> None:
+    r = Reassembler(keep=100)
+    for i in range(10_000):
+        r.feed_event(chunk(delta(content=str(i % 10))))
+    text, _, _ = r.choices[0].parts
+    assert text.total == 10_000 and text.cut
+    assert 100 <= len(text.value) <= 200
+    assert text.value.endswith("56789") and ("0123456789" * 30).endswith(text.value)
+
+
+def test_parse_arguments_tracks_each_call_as_partial_json() -> None:
+    r = Reassembler(parse_arguments=True)
+    r.feed_event(chunk(delta(tool_calls=[call(0, id="c1", name="f", args='{"a": [1')])))
+    tc = r.choices[0].tool_calls[0]
+    assert tc.json is not None and tc.json.status == "streaming"
+    assert tc.json.pending == "]}" and tc.fragments == 1
+    r.feed_event(chunk(delta(tool_calls=[call(0, args=", 2]}")])))
+    assert tc.json.status == "complete" and tc.json.value() == {"a": [1, 2]}
+    r.feed_event(chunk(delta(tool_calls=[call(1, id="c2", name="g", args='{"b"')])))
+    r.feed_event(chunk(delta("tool_calls")))
+    assert r.choices[0].tool_calls[1].json.status == "truncated"  # type: ignore[union-attr]
 
 
 def test_reasoning_content_and_reasoning() -> None:

@@ -1,0 +1,466 @@
+"""Partial JSON, read as it arrives: validity, status and a pretty-printed view, in linear time.
+
+Tool-call arguments stream in fragments of a few characters. Re-parsing the whole buffer per
+fragment (what partial-JSON libraries do) is quadratic: 200 KB in 4-character fragments takes
+tens of seconds. :class:`PartialJSON` is a push parser instead: each character is looked at
+once, a state machine keeps the grammar position, and the pretty-printed text is *emitted* as
+tokens are recognised, so the view only ever appends. Long runs inside strings are consumed
+with one regex match, so one huge string argument costs no more than many small values.
+
+What it gives after every fragment, in time independent of what came before:
+
+- ``status``: ``waiting`` (nothing but whitespace yet), ``streaming`` (a valid prefix),
+  ``complete`` (one whole value), ``invalid`` (a character no JSON could continue with:
+  ``error`` says what, ``error_offset`` where), and after :meth:`finish`, ``truncated`` (ended
+  inside the value) or ``empty`` (ended with no text);
+- :meth:`tail`: the last lines of the pretty print (strings and numbers keep their source
+  form), plus :attr:`pending` (the closers an unfinished value still needs) to mark its end.
+
+:meth:`value` (the Python value of the prefix, closed where it stops) and :meth:`pretty` (the
+whole text) cost the size of the text; they are for summaries and tests, not for every frame.
+
+The grammar is RFC 8259 exactly: ``NaN``, single quotes, trailing commas, comments, leading
+zeros and control characters inside strings are all invalid, as they are to strict clients.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+__all__ = ["PartialJSON"]
+
+# parser states
+_TOP = 0  # before the top-level value
+_VALUE = 1  # after ':'
+_ELEM = 2  # after ',' in an array
+_ARR_FIRST = 3  # after '['
+_OBJ_FIRST = 4  # after '{'
+_KEY = 5  # after ',' in an object
+_COLON = 6  # after a key
+_AFTER = 7  # after a value inside a container
+_STRING = 8
+_ESCAPE = 9
+_UNICODE = 10
+_NUMBER = 11
+_LITERAL = 12
+_END = 13  # one whole value, whitespace may follow
+_INVALID = 14
+
+_WS = re.compile(r"[ \t\n\r]+")
+_STR_RUN = re.compile(r'[^"\\\x00-\x1f]+')
+_DIGITS = re.compile(r"[0-9]+")
+_HEX = frozenset("0123456789abcdefABCDEF")
+_ESCAPES = frozenset('"\\/bfnrt')
+_LITERALS = {"t": "true", "f": "false", "n": "null"}
+_NUMBER_PREFIX = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+
+# number sub-states: after '-', after a leading 0, in the integer digits, after '.',
+# in the fraction, after 'e', after the exponent's sign, in the exponent digits
+_N_MINUS, _N_ZERO, _N_INT, _N_DOT, _N_FRAC, _N_E, _N_ESIGN, _N_EXP = range(8)
+_N_ACCEPT = frozenset({_N_ZERO, _N_INT, _N_FRAC, _N_EXP})
+
+#: Indentation stops growing here: a hostile 100 000-deep value must not print quadratically.
+MAX_INDENT_DEPTH = 32
+
+
+def _describe(ch: str) -> str:
+    if ch == "":
+        return "the end"
+    if ch.isprintable() and ch != " ":
+        return repr(ch)
+    return f"U+{ord(ch):04X}"
+
+
+class PartialJSON:
+    """A push parser and pretty printer for one JSON text that arrives in pieces."""
+
+    __slots__ = (
+        "_cur",
+        "_indent",
+        "_is_key",
+        "_lines",
+        "_lit",
+        "_nstate",
+        "_rest",
+        "_stack",
+        "_state",
+        "_uni",
+        "error",
+        "error_offset",
+        "finished",
+        "size",
+    )
+
+    def __init__(self, indent: int = 2) -> None:
+        self._indent = " " * indent
+        self._state = _TOP
+        self._stack: list[str] = []  # '{' or '[' per open container
+        self._lines: list[str] = []  # finished lines of the pretty print
+        self._cur: list[str] = []  # pieces of the line being written
+        self._is_key = False
+        self._nstate = 0
+        self._lit = ""  # the rest a literal still needs
+        self._uni = 0  # hex digits still expected after \u
+        self._rest: list[str] = []  # raw text after an invalid character
+        self.size = 0  # characters fed
+        self.error: str | None = None
+        self.error_offset: int | None = None
+        self.finished = False
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def feed(self, text: str) -> None:
+        """Read the next fragment. Never raises on bad JSON: it sets ``status`` to invalid."""
+        base = self.size
+        self.size = base + len(text)
+        if self._state == _INVALID:
+            self._rest.append(text)
+            return
+        i = 0
+        n = len(text)
+        cur = self._cur
+        stack = self._stack
+        state = self._state
+        while i < n:
+            if state == _STRING:
+                m = _STR_RUN.match(text, i)
+                if m is not None:
+                    j = m.end()
+                    cur.append(text[i:j])
+                    i = j
+                    if i == n:
+                        break
+                c = text[i]
+                if c == '"':
+                    cur.append('"')
+                    i += 1
+                    state = _COLON if self._is_key else (_AFTER if stack else _END)
+                elif c == "\\":
+                    cur.append(c)
+                    i += 1
+                    state = _ESCAPE
+                else:
+                    state = self._fail(base + i, f"control character {_describe(c)} in a string")
+                    break
+                continue
+            if state == _AFTER:
+                c = text[i]
+                if c == ",":
+                    cur.append(",")
+                    i += 1
+                    state = _KEY if stack[-1] == "{" else _ELEM
+                    continue
+                if c == "}" or c == "]":
+                    top = stack.pop()
+                    if (c == "}") != (top == "{"):
+                        stack.append(top)
+                        state = self._fail(base + i, f"{_describe(c)} closes a {_describe(top)}")
+                        break
+                    self._newline(len(stack))
+                    cur = self._cur
+                    cur.append(c)
+                    i += 1
+                    state = _AFTER if stack else _END
+                    continue
+                if c == " " or c in "\t\n\r":
+                    i = _WS.match(text, i).end()  # type: ignore[union-attr]
+                    continue
+                want = "',' or '}'" if stack[-1] == "{" else "',' or ']'"
+                state = self._fail(base + i, f"expected {want}, found {_describe(c)}")
+                break
+            if state == _NUMBER:
+                c = text[i]
+                ns = self._nstate
+                if "0" <= c <= "9":
+                    if ns == _N_ZERO:
+                        state = self._fail(base + i, "a number with a leading zero")
+                        break
+                    j = _DIGITS.match(text, i).end()  # type: ignore[union-attr]
+                    if ns == _N_MINUS:
+                        if c == "0" and j - i > 1:
+                            state = self._fail(base + i + 1, "a number with a leading zero")
+                            break
+                        ns = _N_ZERO if c == "0" else _N_INT
+                    elif ns == _N_DOT:
+                        ns = _N_FRAC
+                    elif ns in (_N_E, _N_ESIGN):
+                        ns = _N_EXP
+                    self._nstate = ns
+                    cur.append(text[i:j])
+                    i = j
+                    continue
+                if c == "." and ns in (_N_ZERO, _N_INT):
+                    self._nstate = _N_DOT
+                elif (c == "e" or c == "E") and ns in (_N_ZERO, _N_INT, _N_FRAC):
+                    self._nstate = _N_E
+                elif (c == "+" or c == "-") and ns == _N_E:
+                    self._nstate = _N_ESIGN
+                elif ns in _N_ACCEPT:
+                    state = _AFTER if stack else _END  # the number ended: c is read again
+                    continue
+                else:
+                    state = self._fail(base + i, f"an unfinished number before {_describe(c)}")
+                    break
+                cur.append(c)
+                i += 1
+                continue
+            if state == _ESCAPE:
+                c = text[i]
+                if c in _ESCAPES:
+                    state = _STRING
+                elif c == "u":
+                    self._uni = 4
+                    state = _UNICODE
+                else:
+                    state = self._fail(base + i, f"invalid escape: \\ then {_describe(c)}")
+                    break
+                cur.append(c)
+                i += 1
+                continue
+            if state == _UNICODE:
+                c = text[i]
+                if c not in _HEX:
+                    state = self._fail(base + i, f"{_describe(c)} in a \\u escape")
+                    break
+                cur.append(c)
+                i += 1
+                self._uni -= 1
+                if self._uni == 0:
+                    state = _STRING
+                continue
+            if state == _LITERAL:
+                want = self._lit
+                c = text[i]
+                if c != want[0]:
+                    state = self._fail(base + i, f"{_describe(c)} inside a literal")
+                    break
+                cur.append(c)
+                i += 1
+                self._lit = want = want[1:]
+                if not want:
+                    state = _AFTER if stack else _END
+                continue
+            c = text[i]
+            if c == " ":
+                i += 1
+                continue
+            if c in "\t\n\r":
+                i = _WS.match(text, i).end()  # type: ignore[union-attr]
+                continue
+            if state == _COLON:
+                if c != ":":
+                    state = self._fail(base + i, f"expected ':', found {_describe(c)}")
+                    break
+                cur.append(": ")
+                i += 1
+                state = _VALUE
+                continue
+            if state in (_OBJ_FIRST, _KEY):
+                if c == '"':
+                    self._newline(len(stack))
+                    cur = self._cur
+                    cur.append('"')
+                    i += 1
+                    self._is_key = True
+                    state = _STRING
+                    continue
+                if c == "}" and state == _OBJ_FIRST:
+                    stack.pop()
+                    cur.append("}")
+                    i += 1
+                    state = _AFTER if stack else _END
+                    continue
+                state = self._fail(base + i, f"expected a key, found {_describe(c)}")
+                break
+            if state == _END:
+                state = self._fail(base + i, f"{_describe(c)} after the end of the value")
+                break
+            # a value starts: _TOP, _VALUE, _ELEM or _ARR_FIRST
+            if c == "]" and state == _ARR_FIRST:
+                stack.pop()
+                cur.append("]")
+                i += 1
+                state = _AFTER if stack else _END
+                continue
+            if state in (_ELEM, _ARR_FIRST):
+                self._newline(len(stack))
+                cur = self._cur
+            if c == '"':
+                cur.append('"')
+                self._is_key = False
+                state = _STRING
+            elif c == "{" or c == "[":
+                cur.append(c)
+                stack.append(c)
+                state = _OBJ_FIRST if c == "{" else _ARR_FIRST
+            elif c == "-" or "0" <= c <= "9":
+                cur.append(c)
+                self._nstate = _N_MINUS if c == "-" else _N_ZERO if c == "0" else _N_INT
+                state = _NUMBER
+            elif c in _LITERALS:
+                cur.append(c)
+                self._lit = _LITERALS[c][1:]
+                state = _LITERAL
+            else:
+                state = self._fail(base + i, f"expected a value, found {_describe(c)}")
+                break
+            i += 1
+        if state == _INVALID and i < n:
+            self._rest.append(text[i:])
+        self._state = state
+
+    def finish(self) -> None:
+        """The arguments ended: a number at the very end is complete; anything open is truncated."""
+        self.finished = True
+        if self._state == _NUMBER and self._nstate in _N_ACCEPT:
+            self._state = _AFTER if self._stack else _END
+
+    # -- state -----------------------------------------------------------------------------
+
+    @property
+    def status(self) -> str:
+        """``waiting``, ``streaming``, ``complete``, ``invalid``, ``truncated`` or ``empty``."""
+        st = self._state
+        if st == _INVALID:
+            return "invalid"
+        if st == _END:
+            return "complete"
+        if st == _TOP:
+            return "empty" if self.finished else "waiting"
+        return "truncated" if self.finished else "streaming"
+
+    @property
+    def depth(self) -> int:
+        """How many containers are open."""
+        return len(self._stack)
+
+    @property
+    def in_token(self) -> bool:
+        """The text ends inside a string, number or literal (the view marks that token)."""
+        return self._state in (_STRING, _ESCAPE, _UNICODE, _NUMBER, _LITERAL)
+
+    @property
+    def pending(self) -> str:
+        """What would close the value where it stands: e.g. ``"}]`` (shown dimmed as the tail)."""
+        st = self._state
+        if st in (_INVALID, _END, _TOP):
+            return ""
+        head = ""
+        if st in (_STRING, _ESCAPE, _UNICODE):
+            head = '"'
+        elif st == _LITERAL:
+            head = self._lit
+        closers = "".join("}" if c == "{" else "]" for c in reversed(self._stack))
+        return head + closers
+
+    @property
+    def invalid_text(self) -> str:
+        """The raw text from the invalid character on (kept for the view, not parsed)."""
+        return "".join(self._rest)
+
+    def line_count(self) -> int:
+        """Lines of the pretty print so far, the unfinished one included."""
+        return len(self._lines) + 1
+
+    def tail(self, lines: int, width: int | None = None) -> list[str]:
+        """The last ``lines`` lines of the pretty print, each cut to its last ``width`` chars.
+
+        The cost grows with the window, not with the text: the unfinished line (one huge
+        string is one line) is read backwards from its pieces, never joined. A cut line
+        starts with an ellipsis.
+        """
+        if lines <= 0:
+            return []
+        before = self._lines[-(lines - 1) :] if lines > 1 else []
+        if width is None:
+            return [*before, self._current()]
+        out = [_cut(line, width) for line in before]
+        cur = self._cur
+        acc: list[str] = []
+        have = 0
+        k = len(cur) - 1
+        while k >= 0 and have < width:
+            acc.append(cur[k])
+            have += len(cur[k])
+            k -= 1
+        acc.reverse()
+        joined = "".join(acc)
+        if len(acc) > 1:  # fold what was walked, so the next call walks only new pieces
+            cur[k + 1 :] = [joined[:-width], joined[-width:]] if have > 2 * width else [joined]
+        out.append(joined if k < 0 and have <= width else "\u2026" + joined[-(width - 1) :])
+        return out
+
+    def _current(self) -> str:
+        cur = self._cur
+        if len(cur) > 1:
+            cur[:] = ["".join(cur)]
+        return cur[0] if cur else ""
+
+    def pretty(self) -> str:
+        """The whole pretty print so far (no closers added)."""
+        return "\n".join([*self._lines, self._current()])
+
+    def value(self) -> Any:
+        """The value of the text so far, closed where it stops (``None`` when nothing is).
+
+        An unfinished string is closed, an unfinished number cut to its longest valid prefix,
+        and a key or an array element whose value has not started is left out: the same
+        reading partial-JSON libraries give, computed once.
+        """
+        if self._state == _INVALID:
+            return None
+        lines = [*self._lines, self._current()]
+        st = self._state
+        last = lines[-1]
+        if (st in (_STRING, _ESCAPE, _UNICODE) and self._is_key) or st in (_COLON, _VALUE):
+            self._drop_member(lines)
+        elif st in (_STRING, _ESCAPE, _UNICODE):
+            if st == _ESCAPE:
+                last = last[:-1]
+            elif st == _UNICODE:
+                last = last[: -(2 + 4 - self._uni)]
+            lines[-1] = last + '"'
+        elif st == _NUMBER:
+            start = len(last.rstrip("0123456789.eE+-"))
+            m = _NUMBER_PREFIX.match(last, start)
+            if m is None:
+                self._drop_member(lines)
+            else:
+                lines[-1] = last[: m.end()]
+        elif st == _LITERAL:
+            self._drop_member(lines)
+        elif st in (_KEY, _ELEM):
+            lines[-1] = last.rstrip(",")
+        if not lines or not "".join(lines).strip():
+            return None
+        closers = "".join("}" if c == "{" else "]" for c in reversed(self._stack))
+        text = "\n".join(lines) + closers
+        return json.loads(text)
+
+    def _drop_member(self, lines: list[str]) -> None:
+        """Remove the last line (a key, or an element not yet a value) and the comma before it."""
+        if self._stack:
+            lines.pop()
+            if lines and lines[-1].endswith(","):
+                lines[-1] = lines[-1][:-1]
+        else:
+            lines.clear()
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def _newline(self, depth: int) -> None:
+        cur = self._cur
+        self._lines.append(cur[0] if len(cur) == 1 else "".join(cur))
+        self._cur = [self._indent * min(depth, MAX_INDENT_DEPTH)]
+
+    def _fail(self, offset: int, why: str) -> int:
+        self.error = why
+        self.error_offset = offset
+        return _INVALID
+
+
+def _cut(line: str, width: int) -> str:
+    """The end of a line that is longer than ``width``, marked with an ellipsis."""
+    return line if len(line) <= width else "\u2026" + line[-(width - 1) :]
