@@ -90,6 +90,7 @@ def record(
     raw: str | None = None,
     on_progress: Callable[[Progress], None] | None = None,
     on_read: Callable[[bytes], None] | None = None,
+    on_response: Callable[[int], None] | None = None,
     client: httpx.Client | None = None,
 ) -> Outcome:
     """Record one exchange into ``out``; never raises for a network failure (see ``reason``)."""
@@ -130,6 +131,8 @@ def record(
             )
             extra = {"decoded": resp.headers["content-encoding"]} if decoded else {}
             writer.response(head, t=time.monotonic() - t0, **extra)
+            if on_response is not None:
+                on_response(resp.status_code)
             chunks = resp.iter_bytes() if decoded else resp.iter_raw()
             for chunk in chunks:
                 if not chunk:

@@ -10,6 +10,7 @@ import os
 import sys
 import textwrap
 from collections.abc import Iterator
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -292,6 +293,9 @@ def record(
         bool, typer.Option("--check", help="Check the recorded stream when it ends.")
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress line.")] = False,
+    watch: Annotated[
+        bool, typer.Option("--watch", help="Show the stream reassembling as it arrives (inspect).")
+    ] = False,
 ) -> None:
     """Record a live (or replayed) stream: exact bytes, per-read timing, secrets redacted."""
     import signal
@@ -314,7 +318,7 @@ def record(
         raise rec.Interrupted("terminated (SIGTERM)")
 
     signal.signal(signal.SIGTERM, on_term)
-    live = sys.stderr.isatty() and not quiet
+    live = sys.stderr.isatty() and not quiet and not watch
     shown = [0.0]
 
     def progress(p: rec.Progress) -> None:
@@ -324,17 +328,23 @@ def record(
             sys.stderr.write("\r" + _progress_line(p))
             sys.stderr.flush()
 
+    watcher = _Watcher(str(output), provider) if watch else None
     try:
-        outcome = rec.record(
-            req,
-            str(output),
-            force=force,
-            stall_timeout=stall_timeout if stall_timeout > 0 else None,
-            connect_timeout=connect_timeout,
-            redactor=redactor,
-            raw=str(raw) if raw is not None else None,
-            on_progress=progress if live else None,
-        )
+        with watcher.screen() if watcher is not None else nullcontext():
+            outcome = rec.record(
+                req,
+                str(output),
+                force=force,
+                stall_timeout=stall_timeout if stall_timeout > 0 else None,
+                connect_timeout=connect_timeout,
+                redactor=redactor,
+                raw=str(raw) if raw is not None else None,
+                on_progress=progress if live else None,
+                on_read=watcher.read if watcher is not None else None,
+                on_response=watcher.response if watcher is not None else None,
+            )
+            if watcher is not None:
+                watcher.end(outcome.complete, outcome.reason)
     except FileExistsError as exc:
         _fail(f"{exc.filename}: exists (use --force to replace it)")
     except OSError as exc:
@@ -367,6 +377,45 @@ def record(
     if outcome.reason.startswith("interrupted"):
         code = 130
     raise typer.Exit(code)
+
+
+class _Watcher:
+    """``record --watch``: inspect's live view, fed by the recorder's reads, on stderr."""
+
+    def __init__(self, name: str, dialect: str | None) -> None:
+        import time
+
+        from rich.console import Console
+
+        from sseconform.inspect.state import StreamView
+
+        self.console = Console(stderr=True, highlight=False)
+        self.view = StreamView(name, dialect=dialect)
+        self._clock = time.monotonic
+        self._t0 = time.monotonic()
+
+    def elapsed(self) -> float:
+        return self._clock() - self._t0
+
+    def screen(self) -> AbstractContextManager[None]:
+        from sseconform.inspect import run
+
+        if not self.console.is_terminal:
+            return nullcontext()
+        return run.live_screen(self.view, self.console, ticking=self.elapsed)
+
+    def response(self, status: int) -> None:
+        self.view.http_status = status
+
+    def read(self, chunk: bytes) -> None:
+        self.view.feed(self.elapsed(), chunk)
+
+    def end(self, complete: bool, reason: str) -> None:
+        from sseconform.inspect import run
+
+        self.view.finish(complete=complete, reason=None if complete else reason)
+        if not self.console.is_terminal:
+            run.print_summary(self.view, self.console)
 
 
 def _progress_line(p: Any) -> str:
@@ -529,6 +578,124 @@ def replay(
         _fail(f"cannot listen on {host}:{port}: {exc.strerror}")
     except KeyboardInterrupt:
         typer.echo("sseconform replay: stopped", err=True)
+
+
+# -- inspect ---------------------------------------------------------------------------------
+
+
+@app.command()
+def inspect(
+    source: Annotated[
+        str,
+        typer.Argument(help="A recording, a raw SSE body, or - for a pipe.", metavar="FILE"),
+    ],
+    speed: Annotated[
+        float, typer.Option(help="1 recorded timing, 0 as fast as possible, N scales.", min=0)
+    ] = 1.0,
+    live: Annotated[
+        bool, typer.Option("--live/--no-live", help="Draw live, or print only the summary.")
+    ] = True,
+    dialect: Annotated[
+        str | None,
+        typer.Option("--from", help="anthropic, gemini, responses or openai (default: detected)."),
+    ] = None,
+    stall: Annotated[
+        float, typer.Option(help="A gap between events this long (seconds) is a stall.", min=0)
+    ] = 1.0,
+    export_svg: Annotated[
+        Path | None, typer.Option(help="Save the final screen as SVG.", metavar="FILE")
+    ] = None,
+    export_html: Annotated[
+        Path | None, typer.Option(help="Save the final screen as HTML.", metavar="FILE")
+    ] = None,
+    force: Annotated[bool, typer.Option(help="Replace existing export files.")] = False,
+) -> None:
+    """Watch a stream reassemble: text, reasoning, tool-call arguments, diagnostics, gaps.
+
+    Native dialects are translated on the fly; each native event is shown beside the chunks
+    it became. Ctrl-C stops and prints the summary.
+    """
+    from rich.console import Console
+
+    from sseconform import translate as tr
+    from sseconform.inspect import run
+    from sseconform.inspect.state import StreamView
+
+    if dialect is not None and dialect not in tr.DIALECTS:
+        _fail(f"unknown dialect {dialect!r}; dialects: {', '.join(tr.DIALECTS)}")
+    for target in (export_svg, export_html):
+        if target is not None and target.exists() and not force:
+            _fail(f"{target}: exists (use --force to replace it)")
+    try:
+        fp = sys.stdin.buffer if source == "-" else open(source, "rb")  # noqa: SIM115
+    except FileNotFoundError:
+        _fail(f"{source}: no such file")
+    except IsADirectoryError:
+        _fail(f"{source}: is a directory")
+    except OSError as exc:
+        _fail(f"{source}: {exc.strerror}")
+    name = "<stdin>" if source == "-" else source
+    console = Console(highlight=False)
+    drawing = live and console.is_terminal
+    code = 0
+    with fp:
+        try:
+            head = run.read_head(fp) if source == "-" else fp.read(64)
+            rec = run.open_recording(fp, head, name)
+        except SseconformError as exc:
+            _fail(str(exc))
+        view = StreamView(
+            name, dialect=dialect, stall=stall, status=rec.status if rec is not None else None
+        )
+        import time
+        from contextlib import nullcontext
+
+        t0 = time.monotonic()
+        piped = rec is None and source == "-"
+        screen = (
+            run.live_screen(
+                view, console, ticking=(lambda: time.monotonic() - t0) if piped else None
+            )
+            if drawing
+            else nullcontext()
+        )
+        try:
+            with screen:
+                try:
+                    if rec is not None:
+                        run.play(view, rec.reads(), speed)
+                        complete, reason = rec.outcome()
+                        view.finish(complete=complete, reason=reason)
+                    elif piped:
+                        run.pump(view, fp, head, start=t0)
+                        view.finish()
+                    else:
+                        view.feed(0.0, head)
+                        while piece := fp.read(run.READ_SIZE):
+                            view.feed(0.0, piece)
+                        view.finish()
+                except KeyboardInterrupt:
+                    view.finish(complete=False, reason="interrupted (Ctrl-C)")
+                    code = 130
+        except SseconformError as exc:
+            _fail(str(exc))
+    if not drawing:
+        run.print_summary(view, console)
+    if export_svg is not None or export_html is not None:
+        try:
+            run.export(
+                view,
+                console.width if drawing else 100,
+                str(export_svg) if export_svg else None,
+                str(export_html) if export_html else None,
+            )
+        except OSError as exc:
+            _fail(f"{exc.filename}: {exc.strerror}")
+        for target in (export_svg, export_html):
+            if target is not None:
+                typer.echo(f"saved {target}", err=True)
+    if code:
+        raise typer.Exit(code)
 
 
 # -- translate -------------------------------------------------------------------------------

@@ -1,0 +1,178 @@
+"""Feeding a view: a recording at its timing, a pipe as it arrives, and the live screen.
+
+The screen is a rich ``Live`` refreshed by its own thread at most :data:`FPS` times a second,
+whatever the stream's rate: the feeding side never draws, so a fast stream costs the CPU the
+same 20 redraws a second as a slow one, and a stalled one still shows the clock moving.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import IO
+
+from rich.console import Console, RenderableType
+from rich.live import Live
+
+from sseconform.errors import InputError
+from sseconform.inspect.render import SUMMARY, Budget, render
+from sseconform.inspect.state import StreamView
+from sseconform.recording.format import (
+    Prepend,
+    RecordingError,
+    RecordingReader,
+    looks_like_recording,
+)
+
+__all__ = ["FPS", "Recording", "live_screen", "open_recording", "play", "pump"]
+
+#: Redraws per second at most.
+FPS = 20
+READ_SIZE = 64 * 1024
+#: How often a waiting reader wakes up to let the clock move.
+POLL = 0.05
+
+
+class Recording:
+    """A recording opened for playing: its response line, then its reads, streamed."""
+
+    def __init__(self, reader: RecordingReader) -> None:
+        self.reader = reader
+        resp = reader.response
+        self.status = resp.status if resp is not None else None
+
+    def reads(self) -> Iterator[tuple[float, bytes]]:
+        try:
+            yield from self.reader.reads()
+        except RecordingError as exc:
+            raise InputError(f"line {exc.line}: {exc.message}", exc.path) from None
+
+    def outcome(self) -> tuple[bool, str | None]:
+        """Whether the recording was whole, and if not, why (after :meth:`reads` is done)."""
+        reason = self.reader.incomplete_reason()
+        return reason is None, reason
+
+
+def open_recording(fp: IO[bytes], head: bytes, path: str) -> Recording | None:
+    """A :class:`Recording` when ``head`` (the first bytes already read) starts one."""
+    if not looks_like_recording(head):
+        return None
+    try:
+        return Recording(RecordingReader(Prepend(head, fp), path))
+    except RecordingError as exc:
+        raise InputError(f"line {exc.line}: {exc.message}", exc.path) from None
+
+
+def play(
+    view: StreamView,
+    reads: Iterable[tuple[float, bytes]],
+    speed: float,
+    *,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> None:
+    """Feed recorded reads at their recorded times divided by ``speed`` (0: no waiting)."""
+    start = clock()
+    for t, data in reads:
+        if speed > 0:
+            due = start + t / speed
+            while (now := clock()) < due:
+                view.tick((now - start) * speed)
+                sleep(min(due - now, POLL))
+        view.feed(t, data)
+
+
+def pump(
+    view: StreamView,
+    fp: IO[bytes],
+    head: bytes,
+    *,
+    clock: Callable[[], float] = time.monotonic,
+    start: float | None = None,
+) -> None:
+    """Feed a live body (a pipe) as it arrives, timed on arrival; returns at end of input."""
+    start = clock() if start is None else start
+    if head:
+        view.feed(clock() - start, head)
+    fd = fp.fileno()
+    while True:
+        ready, _, _ = select.select([fd], [], [], POLL)
+        if not ready:
+            view.tick(clock() - start)
+            continue
+        data = os.read(fd, READ_SIZE)
+        if not data:
+            return
+        view.feed(clock() - start, data)
+
+
+def read_head(fp: IO[bytes], limit: int = 64) -> bytes:
+    """The first bytes of a pipe: enough to tell a recording from a raw body, without waiting
+    for more than the writer has sent (a line, ``limit`` bytes, or the end)."""
+    fd = fp.fileno()
+    head = b""
+    while len(head) < limit and b"\n" not in head:
+        data = os.read(fd, limit - len(head))
+        if not data:
+            break
+        head += data
+    return head
+
+
+@contextmanager
+def live_screen(
+    view: StreamView,
+    console: Console,
+    *,
+    ticking: Callable[[], float] | None = None,
+) -> Iterator[None]:
+    """Show ``view`` live on ``console`` while the body runs; redraws capped at :data:`FPS`.
+
+    ``ticking`` is a clock for live sources: the view's elapsed time follows it between reads.
+    """
+
+    def frame() -> RenderableType:
+        if ticking is not None:
+            view.tick(ticking())
+        return render(view, console.width, Budget.for_height(console.height))
+
+    with Live(
+        console=console,
+        get_renderable=frame,
+        auto_refresh=True,
+        refresh_per_second=FPS,
+        transient=False,
+        redirect_stdout=False,
+        redirect_stderr=False,
+        vertical_overflow="crop",
+    ):
+        yield
+
+
+def print_summary(view: StreamView, console: Console) -> None:
+    """The final screen, with roomier panes (what ``--no-live`` prints)."""
+    console.print(render(view, console.width, SUMMARY))
+
+
+def export(view: StreamView, width: int, svg: str | None, html: str | None) -> None:
+    """Save the final screen for a bug report; the files are written whole or not at all."""
+    import io
+
+    console = Console(record=True, width=width, file=io.StringIO(), color_system="truecolor")
+    console.print(render(view, width, SUMMARY))
+    title = f"sseconform inspect {view.source}"
+    for path, data in ((svg, console.export_svg(title=title, clear=False)),):
+        if path:
+            _write_new(path, data)
+    if html:
+        _write_new(html, console.export_html(clear=False))
+
+
+def _write_new(path: str, data: str) -> None:
+    tmp = f"{path}.tmp-{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as fp:
+        fp.write(data)
+    os.replace(tmp, path)

@@ -1,0 +1,367 @@
+"""What the live view knows about a stream: everything it shows, kept in bounded memory.
+
+:class:`StreamView` takes reads (``feed(t, bytes)``) from any source - a recording played at
+its timing, a pipe, the recorder - and keeps the header figures, the reassembled text,
+reasoning and tool calls (arguments as partial JSON), the diagnostics found so far, the last
+events with what they carried, and the gaps between events. Native dialects are translated
+event by event, so each native event is shown beside the chunks it became.
+
+Nothing here draws: :mod:`sseconform.inspect.render` turns a view into rich renderables, under
+:attr:`StreamView.lock`, so a refresh thread never sees a half-applied event.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from sseconform import providers
+from sseconform.diagnostics import Diagnostic
+from sseconform.model import Reassembler
+from sseconform.rules.engine import Settings, StreamChecker
+from sseconform.safetext import printable
+from sseconform.sse import Event, SSEDecoder
+from sseconform.translate import Translator, detect_event, translator_for
+
+__all__ = ["EventRow", "Stall", "StreamView", "summarize"]
+
+#: Characters of text and reasoning kept per choice: far more than a screen shows.
+KEEP_TEXT = 64 * 1024
+#: Event rows and gaps remembered for the log and the timeline.
+LOG_ROWS = 256
+GAPS = 1024
+STALLS = 64
+#: Native events held while the dialect is unknown, as the translator does.
+DETECT_WINDOW = 64
+#: Characters of a non-2xx response's body shown.
+ERROR_BODY = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class EventRow:
+    """One input event in the log: when, what it was, and what it carried."""
+
+    frame: int
+    t: float
+    native: str | None  # the native event's name, for a translated stream
+    summary: str
+
+
+@dataclass(frozen=True, slots=True)
+class Stall:
+    frame: int
+    t: float  # when the late event arrived
+    gap: float
+
+
+def _short(s: str, n: int = 28) -> str:
+    s = printable(s)
+    return repr(s if len(s) <= n else s[: n - 1] + "\u2026")
+
+
+def summarize(obj: dict[str, Any]) -> str:
+    """What one chunk (or error frame) carried, in a few words: ``content 'Hi', finish stop``."""
+    err = obj.get("error")
+    if err:
+        msg = err.get("message") if isinstance(err, dict) else err
+        return f"error {_short(str(msg), 40)}"
+    parts: list[str] = []
+    choices = obj.get("choices")
+    if isinstance(choices, list):
+        many = len(choices) > 1
+        for ch in choices:
+            if not isinstance(ch, dict):
+                continue
+            pre = f"[{ch.get('index')}] " if many else ""
+            delta = ch.get("delta")
+            if isinstance(delta, dict):
+                for key in ("role", "content", "reasoning_content", "reasoning", "refusal"):
+                    v = delta.get(key)
+                    if isinstance(v, str) and (v or (key == "content" and not parts)):
+                        parts.append(f"{pre}{key} {_short(v) if key != 'role' else v}")
+                calls = delta.get("tool_calls")
+                if isinstance(calls, list):
+                    for tc in calls:
+                        if isinstance(tc, dict):
+                            parts.append(pre + _call_summary(tc))
+                if not delta and ch.get("finish_reason") is None:
+                    parts.append(f"{pre}empty delta")
+            fr = ch.get("finish_reason")
+            if fr is not None:
+                parts.append(f"{pre}finish {fr}")
+    usage = obj.get("usage")
+    if isinstance(usage, dict):
+        parts.append(f"usage {usage.get('prompt_tokens')}+{usage.get('completion_tokens')}")
+    if not parts:
+        keys = ", ".join(printable(str(k)) for k in list(obj)[:6])
+        return f"(no delta; keys: {keys})" if keys else "(empty object)"
+    return ", ".join(parts)
+
+
+def _call_summary(tc: dict[str, Any]) -> str:
+    bits = [f"call[{tc.get('index', '?')}]"]
+    if tc.get("id"):
+        bits.append(f"id {printable(str(tc['id']))}")
+    fn = tc.get("function")
+    if isinstance(fn, dict):
+        if fn.get("name"):
+            bits.append(f"name {printable(str(fn['name']))}")
+        args = fn.get("arguments")
+        if isinstance(args, str) and args:
+            bits.append(f"args +{_short(args, 20)}")
+    return " ".join(bits)
+
+
+def _carries_token(obj: dict[str, Any]) -> bool:
+    for ch in obj.get("choices") or ():
+        d = ch.get("delta") if isinstance(ch, dict) else None
+        if isinstance(d, dict):
+            for key in ("content", "reasoning_content", "reasoning", "refusal"):
+                if isinstance(d.get(key), str) and d[key]:
+                    return True
+            if d.get("tool_calls"):
+                return True
+    return False
+
+
+class StreamView:
+    """The state of one stream as it arrives; feed it reads, read it under :attr:`lock`."""
+
+    def __init__(
+        self,
+        source: str,
+        *,
+        dialect: str | None = None,
+        stall: float = 1.0,
+        settings: Settings | None = None,
+        status: int | None = None,
+    ) -> None:
+        self.lock = threading.RLock()
+        self.source = source
+        self.dialect = dialect  # None until the first events say
+        self.stall = stall
+        self.http_status = status
+        self.model = Reassembler(keep=KEEP_TEXT, parse_arguments=True)
+        self.bytes = 0
+        self.events = 0  # input events (native ones for a native stream)
+        self.chunks = 0  # chunk frames, after translation
+        self.elapsed = 0.0
+        self.first_byte: float | None = None
+        self.ttft: float | None = None
+        self.state = "waiting"  # waiting, streaming, ended, incomplete, interrupted
+        self.end_reason: str | None = None
+        self.log: deque[EventRow] = deque(maxlen=LOG_ROWS)
+        self.gaps: deque[float] = deque(maxlen=GAPS)
+        self.max_gap = 0.0
+        self.stalls: deque[Stall] = deque(maxlen=STALLS)
+        self.stall_count = 0
+        self.version = 0  # bumped by every change, so a refresh can skip an unchanged view
+        self._last_t: float | None = None
+        self._decoder = SSEDecoder()
+        self._held: list[tuple[float, Event]] = []
+        self._translator: Translator | None = None
+        self._checker: StreamChecker | None = StreamChecker(settings)
+        self.diagnostics: list[Diagnostic] = []
+        self.suppressed = 0
+        self.error_body = ""  # the start of a non-2xx response's body (not an event stream)
+        if dialect is not None:
+            self._start(dialect)
+
+    # -- input -----------------------------------------------------------------------------
+
+    @property
+    def translated(self) -> bool:
+        """The input is a native dialect, shown through sseconform's reference translation."""
+        return self.dialect is not None and self.dialect != providers.OPENAI
+
+    def feed(self, t: float, data: bytes) -> None:
+        """One read of the body, ``t`` seconds after the stream started."""
+        with self.lock:
+            self.version += 1
+            self.elapsed = max(self.elapsed, t)
+            if not data:
+                return
+            if self.first_byte is None:
+                self.first_byte = t
+            if self.state == "waiting":
+                self.state = "streaming"
+            self.bytes += len(data)
+            if self.http_status is not None and not 200 <= self.http_status < 300:
+                if len(self.error_body) < ERROR_BODY:
+                    self.error_body += data[: ERROR_BODY - len(self.error_body)].decode(
+                        "utf-8", "replace"
+                    )
+                return
+            if self._checker is not None:
+                self._checker.feed(data)
+                self._take_diagnostics()
+            for ev in self._decoder.feed(data):
+                self._event(t, ev)
+
+    def tick(self, t: float) -> None:
+        """Time passes without data: the elapsed figure (and a growing stall) still move."""
+        with self.lock:
+            if t > self.elapsed:
+                self.elapsed = t
+                self.version += 1
+
+    def finish(self, *, complete: bool = True, reason: str | None = None) -> None:
+        """The body ended (``complete``), or stopped early for ``reason``."""
+        with self.lock:
+            self.version += 1
+            for ev in self._decoder.finish():
+                self._event(self.elapsed, ev)
+            if self._translator is None:
+                self._start(providers.OPENAI)
+                self._release()
+            assert self._translator is not None
+            if self.translated:
+                rows = [self._frame(frame) for frame in self._translator.finish()]
+                if rows:
+                    self.log.append(EventRow(self.events, self.elapsed, "(end)", "; ".join(rows)))
+            self.model.finish()
+            if self._checker is not None:
+                self._checker.finish()
+                self._take_diagnostics(final=True)
+            if reason is not None and reason.startswith("interrupted"):
+                self.state = "interrupted"
+            else:
+                self.state = "ended" if complete else "incomplete"
+            self.end_reason = reason
+
+    # -- events ----------------------------------------------------------------------------
+
+    def _event(self, t: float, ev: Event) -> None:
+        self.events += 1
+        self._gap(t, ev.frame)
+        if self._translator is None:
+            self._held.append((t, ev))
+            dialect = detect_event(ev)
+            if dialect is None and len(self._held) < DETECT_WINDOW:
+                return
+            self._start(dialect or providers.OPENAI)
+            self._release()
+            return
+        self._one(t, ev)
+
+    def _start(self, dialect: str) -> None:
+        self.dialect = dialect
+        self._translator = translator_for(dialect)
+        if dialect != providers.OPENAI:
+            self._checker = None  # a native stream is not a chunk stream: nothing to check
+
+    def _release(self) -> None:
+        held, self._held = self._held, []
+        for t, ev in held:
+            self._one(t, ev)
+
+    def _one(self, t: float, ev: Event) -> None:
+        if not self.translated:
+            self._chunk_event(t, ev)
+            return
+        assert self._translator is not None
+        native = ev.event or _native_type(ev.data) or "message"
+        rows: list[str] = []
+        for frame in self._translator.feed(ev):
+            rows.append(self._frame(frame, t))
+        summary = "; ".join(rows) if rows else "(no chunk)"
+        self.log.append(EventRow(ev.frame, t, native, summary))
+
+    def _chunk_event(self, t: float, ev: Event) -> None:
+        data = ev.data
+        if data.strip() == "[DONE]":
+            self.model.feed_event(data)
+            self.log.append(EventRow(ev.frame, t, None, "[DONE]"))
+            return
+        try:
+            obj = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            self.log.append(EventRow(ev.frame, t, None, f"not JSON: {_short(data, 40)}"))
+            return
+        if not isinstance(obj, dict):
+            self.log.append(EventRow(ev.frame, t, None, f"not an object: {_short(data, 40)}"))
+            return
+        self.chunks += 1
+        self._fold(obj, t)
+        self.log.append(EventRow(ev.frame, t, None, summarize(obj)))
+
+    def _frame(self, frame: object, t: float | None = None) -> str:
+        if frame == "[DONE]":
+            self.model.feed_event("[DONE]")
+            return "[DONE]"
+        if isinstance(frame, dict):
+            self.chunks += 1
+            self._fold(frame, self.elapsed if t is None else t)
+            return summarize(frame)
+        return "(frame)"
+
+    def _fold(self, obj: dict[str, Any], t: float) -> None:
+        if self.ttft is None and _carries_token(obj):
+            self.ttft = t
+        self.model.feed_obj(obj)
+
+    def _gap(self, t: float, frame: int) -> None:
+        last = self._last_t
+        self._last_t = t
+        if last is None:
+            return
+        gap = t - last
+        self.gaps.append(gap)
+        if gap > self.max_gap:
+            self.max_gap = gap
+        if gap >= self.stall:
+            self.stall_count += 1
+            self.stalls.append(Stall(frame, t, gap))
+
+    def _take_diagnostics(self, final: bool = False) -> None:
+        checker = self._checker
+        assert checker is not None
+        if final:  # finish() sorts and adds the end-of-stream findings: take them all again
+            self.diagnostics = list(checker.diagnostics)
+            self.suppressed = sum(checker.suppressed.values())
+        elif len(checker.diagnostics) > len(self.diagnostics):
+            self.diagnostics.extend(checker.diagnostics[len(self.diagnostics) :])
+
+    # -- reading ---------------------------------------------------------------------------
+
+    @property
+    def current_gap(self) -> float:
+        """Seconds since the last event (a stall in progress shows here)."""
+        return 0.0 if self._last_t is None else max(0.0, self.elapsed - self._last_t)
+
+    @property
+    def finish_state(self) -> str:
+        """One phrase: how the stream ended (or how far it got)."""
+        m = self.model
+        reasons = sorted({c.finish_reason for c in m.choices.values() if c.finish_reason})
+        bits: list[str] = []
+        if m.error is not None:
+            bits.append("error frame")
+        if reasons:
+            bits.append("finish " + "/".join(reasons))
+        if m.done:
+            bits.append("[DONE]")
+        elif self.state in ("ended", "incomplete", "interrupted"):
+            bits.append("no [DONE]")
+        return ", ".join(bits) if bits else "-"
+
+
+def _native_type(data: str) -> str | None:
+    """The ``type`` of a native event without a name line (Anthropic and Responses have both)."""
+    try:
+        obj = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    if isinstance(obj, dict):
+        kind = obj.get("type")
+        if isinstance(kind, str):
+            return kind
+        if "candidates" in obj:
+            return "candidates"
+        if "error" in obj:
+            return "error"
+    return None
