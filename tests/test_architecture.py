@@ -31,6 +31,11 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
     "record": ({"recording", "sse", "version"}, {"httpx"}),
     "replay": ({"providers", "recording", "sse", "errors", "safetext"}, set()),
     "translate": ({"providers", "sse", "jsonstr"}, {"orjson"}),
+    "inspect": (
+        {"sse", "model", "rules", "diagnostics", "translate", "providers", "recording", "errors"}
+        | {"safetext"},
+        {"orjson", "rich"},
+    ),
     "cli": ({"*"}, {"typer", "rich"}),
     "__init__": ({"*"}, set()),
     "__main__": ({"cli"}, set()),

@@ -77,8 +77,9 @@ class PartialJSON:
     """A push parser and pretty printer for one JSON text that arrives in pieces."""
 
     __slots__ = (
+        "_closers",
         "_cur",
-        "_indent",
+        "_indents",
         "_is_key",
         "_lines",
         "_lit",
@@ -94,9 +95,10 @@ class PartialJSON:
     )
 
     def __init__(self, indent: int = 2) -> None:
-        self._indent = " " * indent
+        self._indents = [" " * (indent * d) for d in range(MAX_INDENT_DEPTH + 1)]
         self._state = _TOP
         self._stack: list[str] = []  # '{' or '[' per open container
+        self._closers: str | None = ""  # what closes the stack; None when it changed
         self._lines: list[str] = []  # finished lines of the pretty print
         self._cur: list[str] = []  # pieces of the line being written
         self._is_key = False
@@ -134,9 +136,19 @@ class PartialJSON:
                         break
                 c = text[i]
                 if c == '"':
-                    cur.append('"')
                     i += 1
-                    state = _COLON if self._is_key else (_AFTER if stack else _END)
+                    if not self._is_key:
+                        cur.append('"')
+                        state = _AFTER if stack else _END
+                    elif i < n and text[i] == ":":  # the usual `": ` after a key, in one turn
+                        cur.append('": ')
+                        i += 1
+                        if i < n and text[i] == " ":
+                            i += 1
+                        state = _VALUE
+                    else:
+                        cur.append('"')
+                        state = _COLON
                 elif c == "\\":
                     cur.append(c)
                     i += 1
@@ -150,17 +162,19 @@ class PartialJSON:
                 if c == ",":
                     cur.append(",")
                     i += 1
+                    if i < n and text[i] == " ":
+                        i += 1
                     state = _KEY if stack[-1] == "{" else _ELEM
                     continue
                 if c == "}" or c == "]":
                     top = stack.pop()
+                    self._closers = None
                     if (c == "}") != (top == "{"):
                         stack.append(top)
                         state = self._fail(base + i, f"{_describe(c)} closes a {_describe(top)}")
                         break
-                    self._newline(len(stack))
-                    cur = self._cur
-                    cur.append(c)
+                    self._lines.append(cur[0] if len(cur) == 1 else "".join(cur))
+                    self._cur = cur = [self._indents[min(len(stack), MAX_INDENT_DEPTH)], c]
                     i += 1
                     state = _AFTER if stack else _END
                     continue
@@ -180,7 +194,9 @@ class PartialJSON:
                     j = _DIGITS.match(text, i).end()  # type: ignore[union-attr]
                     if ns == _N_MINUS:
                         if c == "0" and j - i > 1:
-                            state = self._fail(base + i + 1, "a number with a leading zero")
+                            cur.append("0")
+                            i += 1
+                            state = self._fail(base + i, "a number with a leading zero")
                             break
                         ns = _N_ZERO if c == "0" else _N_INT
                     elif ns == _N_DOT:
@@ -259,15 +275,15 @@ class PartialJSON:
                 continue
             if state in (_OBJ_FIRST, _KEY):
                 if c == '"':
-                    self._newline(len(stack))
-                    cur = self._cur
-                    cur.append('"')
+                    self._lines.append(cur[0] if len(cur) == 1 else "".join(cur))
+                    self._cur = cur = [self._indents[min(len(stack), MAX_INDENT_DEPTH)], '"']
                     i += 1
                     self._is_key = True
                     state = _STRING
                     continue
                 if c == "}" and state == _OBJ_FIRST:
                     stack.pop()
+                    self._closers = None
                     cur.append("}")
                     i += 1
                     state = _AFTER if stack else _END
@@ -280,13 +296,14 @@ class PartialJSON:
             # a value starts: _TOP, _VALUE, _ELEM or _ARR_FIRST
             if c == "]" and state == _ARR_FIRST:
                 stack.pop()
+                self._closers = None
                 cur.append("]")
                 i += 1
                 state = _AFTER if stack else _END
                 continue
             if state in (_ELEM, _ARR_FIRST):
-                self._newline(len(stack))
-                cur = self._cur
+                self._lines.append(cur[0] if len(cur) == 1 else "".join(cur))
+                self._cur = cur = [self._indents[min(len(stack), MAX_INDENT_DEPTH)]]
             if c == '"':
                 cur.append('"')
                 self._is_key = False
@@ -294,6 +311,7 @@ class PartialJSON:
             elif c == "{" or c == "[":
                 cur.append(c)
                 stack.append(c)
+                self._closers = None
                 state = _OBJ_FIRST if c == "{" else _ARR_FIRST
             elif c == "-" or "0" <= c <= "9":
                 cur.append(c)
@@ -352,8 +370,15 @@ class PartialJSON:
             head = '"'
         elif st == _LITERAL:
             head = self._lit
-        closers = "".join("}" if c == "{" else "]" for c in reversed(self._stack))
-        return head + closers
+        return head + self._closing()
+
+    def _closing(self) -> str:
+        """The closers of the open containers, computed again only after the stack changed."""
+        closers = self._closers
+        if closers is None:
+            closers = "".join(["}" if c == "{" else "]" for c in reversed(self._stack)])
+            self._closers = closers
+        return closers
 
     @property
     def invalid_text(self) -> str:
@@ -389,7 +414,7 @@ class PartialJSON:
         joined = "".join(acc)
         if len(acc) > 1:  # fold what was walked, so the next call walks only new pieces
             cur[k + 1 :] = [joined[:-width], joined[-width:]] if have > 2 * width else [joined]
-        out.append(joined if k < 0 and have <= width else "\u2026" + joined[-(width - 1) :])
+        out.append(joined if k < 0 and have <= width else _cut("\u2026" + joined, width))
         return out
 
     def _current(self) -> str:
@@ -435,9 +460,11 @@ class PartialJSON:
             lines[-1] = last.rstrip(",")
         if not lines or not "".join(lines).strip():
             return None
-        closers = "".join("}" if c == "{" else "]" for c in reversed(self._stack))
-        text = "\n".join(lines) + closers
-        return json.loads(text)
+        text = "\n".join(lines) + self._closing()
+        try:
+            return json.loads(text)
+        except RecursionError:  # a hostile depth: no value rather than a crash
+            return None
 
     def _drop_member(self, lines: list[str]) -> None:
         """Remove the last line (a key, or an element not yet a value) and the comma before it."""
@@ -450,11 +477,6 @@ class PartialJSON:
 
     # -- writing ---------------------------------------------------------------------------
 
-    def _newline(self, depth: int) -> None:
-        cur = self._cur
-        self._lines.append(cur[0] if len(cur) == 1 else "".join(cur))
-        self._cur = [self._indent * min(depth, MAX_INDENT_DEPTH)]
-
     def _fail(self, offset: int, why: str) -> int:
         self.error = why
         self.error_offset = offset
@@ -463,4 +485,6 @@ class PartialJSON:
 
 def _cut(line: str, width: int) -> str:
     """The end of a line that is longer than ``width``, marked with an ellipsis."""
-    return line if len(line) <= width else "\u2026" + line[-(width - 1) :]
+    if len(line) <= width:
+        return line
+    return "\u2026" + line[len(line) - width + 1 :] if width > 1 else "\u2026"

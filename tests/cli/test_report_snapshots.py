@@ -8,17 +8,16 @@ change to a reporter, rewrite the snapshots and review the diff::
 
 from __future__ import annotations
 
-import difflib
-import os
 from pathlib import Path
 
 import pytest
 
 from tests.cli.helpers import run_cli
 from tests.conftest import ROOT
+from tests.snapshot import UPDATE
+from tests.snapshot import compare as _compare
 
 SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
-UPDATE = os.environ.get("SSECONFORM_UPDATE_SNAPSHOTS") == "1"
 
 INPUTS: dict[str, tuple[list[str], int]] = {
     # name: (arguments after the options, expected exit code)
@@ -38,29 +37,6 @@ INPUTS: dict[str, tuple[list[str], int]] = {
     "strict-W003-crlf-framing": (["--strict", "tests/cases/fail/W003-crlf-framing"], 1),
 }
 FORMATS = {"text": "txt", "json": "json", "junit": "xml", "github": "github.txt"}
-
-
-def _compare(path: Path, actual: str) -> None:
-    if UPDATE:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "w", encoding="utf-8", newline="") as fp:
-            fp.write(actual)
-        return
-    if not path.is_file():
-        pytest.fail(f"no snapshot {path.name}; create it with SSECONFORM_UPDATE_SNAPSHOTS=1")
-    with open(path, encoding="utf-8", newline="") as fp:
-        expected = fp.read()
-    if actual != expected:
-        diff = difflib.unified_diff(
-            expected.splitlines(keepends=True),
-            actual.splitlines(keepends=True),
-            f"snapshots/{path.name}",
-            "actual",
-        )
-        pytest.fail(
-            "report differs from its snapshot (SSECONFORM_UPDATE_SNAPSHOTS=1 rewrites it):\n"
-            + "".join(diff)
-        )
 
 
 @pytest.mark.parametrize("fmt", list(FORMATS))
