@@ -790,8 +790,6 @@ def _translate_recording(
         RecordingWriter,
         Response,
     )
-    from sseconform.sse import SSEDecoder
-
     try:
         reader = RecordingReader(io.BytesIO(data), source)
         reads = list(reader.reads())
@@ -805,31 +803,16 @@ def _translate_recording(
         stamp = int(datetime.fromisoformat(str(reader.header.get("created"))).timestamp())
     except ValueError:
         stamp = 0
-    t = tr.translator_for(chosen, include_usage=include_usage, model=model, created=stamp)
-    out_reads: list[tuple[float, bytes]] = []
     resp = reader.response
-    if resp is not None and not 200 <= resp.status < 300:
-        # An error before the stream: the grammar's answer is an error frame, then [DONE].
-        text = body[:200].decode("utf-8", "replace")
-        message = tr.error_body_message(body) or text or f"HTTP {resp.status}"
-        frames: list[tr.Frame] = [
-            {"error": {"message": message, "type": "upstream_error", "code": resp.status}},
-            tr.DONE,
-        ]
-        out_reads.append((resp.t or 0.0, b"".join(tr.serialize(f) for f in frames)))
-    else:
-        dec = SSEDecoder()
-        last = 0.0
-        for when, chunk in reads:
-            last = when
-            for ev in dec.feed(chunk):
-                piece = b"".join(tr.serialize(f) for f in t.feed(ev))
-                if piece:
-                    out_reads.append((when, piece))
-            dec.take_anomalies()
-        tail = [f for ev in dec.finish() for f in t.feed(ev)] + t.finish()
-        if tail:
-            out_reads.append((last, b"".join(tr.serialize(f) for f in tail)))
+    out_reads = tr.translate_reads(
+        reads,
+        chosen,
+        status=resp.status if resp is not None else 200,
+        include_usage=include_usage,
+        model=model,
+        created=stamp,
+        t_error=(resp.t or 0.0) if resp is not None else 0.0,
+    )
     if output is None:
         sys.stdout.buffer.write(b"".join(b for _, b in out_reads))
         return

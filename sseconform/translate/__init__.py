@@ -230,3 +230,45 @@ def error_body_message(body: bytes) -> str | None:
     if isinstance(obj.get("message"), str):
         return str(obj["message"])
     return None
+
+
+def translate_reads(
+    reads: Iterable[tuple[float, bytes]],
+    dialect: str,
+    *,
+    status: int = 200,
+    include_usage: bool = False,
+    model: str | None = None,
+    created: int = 0,
+    t_error: float = 0.0,
+) -> list[tuple[float, bytes]]:
+    """Timed reads of a native body to timed reads of chunks: each chunk leaves when the
+    native event it came from arrived, so time to first token survives translation.
+
+    A non-2xx ``status`` means the reads are an error body: the grammar's answer to an
+    error before the stream is an error frame then ``[DONE]``, sent at ``t_error``.
+    """
+    if not 200 <= status < 300:
+        body = b"".join(b for _, b in reads)
+        text = body[:200].decode("utf-8", "replace")
+        message = error_body_message(body) or text or f"HTTP {status}"
+        frames: list[Frame] = [
+            {"error": {"message": message, "type": "upstream_error", "code": status}},
+            DONE,
+        ]
+        return [(t_error, b"".join(serialize(f) for f in frames))]
+    t = translator_for(dialect, include_usage=include_usage, model=model, created=created)
+    out: list[tuple[float, bytes]] = []
+    dec = SSEDecoder()
+    last = 0.0
+    for when, chunk in reads:
+        last = when
+        for ev in dec.feed(chunk):
+            piece = b"".join(serialize(f) for f in t.feed(ev))
+            if piece:
+                out.append((when, piece))
+        dec.take_anomalies()
+    tail = [f for ev in dec.finish() for f in t.feed(ev)] + t.finish()
+    if tail:
+        out.append((last, b"".join(serialize(f) for f in tail)))
+    return out
