@@ -698,6 +698,187 @@ def inspect(
         raise typer.Exit(code)
 
 
+# -- gate and diff ---------------------------------------------------------------------------
+
+
+@app.command()
+def gate(
+    gateway: Annotated[
+        str, typer.Option(help="The gateway's base URL (or its /chat/completions URL).")
+    ],
+    suite: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="A suite file, or builtin:anthropic|gemini|responses|openai|all (default all); "
+            "repeatable."
+        ),
+    ] = None,
+    only: Annotated[
+        list[str] | None,
+        typer.Option(help="Run only scenarios whose name matches this glob; repeatable."),
+    ] = None,
+    upstream_host: Annotated[str, typer.Option(help="Where the replay upstream binds.")] = (
+        "127.0.0.1"
+    ),
+    upstream_port: Annotated[
+        int, typer.Option(help="The replay upstream's port (point the gateway at it).", min=0)
+    ] = 0,
+    out: Annotated[
+        Path, typer.Option(help="Folder for the gateway's recorded streams.", metavar="DIR")
+    ] = Path("sseconform-gate"),
+    fmt: Annotated[str, typer.Option("--format", help="text, json, junit or github.")] = "text",
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write the report here.", metavar="FILE")
+    ] = None,
+    key: Annotated[
+        str | None,
+        typer.Option(
+            help="Bearer key for the gateway (default: $SSECONFORM_GATEWAY_KEY).",
+            show_default=False,
+        ),
+    ] = None,
+    model: Annotated[
+        list[str] | None,
+        typer.Option(help="DIALECT=NAME: the model asked of the gateway; repeatable."),
+    ] = None,
+    speed: Annotated[
+        float | None, typer.Option(help="Upstream timing: 1 recorded, 0 fastest.", min=0)
+    ] = None,
+    timeout: Annotated[
+        float | None, typer.Option(help="Seconds without a byte before a scenario gives up.")
+    ] = None,
+    force: Annotated[bool, typer.Option(help="Reuse a non-empty --out folder.")] = False,
+) -> None:
+    """Grade a running gateway: replay is its upstream, each scenario's stream is recorded,
+    checked and compared with what the upstream sent. Exit 1 when a scenario fails."""
+    import fnmatch
+
+    from sseconform.gate import report
+    from sseconform.gate.runner import SuiteResult, run_suite
+    from sseconform.gate.suite import load_suite
+
+    if fmt not in report.FORMATS:
+        _fail(f"unknown format {fmt!r}; formats: {', '.join(report.FORMATS)}")
+    if out.exists() and (not out.is_dir() or any(out.iterdir())) and not force:
+        _fail(f"{out}: exists and is not empty (use --force to write into it, or another --out)")
+    if output is not None and output.exists() and not force:
+        _fail(f"{output}: exists (use --force to replace it)")
+    models: dict[str, str] = {}
+    for item in model or []:
+        name, sep, value = item.partition("=")
+        if not sep or not value:
+            _fail(f"--model {item!r}: give DIALECT=NAME")
+        models[name.strip()] = value.strip()
+    results: list[SuiteResult] = []
+    try:
+        suites = [load_suite(s) for s in (suite or ["builtin:all"])]
+        for su in suites:
+            bad = set(models) - set(su.models)
+            if bad:
+                _fail(f"--model: unknown dialect(s) {', '.join(sorted(bad))}")
+            su.models.update(models)
+            if speed is not None:
+                su.speed = speed
+            if timeout is not None:
+                su.timeout = timeout
+    except SseconformError as exc:
+        _fail(str(exc))
+    key = key or os.environ.get("SSECONFORM_GATEWAY_KEY")
+
+    def chosen(sc: Any) -> bool:
+        return not only or any(fnmatch.fnmatchcase(sc.name, pat) for pat in only)
+
+    def started(url: str) -> None:
+        typer.echo(f"sseconform gate: upstream (replay) on {url}", err=True)
+
+    def done(r: Any) -> None:
+        mark = "PASS" if r.passed else "FAIL"
+        typer.echo(f"  {mark} {r.name} ({r.seconds:.2f} s)", err=True)
+
+    try:
+        for su in suites:
+            results.append(
+                run_suite(
+                    su,
+                    gateway,
+                    str(out / _slug(su.name)) if len(suites) > 1 else str(out),
+                    upstream_host=upstream_host,
+                    upstream_port=upstream_port,
+                    key=key,
+                    select=chosen,
+                    on_start=started,
+                    on_result=done,
+                )
+            )
+    except SseconformError as exc:
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(f"cannot run the upstream on {upstream_host}:{upstream_port}: {exc.strerror or exc}")
+    if not any(r.scenarios for r in results):
+        _fail("no scenario matched --only")
+    import io
+
+    buf = io.StringIO()
+    for r in results:
+        report.write(r, buf, fmt)
+    if output is None:
+        sys.stdout.write(buf.getvalue())
+    else:
+        output.write_text(buf.getvalue(), encoding="utf-8")
+    if not all(r.passed for r in results):
+        raise typer.Exit(1)
+
+
+def _slug(name: str) -> str:
+    import re
+
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "suite"
+
+
+@app.command()
+def diff(
+    upstream: Annotated[
+        str, typer.Argument(help="The upstream's stream: native or chunks, raw or a recording.")
+    ],
+    gateway: Annotated[str, typer.Argument(help="The gateway's chunk stream (raw or recording).")],
+    dialect: Annotated[
+        str | None,
+        typer.Option("--from", help="The upstream's dialect (default: detected)."),
+    ] = None,
+    usage: Annotated[bool, typer.Option(help="Compare the token counts too.")] = False,
+    prefix: Annotated[
+        bool, typer.Option(help="The upstream failed mid-stream: the gateway may stop short.")
+    ] = False,
+    fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+) -> None:
+    """Compare what a gateway's stream means with what its upstream sent; exit 1 if they differ.
+
+    Text, reasoning, tool calls (names; arguments as JSON), finish reasons, usage and errors;
+    each difference is located in both streams (frame and byte offset).
+    """
+    from sseconform import translate as tr
+    from sseconform.gate import report
+    from sseconform.gate.content import content_of
+    from sseconform.gate.diff import compare
+    from sseconform.replay.plan import load
+
+    if dialect is not None and dialect not in tr.DIALECTS:
+        _fail(f"unknown dialect {dialect!r}; dialects: {', '.join(tr.DIALECTS)}")
+    if fmt not in ("text", "json"):
+        _fail(f"unknown format {fmt!r}; formats: text, json")
+    try:
+        a = load(upstream)
+        b = load(gateway)
+    except SseconformError as exc:
+        _fail(str(exc))
+    ca = content_of([x for _, x in a.reads], dialect)
+    cb = content_of([x for _, x in b.reads], "openai")
+    diffs = compare(ca, cb, usage=usage, prefix_only=prefix)
+    report.write_diff(diffs, sys.stdout, fmt, upstream, gateway)
+    if diffs:
+        raise typer.Exit(1)
+
+
 # -- translate -------------------------------------------------------------------------------
 
 
@@ -790,6 +971,7 @@ def _translate_recording(
         RecordingWriter,
         Response,
     )
+
     try:
         reader = RecordingReader(io.BytesIO(data), source)
         reads = list(reader.reads())

@@ -410,6 +410,8 @@ class PartialJSON:
             acc.append(cur[k])
             have += len(cur[k])
             k -= 1
+        while k >= 0 and not cur[k]:  # an empty indent piece adds nothing to the line
+            k -= 1
         acc.reverse()
         joined = "".join(acc)
         if len(acc) > 1:  # fold what was walked, so the next call walks only new pieces

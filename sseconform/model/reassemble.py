@@ -99,6 +99,11 @@ class ToolCallState:
         """All ``function.arguments`` fragments, in order."""
         return self._arguments.value
 
+    @property
+    def size(self) -> int:
+        """Characters of arguments received so far (cheap: nothing is joined)."""
+        return self._arguments.total
+
     def to_dict(self) -> dict[str, Any]:
         """A plain value, for comparisons and JSON output."""
         return {

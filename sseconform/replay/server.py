@@ -82,6 +82,7 @@ class ReplayServer:
         rules: list[Rule] | None = None,
         log: Callable[[str], None] | None = None,
         measure: bool = False,
+        strict: bool = False,
     ) -> None:
         if not recordings:
             raise ValueError("no recordings to serve")
@@ -97,6 +98,7 @@ class ReplayServer:
         self.rules = rules or []
         self.log = log
         self.measure = measure
+        self.strict = strict  # only rules (or the selection header) choose: no fallback
         self.served: list[Served] = []
         self._rotation: dict[tuple[str | None, str | None], int] = {}
         self._server: asyncio.base_events.Server | None = None
@@ -224,7 +226,7 @@ class ReplayServer:
                     if rule.speed is not None:
                         speed = rule.speed
                     return self.recordings[rule.recording], faults, speed
-        if dialect is None:
+        if dialect is None or self.strict:
             return None, faults, speed
         candidates = [r for r in self.recordings.values() if r.dialect == dialect]
         exact = [r for r in candidates if model is not None and r.model == model]

@@ -1,0 +1,365 @@
+"""The semantic comparison of an upstream stream with what a gateway made of it.
+
+Equal means: the same text and reasoning (no token lost, duplicated, reordered or changed),
+the same tool calls in the same order with the same names and arguments (compared as JSON
+values when both parse: a gateway may re-serialise them), the same finish reason after
+mapping, the same usage when it was asked for, and an error where the upstream failed.
+Call ids are not compared: gateways may rewrite them (``check`` requires that they exist).
+
+Each :class:`Difference` is located in both streams (frame number and byte offset), and
+classified: ``lost``, ``duplicated`` (a restart after failover shows as a duplicated
+prefix), ``extra``, ``reordered``, ``changed``, ``missing``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import orjson
+
+from sseconform.gate.content import Content, Loc, describe
+from sseconform.model import ChoiceState
+
+__all__ = ["Difference", "compare"]
+
+
+@dataclass(frozen=True, slots=True)
+class Difference:
+    """One way the gateway's stream means something else than the upstream's."""
+
+    field: str  # "text", "reasoning", "tool_calls[1].arguments", "finish_reason", ...
+    kind: str
+    message: str
+    upstream: Loc | None = None
+    gateway: Loc | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        def loc(x: Loc | None) -> dict[str, int] | None:
+            return None if x is None else {"frame": x.frame, "offset": x.offset}
+
+        return {
+            "field": self.field,
+            "kind": self.kind,
+            "message": self.message,
+            "upstream": loc(self.upstream),
+            "gateway": loc(self.gateway),
+        }
+
+
+def compare(
+    upstream: Content, gateway: Content, *, usage: bool = False, prefix_only: bool = False
+) -> list[Difference]:
+    """Differences between ``upstream`` and ``gateway``.
+
+    ``usage``: compare token counts too (the request asked for them). ``prefix_only``: the
+    upstream failed mid-stream, so the gateway may stop short of it (but not invent, drop
+    or repeat anything before that point); finish reasons are then not compared.
+    """
+    out: list[Difference] = []
+    up, gw = upstream.model, gateway.model
+    for idx in sorted(set(up.choices) | set(gw.choices)):
+        a, b = up.choices.get(idx), gw.choices.get(idx)
+        pre = f"choices[{idx}]." if idx else ""
+        if b is None:
+            assert a is not None
+            if _has_content(a):
+                out.append(
+                    Difference(
+                        f"{pre}choice",
+                        "missing",
+                        f"the gateway never sent choice {idx}",
+                        upstream.finish_at.get(idx) or upstream.last,
+                        gateway.last,
+                    )
+                )
+            continue
+        if a is None:
+            if _has_content(b):
+                out.append(
+                    Difference(
+                        f"{pre}choice",
+                        "extra",
+                        f"the gateway sent choice {idx}, the upstream did not",
+                        upstream.last,
+                        gateway.finish_at.get(idx) or gateway.last,
+                    )
+                )
+            continue
+        for name in ("text", "reasoning", "refusal"):
+            out += _strings(
+                f"{pre}{name}",
+                getattr(a, name),
+                getattr(b, name),
+                partial(upstream.where, idx, name),
+                partial(gateway.where, idx, name),
+                prefix_only,
+                upstream.last,
+                gateway.last,
+            )
+        out += _calls(pre, idx, a, b, upstream, gateway, prefix_only)
+        if not prefix_only and a.finish_reason != b.finish_reason:
+            out.append(
+                Difference(
+                    f"{pre}finish_reason",
+                    "changed" if b.finish_reason else "missing",
+                    f"finish_reason {b.finish_reason!r}, the upstream's maps to "
+                    f"{a.finish_reason!r}",
+                    upstream.finish_at.get(idx),
+                    gateway.finish_at.get(idx) or gateway.last,
+                )
+            )
+    if usage and not prefix_only:
+        out += _usage(upstream, gateway)
+    if up.error is None and gw.error is not None:
+        out.append(
+            Difference(
+                "error",
+                "extra",
+                f"the gateway sent an error frame ({describe(_message(gw.error))}); "
+                "the upstream did not fail",
+                upstream.last,
+                gateway.error_at,
+            )
+        )
+    elif up.error is not None and gw.error is None:
+        out.append(
+            Difference(
+                "error",
+                "missing",
+                f"the upstream failed ({describe(_message(up.error))}); the gateway's client "
+                "never got an error frame",
+                upstream.error_at,
+                gateway.last,
+            )
+        )
+    return out
+
+
+def _message(err: dict[str, Any]) -> str:
+    msg = err.get("message")
+    return msg if isinstance(msg, str) else str(err)
+
+
+def _has_content(c: ChoiceState) -> bool:
+    return bool(c.text or c.reasoning or c.refusal or c.tool_calls)
+
+
+def _strings(
+    field: str,
+    a: str,
+    b: str,
+    where_a: Callable[[int], Loc | None],
+    where_b: Callable[[int], Loc | None],
+    prefix_only: bool,
+    last_a: Loc | None,
+    last_b: Loc | None,
+) -> list[Difference]:
+    """Compare one string; one difference at most, at the first place they part."""
+    if a == b or (prefix_only and a.startswith(b)):
+        return []
+    p = 0
+    n = min(len(a), len(b))
+    while p < n and a[p] == b[p]:
+        p += 1
+    s = 0
+    while s < n - p and a[len(a) - 1 - s] == b[len(b) - 1 - s]:
+        s += 1
+    mid_a = a[p : len(a) - s]
+    mid_b = b[p : len(b) - s]
+    at_a = where_a(p) or last_a
+    at_b = where_b(p) or last_b
+    if not mid_b:
+        if prefix_only and s == 0:
+            return []
+        return [
+            Difference(
+                field,
+                "lost",
+                f"{len(mid_a)} chars the upstream sent are missing at char {p}: {describe(mid_a)}",
+                at_a,
+                at_b,
+            )
+        ]
+    if not mid_a:
+        restart = p >= len(mid_b) and b[p - len(mid_b) : p] == mid_b
+        return [
+            Difference(
+                field,
+                "duplicated" if restart else "extra",
+                (
+                    f"{len(mid_b)} chars sent twice at char {p}: {describe(mid_b)}"
+                    + " (the stream restarted: failover after the first delta?)"
+                    if restart
+                    else f"{len(mid_b)} chars the upstream never sent at char {p}: "
+                    f"{describe(mid_b)}"
+                ),
+                at_a,
+                at_b,
+            )
+        ]
+    if prefix_only and not s and len(mid_b) < len(mid_a) and a[p:].startswith(mid_b):
+        return []
+    kind = "reordered" if sorted(mid_a) == sorted(mid_b) else "changed"
+    return [
+        Difference(
+            field,
+            kind,
+            f"from char {p}: the upstream sent {describe(mid_a)}, the gateway {describe(mid_b)}",
+            at_a,
+            at_b,
+        )
+    ]
+
+
+def _calls(
+    pre: str,
+    idx: int,
+    a: ChoiceState,
+    b: ChoiceState,
+    upstream: Content,
+    gateway: Content,
+    prefix_only: bool,
+) -> list[Difference]:
+    out: list[Difference] = []
+    ua = list(a.tool_calls.values())
+    gb = list(b.tool_calls.values())
+    for i in range(max(len(ua), len(gb))):
+        field = f"{pre}tool_calls[{i}]"
+        if i >= len(gb):
+            if prefix_only:
+                break
+            call = ua[i]
+            out.append(
+                Difference(
+                    field,
+                    "missing",
+                    f"the upstream's call {i} ({call.name!r}) never reached the client",
+                    upstream.call_at.get((idx, call.index)),
+                    gateway.last,
+                )
+            )
+            continue
+        if i >= len(ua):
+            call = gb[i]
+            out.append(
+                Difference(
+                    field,
+                    "extra",
+                    f"call {i} ({call.name!r}) was not in the upstream's answer",
+                    upstream.last,
+                    gateway.call_at.get((idx, call.index)),
+                )
+            )
+            continue
+        ca, cb = ua[i], gb[i]
+        at_a = upstream.call_at.get((idx, ca.index))
+        at_b = gateway.call_at.get((idx, cb.index))
+        if ca.name != cb.name:
+            out.append(
+                Difference(
+                    f"{field}.name",
+                    "changed",
+                    f"name {cb.name!r}, the upstream's is {ca.name!r}",
+                    at_a,
+                    at_b,
+                )
+            )
+        if _same_json(ca.arguments, cb.arguments):
+            continue
+        ptr = _json_pointer_of_change(ca.arguments, cb.arguments)
+        diffs = _strings(
+            f"{field}.arguments",
+            ca.arguments,
+            cb.arguments,
+            partial(upstream.where, idx, f"call:{ca.index}"),
+            partial(gateway.where, idx, f"call:{cb.index}"),
+            prefix_only,
+            at_a,
+            at_b,
+        )
+        if ptr is not None:
+            diffs = [
+                Difference(
+                    d.field, d.kind, f"{d.message} (first change at {ptr})", d.upstream, d.gateway
+                )
+                for d in diffs
+            ]
+        out += diffs
+    return out
+
+
+def _loads(text: str) -> tuple[bool, Any]:
+    try:
+        return True, orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return False, None
+
+
+def _same_json(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    ok_a, va = _loads(a)
+    ok_b, vb = _loads(b)
+    return ok_a and ok_b and va == vb
+
+
+def _json_pointer_of_change(a: str, b: str) -> str | None:
+    ok_a, va = _loads(a)
+    ok_b, vb = _loads(b)
+    if not (ok_a and ok_b):
+        return None
+
+    def walk(x: Any, y: Any, path: str) -> str | None:
+        if type(x) is not type(y):
+            return path or "/"
+        if isinstance(x, dict):
+            for k in list(x) + [k for k in y if k not in x]:
+                if k not in x or k not in y:
+                    return f"{path}/{k}"
+                hit = walk(x[k], y[k], f"{path}/{k}")
+                if hit is not None:
+                    return hit
+            return None
+        if isinstance(x, list):
+            for i in range(max(len(x), len(y))):
+                if i >= len(x) or i >= len(y):
+                    return f"{path}/{i}"
+                hit = walk(x[i], y[i], f"{path}/{i}")
+                if hit is not None:
+                    return hit
+            return None
+        return None if x == y else path or "/"
+
+    return walk(va, vb, "")
+
+
+def _usage(upstream: Content, gateway: Content) -> list[Difference]:
+    ua, gb = upstream.model.usage, gateway.model.usage
+    if ua is None:
+        return []
+    if gb is None:
+        return [
+            Difference(
+                "usage",
+                "missing",
+                "usage was asked for and the upstream reported it; the gateway sent none",
+                upstream.usage_at,
+                gateway.last,
+            )
+        ]
+    out: list[Difference] = []
+    for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
+        if key in ua and ua.get(key) != gb.get(key):
+            out.append(
+                Difference(
+                    f"usage.{key}",
+                    "changed",
+                    f"{key} {gb.get(key)!r}, the upstream reported {ua.get(key)!r}",
+                    upstream.usage_at,
+                    gateway.usage_at,
+                )
+            )
+    return out

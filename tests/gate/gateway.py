@@ -1,0 +1,185 @@
+"""A small gateway for the gate tests: OpenAI chat requests in, any upstream dialect out.
+
+It is what a home-grown proxy does - pick the upstream by model name, call it, translate its
+stream to chat.completion.chunk frames as they arrive (with sseconform's own translators) -
+and it can be told to make the mistakes real gateways make, so the tests can show that
+``sseconform gate`` catches each one:
+
+- ``lose-token``: the third content delta never reaches the client;
+- ``wrong-finish``: ``length`` is reported as ``stop``;
+- ``silent-close``: an upstream failure mid-stream just ends the stream;
+- ``ok-on-error-status``: an upstream 4xx/5xx before the stream becomes HTTP 200 + error frame;
+- ``restart``: after a mid-stream drop the upstream is called again and its stream sent again
+  from the start (a failover after the first delta: a duplicated prefix);
+- ``retry``: an upstream 4xx/5xx before the stream is retried once (a clean retry).
+
+Serves on 127.0.0.1 only, one thread per request.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import httpx
+
+from sseconform.sse import SSEDecoder
+from sseconform.translate import serialize, translator_for
+
+MODELS = {
+    "sseconform-anthropic": "anthropic",
+    "sseconform-gemini": "gemini",
+    "sseconform-responses": "responses",
+    "sseconform-openai": "openai",
+}
+
+
+class Gateway:
+    def __init__(self, upstream: str, bugs: set[str] | None = None) -> None:
+        self.upstream = upstream.rstrip("/")
+        self.bugs = bugs or set()
+        self.requests = 0
+        gw = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.0"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                gw.requests += 1
+                length = int(self.headers.get("content-length", "0"))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                gw.handle(self, body)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    @contextlib.contextmanager
+    def running(self) -> Iterator[Gateway]:
+        t = threading.Thread(target=self.server.serve_forever, daemon=True)
+        t.start()
+        try:
+            yield self
+        finally:
+            self.server.shutdown()
+            self.server.server_close()
+
+    # -- one request -----------------------------------------------------------------------
+
+    def _upstream_request(self, dialect: str, body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        msgs = body.get("messages", [])
+        if dialect == "anthropic":
+            return "/v1/messages", {"model": "claude", "max_tokens": 1024, "stream": True,
+                                    "messages": msgs}  # fmt: skip
+        if dialect == "gemini":
+            return "/v1beta/models/gemini-x:streamGenerateContent?alt=sse", {"contents": []}
+        if dialect == "responses":
+            return "/v1/responses", {"model": "gpt-x", "stream": True, "input": msgs}
+        return "/v1/chat/completions", {**body, "model": "gpt-x"}
+
+    def handle(self, h: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
+        dialect = MODELS.get(str(body.get("model")))
+        if dialect is None:
+            self._json(h, 404, {"error": {"message": f"unknown model {body.get('model')!r}"}})
+            return
+        usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        path, up_body = self._upstream_request(dialect, body)
+        attempts = 2 if ("retry" in self.bugs or "restart" in self.bugs) else 1
+        started = False
+        with httpx.Client(timeout=httpx.Timeout(30.0)) as client:
+            for attempt in range(attempts):
+                try:
+                    with client.stream("POST", self.upstream + path, json=up_body) as resp:
+                        if resp.status_code >= 400:
+                            text = resp.read()
+                            if attempt + 1 < attempts and "retry" in self.bugs:
+                                continue
+                            if "ok-on-error-status" in self.bugs:
+                                self._start(h)
+                                err = {"error": {"message": text.decode("utf-8", "replace")}}
+                                self._send(h, [err, "[DONE]"])
+                                return
+                            self._raw(h, resp.status_code, text)
+                            return
+                        if not started:
+                            self._start(h)
+                            started = True
+                        self._pipe(h, resp, dialect, usage)
+                        return
+                except (httpx.RemoteProtocolError, httpx.ReadError):
+                    if "restart" in self.bugs and attempt + 1 < attempts:
+                        continue  # send the whole stream again: a duplicated prefix
+                    if "silent-close" in self.bugs:
+                        return
+                    self._send(h, [{"error": {"message": "upstream connection lost"}}, "[DONE]"])
+                    return
+
+    def _pipe(
+        self, h: BaseHTTPRequestHandler, resp: httpx.Response, dialect: str, usage: bool
+    ) -> None:
+        t = translator_for(dialect, include_usage=usage)
+        dec = SSEDecoder()
+        contents = 0
+        for chunk in resp.iter_raw():
+            for ev in dec.feed(chunk):
+                frames = t.feed(ev)
+                out = []
+                for f in frames:
+                    if isinstance(f, dict):
+                        if "error" in f and "silent-close" in self.bugs:
+                            return
+                        ch = (f.get("choices") or [{}])[0]
+                        if ch.get("delta", {}).get("content"):
+                            contents += 1
+                            if contents == 3 and "lose-token" in self.bugs:
+                                continue
+                        if ch.get("finish_reason") == "length" and "wrong-finish" in self.bugs:
+                            ch["finish_reason"] = "stop"
+                    out.append(f)
+                self._send(h, out)
+        frames = [f for ev in dec.finish() for f in t.feed(ev)] + t.finish()
+        if (
+            any(isinstance(f, dict) and "error" in f for f in frames)
+            and "silent-close" in self.bugs
+        ):
+            return
+        self._send(h, frames)
+
+    # -- writing ---------------------------------------------------------------------------
+
+    @staticmethod
+    def _start(h: BaseHTTPRequestHandler) -> None:
+        h.send_response(200)
+        h.send_header("content-type", "text/event-stream")
+        h.send_header("cache-control", "no-cache")
+        h.end_headers()
+        h.wfile.flush()
+
+    @staticmethod
+    def _send(h: BaseHTTPRequestHandler, frames: list[Any]) -> None:
+        data = b"".join(serialize(f) for f in frames)
+        if data:
+            h.wfile.write(data)
+            h.wfile.flush()
+
+    @staticmethod
+    def _json(h: BaseHTTPRequestHandler, status: int, obj: Any) -> None:
+        Gateway._raw(h, status, json.dumps(obj).encode())
+
+    @staticmethod
+    def _raw(h: BaseHTTPRequestHandler, status: int, data: bytes) -> None:
+        h.send_response(status)
+        h.send_header("content-type", "application/json")
+        h.send_header("content-length", str(len(data)))
+        h.end_headers()
+        h.wfile.write(data)
