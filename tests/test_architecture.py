@@ -31,12 +31,18 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
     "record": ({"recording", "sse", "version"}, {"httpx"}),
     "replay": ({"providers", "recording", "sse", "errors", "safetext"}, set()),
     "translate": ({"providers", "sse", "jsonstr"}, {"orjson"}),
+    "gate": (
+        {"sse", "model", "rules", "diagnostics", "translate", "providers", "recording", "errors"}
+        | {"safetext", "api", "record", "replay"},
+        {"orjson"},
+    ),
     "inspect": (
         {"sse", "model", "rules", "diagnostics", "translate", "providers", "recording", "errors"}
         | {"safetext"},
         {"orjson", "rich"},
     ),
     "cli": ({"*"}, {"typer", "rich"}),
+    "pytest_plugin": ({"*"}, {"pytest"}),
     "__init__": ({"*"}, set()),
     "__main__": ({"cli"}, set()),
 }
