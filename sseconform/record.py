@@ -89,11 +89,15 @@ def record(
     redactor: Redactor | None = None,
     raw: str | None = None,
     on_progress: Callable[[Progress], None] | None = None,
-    on_read: Callable[[bytes], None] | None = None,
+    on_read: Callable[[float, bytes], None] | None = None,
     on_response: Callable[[int], None] | None = None,
     client: httpx.Client | None = None,
 ) -> Outcome:
-    """Record one exchange into ``out``; never raises for a network failure (see ``reason``)."""
+    """Record one exchange into ``out``; never raises for a network failure (see ``reason``).
+
+    ``on_read(t, chunk)`` sees each read with its time (seconds since the request went out,
+    as recorded); ``on_response(status)`` the status, before any read.
+    """
     redactor = redactor or Redactor()
     stored = stored_request(req, redactor)
     writer = RecordingWriter(
@@ -143,7 +147,7 @@ def record(
                     raw_fp.write(chunk)
                     raw_fp.flush()
                 if on_read is not None:
-                    on_read(chunk)
+                    on_read(now, chunk)
                 _count(prog, decoder, chunk, now)
                 if on_progress is not None:
                     on_progress(prog)

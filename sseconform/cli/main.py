@@ -392,7 +392,7 @@ class _Watcher:
         self.console = Console(stderr=True, highlight=False)
         self.view = StreamView(name, dialect=dialect)
         self._clock = time.monotonic
-        self._t0 = time.monotonic()
+        self._t0 = time.monotonic()  # moved to the recorder's own start at the first read
 
     def elapsed(self) -> float:
         return self._clock() - self._t0
@@ -407,8 +407,10 @@ class _Watcher:
     def response(self, status: int) -> None:
         self.view.http_status = status
 
-    def read(self, chunk: bytes) -> None:
-        self.view.feed(self.elapsed(), chunk)
+    def read(self, t: float, chunk: bytes) -> None:
+        """A read at the recorder's time ``t``: the view's clock follows the recording's."""
+        self._t0 = self._clock() - t
+        self.view.feed(t, chunk)
 
     def end(self, complete: bool, reason: str) -> None:
         from sseconform.inspect import run

@@ -47,11 +47,15 @@ class Budget:
     diagnostics: int = 6
     events: int = 8
     fit: bool = False  # panes shrink to their content (a summary); live panes keep their size
+    compact: bool = False  # a small screen: no event log, the timeline without a frame
 
     @classmethod
     def for_height(cls, height: int) -> Budget:
-        """Fit a terminal: header 5, panes share the rest (a small screen gets small panes)."""
-        spare = max(0, height - 5 - 4 * 2 - 6)  # header, four pane frames, timeline + rules
+        """Fit a terminal: the header takes 6 lines, the panes share the rest; below 30 lines
+        the event log goes and the timeline loses its frame."""
+        if height < 30:
+            return cls(text=2, args=3, calls=1, diagnostics=2, events=0, compact=True)
+        spare = max(0, height - 6 - 4 * 2 - 6)  # header, four pane frames, timeline + rules
         return cls(
             text=max(2, spare // 5),
             args=max(3, spare // 4),
@@ -86,8 +90,9 @@ def render(view: StreamView, width: int, budget: Budget = SUMMARY) -> Renderable
                 )
             )
         parts.append(_diagnostics(view, budget))
-        parts.append(_events(view, budget))
-        parts.append(_timeline(view, width))
+        if budget.events:
+            parts.append(_events(view, budget))
+        parts.append(_timeline(view, width, compact=budget.compact))
         return Group(*parts)
 
 
@@ -95,33 +100,39 @@ def render(view: StreamView, width: int, budget: Budget = SUMMARY) -> Renderable
 
 
 def _header(view: StreamView) -> RenderableType:
+    """Four lines whatever the width (long ones end in an ellipsis): the live layout counts."""
     m = view.model
     t = Text()
     dialect = view.dialect or "detecting"
+    t.append("dialect ", "dim").append(dialect, "bold")
     if view.translated:
-        t.append("dialect ", "dim").append(dialect, "bold").append(" \u2192 chunks (translated)")
-    else:
-        t.append("dialect ", "dim").append(dialect, "bold")
-    t.append("   id ", "dim").append(printable(m.id or "-"))
+        t.append(" \u2192 chunks (translated)")
+    if view.http_status is not None:
+        t.append("   HTTP ", "dim").append(str(view.http_status))
+    state_style = {"ended": "green", "incomplete": "red", "interrupted": "red"}.get(
+        view.state, "yellow"
+    )
+    reason = view.end_reason
+    if reason is not None and reason.startswith(view.state):
+        reason = reason[len(view.state) :].strip(" ()") or None
+    state = view.state if reason is None else f"{view.state} ({reason})"
     t.append("   model ", "dim").append(printable(m.model or "-"))
+    t.append("   id ", "dim").append(printable(m.id or "-"))
+    t.append("\n")
+    t.append("state ", "dim").append(printable(state), state_style)
+    t.append("   ", "dim").append(view.finish_state)
     t.append("\n")
     t.append("elapsed ", "dim").append(f"{view.elapsed:.3f} s")
     t.append("   first byte ", "dim").append(_secs(view.first_byte))
     t.append("   first token ", "dim").append(_secs(view.ttft))
+    t.append("\n")
     ev = f"{view.events}"
     if view.translated:
         ev += f" \u2192 {view.chunks} chunks"
-    t.append("   events ", "dim").append(ev)
+    t.append("events ", "dim").append(ev)
     t.append("   bytes ", "dim").append(f"{view.bytes:,}".replace(",", " "))
-    t.append("\n")
-    state_style = {"ended": "green", "incomplete": "red", "interrupted": "red"}.get(
-        view.state, "yellow"
-    )
-    state = view.state if view.end_reason is None else f"{view.state} ({view.end_reason})"
-    t.append("state ", "dim").append(printable(state), state_style)
-    t.append("   ", "dim").append(view.finish_state)
-    if view.http_status is not None:
-        t.append("   HTTP ", "dim").append(str(view.http_status))
+    t.no_wrap = True
+    t.overflow = "ellipsis"
     return Panel(t, title=f"sseconform inspect \u2500 {printable(view.source)}", title_align="left")
 
 
@@ -290,7 +301,7 @@ def _diagnostics(view: StreamView, budget: Budget) -> RenderableType:
 
 def _events(view: StreamView, budget: Budget) -> RenderableType:
     table = Table(
-        title=f"events (last {min(budget.events, len(view.log))} of {view.events})",
+        title=f"events (last {min(budget.events, len(view.log))} of {view.logged})",
         title_justify="left",
         expand=True,
         box=None,
@@ -326,7 +337,7 @@ def sparkline(gaps: list[float], stall: float) -> Text:
     return t
 
 
-def _timeline(view: StreamView, width: int) -> RenderableType:
+def _timeline(view: StreamView, width: int, *, compact: bool = False) -> RenderableType:
     gaps = list(view.gaps)[-(width - 4) :]
     line = sparkline(gaps, view.stall)
     info = Text()
@@ -339,6 +350,10 @@ def _timeline(view: StreamView, width: int) -> RenderableType:
     cur = view.current_gap
     if view.state == "streaming" and cur >= view.stall:
         info.append(f"\nwaiting {cur:.1f} s for the next event", "bold red")
+    if compact:
+        info.no_wrap = True
+        info.overflow = "ellipsis"
+        return Group(Text("timeline ", "dim") + line, info)
     return Panel(
         Group(line, info),
         title=f"timeline: gaps between events (last {len(gaps)})",

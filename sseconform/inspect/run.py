@@ -7,6 +7,7 @@ same 20 redraws a second as a slow one, and a stalled one still shows the clock 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import time
@@ -172,7 +173,15 @@ def export(view: StreamView, width: int, svg: str | None, html: str | None) -> N
 
 
 def _write_new(path: str, data: str) -> None:
+    """Write whole or not at all; an error names ``path``, and no temporary file is left."""
+    if os.path.isdir(path):
+        raise IsADirectoryError(21, "Is a directory", path)
     tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as fp:
-        fp.write(data)
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as fp:
+            fp.write(data)
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise OSError(exc.errno, exc.strerror, path) from None

@@ -168,8 +168,18 @@ class StreamView:
         self.diagnostics: list[Diagnostic] = []
         self.suppressed = 0
         self.error_body = ""  # the start of a non-2xx response's body (not an event stream)
+        self.logged = 0  # rows ever added to the log
         if dialect is not None:
             self._start(dialect)
+        if status is not None and not 200 <= status < 300:
+            # What `check` says of an error before the stream; the body is not an event stream.
+            self._checker = None
+            self.diagnostics.append(
+                Diagnostic(
+                    "H001", f"HTTP {status}: an error before the stream, reported the right way",
+                    None, 0, 0,
+                )
+            )  # fmt: skip
 
     # -- input -----------------------------------------------------------------------------
 
@@ -222,7 +232,7 @@ class StreamView:
             if self.translated:
                 rows = [self._frame(frame) for frame in self._translator.finish()]
                 if rows:
-                    self.log.append(EventRow(self.events, self.elapsed, "(end)", "; ".join(rows)))
+                    self._row(EventRow(self.events, self.elapsed, "(end)", "; ".join(rows)))
             self.model.finish()
             if self._checker is not None:
                 self._checker.finish()
@@ -251,7 +261,7 @@ class StreamView:
     def _start(self, dialect: str) -> None:
         self.dialect = dialect
         self._translator = translator_for(dialect)
-        if dialect != providers.OPENAI:
+        if dialect != providers.OPENAI and self._checker is not None:
             self._checker = None  # a native stream is not a chunk stream: nothing to check
 
     def _release(self) -> None:
@@ -269,25 +279,29 @@ class StreamView:
         for frame in self._translator.feed(ev):
             rows.append(self._frame(frame, t))
         summary = "; ".join(rows) if rows else "(no chunk)"
-        self.log.append(EventRow(ev.frame, t, native, summary))
+        self._row(EventRow(ev.frame, t, native, summary))
 
     def _chunk_event(self, t: float, ev: Event) -> None:
         data = ev.data
         if data.strip() == "[DONE]":
             self.model.feed_event(data)
-            self.log.append(EventRow(ev.frame, t, None, "[DONE]"))
+            self._row(EventRow(ev.frame, t, None, "[DONE]"))
             return
         try:
             obj = orjson.loads(data)
         except orjson.JSONDecodeError:
-            self.log.append(EventRow(ev.frame, t, None, f"not JSON: {_short(data, 40)}"))
+            self._row(EventRow(ev.frame, t, None, f"not JSON: {_short(data, 40)}"))
             return
         if not isinstance(obj, dict):
-            self.log.append(EventRow(ev.frame, t, None, f"not an object: {_short(data, 40)}"))
+            self._row(EventRow(ev.frame, t, None, f"not an object: {_short(data, 40)}"))
             return
         self.chunks += 1
         self._fold(obj, t)
-        self.log.append(EventRow(ev.frame, t, None, summarize(obj)))
+        self._row(EventRow(ev.frame, t, None, summarize(obj)))
+
+    def _row(self, row: EventRow) -> None:
+        self.log.append(row)
+        self.logged += 1
 
     def _frame(self, frame: object, t: float | None = None) -> str:
         if frame == "[DONE]":

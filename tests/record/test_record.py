@@ -167,7 +167,12 @@ def test_progress_callback_and_reads(
         seen.append((p.bytes, p.reads, p.events))
 
     req = Request("POST", server.url + CHAT, [(SELECT, TEXT.name)], BODY.encode())
-    outcome = record(req, str(tmp_path / "r.jsonl"), on_progress=on_progress, on_read=chunks.append)
+    outcome = record(
+        req,
+        str(tmp_path / "r.jsonl"),
+        on_progress=on_progress,
+        on_read=lambda t, c: chunks.append(c),
+    )
     _, reads = read_recording(tmp_path / "r.jsonl")
     assert b"".join(chunks) == served.body == joined(reads)
     assert len(seen) == len(reads) == outcome.progress.reads
