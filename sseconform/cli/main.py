@@ -747,7 +747,8 @@ def gate(
         float | None, typer.Option(help="Upstream timing: 1 recorded, 0 fastest.", min=0)
     ] = None,
     timeout: Annotated[
-        float | None, typer.Option(help="Seconds without a byte before a scenario gives up.")
+        float | None,
+        typer.Option(help="Seconds without a byte before a scenario gives up.", min=0.001),
     ] = None,
     force: Annotated[bool, typer.Option(help="Reuse a non-empty --out folder.")] = False,
 ) -> None:

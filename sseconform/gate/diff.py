@@ -171,6 +171,22 @@ def _strings(
     mid_b = b[p : len(b) - s]
     at_a = where_a(p) or last_a
     at_b = where_b(p) or last_b
+    if prefix_only and b[p:]:
+        # The gateway stopped short: what it sent after the split may resume the upstream's
+        # text further on, so the characters in between were lost.
+        j = a.find(b[p:], p + 1)
+        if j > p:
+            lost = a[p:j]
+            return [
+                Difference(
+                    field,
+                    "lost",
+                    f"{len(lost)} chars the upstream sent are missing at char {p}: "
+                    f"{describe(lost)}",
+                    at_a,
+                    at_b,
+                )
+            ]
     if not mid_b:
         if prefix_only and s == 0:
             return []
@@ -303,7 +319,23 @@ def _same_json(a: str, b: str) -> bool:
         return True
     ok_a, va = _loads(a)
     ok_b, vb = _loads(b)
-    return ok_a and ok_b and va == vb
+    return ok_a and ok_b and _same(va, vb)
+
+
+def _same(x: Any, y: Any) -> bool:
+    """JSON equality: ``true`` is not ``1`` (Python's ``==`` says it is); 1 and 1.0 are."""
+    if isinstance(x, bool) or isinstance(y, bool):
+        return type(x) is type(y) and x == y
+    if isinstance(x, dict):
+        return isinstance(y, dict) and x.keys() == y.keys() and all(_same(x[k], y[k]) for k in x)
+    if isinstance(x, list):
+        return isinstance(y, list) and len(x) == len(y) and all(map(_same, x, y))
+    return bool(x == y)
+
+
+def _token(key: object) -> str:
+    """A JSON Pointer reference token (RFC 6901): ``~`` and ``/`` escaped."""
+    return str(key).replace("~", "~0").replace("/", "~1")
 
 
 def _json_pointer_of_change(a: str, b: str) -> str | None:
@@ -313,17 +345,16 @@ def _json_pointer_of_change(a: str, b: str) -> str | None:
         return None
 
     def walk(x: Any, y: Any, path: str) -> str | None:
-        if type(x) is not type(y):
-            return path or "/"
-        if isinstance(x, dict):
+        if isinstance(x, dict) and isinstance(y, dict):
             for k in list(x) + [k for k in y if k not in x]:
+                here = f"{path}/{_token(k)}"
                 if k not in x or k not in y:
-                    return f"{path}/{k}"
-                hit = walk(x[k], y[k], f"{path}/{k}")
+                    return here
+                hit = walk(x[k], y[k], here)
                 if hit is not None:
                     return hit
             return None
-        if isinstance(x, list):
+        if isinstance(x, list) and isinstance(y, list):
             for i in range(max(len(x), len(y))):
                 if i >= len(x) or i >= len(y):
                     return f"{path}/{i}"
@@ -331,7 +362,7 @@ def _json_pointer_of_change(a: str, b: str) -> str | None:
                 if hit is not None:
                     return hit
             return None
-        return None if x == y else path or "/"
+        return None if _same(x, y) else path or "/"
 
     return walk(va, vb, "")
 

@@ -40,6 +40,7 @@ from sseconform.replay.plan import ABORT, Loaded, load, make_plan, parse_faults
 from sseconform.replay.scenario import Rule
 from sseconform.replay.server import ReplayServer
 from sseconform.rules.catalog import Severity
+from sseconform.sse import SSEDecoder
 from sseconform.translate import translate_reads
 
 __all__ = ["Finding", "ScenarioResult", "SuiteResult", "run_suite"]
@@ -285,6 +286,15 @@ class _Graded:
             with open(path, "rb") as fp:
                 self.body = b"".join(b for _, b in RecordingReader(fp, path).reads())
         self.content = content_of([self.body], providers.OPENAI) if self.ok_status else None
+        dec = SSEDecoder()
+        self.starts = [ev.offset for ev in dec.feed(self.body) + dec.finish()]
+
+    def event_start(self, frame: int | None, offset: int | None) -> int | None:
+        """Where frame ``frame`` starts: end-of-stream findings point at the last event,
+        not past the body."""
+        if frame is not None and 1 <= frame <= len(self.starts):
+            return self.starts[frame - 1]
+        return offset if offset is not None and offset < len(self.body) else None
 
     @property
     def ok_status(self) -> bool:
@@ -307,6 +317,7 @@ class _Graded:
         offset: int | None = None,
         field: str | None = None,
     ) -> None:
+        offset = self.event_start(frame, offset)
         self.findings.append(
             Finding(source, code, message, severity, frame, offset, self.excerpt(offset), field)
         )

@@ -140,9 +140,15 @@ def load_suite(path: str) -> Suite:
         raise InputError("is a directory", path) from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"not valid TOML: {exc}", path) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 (byte {exc.start}): a suite is TOML text", path) from None
     except OSError as exc:
         raise InputError(exc.strerror or str(exc), path) from None
     return suite_from(data, Path(path).resolve().parent, path)
+
+
+def _number(v: object) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
 
 
 def _fail(source: str, where: str, message: str) -> UsageError:
@@ -173,17 +179,18 @@ def suite_from(data: dict[str, Any], base: Path, source: str) -> Suite:
     allow = data.get("allow", [])
     if not isinstance(allow, list) or not all(isinstance(a, str) for a in allow):
         raise _fail(source, "allow", "a list of rule codes")
-    try:
-        timeout = float(data.get("timeout", 30.0))
-        speed = float(data.get("speed", 1.0))
-    except (TypeError, ValueError):
-        raise _fail(source, "top level", "timeout and speed are numbers") from None
+    timeout = data.get("timeout", 30.0)
+    speed = data.get("speed", 1.0)
+    if not _number(timeout) or timeout <= 0:
+        raise _fail(source, "timeout", "a number of seconds above 0")
+    if not _number(speed) or speed < 0:
+        raise _fail(source, "speed", "a number, 0 or more")
     return Suite(
         name=str(data.get("name", Path(source).stem)),
         scenarios=scenarios,
         path=str(data.get("path", "/v1/chat/completions")),
-        timeout=timeout,
-        speed=speed,
+        timeout=float(timeout),
+        speed=float(speed),
         allow=allow,
         models=models,
         source=source,
@@ -215,9 +222,17 @@ def _scenario(n: int, raw: Any, base: Path, source: str) -> Scenario:
     if not isinstance(request, dict):
         raise _fail(source, where, "request must be a table")
     times = raw.get("fault_times")
-    if times is not None and (not isinstance(times, int) or times < 1):
+    if times is not None and (type(times) is not int or times < 1):
         raise _fail(source, where, "fault_times must be a positive integer")
+    for key in ("translate", "usage", "tools"):
+        if key in raw and not isinstance(raw[key], bool):
+            raise _fail(source, where, f"{key} must be true or false")
+    for key in ("name", "model", "fault"):
+        if key in raw and not isinstance(raw[key], str):
+            raise _fail(source, where, f"{key} must be a string")
     path = _resolve(raw["recording"], base)
+    if not Path(path).is_file():
+        raise _fail(source, where, f"recording {raw['recording']!r}: no such file ({path})")
     return Scenario(
         name=str(raw.get("name", f"scenario {n}")),
         recording=path,
@@ -248,7 +263,7 @@ _BUILTIN: list[tuple[str, str, str | None, int | None, bool]] = [
     ("error-mid-stream", "error", None, None, False),
     ("rate-limited", "text", "status=429", 1, False),
     ("overloaded", "text", "status=529", 1, False),  # Anthropic's own status
-    ("dropped-mid-stream", "text", "drop-after-events=5", None, False),
+    ("dropped-mid-stream", "text", "drop-mid-stream", None, False),  # see _mid_stream
     ("stall", "text", "stall=2@4", None, False),
 ]
 
@@ -265,10 +280,13 @@ def builtin_suite(name: str) -> Suite:
         for label, stem, fault, times, usage in _BUILTIN:
             if label == "overloaded" and d != "anthropic":
                 continue
+            path = root / source / f"{stem}-{source}.jsonl"
+            if fault == "drop-mid-stream":
+                fault = f"drop-after-events={_mid_stream(path)}"
             scenarios.append(
                 Scenario(
                     name=f"{d}/{label}",
-                    recording=str(root / source / f"{stem}-{source}.jsonl"),
+                    recording=str(path),
                     upstream=source,
                     translate=d == "openai",
                     fault=fault,
@@ -277,3 +295,21 @@ def builtin_suite(name: str) -> Suite:
                 )
             )
     return Suite(name=f"builtin:{name}", scenarios=scenarios)
+
+
+def _mid_stream(path: Path, tokens: int = 2) -> int:
+    """The event count just past the ``tokens``-th event that carries output: a drop there
+    is mid-stream in every dialect (Responses sends four events before its first delta)."""
+    from sseconform.record import carries_token
+    from sseconform.replay.plan import load
+    from sseconform.sse import SSEDecoder
+
+    dec = SSEDecoder()
+    events = dec.feed(load(str(path)).body) + dec.finish()
+    seen = 0
+    for n, ev in enumerate(events, 1):
+        if carries_token(ev.data):
+            seen += 1
+            if seen == tokens:
+                return n
+    return max(1, len(events) // 2)
