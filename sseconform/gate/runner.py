@@ -354,6 +354,9 @@ def _grade(
     else:
         ref = ref_first if ref_first is not None else ref_clean
     if not g.ok_status:
+        if expect in ("error", "content-or-error") and not _said_anything(ref):
+            g.note = f"rejected with HTTP {g.status} (the upstream failed before any output)"
+            return
         g.add("expect", expect, f"HTTP {g.status}: the upstream answered 200 and streamed")
         return
     _checked(g)
@@ -397,6 +400,13 @@ def _grade(
             "started (a retry after the first delta can duplicate or splice content)",
             severity="warning",
         )
+
+
+def _said_anything(c: Content) -> bool:
+    """Did the upstream send any output (text, reasoning, a call) before it failed?"""
+    return any(
+        ch.text or ch.reasoning or ch.refusal or ch.tool_calls for ch in c.model.choices.values()
+    )
 
 
 def _checked(g: _Graded) -> None:
