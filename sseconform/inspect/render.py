@@ -71,7 +71,7 @@ SUMMARY = Budget(text=12, args=16, calls=8, diagnostics=20, events=12, fit=True)
 
 def render(view: StreamView, width: int, budget: Budget = SUMMARY) -> RenderableType:
     """The whole screen for ``view`` at ``width`` columns."""
-    with view.lock:
+    with view.reading():
         parts: list[RenderableType] = [_header(view)]
         choices = list(view.model.choices.values())
         if not choices and not view.error_body:

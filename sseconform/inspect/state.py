@@ -13,7 +13,10 @@ Nothing here draws: :mod:`sseconform.inspect.render` turns a view into rich rend
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -141,6 +144,7 @@ class StreamView:
         status: int | None = None,
     ) -> None:
         self.lock = threading.RLock()
+        self._readers = 0
         self.source = source
         self.dialect = dialect  # None until the first events say
         self.stall = stall
@@ -188,8 +192,26 @@ class StreamView:
         """The input is a native dialect, shown through sseconform's reference translation."""
         return self.dialect is not None and self.dialect != providers.OPENAI
 
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Hold the view still to draw it. A feeder that finds a reader waiting steps aside
+        after its read (a lock is not fair: a busy feeder would take it straight back)."""
+        self._readers += 1
+        try:
+            with self.lock:
+                yield
+        finally:
+            self._readers -= 1
+
     def feed(self, t: float, data: bytes) -> None:
         """One read of the body, ``t`` seconds after the stream started."""
+        try:
+            self._feed(t, data)
+        finally:
+            if self._readers:
+                time.sleep(0.001)
+
+    def _feed(self, t: float, data: bytes) -> None:
         with self.lock:
             self.version += 1
             self.elapsed = max(self.elapsed, t)

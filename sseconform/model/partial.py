@@ -55,11 +55,16 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 _ESCAPES = frozenset('"\\/bfnrt')
 _LITERALS = {"t": "true", "f": "false", "n": "null"}
 _NUMBER_PREFIX = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_NUMBER_CHARS = frozenset("0123456789.eE+-")
 
 # number sub-states: after '-', after a leading 0, in the integer digits, after '.',
 # in the fraction, after 'e', after the exponent's sign, in the exponent digits
 _N_MINUS, _N_ZERO, _N_INT, _N_DOT, _N_FRAC, _N_E, _N_ESIGN, _N_EXP = range(8)
 _N_ACCEPT = frozenset({_N_ZERO, _N_INT, _N_FRAC, _N_EXP})
+
+#: status by parser state, while reading and after finish()
+_STATUS_LIVE = ("waiting",) + ("streaming",) * 12 + ("complete", "invalid")
+_STATUS_DONE = ("empty",) + ("truncated",) * 12 + ("complete", "invalid")
 
 #: Indentation stops growing here: a hostile 100 000-deep value must not print quadratically.
 MAX_INDENT_DEPTH = 32
@@ -145,11 +150,20 @@ class PartialJSON:
                         i += 1
                         if i < n and text[i] == " ":
                             i += 1
+                        if i < n and text[i] == '"':  # and a string value: stay in strings
+                            cur.append('"')
+                            i += 1
+                            self._is_key = False
+                            continue
                         state = _VALUE
                     else:
                         cur.append('"')
                         state = _COLON
                 elif c == "\\":
+                    if i + 1 < n and text[i + 1] in _ESCAPES:  # a short escape, in one turn
+                        cur.append(text[i : i + 2])
+                        i += 2
+                        continue
                     cur.append(c)
                     i += 1
                     state = _ESCAPE
@@ -164,7 +178,16 @@ class PartialJSON:
                     i += 1
                     if i < n and text[i] == " ":
                         i += 1
-                    state = _KEY if stack[-1] == "{" else _ELEM
+                    if stack[-1] != "{":
+                        state = _ELEM
+                    elif i < n and text[i] == '"':  # the next key, in the same turn
+                        self._lines.append(cur[0] if len(cur) == 1 else "".join(cur))
+                        self._cur = cur = [self._indents[min(len(stack), MAX_INDENT_DEPTH)], '"']
+                        i += 1
+                        self._is_key = True
+                        state = _STRING
+                    else:
+                        state = _KEY
                     continue
                 if c == "}" or c == "]":
                     top = stack.pop()
@@ -214,6 +237,13 @@ class PartialJSON:
                 elif (c == "+" or c == "-") and ns == _N_E:
                     self._nstate = _N_ESIGN
                 elif ns in _N_ACCEPT:
+                    if c == "," and stack:  # the number ended at a comma: take it now
+                        cur.append(",")
+                        i += 1
+                        if i < n and text[i] == " ":
+                            i += 1
+                        state = _KEY if stack[-1] == "{" else _ELEM
+                        continue
                     state = _AFTER if stack else _END  # the number ended: c is read again
                     continue
                 else:
@@ -248,16 +278,21 @@ class PartialJSON:
                 continue
             if state == _LITERAL:
                 want = self._lit
-                c = text[i]
-                if c != want[0]:
-                    state = self._fail(base + i, f"{_describe(c)} inside a literal")
-                    break
-                cur.append(c)
-                i += 1
-                self._lit = want = want[1:]
-                if not want:
-                    state = _AFTER if stack else _END
-                continue
+                k = min(len(want), n - i)
+                if text.startswith(want[:k], i):  # the rest of the literal, as far as it came
+                    cur.append(want[:k])
+                    i += k
+                    self._lit = want = want[k:]
+                    if not want:
+                        state = _AFTER if stack else _END
+                    continue
+                while text[i] == want[0]:  # to the first character that does not fit
+                    cur.append(want[0])
+                    i += 1
+                    want = want[1:]
+                self._lit = want
+                state = self._fail(base + i, f"{_describe(text[i])} inside a literal")
+                break
             c = text[i]
             if c == " ":
                 i += 1
@@ -314,6 +349,13 @@ class PartialJSON:
                 self._closers = None
                 state = _OBJ_FIRST if c == "{" else _ARR_FIRST
             elif c == "-" or "0" <= c <= "9":
+                m = _NUMBER_PREFIX.match(text, i)
+                j = m.end() if m is not None else i
+                if j < n and text[j] not in _NUMBER_CHARS:  # the whole number is here
+                    cur.append(text[i:j])
+                    i = j
+                    state = _AFTER if stack else _END
+                    continue
                 cur.append(c)
                 self._nstate = _N_MINUS if c == "-" else _N_ZERO if c == "0" else _N_INT
                 state = _NUMBER
@@ -340,14 +382,7 @@ class PartialJSON:
     @property
     def status(self) -> str:
         """``waiting``, ``streaming``, ``complete``, ``invalid``, ``truncated`` or ``empty``."""
-        st = self._state
-        if st == _INVALID:
-            return "invalid"
-        if st == _END:
-            return "complete"
-        if st == _TOP:
-            return "empty" if self.finished else "waiting"
-        return "truncated" if self.finished else "streaming"
+        return (_STATUS_DONE if self.finished else _STATUS_LIVE)[self._state]
 
     @property
     def depth(self) -> int:
@@ -363,14 +398,15 @@ class PartialJSON:
     def pending(self) -> str:
         """What would close the value where it stands: e.g. ``"}]`` (shown dimmed as the tail)."""
         st = self._state
-        if st in (_INVALID, _END, _TOP):
-            return ""
-        head = ""
-        if st in (_STRING, _ESCAPE, _UNICODE):
-            head = '"'
-        elif st == _LITERAL:
-            head = self._lit
-        return head + self._closing()
+        if st < _STRING:
+            return "" if st == _TOP else self._closers or self._closing()
+        if st <= _UNICODE:
+            return '"' + (self._closers or self._closing())
+        if st == _NUMBER:
+            return self._closers or self._closing()
+        if st == _LITERAL:
+            return self._lit + (self._closers or self._closing())
+        return ""
 
     def _closing(self) -> str:
         """The closers of the open containers, computed again only after the stack changed."""
