@@ -787,6 +787,14 @@ def gate(
     except SseconformError as exc:
         _fail(str(exc))
     key = key or os.environ.get("SSECONFORM_GATEWAY_KEY")
+    from sseconform.replay.server import ReplayServer
+
+    if not ReplayServer.is_loopback(upstream_host):
+        typer.echo(
+            f"sseconform: warning: the replay upstream binds {upstream_host}, not loopback: "
+            "anyone who can reach it can read the recordings",
+            err=True,
+        )
 
     def chosen(sc: Any) -> bool:
         return not only or any(fnmatch.fnmatchcase(sc.name, pat) for pat in only)
