@@ -135,24 +135,49 @@ def _check_recording(fp: LineSource, settings: Settings | None, path: str) -> Fi
             line=0,
             offset=0,
         )
-        for _ in reader.reads():  # consume, to learn whether the file is whole
-            pass
-        return _finish_recording(path, reader, checker, check_body=False)
+        damaged = _read_all(reader, checker, feed=False)
+        return _finish_recording(path, reader, checker, check_body=False, damaged=damaged)
     if resp is not None:
         ctype = resp.header("content-type") or ""
         if ctype.split(";")[0].strip().lower() != "text/event-stream":
             msg = f"Content-Type {ctype or '(none)'!r}, not text/event-stream"
             checker._emit("H002", msg, None, line=0, offset=0)
-    for _t, data in reader.reads():
-        checker.feed(data)
-    return _finish_recording(path, reader, checker, check_body=True)
+    damaged = _read_all(reader, checker, feed=True)
+    return _finish_recording(path, reader, checker, check_body=True, damaged=damaged)
+
+
+def _read_all(reader: RecordingReader, checker: StreamChecker, *, feed: bool) -> bool:
+    """Feed every read to the checker; a damaged line ends the reading with H004 (what was
+    intact is still checked), and says what is lost. True when the file was damaged."""
+    try:
+        for _t, data in reader.reads():
+            if feed:
+                checker.feed(data)
+    except RecordingError as exc:
+        after = reader.skip_rest()
+        lost = f"it and the {after} line(s) after it are not read" if after else "it is not read"
+        checker._emit(
+            "H004",
+            f"damaged recording at line {exc.line} ({exc.message}): {lost}; the "
+            f"{checker.bytes} body bytes before it were checked",
+            None,
+            line=0,
+            offset=checker.bytes,
+        )
+        return True
+    return False
 
 
 def _finish_recording(
-    path: str, reader: RecordingReader, checker: StreamChecker, *, check_body: bool
+    path: str,
+    reader: RecordingReader,
+    checker: StreamChecker,
+    *,
+    check_body: bool,
+    damaged: bool = False,
 ) -> FileResult:
     why = reader.incomplete_reason()
-    if why is not None:
+    if why is not None and not damaged:
         checker._emit("H003", f"incomplete recording: {why}", None, line=0, offset=0)
     if check_body:
         return _result(path, "recording", checker)

@@ -171,6 +171,13 @@ class RecordingReader:
                 raise RecordingError(self.path, line, 'a read line has neither "text" nor "b64"')
             obj = self._next_obj()
 
+    def skip_rest(self) -> int:
+        """After a damaged line: how many lines follow it (read, not parsed)."""
+        n = 0
+        while self._fp.readline():
+            n += 1
+        return n
+
     @property
     def complete(self) -> bool:
         return self.end is not None and self.end.complete

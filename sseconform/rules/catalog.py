@@ -192,6 +192,7 @@ _r("R003", "model-changed-after-delta", E, None, "The `model` changes after the 
 _r("H001", "http-error-status", I, None, "A non-2xx response: the body is not a stream.")
 _r("H002", "content-type", E, None, "A 2xx response that is not `text/event-stream`.")
 _r("H003", "recording-incomplete", W, None, "The recording ended early or has no end mark.")
+_r("H004", "recording-corrupt", E, None, "A damaged line in the recording: what follows is lost.")
 
 del E, W, I
 

@@ -1654,4 +1654,23 @@ DOCS: dict[str, RuleDoc] = {
         ),
         fix="Record the response until the gateway closes it, then check the new recording.",
     ),
+    "H004": RuleDoc(
+        what=(
+            "A line of the recording file is damaged (not JSON, not an object, bad base64, a "
+            "read without its time): the reads before it are checked, the rest is lost."
+        ),
+        why=(
+            "The file changed after it was written (an editor, a bad merge, a disk fault). "
+            "Findings about the end of the stream then describe the damage, not the gateway."
+        ),
+        clients=(
+            "Does not concern clients: it describes the recording file, not the stream the "
+            "gateway sent."
+        ),
+        example=(
+            '{"t": 0.41, "text": "data: {...}\\n\\n"}\n'
+            '{"t": 0.45, "text": "data: {...\n   (line cut, then other bytes)'
+        ),
+        fix="Restore the file from version control, or record the stream again.",
+    ),
 }

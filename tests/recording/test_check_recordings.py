@@ -12,7 +12,6 @@ import pytest
 
 from sseconform import check_bytes
 from sseconform.api import check_file
-from sseconform.errors import InputError
 from sseconform.recording.format import Response, write_recording
 from tests.cli.helpers import run_cli
 from tests.conftest import CASES
@@ -262,19 +261,26 @@ def test_h_diagnostics_have_no_body_position(tmp_path: Path) -> None:
     assert (d.code, d.frame, d.line, d.offset) == ("H001", None, 0, 0)
 
 
-# -- broken recordings are unusable input (exit 2), never a traceback -------------------------
+# -- damaged recordings: what is intact is checked (H004); a bad header is unusable input ------
 
 
-def test_corrupt_recording_is_an_input_error(workdir: Path) -> None:
+def test_damaged_line_is_h004_and_the_intact_part_is_checked(workdir: Path) -> None:
     lines = _record(workdir / "rec.jsonl", GOOD_BODY).read_bytes().splitlines(keepends=True)
     lines[4] = b'{"t": 0.1, "text": "no closing quote}\n'
     rec = workdir / "corrupt.jsonl"
     rec.write_bytes(b"".join(lines))
-    with pytest.raises(InputError, match=r"corrupt\.jsonl: line 5: "):
-        check_file(rec)
+    result = check_file(rec)
+    h004 = [d for d in result.diagnostics if d.code == "H004"]
+    assert len(h004) == 1 and "H003" not in result.codes
+    msg = h004[0].message
+    assert "damaged recording at line 5 (not a JSON line" in msg
+    assert f"the {len(lines) - 5} line(s) after it are not read" in msg
+    intact = b"".join(json.loads(line)["text"].encode() for line in lines[2:4] if b'"text"' in line)
+    assert f"the {len(intact)} body bytes before it were checked" in msg
+    assert h004[0].offset == len(intact)
     run = run_cli("check", rec.name, cwd=workdir)
-    assert run.code == 2
-    assert "corrupt.jsonl: line 5: not a JSON line" in run.err
+    assert run.code == 1  # findings, not unusable input
+    assert "H004" in run.out and "Traceback" not in run.both
 
 
 def test_bad_version_is_an_input_error(workdir: Path) -> None:
@@ -287,15 +293,16 @@ def test_bad_version_is_an_input_error(workdir: Path) -> None:
     assert "v99.jsonl: line 1: unsupported recording version 99" in run.err
 
 
-def test_deeply_nested_recording_line_exits_2(workdir: Path) -> None:
+def test_deeply_nested_recording_line_is_h004(workdir: Path) -> None:
     lines = _record(workdir / "rec.jsonl", GOOD_BODY).read_bytes().splitlines(keepends=True)
     lines[3] = b"[" * 100_000 + b"]" * 100_000 + b"\n"
     rec = workdir / "deep.jsonl"
     rec.write_bytes(b"".join(lines))
     run = run_cli("check", rec.name, cwd=workdir)
     assert "internal error" not in run.err
-    assert run.code == 2
-    assert "deep.jsonl: line 4" in run.err
+    assert run.code == 1
+    assert "H004" in run.out
+    assert "damaged recording at line 4 (a line is nested too deeply)" in run.out
 
 
 def test_bad_response_headers_exit_2(workdir: Path) -> None:
