@@ -2,6 +2,7 @@
 
 Recognised keys: ``select``, ``ignore`` (lists of codes, family letters or invariant names),
 ``strict`` (bool), ``format`` (text|json|junit|github), ``max-per-code``, ``max-line-bytes``,
+``max-event-bytes``,
 ``max-arguments-bytes``.
 """
 
@@ -23,6 +24,7 @@ KNOWN_KEYS = frozenset(
         "format",
         "max-per-code",
         "max-line-bytes",
+        "max-event-bytes",
         "max-arguments-bytes",
     }
 )
@@ -69,7 +71,7 @@ def load(start: Path | None = None, path: Path | None = None) -> FileConfig:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise UsageError(f"{where}: [tool.sseconform] {key} must be a list of strings")
             validate_selectors(value, f"{where}: [tool.sseconform] {key}")
-    for key in ("max-per-code", "max-line-bytes", "max-arguments-bytes"):
+    for key in ("max-per-code", "max-line-bytes", "max-event-bytes", "max-arguments-bytes"):
         if key in section and (type(section[key]) is not int or section[key] < 1):
             raise UsageError(f"{where}: [tool.sseconform] {key} must be a positive integer")
     if "strict" in section and not isinstance(section["strict"], bool):

@@ -126,6 +126,8 @@ def check(
             settings.max_per_code = int(values["max-per-code"])
         if "max-line-bytes" in values:
             settings.max_line = int(values["max-line-bytes"])
+        if "max-event-bytes" in values:
+            settings.max_event = int(values["max-event-bytes"])
         if "max-arguments-bytes" in values:
             settings.max_arguments = int(values["max-arguments-bytes"])
         files = list(expand_paths(paths))

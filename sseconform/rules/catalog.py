@@ -111,6 +111,7 @@ _r("W015", "empty-data", E, None, "An event whose data is empty.")
 _r("W016", "multi-line-data", W, None, "An event whose data spans several `data:` lines.")
 _r("W017", "line-too-long", E, None, "A line longer than the line-length limit.")
 _r("W018", "not-an-event-stream", E, None, "A non-empty body with no SSE event in it.")
+_r("W019", "event-too-large", E, None, "An event whose data is over the event-size limit.")
 
 # -- J: JSON and schema ----------------------------------------------------------------
 _r("J001", "invalid-json", E, None, "An event's data is not valid JSON (and not `[DONE]`).")
@@ -164,6 +165,13 @@ _r("F007", "finish-reason-not-tool-calls", E, FINAL_EMPTY_DELTA, "Calls made, no
 _r("F008", "tool-calls-without-calls", E, FINAL_EMPTY_DELTA, "`tool_calls` but no call made.")
 _r("F009", "arguments-invalid-json", E, FINAL_EMPTY_DELTA, "A call's arguments are not JSON.")
 _r("F010", "arguments-truncated", W, FINAL_EMPTY_DELTA, "Arguments cut short under `length`.")
+_r(
+    "F011",
+    "arguments-too-large",
+    W,
+    FINAL_EMPTY_DELTA,
+    "Arguments over the size limit: not parsed.",
+)
 
 # -- N: native leaks (invariant no-native-leak) ----------------------------------------
 _r("N001", "native-event-name", E, NO_NATIVE_LEAK, "An `event:` field with a native name.")

@@ -338,6 +338,23 @@ DOCS: dict[str, RuleDoc] = {
             '"{\\"rows\\":["}}]}}\n\n'
         ),
     ),
+    "W019": RuleDoc(
+        what=(
+            "One event whose `data:` lines add up to more than the event-size limit (16 MiB "
+            "by default; each line also counts 64 bytes): the event is dropped unread, so the "
+            "rules that would read it cannot."
+        ),
+        why=(
+            "Every client holds an event whole before it can parse any of it; thousands of "
+            "`data:` lines in one event is a body that lost its blank lines."
+        ),
+        clients=(
+            "A spec-following parser has no limit and buffers the whole event; nothing is "
+            "shown until it ends, and readers with a buffer limit fail."
+        ),
+        example="data: {...\ndata: ...\n(millions of data: lines, no blank line)\n",
+        fix="End each chunk with a blank line: one `data:` line per event.",
+    ),
     # -- J: JSON and schema ------------------------------------------------------------
     "W018": RuleDoc(
         what=(
@@ -1255,6 +1272,25 @@ DOCS: dict[str, RuleDoc] = {
             "Keep `length` and never complete or re-label the call; raise the upstream token "
             "limit if calls are routinely cut:\n"
             'data: {...,"delta":{},"finish_reason":"length"}\n\n'
+        ),
+    ),
+    "F011": RuleDoc(
+        what=(
+            "A call's arguments are larger than the argument-size limit (64 MiB by default): "
+            "they are not kept whole, so whether they parse as JSON is not checked."
+        ),
+        why=(
+            "Arguments that large are rarely meant; every client holds them whole before it can "
+            "run the tool, and the check would need the same memory."
+        ),
+        clients=(
+            "Every client concatenates the fragments in memory and parses them once the call "
+            "is complete; a client with a size limit refuses the call."
+        ),
+        example='data: {...,"tool_calls":[{"index":0,"function":{"arguments":"<70 MiB>"}}]}\n\n',
+        fix=(
+            "Send large payloads by reference (a file id or URL) rather than inline, or raise "
+            "`max-arguments-bytes` in [tool.sseconform] to check them anyway."
         ),
     ),
     # -- N: native leaks ---------------------------------------------------------------

@@ -38,6 +38,7 @@ _ANOMALY_CODES = {
     sse.RETRY_FIELD: "W010",
     sse.UNTERMINATED: "W011",
     sse.LINE_TOO_LONG: "W017",
+    sse.EVENT_TOO_LARGE: "W019",
 }
 
 _ANOMALY_MESSAGES = {
@@ -53,6 +54,7 @@ _ANOMALY_MESSAGES = {
     sse.RETRY_FIELD: "`retry: {}` on a chat stream",
     sse.UNTERMINATED: "the last event is not ended by a blank line; parsers drop it: {!r}",
     sse.LINE_TOO_LONG: "line too long ({}); its content was skipped",
+    sse.EVENT_TOO_LARGE: "an event too large ({}); it was dropped unread",
 }
 
 KNOWN_TOP = frozenset(
@@ -101,6 +103,7 @@ class Settings:
     ignore: list[str] = field(default_factory=list)
     max_per_code: int = DEFAULT_MAX_PER_CODE
     max_line: int = sse.DEFAULT_MAX_LINE
+    max_event: int = sse.DEFAULT_MAX_EVENT
     max_arguments: int = DEFAULT_MAX_ARGUMENTS
     #: Skip re-parsing frames that differ from a checked one only in one string literal.
     #: Off gives the very same diagnostics, slower; tests compare the two.
@@ -252,7 +255,9 @@ class StreamChecker:
         self.diagnostics: list[Diagnostic] = []
         self.suppressed: dict[str, int] = {}
         self._counts: dict[str, int] = {}
-        self._decoder = SSEDecoder(max_line=self.settings.max_line)
+        self._decoder = SSEDecoder(
+            max_line=self.settings.max_line, max_event=self.settings.max_event
+        )
         self._chunk_ok = validator(CHUNK).is_valid
         self.bytes = 0
         self.frames = 0
@@ -868,7 +873,17 @@ class StreamChecker:
             if c.finish is None:
                 continue
             for call in c.calls.values():
-                if call.size > self.settings.max_arguments or call.resent:
+                if call.size > self.settings.max_arguments:
+                    what = f"call {call.index} ({call.name!r}, first delta in frame {call.frame})"
+                    self._emit(
+                        "F011",
+                        f"{what}: {call.size} bytes of arguments, over the "
+                        f"{self.settings.max_arguments}-byte limit: not parsed as JSON",
+                        c.finish_event,
+                        f"/choices/{c.finish_pos}/finish_reason",
+                    )
+                    continue
+                if call.resent:
                     continue
                 text = "".join(call.parts)
                 if not text:

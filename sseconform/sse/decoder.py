@@ -16,6 +16,10 @@ from dataclasses import dataclass
 
 BOM = b"\xef\xbb\xbf"
 DEFAULT_MAX_LINE = 16 * 1024 * 1024
+#: The data one event may hold across its ``data:`` lines (each line counts 64 bytes more,
+#: for what keeping it costs): past it the event is dropped, so memory stays bounded.
+DEFAULT_MAX_EVENT = 16 * 1024 * 1024
+_LINE_COST = 64
 
 # Anomaly kinds. The rules layer maps them to codes; this layer knows nothing of rules.
 INVALID_UTF8 = "invalid-utf8"
@@ -30,6 +34,7 @@ RETRY_FIELD = "retry-field"
 ID_OR_RETRY_ONLY = "id-or-retry-only-block"
 UNTERMINATED = "unterminated-event"
 LINE_TOO_LONG = "line-too-long"
+EVENT_TOO_LARGE = "event-too-large"
 
 _TERMINATORS = re.compile(rb"\r\n|\r|\n")
 
@@ -91,8 +96,11 @@ class SSEDecoder:
     Memory holds one partial line and the current event's data, never the stream.
     """
 
-    def __init__(self, *, max_line: int = DEFAULT_MAX_LINE) -> None:
+    def __init__(
+        self, *, max_line: int = DEFAULT_MAX_LINE, max_event: int = DEFAULT_MAX_EVENT
+    ) -> None:
         self.max_line = max_line
+        self.max_event = max_event
         self.anomalies: list[Anomaly] = []
         self._buf = b""
         self._started = False  # BOM decided
@@ -117,6 +125,8 @@ class SSEDecoder:
         self._block_line = 0
         self._block_offset = -1
         self._id_lines: list[Anomaly] = []
+        self._held = 0  # data bytes (plus a cost per line) the current event holds
+        self._dropped = False  # the current event went over max_event
 
     def position(self) -> tuple[int, int]:
         """Line number and byte offset where the next unread line starts."""
@@ -300,6 +310,8 @@ class SSEDecoder:
             if not line:
                 if self._parts:
                     out.append(self._dispatch(offset + 1))
+                elif self._dropped:
+                    self._drop_event()
                 elif self._block_offset >= 0:
                     self._end_empty_block()
             else:
@@ -324,6 +336,8 @@ class SSEDecoder:
             if not line:
                 if self._parts:
                     out.append(self._dispatch(self._offset + stop - pos))
+                elif self._dropped:
+                    self._drop_event()
                 elif self._block_offset >= 0:
                     self._end_empty_block()
             else:
@@ -376,6 +390,23 @@ class SSEDecoder:
                 self.anomalies.append(
                     Anomaly(DATA_NO_SPACE, self._line, self._offset, "", self._frame + 1)
                 )
+            if self._dropped:
+                return
+            self._held += len(value) + _LINE_COST
+            if self._held > self.max_event:
+                self._dropped = True
+                self._parts = []
+                self._part_pos = []
+                self.anomalies.append(
+                    Anomaly(
+                        EVENT_TOO_LARGE,
+                        self._block_line,
+                        self._block_offset,
+                        f"over {self.max_event} bytes of data",
+                        self._frame + 1,
+                    )
+                )
+                return
             self._parts.append(value)
             self._part_pos.append((self._line, self._offset, prefix))
         elif name == b"event":
@@ -424,6 +455,12 @@ class SSEDecoder:
             self.anomalies.append(
                 Anomaly(ID_OR_RETRY_ONLY, first.line, first.offset, "/".join(kinds))
             )
+        self._reset_block()
+
+    def _drop_event(self) -> None:
+        """An event over ``max_event`` ends: it keeps its frame number (it was on the wire),
+        and nothing is dispatched; the anomaly was noted when it went over."""
+        self._frame += 1
         self._reset_block()
 
     def _dispatch(self, end: int) -> Event:
