@@ -1,7 +1,15 @@
-"""Shared fixtures: where the cases and the real-stream corpus live."""
+"""Shared fixtures: where the cases and the real-stream corpus live; the session's secret grep.
+
+Every secret a test uses contains ``SECRET_MARK``. When the session ends, every file the tests
+wrote under pytest's temporary folder, and every captured output, is searched for it - as is,
+UTF-16, and base64 at the three alignments (a recording keeps binary reads as base64) - and the
+run fails if it is anywhere. A test that keeps a secret on purpose names its file
+``kept-secret*``.
+"""
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 
 import pytest
@@ -16,3 +24,49 @@ def real_streams() -> Path:
     if not (REAL_STREAMS / "MANIFEST.tsv").is_file():
         pytest.skip("../shared/real-streams is not present")
     return REAL_STREAMS
+
+
+SECRET_MARK = "sk-test-SECRET"
+_LEAKS: list[str] = []
+
+
+def _secret_forms() -> list[bytes]:
+    raw = SECRET_MARK.encode()
+    forms = [raw, SECRET_MARK.encode("utf-16-le")]
+    for pad in (b"", b"x", b"xx"):  # base64 of the mark at each alignment, edges trimmed
+        enc = base64.b64encode(pad + raw)
+        forms.append(enc[4 if pad else 0 : -4])
+    return forms
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    for name, text in report.sections:
+        where = f"{report.nodeid}: {name}"
+        if SECRET_MARK in text and where not in _LEAKS:
+            _LEAKS.append(where)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    factory = getattr(session.config, "_tmp_path_factory", None)
+    base = getattr(factory, "_basetemp", None) if factory is not None else None
+    if base is not None and Path(base).is_dir():
+        forms = _secret_forms()
+        for path in Path(base).rglob("*"):
+            if not path.is_file() or path.is_symlink() or path.name.startswith("kept-secret"):
+                continue
+            if _is_test_input(path):
+                continue
+            try:
+                data = path.read_bytes()
+            except OSError:
+                continue
+            if any(f in data for f in forms):
+                _LEAKS.append(str(path))
+    if _LEAKS:
+        print("\nsecret grep: a test secret was found in:", *_LEAKS, sep="\n  ")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def _is_test_input(path: Path) -> bool:
+    """Files a test wrote to feed sseconform (a request body holding a secret, on purpose)."""
+    return path.suffix == ".input" or path.name.startswith("input-")

@@ -332,7 +332,7 @@ def test_library_redacts_by_default(replay: tuple[ReplayServer, Loaded], tmp_pat
 
 def test_library_configured_redactor(replay: tuple[ReplayServer, Loaded], tmp_path: Path) -> None:
     server, _ = replay
-    out = tmp_path / "r.jsonl"
+    out = tmp_path / "kept-secret.jsonl"  # the one artefact that keeps a secret, on request
     req = Request(
         "GET",
         f"{server.url}{CHAT}?token={QUERY}&sig={FIELD}",
