@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from sseconform import providers
@@ -36,9 +38,15 @@ class Loaded:
     reads: list[tuple[float, bytes]]
     complete: bool
 
-    @property
+    @cached_property
     def body(self) -> bytes:
+        """The whole body, joined once: every response is cut from this one copy."""
         return b"".join(b for _, b in self.reads)
+
+    @cached_property
+    def ends(self) -> list[int]:
+        """Where each event ends, decoded once (faults and ``event`` splits need it)."""
+        return event_ends(self.body)
 
 
 def load(path: str) -> Loaded:
@@ -55,7 +63,9 @@ def load(path: str) -> Loaded:
     if not looks_like_recording(data[:64]):
         dialect = providers.detect(data)
         headers = [("content-type", "text/event-stream")]
-        return Loaded(p.name, path, dialect, None, 200, "OK", headers, 0.0, [(0.0, data)], True)
+        raw = Loaded(p.name, path, dialect, None, 200, "OK", headers, 0.0, [(0.0, data)], True)
+        raw.__dict__["body"] = data  # the one read is the body: no second copy
+        return raw
     import io
 
     try:
@@ -77,9 +87,11 @@ def load(path: str) -> Loaded:
     headers = list(resp.headers) if resp else [("content-type", "text/event-stream")]
     t_head = (resp.t or 0.0) if resp else 0.0
     reason = resp.reason if resp else "OK"
-    return Loaded(
+    loaded = Loaded(
         p.name, path, dialect, model, status, reason, headers, t_head, reads, reader.complete
     )
+    loaded.__dict__["body"] = body  # joined once here, shared by every response
+    return loaded
 
 
 # -- faults ----------------------------------------------------------------------------------
@@ -190,13 +202,29 @@ class Plan:
     reason: str
     headers: list[tuple[str, str]]
     t_head: float
-    writes: list[tuple[float, bytes]] = field(default_factory=list)
+    payload: bytes = b""
+    #: (time, start, end) of each write in ``payload``: slices of one shared body, so a
+    #: response holds offsets, not a copy of the recording
+    spans: list[tuple[float, int, int]] = field(default_factory=list)
     ending: str = END
     json_body: bool = False  # an HTTP error body, sent with a length instead of chunks
 
     @property
+    def writes(self) -> list[tuple[float, bytes]]:
+        """Each write's time and bytes (copies: for tests and tools, not for serving)."""
+        return [(t, self.payload[a:b]) for t, a, b in self.spans]
+
+    def pieces(self, size: int) -> Iterator[tuple[float, memoryview, bool]]:
+        """What the server sends: each write as views of at most ``size`` bytes, with its time
+        and whether the piece starts its write (the later pieces follow it at once)."""
+        view = memoryview(self.payload)
+        for t, a, b in self.spans:
+            for off in range(a, b, size):
+                yield t, view[off : min(b, off + size)], off == a
+
+    @property
     def body(self) -> bytes:
-        return b"".join(b for _, b in self.writes)
+        return self.payload[: self.spans[-1][2]] if self.spans else b""
 
 
 def event_ends(body: bytes) -> list[int]:
@@ -226,7 +254,10 @@ def make_plan(
     if faults.status is not None:
         body = providers.error_body(rec.dialect, faults.status)
         headers = [("content-type", "application/json")]
-        return Plan(faults.status, _reason(faults.status), headers, 0.0, [(0.0, body)], END, True)
+        return Plan(
+            faults.status, _reason(faults.status), headers, 0.0, body, [(0.0, 0, len(body))],
+            END, True,
+        )  # fmt: skip
     body = rec.body
     starts: list[int] = []  # where each recorded read began in the body, and when it came
     times: list[float] = []
@@ -237,7 +268,7 @@ def make_plan(
         pos += len(data)
     if not starts:
         starts, times = [0], [rec.t_head]
-    ends = event_ends(body) if (faults or split == "event") else []
+    ends = rec.ends if (faults or split == "event") else []
 
     drop = None
     if faults.drop_after_events is not None:
@@ -259,7 +290,9 @@ def make_plan(
         if last_end:
             first = max((e for e in ends if e < last_end), default=0)
             limit = min(limit, first + max(1, (last_end - first) // 2))
-    payload = body[:limit] + tail
+    # The recording's own body when nothing is appended: every response shares one copy.
+    payload = body[:limit] + tail if tail else body
+    size = limit + len(tail)
 
     def time_at(offset: int) -> float:
         i = bisect.bisect_right(starts, min(offset, max(limit - 1, 0))) - 1
@@ -280,16 +313,16 @@ def make_plan(
     if faults.stall is not None:
         stall_at = _after(ends, faults.stall[1], len(body))
         cuts.add(stall_at)
-    order = sorted(c for c in cuts | {0} if 0 <= c < len(payload))
-    writes: list[tuple[float, bytes]] = []
+    order = sorted(c for c in cuts | {0} if 0 <= c < size)
+    spans: list[tuple[float, int, int]] = []
     for i, a in enumerate(order):
-        b = order[i + 1] if i + 1 < len(order) else len(payload)
+        b = order[i + 1] if i + 1 < len(order) else size
         t = time_at(a)
         if stall_at is not None and faults.stall is not None and a >= stall_at:
             t += faults.stall[0]
-        writes.append((t, payload[a:b]))
+        spans.append((t, a, b))
     headers = [(k, v) for k, v in rec.headers if k.lower() not in HOP_BY_HOP]
-    return Plan(rec.status, rec.reason, headers, rec.t_head * scale, writes, ending)
+    return Plan(rec.status, rec.reason, headers, rec.t_head * scale, payload, spans, ending)
 
 
 def _next_sequence(sent: bytes) -> int:

@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import ipaddress
 import json
+import re
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -39,6 +40,10 @@ SELECT_HEADER = "x-sseconform-recording"
 FAULT_HEADER = "x-sseconform-fault"
 MAX_HEAD = 64 * 1024
 MAX_BODY = 16 * 1024 * 1024
+#: The most one write puts in the transport: bounds what a slow reader's connection holds.
+MAX_WRITE = 64 * 1024
+_DIGITS = re.compile(r"[0-9]{1,12}")
+_HEX = re.compile(rb"[0-9A-Fa-f]{1,8}")
 READ_TIMEOUT = 30.0
 
 
@@ -196,7 +201,7 @@ class ReplayServer:
             writer.close()
             return
         try:
-            await self._respond(client, method, path, headers, body, writer, version)
+            await self._respond(client, method, path, headers, body, writer, version, reader=reader)
         except (ConnectionError, asyncio.CancelledError):
             writer.transport.abort()
         finally:
@@ -248,6 +253,8 @@ class ReplayServer:
         body: bytes,
         writer: asyncio.StreamWriter,
         version: str = "HTTP/1.1",
+        *,
+        reader: asyncio.StreamReader | None = None,
     ) -> None:
         loop = asyncio.get_running_loop()
         start = loop.time()
@@ -267,7 +274,13 @@ class ReplayServer:
         served = Served(client, method, path, rec.name, plan.status, faults.spec)
         try:
             await self._execute(
-                plan, writer, start, served, chunked=version != "HTTP/1.0", body=method != "HEAD"
+                plan,
+                writer,
+                start,
+                served,
+                chunked=version != "HTTP/1.0",
+                body=method != "HEAD",
+                reader=reader,
             )
         except ConnectionError:
             served.ending = "client hung up"
@@ -287,11 +300,30 @@ class ReplayServer:
         *,
         chunked: bool = True,
         body: bool = True,
+        reader: asyncio.StreamReader | None = None,
     ) -> None:
         """Run a plan. Chunked (HTTP/1.1) so a drop shows as an error; an HTTP/1.0 client
         gets the body as is, ended by the close; HEAD gets the head only."""
         loop = asyncio.get_running_loop()
-        await _sleep_until(loop, start + plan.t_head)
+        hangup = asyncio.ensure_future(reader.read(1)) if reader is not None else None
+        try:
+            await self._run_plan(plan, writer, start, served, loop, hangup, chunked, body)
+        finally:
+            if hangup is not None and not hangup.done():
+                hangup.cancel()
+
+    async def _run_plan(
+        self,
+        plan: Plan,
+        writer: asyncio.StreamWriter,
+        start: float,
+        served: Served,
+        loop: asyncio.AbstractEventLoop,
+        hangup: asyncio.Future[bytes] | None,
+        chunked: bool,
+        body: bool,
+    ) -> None:
+        await _sleep_until(loop, start + plan.t_head, hangup)
         if plan.json_body:
             await _plain(writer, plan.status, plan.body, reason=plan.reason)
             served.sent = len(plan.body)
@@ -307,14 +339,16 @@ class ReplayServer:
         if not body:
             served.ending = "head only"
             return
-        for t, data in plan.writes:
+        for t, view, first in plan.pieces(MAX_WRITE):
+            # a bounded piece at a time: a slow reader's connection holds at most this much
             due = start + t
-            await _sleep_until(loop, due)
-            writer.write(b"%x\r\n%b\r\n" % (len(data), data) if chunked else data)
-            if self.measure:
+            await _sleep_until(loop, due, hangup)
+            piece = bytes(view)
+            writer.write(b"%x\r\n%b\r\n" % (len(piece), piece) if chunked else piece)
+            if self.measure and first:
                 served.lateness.append(loop.time() - due)
             await writer.drain()
-            served.sent += len(data)
+            served.sent += len(piece)
         if plan.ending == ABORT:
             served.ending = "dropped"
             writer.transport.abort()
@@ -342,16 +376,28 @@ def new_loop() -> asyncio.AbstractEventLoop:
     return asyncio.new_event_loop()
 
 
-async def _sleep_until(loop: asyncio.AbstractEventLoop, due: float) -> None:
+async def _sleep_until(
+    loop: asyncio.AbstractEventLoop, due: float, hangup: asyncio.Future[bytes] | None = None
+) -> None:
+    """Wait until ``due``; when the client hangs up meanwhile, stop waiting at once (raise
+    ConnectionResetError) so its connection is released now, not at the next write."""
     delay = due - loop.time()
-    if delay > 0:
+    if delay <= 0:
+        return
+    if hangup is None or hangup.done():
         await asyncio.sleep(delay)
+        return
+    await asyncio.wait({hangup}, timeout=delay)
+    if hangup.done():
+        if hangup.cancelled() or hangup.exception() is not None or not hangup.result():
+            raise ConnectionResetError("client hung up")
+        await _sleep_until(loop, due)  # it sent bytes (ignored): wait out the rest
 
 
 def _parse_head(head: bytes) -> tuple[str, str, str, dict[str, str]]:
     lines = head.decode("latin-1").split("\r\n")
     parts = lines[0].split(" ")
-    if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
+    if len(parts) != 3 or parts[2] not in ("HTTP/1.0", "HTTP/1.1"):
         raise ValueError("bad request line")
     headers: dict[str, str] = {}
     for line in lines[1:]:
@@ -365,22 +411,39 @@ def _parse_head(head: bytes) -> tuple[str, str, str, dict[str, str]]:
 
 
 async def _read_body(reader: asyncio.StreamReader, headers: dict[str, str]) -> bytes:
-    if "chunked" in headers.get("transfer-encoding", "").lower():
+    """The request body, read whole within one READ_TIMEOUT; numbers parsed strictly (only
+    digits, only hex chunk sizes, CRLF after each chunk), anything else is a bad request."""
+    return await asyncio.wait_for(_body(reader, headers), READ_TIMEOUT)
+
+
+async def _body(reader: asyncio.StreamReader, headers: dict[str, str]) -> bytes:
+    coding = headers.get("transfer-encoding")
+    if coding is not None:
+        if coding.strip().lower() != "chunked":
+            raise ValueError("unsupported transfer-encoding")
         out = bytearray()
         while True:
-            size_line = await asyncio.wait_for(reader.readuntil(b"\r\n"), READ_TIMEOUT)
-            size = int(size_line.split(b";")[0].strip() or b"0", 16)
+            size_line = await reader.readuntil(b"\r\n")
+            token = size_line[:-2].split(b";")[0].strip()
+            if not _HEX.fullmatch(token):
+                raise ValueError("bad chunk size")
+            size = int(token, 16)
             if size == 0:
-                await asyncio.wait_for(reader.readuntil(b"\r\n"), READ_TIMEOUT)
+                await reader.readuntil(b"\r\n")
                 return bytes(out)
             if len(out) + size > MAX_BODY:
                 raise ValueError("request body too large")
-            out += await asyncio.wait_for(reader.readexactly(size + 2), READ_TIMEOUT)
+            out += await reader.readexactly(size + 2)
+            if out[-2:] != b"\r\n":
+                raise ValueError("chunk not followed by CRLF")
             del out[-2:]
-    length = int(headers.get("content-length", "0") or "0")
-    if length < 0 or length > MAX_BODY:
+    raw = headers.get("content-length", "0") or "0"
+    if not _DIGITS.fullmatch(raw):
         raise ValueError("bad content-length")
-    return await asyncio.wait_for(reader.readexactly(length), READ_TIMEOUT) if length else b""
+    length = int(raw)
+    if length > MAX_BODY:
+        raise ValueError("bad content-length")
+    return await reader.readexactly(length) if length else b""
 
 
 def _model(body: bytes) -> str | None:

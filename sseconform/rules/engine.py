@@ -95,6 +95,11 @@ _JSON_STRING = JSON_STRING
 _PROBE = "sseconform-template-probe"
 
 
+#: Failing frames up to this long are remembered with their schema violations (bounded).
+_BAD_KEY = 1024
+_BAD_ENTRIES = 256
+
+
 @dataclass(slots=True)
 class Settings:
     """What to report: selection by code, family prefix or invariant name."""
@@ -283,6 +288,7 @@ class StreamChecker:
         self._tmpl: _Template | None = None
         self._emitted = 0  # every _emit call, shown or not: "did this frame find anything?"
         self._frame_start = 0
+        self._bad: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
 
     # -- plumbing --------------------------------------------------------------------------
 
@@ -466,8 +472,16 @@ class StreamChecker:
             self._emit("G010", f"field `{key}` is not one OpenAI sends", ev, pointer)
 
     def _schema(self, name: str, ev: Event, obj: dict[str, Any]) -> None:
-        for v in violations(name, obj):
-            self._emit(v.code, v.message, ev, v.pointer)
+        """A schema's verdict depends on the frame alone: a short failing frame seen before
+        (a hostile stream repeats one bad frame millions of times) reuses its violations."""
+        data = ev.data
+        found = self._bad.get((name, data)) if len(data) <= _BAD_KEY else None
+        if found is None:
+            found = [(v.code, v.message, v.pointer) for v in violations(name, obj)]
+            if len(data) <= _BAD_KEY and len(self._bad) < _BAD_ENTRIES:
+                self._bad[(name, data)] = found
+        for code, message, pointer in found:
+            self._emit(code, message, ev, pointer)
 
     # -- head: id, model, created, failover ------------------------------------------------
 
