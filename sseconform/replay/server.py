@@ -305,11 +305,33 @@ class ReplayServer:
         """Run a plan. Chunked (HTTP/1.1) so a drop shows as an error; an HTTP/1.0 client
         gets the body as is, ended by the close; HEAD gets the head only."""
         loop = asyncio.get_running_loop()
+        # A client that hangs up while we wait (a stall, the gap between reads) is noticed at
+        # once: its read ends, and the waiting response is cancelled rather than kept to the
+        # next write. (A client that only half-closes is taken as gone too, once we wait:
+        # HTTP clients do not half-close.)
+        task = asyncio.current_task()
+        gone: list[bool] = []
+        waiting = [False]
+
+        def hung_up(f: asyncio.Future[bytes]) -> None:
+            if f.cancelled() or (f.exception() is None and f.result()):
+                return
+            gone.append(True)
+            if waiting[0] and task is not None:
+                task.cancel()
+
         hangup = asyncio.ensure_future(reader.read(1)) if reader is not None else None
+        if hangup is not None:
+            hangup.add_done_callback(hung_up)
         try:
-            await self._run_plan(plan, writer, start, served, loop, hangup, chunked, body)
+            await self._run_plan(plan, writer, start, served, loop, chunked, body, gone, waiting)
+        except asyncio.CancelledError:
+            if gone:
+                raise ConnectionResetError("client hung up") from None
+            raise
         finally:
             if hangup is not None and not hangup.done():
+                hangup.remove_done_callback(hung_up)
                 hangup.cancel()
 
     async def _run_plan(
@@ -319,11 +341,23 @@ class ReplayServer:
         start: float,
         served: Served,
         loop: asyncio.AbstractEventLoop,
-        hangup: asyncio.Future[bytes] | None,
         chunked: bool,
         body: bool,
+        gone: list[bool],
+        waiting: list[bool],
     ) -> None:
-        await _sleep_until(loop, start + plan.t_head, hangup)
+        async def pause(due: float) -> None:
+            if due <= loop.time():
+                return
+            if gone:
+                raise ConnectionResetError("client hung up")
+            waiting[0] = True
+            try:
+                await _sleep_until(loop, due)
+            finally:
+                waiting[0] = False
+
+        await pause(start + plan.t_head)
         if plan.json_body:
             await _plain(writer, plan.status, plan.body, reason=plan.reason)
             served.sent = len(plan.body)
@@ -342,7 +376,7 @@ class ReplayServer:
         for t, view, first in plan.pieces(MAX_WRITE):
             # a bounded piece at a time: a slow reader's connection holds at most this much
             due = start + t
-            await _sleep_until(loop, due, hangup)
+            await pause(due)
             piece = bytes(view)
             writer.write(b"%x\r\n%b\r\n" % (len(piece), piece) if chunked else piece)
             if self.measure and first:
@@ -376,22 +410,10 @@ def new_loop() -> asyncio.AbstractEventLoop:
     return asyncio.new_event_loop()
 
 
-async def _sleep_until(
-    loop: asyncio.AbstractEventLoop, due: float, hangup: asyncio.Future[bytes] | None = None
-) -> None:
-    """Wait until ``due``; when the client hangs up meanwhile, stop waiting at once (raise
-    ConnectionResetError) so its connection is released now, not at the next write."""
+async def _sleep_until(loop: asyncio.AbstractEventLoop, due: float) -> None:
     delay = due - loop.time()
-    if delay <= 0:
-        return
-    if hangup is None or hangup.done():
+    if delay > 0:
         await asyncio.sleep(delay)
-        return
-    await asyncio.wait({hangup}, timeout=delay)
-    if hangup.done():
-        if hangup.cancelled() or hangup.exception() is not None or not hangup.result():
-            raise ConnectionResetError("client hung up")
-        await _sleep_until(loop, due)  # it sent bytes (ignored): wait out the rest
 
 
 def _parse_head(head: bytes) -> tuple[str, str, str, dict[str, str]]:
