@@ -133,7 +133,8 @@ def _header(view: StreamView) -> RenderableType:
     t.append("   bytes ", "dim").append(f"{view.bytes:,}".replace(",", " "))
     t.no_wrap = True
     t.overflow = "ellipsis"
-    return Panel(t, title=f"sseconform inspect \u2500 {printable(view.source)}", title_align="left")
+    title = Text(f"sseconform inspect \u2500 {printable(view.source)}")
+    return Panel(t, title=title, title_align="left")
 
 
 def _secs(v: float | None) -> str:
@@ -172,8 +173,9 @@ def _choice(
         cells = [
             Panel(
                 body,
-                title=f"{pre}{name} ({total:,} chars){finish if name == 'text' else ''}".replace(
-                    ",", " "
+                title=Text(
+                    f"{pre}{name} ({total:,} chars)".replace(",", " ")
+                    + (printable(finish) if name == "text" else "")
                 ),
                 title_align="left",
                 height=min(height, budget.text) + 2,
@@ -216,7 +218,7 @@ def _calls(c: ChoiceState, width: int, budget: Budget, pre: str) -> RenderableTy
         idn = Text(printable(call.id or "(no id)"), style="" if call.id else "red")
         idn.append("\n").append(printable(call.name or "(no name)"), "bold" if call.name else "red")
         table.add_row(
-            str(call.index), idn, _call_status(call), _args(call, args_width, budget.args)
+            Text(str(call.index)), idn, _call_status(call), _args(call, args_width, budget.args)
         )
     if len(calls) > len(shown):
         table.caption = f"{len(calls) - len(shown)} earlier call(s) not shown"
@@ -290,9 +292,9 @@ def _diagnostics(view: StreamView, budget: Budget) -> RenderableType:
     for d in diags[-budget.diagnostics :]:
         table.add_row(
             Text(d.code, style.get(str(d.severity), "")),
-            "-" if d.frame is None else str(d.frame),
-            d.invariant or "",
-            d.message,
+            Text("-" if d.frame is None else str(d.frame)),
+            Text(d.invariant or ""),
+            Text(d.message),
         )
     if not diags:
         table.add_row(Text("none so far", "green"), "", "", "")
@@ -313,10 +315,10 @@ def _events(view: StreamView, budget: Budget) -> RenderableType:
     table.add_column("carried" if not view.translated else "became", ratio=1, no_wrap=True)
     rows = list(view.log)[-budget.events :]
     for r in rows:
-        cells = [str(r.frame), f"{r.t:.3f}"]
+        cells = [Text(str(r.frame)), Text(f"{r.t:.3f}")]
         if view.translated:
-            cells.append(printable(r.native or ""))
-        cells.append(r.summary)
+            cells.append(Text(printable(r.native or "")))
+        cells.append(Text(r.summary))  # Text, never markup: these words come from the wire
         table.add_row(*cells)
     return table
 

@@ -79,13 +79,13 @@ def summarize(obj: dict[str, Any]) -> str:
         for ch in choices:
             if not isinstance(ch, dict):
                 continue
-            pre = f"[{ch.get('index')}] " if many else ""
+            pre = f"[{printable(str(ch.get('index')))}] " if many else ""
             delta = ch.get("delta")
             if isinstance(delta, dict):
                 for key in ("role", "content", "reasoning_content", "reasoning", "refusal"):
                     v = delta.get(key)
                     if isinstance(v, str) and (v or (key == "content" and not parts)):
-                        parts.append(f"{pre}{key} {_short(v) if key != 'role' else v}")
+                        parts.append(f"{pre}{key} {_short(v) if key != 'role' else printable(v)}")
                 calls = delta.get("tool_calls")
                 if isinstance(calls, list):
                     for tc in calls:
@@ -95,10 +95,11 @@ def summarize(obj: dict[str, Any]) -> str:
                     parts.append(f"{pre}empty delta")
             fr = ch.get("finish_reason")
             if fr is not None:
-                parts.append(f"{pre}finish {fr}")
+                parts.append(f"{pre}finish {printable(str(fr))}")
     usage = obj.get("usage")
     if isinstance(usage, dict):
-        parts.append(f"usage {usage.get('prompt_tokens')}+{usage.get('completion_tokens')}")
+        counts = f"{usage.get('prompt_tokens')}+{usage.get('completion_tokens')}"
+        parts.append(f"usage {printable(counts)}")
     if not parts:
         keys = ", ".join(printable(str(k)) for k in list(obj)[:6])
         return f"(no delta; keys: {keys})" if keys else "(empty object)"
@@ -120,7 +121,10 @@ def _call_summary(tc: dict[str, Any]) -> str:
 
 
 def _carries_token(obj: dict[str, Any]) -> bool:
-    for ch in obj.get("choices") or ():
+    choices = obj.get("choices")
+    if not isinstance(choices, list):
+        return False
+    for ch in choices:
         d = ch.get("delta") if isinstance(ch, dict) else None
         if isinstance(d, dict):
             for key in ("content", "reasoning_content", "reasoning", "refusal"):
@@ -378,7 +382,7 @@ class StreamView:
         if m.error is not None:
             bits.append("error frame")
         if reasons:
-            bits.append("finish " + "/".join(reasons))
+            bits.append("finish " + printable("/".join(reasons)))
         if m.done:
             bits.append("[DONE]")
         elif self.state in ("ended", "incomplete", "interrupted"):

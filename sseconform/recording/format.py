@@ -160,6 +160,8 @@ class RecordingReader:
             t = obj.get("t")
             if type(t) is not int and type(t) is not float:  # bool is an int: not a time
                 raise RecordingError(self.path, line, 'a read line has no number "t"')
+            if type(t) is int and not -(2**53) < t < 2**53:
+                raise RecordingError(self.path, line, 'a read line\'s "t" is out of range')
             if "text" in obj and isinstance(obj["text"], str):
                 yield float(t), obj["text"].encode("utf-8")
             elif "b64" in obj and isinstance(obj["b64"], str):
@@ -208,7 +210,7 @@ def _response(obj: Any, path: str, line: int) -> Response:
         str(obj.get("reason", "")),
         str(obj.get("http_version", "")),
         headers,
-        float(t) if isinstance(t, int | float) and not isinstance(t, bool) else None,
+        float(t) if isinstance(t, float) or (type(t) is int and -(2**53) < t < 2**53) else None,
     )
 
 

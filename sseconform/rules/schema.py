@@ -70,8 +70,14 @@ def _value_at(obj: Any, path: list[str | int]) -> Any:
 
 
 def violations(name: str, obj: Any) -> Iterator[SchemaViolation]:
-    """Every violation of schema ``name`` by ``obj``, each with its rule code."""
-    for err in validator(name).iter_errors(obj):
+    """Every violation of schema ``name`` by ``obj``, each with its rule code. A value nested
+    past what the validator walks is one J003 for the frame, not an exception."""
+    try:
+        errors = list(validator(name).iter_errors(obj))
+    except (ValueError, RecursionError) as exc:
+        yield SchemaViolation("J003", "", f"the frame is nested too deeply to validate ({exc})")
+        return
+    for err in errors:
         path = list(err.instance_path)
         keyword = err.schema_path[-1] if err.schema_path else ""
         prop = getattr(err.kind, "property", None) if keyword == "required" else None

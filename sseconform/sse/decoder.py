@@ -252,7 +252,8 @@ class SSEDecoder:
         """
         lines = buf.split(b"\n")
         rest = lines.pop()
-        check_len = len(buf) > self.max_line
+        # the fast paths skip the limit checks: only when no line and no event here can pass them
+        check_len = len(buf) > self.max_line or len(buf) + _LINE_COST > self.max_event
         n = len(lines)
         i = 0
         offset = self._offset

@@ -96,7 +96,8 @@ def detect_event(ev: Event) -> str | None:
             return providers.ANTHROPIC
     if "candidates" in obj or "usageMetadata" in obj or "promptFeedback" in obj:
         return providers.GEMINI
-    if "choices" in obj or obj.get("object", "").startswith("chat.completion"):
+    kind_of = obj.get("object")
+    if "choices" in obj or (isinstance(kind_of, str) and kind_of.startswith("chat.completion")):
         return providers.OPENAI
     if "error" in obj:
         return None  # an error frame alone: the first real event decides

@@ -15,7 +15,7 @@ from typing import Any
 from sseconform import providers
 from sseconform.jsonstr import JSON_STRING, find_literal, is_plain_literal
 from sseconform.sse import Event
-from sseconform.translate.base import DELTA_SUFFIX, Emitter, Frame, loads
+from sseconform.translate.base import DELTA_SUFFIX, MALFORMED, Emitter, Frame, loads
 
 FINISH = providers.ANTHROPIC_FINISH
 
@@ -36,76 +36,88 @@ class AnthropicTranslator:
         self._args_sent: set[int] = set()  # calls that got a non-empty arguments fragment
 
     def feed(self, ev: Event) -> list[Frame]:
-        t = self._tmpl
-        if t is not None:
-            d = ev.data
-            end = len(d) - t.slen
-            if end >= t.plen + 2 and d.startswith(t.prefix) and d.endswith(t.suffix):
-                literal = d[t.plen : end]
-                if is_plain_literal(literal) or (
-                    "\\" not in literal and JSON_STRING.fullmatch(literal)
-                ):
-                    # No escape: the literal is the very bytes orjson would write. The emitter
-                    # holds nothing between events, so the one frame goes straight out.
-                    if end > t.plen + 2:
-                        return [t.out_head + literal.encode() + t.out_tail]
-                    return []
-                if JSON_STRING.fullmatch(literal):
-                    value = loads(literal)
-                    if t.call < 0:
-                        self.e.text(value)
-                    else:
-                        self.e.arguments(t.call, value)
-                    return self.e.take()
-            self._tmpl = None
-        obj = loads(ev.data)
-        if type(obj) is not dict or self.e.closed:
+        try:
+            t = self._tmpl
+            if t is not None:
+                d = ev.data
+                end = len(d) - t.slen
+                if end >= t.plen + 2 and d.startswith(t.prefix) and d.endswith(t.suffix):
+                    literal = d[t.plen : end]
+                    if is_plain_literal(literal) or (
+                        "\\" not in literal and JSON_STRING.fullmatch(literal)
+                    ):
+                        # No escape: the literal is the very bytes orjson would write. The emitter
+                        # holds nothing between events, so the one frame goes straight out.
+                        if end > t.plen + 2:
+                            return [t.out_head + literal.encode() + t.out_tail]
+                        return []
+                    if JSON_STRING.fullmatch(literal):
+                        value = loads(literal)
+                        if t.call < 0:
+                            self.e.text(value)
+                        else:
+                            self.e.arguments(t.call, value)
+                        return self.e.take()
+                self._tmpl = None
+            obj = loads(ev.data)
+            if type(obj) is not dict or self.e.closed:
+                return self.e.take()
+            kind = obj.get("type") or ev.event
+            if kind == "content_block_delta":  # nearly every event: the shortest way through
+                delta = obj.get("delta")
+                block = self._blocks.get(obj.get("index", -1))
+                if type(delta) is dict and block is not None:
+                    dtype = delta.get("type")
+                    value = (
+                        delta.get("text") if dtype == "text_delta" else delta.get("partial_json")
+                    )
+                    if type(value) is str:
+                        if dtype == "text_delta" and block[0] == "text":
+                            self.e.text(value)
+                            if self.e.raw:
+                                self._tmpl = _template(ev.data, obj, "text", -1, self.e)
+                            return self.e.take()
+                        if dtype == "input_json_delta" and block[0] == "tool" and value:
+                            self._args_sent.add(block[1])
+                            self.e.arguments(block[1], value)
+                            if self.e.raw:
+                                self._tmpl = _template(
+                                    ev.data, obj, "partial_json", block[1], self.e
+                                )
+                            return self.e.take()
+                self._block_delta(obj)
+            elif kind == "message_start":
+                self._message_start(obj.get("message") or {})
+            elif kind == "content_block_start":
+                self._block_start(obj)
+            elif kind == "content_block_stop":
+                self._block_stop(obj)
+            elif kind == "message_delta":
+                delta = obj.get("delta") or {}
+                if delta.get("stop_reason"):
+                    self._finish = FINISH.get(delta["stop_reason"], "stop")
+                self._add_usage(obj.get("usage") or {})
+            elif kind == "message_stop":
+                self._stopped = True
+                self.e.finish(self._finish or "stop")
+                self._set_usage()
+                self.e.done()
+            elif kind == "error":
+                err = obj.get("error") or {}
+                self.e.error(
+                    str(err.get("message", "upstream error")), err.get("type", "api_error")
+                )
             return self.e.take()
-        kind = obj.get("type") or ev.event
-        if kind == "content_block_delta":  # nearly every event: the shortest way through
-            delta = obj.get("delta")
-            block = self._blocks.get(obj.get("index", -1))
-            if type(delta) is dict and block is not None:
-                dtype = delta.get("type")
-                value = delta.get("text") if dtype == "text_delta" else delta.get("partial_json")
-                if type(value) is str:
-                    if dtype == "text_delta" and block[0] == "text":
-                        self.e.text(value)
-                        if self.e.raw:
-                            self._tmpl = _template(ev.data, obj, "text", -1, self.e)
-                        return self.e.take()
-                    if dtype == "input_json_delta" and block[0] == "tool" and value:
-                        self._args_sent.add(block[1])
-                        self.e.arguments(block[1], value)
-                        if self.e.raw:
-                            self._tmpl = _template(ev.data, obj, "partial_json", block[1], self.e)
-                        return self.e.take()
-            self._block_delta(obj)
-        elif kind == "message_start":
-            self._message_start(obj.get("message") or {})
-        elif kind == "content_block_start":
-            self._block_start(obj)
-        elif kind == "content_block_stop":
-            self._block_stop(obj)
-        elif kind == "message_delta":
-            delta = obj.get("delta") or {}
-            if delta.get("stop_reason"):
-                self._finish = FINISH.get(delta["stop_reason"], "stop")
-            self._add_usage(obj.get("usage") or {})
-        elif kind == "message_stop":
-            self._stopped = True
-            self.e.finish(self._finish or "stop")
-            self._set_usage()
-            self.e.done()
-        elif kind == "error":
-            err = obj.get("error") or {}
-            self.e.error(str(err.get("message", "upstream error")), err.get("type", "api_error"))
-        return self.e.take()
+        except MALFORMED as exc:  # a malformed upstream: the grammar's error frame
+            return self.e.malformed(f"event {ev.frame}", exc)
 
     def finish(self) -> list[Frame]:
-        if not self.e.closed:
-            self.e.error("the upstream stream ended before message_stop", "upstream_truncated")
-        return self.e.take()
+        try:
+            if not self.e.closed:
+                self.e.error("the upstream stream ended before message_stop", "upstream_truncated")
+            return self.e.take()
+        except MALFORMED as exc:  # a malformed upstream: the grammar's error frame
+            return self.e.malformed("end of the stream", exc)
 
     def _message_start(self, msg: dict[str, Any]) -> None:
         if self._started:
@@ -127,8 +139,10 @@ class AnthropicTranslator:
         block = obj.get("content_block") or {}
         index = obj.get("index", len(self._blocks))
         btype = block.get("type")
+        if index in self._blocks:
+            return  # the same block started again: it is open already (one call, not two)
         if btype == "tool_use":
-            call = self.e.call(str(block.get("id", "")), str(block.get("name", "")))
+            call = self.e.call(str(block.get("id") or ""), str(block.get("name") or ""))
             self._blocks[index] = ("tool", call)
             if block.get("input"):
                 import json

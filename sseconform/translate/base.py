@@ -38,6 +38,28 @@ def stable_id(prefix: str, *parts: object) -> str:
     return f"{prefix}{digest}"
 
 
+class MalformedUpstream(ValueError):
+    """An upstream event the translator cannot represent (a choice index out of range, a call
+    without a name): the translation ends with the grammar's error frame."""
+
+
+#: What a malformed upstream event can raise in a translator: each translator's feed and
+#: finish turn these into one error frame then [DONE], never an exception.
+MALFORMED = (
+    MalformedUpstream,
+    TypeError,
+    ValueError,
+    AttributeError,
+    KeyError,
+    IndexError,
+    RecursionError,
+    OverflowError,
+)
+#: OpenAI allows n up to 128 choices; a larger index is not a stream to fill in.
+MAX_CHOICES = 128
+_MAX_CREATED = 2**53
+
+
 @dataclass
 class _ChoiceOut:
     started: bool = False
@@ -59,6 +81,7 @@ class Emitter:
     usage: dict[str, Any] | None = None
     closed: bool = False
     _upstream_created: bool = False
+    _sent: bool = False  # a chunk went out: the head is fixed
     #: Byte mode: content and argument chunks leave already serialized, from a cached prefix
     #: (the same bytes orjson gives for the dict). translate_body uses it; the library API
     #: (frames as dicts) does not.
@@ -67,17 +90,26 @@ class Emitter:
     # ``created`` when the upstream gives none (Anthropic, Gemini): the caller's (a
     # recording's date), else 0 -- never the clock, so the same input translates the same.
 
-    def head(self, id: str | None, model: str | None, created: int | None = None) -> None:
-        """Set the id, model and created every chunk carries (first call wins)."""
-        if not self.id and id:
+    def head(self, id: object, model: object, created: object = None) -> None:
+        """Set the id, model and created every chunk carries (first call wins). Values of the
+        wrong type are ignored, and nothing changes once a chunk has gone out: every chunk
+        of a translation carries the same id, model and created."""
+        if self._sent:
+            return
+        if not self.id and isinstance(id, str) and id:
             self.id = id
-        if not self.model and (self.model_override or model):
-            self.model = self.model_override or model or ""
-        if created and not self._upstream_created:  # the upstream's time beats the fallback
-            self.created = int(created)
+        if not self.model and (self.model_override or (isinstance(model, str) and model)):
+            self.model = self.model_override or str(model)
+        if (
+            type(created) is int and 0 < created < _MAX_CREATED and not self._upstream_created
+        ):  # the upstream's time beats the fallback
+            self.created = created
             self._upstream_created = True
 
     def _chunk(self, index: int, delta: dict[str, Any], finish: str | None = None) -> None:
+        if self.closed:
+            return  # nothing after [DONE] (or after an error frame)
+        self._sent = True
         if not self.id:
             self.id = stable_id("chatcmpl-", self.model, self.created)
         self.out.append(
@@ -95,6 +127,8 @@ class Emitter:
     def _choice(self, index: int) -> _ChoiceOut:
         c = self.choices.get(index)
         if c is None:
+            if type(index) is not int or not 0 <= index < MAX_CHOICES:
+                raise MalformedUpstream(f"choice index {index!r} out of range")
             for i in range(len(self.choices), index):  # choices come dense from 0
                 self._choice(i)
             c = self.choices[index] = _ChoiceOut()
@@ -169,9 +203,16 @@ class Emitter:
             self._chunk(index, {"refusal": text})
 
     def call(self, id: str, name: str, arguments: str = "", index: int = 0) -> int:
-        """A new tool call: its head, then its arguments if given whole. Returns its index."""
+        """A new tool call: its head, then its arguments if given whole. Returns its index.
+
+        A call without an id gets a stable one; a call without a name cannot be called, so
+        it is a malformed upstream."""
+        if not isinstance(name, str) or not name:
+            raise MalformedUpstream("a tool call without a name")
         c = self._choice(index)
         n = c.calls
+        if not isinstance(id, str) or not id:
+            id = stable_id("call_", self.id, index, n)
         c.calls += 1
         head = {
             "index": n,
@@ -207,6 +248,8 @@ class Emitter:
             return
         if reason == "stop" and c.calls:
             reason = "tool_calls"
+        elif reason == "tool_calls" and not c.calls:
+            reason = "stop"  # no call was made: tool_calls would promise one
         c.finished = True
         self._chunk(index, {}, reason if reason in FINISH_REASONS else "stop")
 
@@ -218,11 +261,12 @@ class Emitter:
         cached: int | None = None,
         reasoning: int | None = None,
     ) -> None:
-        p, c = prompt or 0, completion or 0
+        p = prompt if type(prompt) is int and prompt >= 0 else 0
+        c = completion if type(completion) is int and completion >= 0 else 0
         usage: dict[str, Any] = {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
-        if cached is not None:
+        if type(cached) is int and cached >= 0:
             usage["prompt_tokens_details"] = {"cached_tokens": cached}
-        if reasoning is not None:
+        if type(reasoning) is int and reasoning >= 0:
             usage["completion_tokens_details"] = {"reasoning_tokens": reasoning}
         self.usage = usage
 
@@ -252,12 +296,21 @@ class Emitter:
         """An upstream failure after the stream began: one error frame, then [DONE]."""
         if self.closed:
             return
-        err: dict[str, Any] = {"message": message or "upstream error", "type": type}
-        if code is not None:
-            err["code"] = code
+        text = message if isinstance(message, str) else str(message)
+        kind = type if isinstance(type, str) or type is None else "upstream_error"
+        err: dict[str, Any] = {"message": text or "upstream error", "type": kind}
+        if isinstance(code, str) or (isinstance(code, int) and not isinstance(code, bool)):
+            err["code"] = code  # the upstream's code when it is one; anything else is dropped
         self.out.append({"error": err})
         self.out.append(DONE)
         self.closed = True
+
+    def malformed(self, where: str, exc: BaseException) -> list[Frame]:
+        """The translation of a malformed upstream: what went out stays, then one error
+        frame and [DONE] (a gateway's right answer too), and nothing after."""
+        what = str(exc)[:160] if isinstance(exc, MalformedUpstream) else type(exc).__name__
+        self.error(f"malformed upstream {where}: {what}", "upstream_malformed")
+        return self.take()
 
     def take(self) -> list[Frame]:
         out = self.out

@@ -16,7 +16,7 @@ from typing import Any
 
 from sseconform import providers
 from sseconform.sse import Event
-from sseconform.translate.base import Emitter, Frame, loads, stable_id
+from sseconform.translate.base import MALFORMED, Emitter, Frame, loads, stable_id
 from sseconform.translate.jsonpath import ArgsBuilder
 
 FINISH = providers.GEMINI_FINISH
@@ -41,64 +41,73 @@ class GeminiTranslator:
         self._seed = ""
 
     def feed(self, ev: Event) -> list[Frame]:
-        obj = loads(ev.data)
-        if not isinstance(obj, dict) or self.e.closed:
-            return self.e.take()
-        if "error" in obj and "candidates" not in obj:
-            err = obj.get("error") or {}
-            if isinstance(err, dict):
-                self.e.error(
-                    str(err.get("message", "upstream error")), err.get("status"), err.get("code")
+        try:
+            obj = loads(ev.data)
+            if not isinstance(obj, dict) or self.e.closed:
+                return self.e.take()
+            if "error" in obj and "candidates" not in obj:
+                err = obj.get("error") or {}
+                if isinstance(err, dict):
+                    self.e.error(
+                        str(err.get("message", "upstream error")),
+                        err.get("status"),
+                        err.get("code"),
+                    )
+                else:
+                    self.e.error(str(err))
+                return self.e.take()
+            if not self._seed:
+                self._seed = str(obj.get("responseId") or ev.data[:200])
+                self.e.head(
+                    obj.get("responseId") and f"chatcmpl-{obj['responseId']}",
+                    obj.get("modelVersion"),
                 )
-            else:
-                self.e.error(str(err))
+            usage = obj.get("usageMetadata")
+            if isinstance(usage, dict) and "promptTokenCount" in usage:
+                thoughts = usage.get("thoughtsTokenCount")
+                completion = (usage.get("candidatesTokenCount") or 0) + (thoughts or 0)
+                self.e.set_usage(
+                    usage.get("promptTokenCount"),
+                    completion,
+                    cached=usage.get("cachedContentTokenCount"),
+                    reasoning=thoughts,
+                )
+            feedback = obj.get("promptFeedback")
+            blocked = isinstance(feedback, dict) and feedback.get("blockReason")
+            if blocked and not obj.get("candidates"):
+                self.e.start()
+                self._reasons[0] = "SAFETY"  # the prompt was blocked: nothing will follow
+            for pos, cand in enumerate(obj.get("candidates") or []):
+                if isinstance(cand, dict):
+                    self._candidate(int(cand.get("index", pos)), cand)
             return self.e.take()
-        if not self._seed:
-            self._seed = str(obj.get("responseId") or ev.data[:200])
-            self.e.head(
-                obj.get("responseId") and f"chatcmpl-{obj['responseId']}", obj.get("modelVersion")
-            )
-        usage = obj.get("usageMetadata")
-        if isinstance(usage, dict) and "promptTokenCount" in usage:
-            thoughts = usage.get("thoughtsTokenCount")
-            completion = (usage.get("candidatesTokenCount") or 0) + (thoughts or 0)
-            self.e.set_usage(
-                usage.get("promptTokenCount"),
-                completion,
-                cached=usage.get("cachedContentTokenCount"),
-                reasoning=thoughts,
-            )
-        feedback = obj.get("promptFeedback")
-        blocked = isinstance(feedback, dict) and feedback.get("blockReason")
-        if blocked and not obj.get("candidates"):
-            self.e.start()
-            self._reasons[0] = "SAFETY"  # the prompt was blocked: nothing will follow
-        for pos, cand in enumerate(obj.get("candidates") or []):
-            if isinstance(cand, dict):
-                self._candidate(int(cand.get("index", pos)), cand)
-        return self.e.take()
+        except MALFORMED as exc:  # a malformed upstream: the grammar's error frame
+            return self.e.malformed(f"event {ev.frame}", exc)
 
     def finish(self) -> list[Frame]:
         """Gemini has no [DONE] and older streams repeat finishReason on every chunk, so a
         candidate finishes when the body ends, with the last reason it was given."""
-        if not self.e.closed:
-            for index in list(self._open):
-                self._end_call(index)
-            if "MALFORMED_FUNCTION_CALL" in self._reasons.values():
-                self.e.error(
-                    "the model produced a malformed function call",
-                    "upstream_error",
-                    "MALFORMED_FUNCTION_CALL",
-                )
-            elif self.e.choices and all(i in self._reasons for i in self.e.choices):
-                for index, reason in self._reasons.items():
-                    self.e.finish(FINISH.get(reason, "stop"), index)
-                self.e.done()
-            else:
-                self.e.error(
-                    "the upstream stream ended without a finish reason", "upstream_truncated"
-                )
-        return self.e.take()
+        try:
+            if not self.e.closed:
+                for index in list(self._open):
+                    self._end_call(index)
+                if "MALFORMED_FUNCTION_CALL" in self._reasons.values():
+                    self.e.error(
+                        "the model produced a malformed function call",
+                        "upstream_error",
+                        "MALFORMED_FUNCTION_CALL",
+                    )
+                elif self.e.choices and all(i in self._reasons for i in self.e.choices):
+                    for index, reason in self._reasons.items():
+                        self.e.finish(FINISH.get(reason, "stop"), index)
+                    self.e.done()
+                else:
+                    self.e.error(
+                        "the upstream stream ended without a finish reason", "upstream_truncated"
+                    )
+            return self.e.take()
+        except MALFORMED as exc:  # a malformed upstream: the grammar's error frame
+            return self.e.malformed("end of the stream", exc)
 
     def _candidate(self, index: int, cand: dict[str, Any]) -> None:
         self.e.start(index)

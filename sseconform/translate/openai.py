@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from sseconform.sse import Event
-from sseconform.translate.base import DONE, Emitter, Frame, loads, stable_id
+from sseconform.translate.base import DONE, MALFORMED, Emitter, Frame, loads, stable_id
 
 
 class _Choice:
@@ -38,59 +38,68 @@ class OpenAITranslator:
         self._seen_done = False
 
     def feed(self, ev: Event) -> list[Frame]:
-        if self.e.closed:
-            return self.e.take()
-        if ev.data.strip() == DONE:
-            self._seen_done = True
-            self._end()
-            return self.e.take()
-        obj = loads(ev.data)
-        if not isinstance(obj, dict):
-            return self.e.take()
-        if "error" in obj and not obj.get("choices"):
-            err = obj["error"]
-            if isinstance(err, dict):
-                self.e.error(
-                    str(err.get("message", "upstream error")), err.get("type"), err.get("code")
+        try:
+            if self.e.closed:
+                return self.e.take()
+            if ev.data.strip() == DONE:
+                self._seen_done = True
+                self._end()
+                return self.e.take()
+            obj = loads(ev.data)
+            if not isinstance(obj, dict):
+                return self.e.take()
+            if "error" in obj and not obj.get("choices"):
+                err = obj["error"]
+                if isinstance(err, dict):
+                    self.e.error(
+                        str(err.get("message", "upstream error")), err.get("type"), err.get("code")
+                    )
+                else:
+                    self.e.error(str(err))
+                return self.e.take()
+            if ev.event == "error":
+                self.e.error(str(obj.get("message", ev.data[:200])))
+                return self.e.take()
+            choices = obj.get("choices")
+            usage = obj.get("usage")
+            if isinstance(usage, dict) and isinstance(usage.get("prompt_tokens"), int):
+                details = usage.get("prompt_tokens_details") or {}
+                cdetails = usage.get("completion_tokens_details") or {}
+                self.e.set_usage(
+                    usage.get("prompt_tokens"),
+                    usage.get("completion_tokens"),
+                    cached=details.get("cached_tokens") if isinstance(details, dict) else None,
+                    reasoning=cdetails.get("reasoning_tokens")
+                    if isinstance(cdetails, dict)
+                    else None,
                 )
-            else:
-                self.e.error(str(err))
+            if not isinstance(choices, list) or not choices:
+                return self.e.take()  # Azure's prompt-filter chunk, a usage chunk
+            self.e.head(obj.get("id") or None, obj.get("model"), obj.get("created"))
+            for pos, ch in enumerate(choices):
+                if isinstance(ch, dict):
+                    self._choice(
+                        int(ch.get("index", pos)) if isinstance(ch.get("index", pos), int) else pos,
+                        ch,
+                    )
             return self.e.take()
-        if ev.event == "error":
-            self.e.error(str(obj.get("message", ev.data[:200])))
-            return self.e.take()
-        choices = obj.get("choices")
-        usage = obj.get("usage")
-        if isinstance(usage, dict) and isinstance(usage.get("prompt_tokens"), int):
-            details = usage.get("prompt_tokens_details") or {}
-            cdetails = usage.get("completion_tokens_details") or {}
-            self.e.set_usage(
-                usage.get("prompt_tokens"),
-                usage.get("completion_tokens"),
-                cached=details.get("cached_tokens") if isinstance(details, dict) else None,
-                reasoning=cdetails.get("reasoning_tokens") if isinstance(cdetails, dict) else None,
-            )
-        if not isinstance(choices, list) or not choices:
-            return self.e.take()  # Azure's prompt-filter chunk, a usage chunk
-        self.e.head(obj.get("id") or None, obj.get("model"), obj.get("created"))
-        for pos, ch in enumerate(choices):
-            if isinstance(ch, dict):
-                self._choice(
-                    int(ch.get("index", pos)) if isinstance(ch.get("index", pos), int) else pos, ch
-                )
-        return self.e.take()
+        except MALFORMED as exc:  # a malformed upstream: the grammar's error frame
+            return self.e.malformed(f"event {ev.frame}", exc)
 
     def finish(self) -> list[Frame]:
-        if not self.e.closed:
-            if self._choices and all(c.finish for c in self._choices.values()):
-                self._end()  # finished but no [DONE]: the grammar's end is added
-            elif self._seen_done:
-                self._end()
-            else:
-                self.e.error(
-                    "the upstream stream ended without a finish reason", "upstream_truncated"
-                )
-        return self.e.take()
+        try:
+            if not self.e.closed:
+                if self._choices and all(c.finish for c in self._choices.values()):
+                    self._end()  # finished but no [DONE]: the grammar's end is added
+                elif self._seen_done:
+                    self._end()
+                else:
+                    self.e.error(
+                        "the upstream stream ended without a finish reason", "upstream_truncated"
+                    )
+            return self.e.take()
+        except MALFORMED as exc:  # a malformed upstream: the grammar's error frame
+            return self.e.malformed("end of the stream", exc)
 
     def _end(self) -> None:
         for i, c in self._choices.items():

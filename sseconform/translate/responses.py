@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from sseconform.sse import Event
-from sseconform.translate.base import Emitter, Frame, loads
+from sseconform.translate.base import MALFORMED, Emitter, Frame, loads
 
 MAX_PENDING = 64  # events held waiting for a missing number; beyond that the gap is skipped
 
@@ -29,30 +29,36 @@ class ResponsesTranslator:
         self._pending: dict[int, dict[str, Any]] = {}
 
     def feed(self, ev: Event) -> list[Frame]:
-        obj = loads(ev.data)
-        if not isinstance(obj, dict) or self.e.closed:
+        try:
+            obj = loads(ev.data)
+            if not isinstance(obj, dict) or self.e.closed:
+                return self.e.take()
+            seq = obj.get("sequence_number")
+            if type(seq) is not int:
+                self._handle(obj)
+                return self.e.take()
+            if self._next_seq is None:
+                self._next_seq = 0  # sequence numbers start at 0, whatever arrives first
+            self._pending[seq] = obj
+            while self._next_seq in self._pending:
+                self._handle(self._pending.pop(self._next_seq))
+                self._next_seq += 1
+            if len(self._pending) > MAX_PENDING:  # a gap that never fills: stop waiting for it
+                self._flush()
             return self.e.take()
-        seq = obj.get("sequence_number")
-        if type(seq) is not int:
-            self._handle(obj)
-            return self.e.take()
-        if self._next_seq is None:
-            self._next_seq = 0  # sequence numbers start at 0, whatever arrives first
-        self._pending[seq] = obj
-        while self._next_seq in self._pending:
-            self._handle(self._pending.pop(self._next_seq))
-            self._next_seq += 1
-        if len(self._pending) > MAX_PENDING:  # a gap that never fills: stop waiting for it
-            self._flush()
-        return self.e.take()
+        except MALFORMED as exc:  # a malformed upstream: the grammar's error frame
+            return self.e.malformed(f"event {ev.frame}", exc)
 
     def finish(self) -> list[Frame]:
-        self._flush()
-        if not self.e.closed:
-            self.e.error(
-                "the upstream stream ended before response.completed", "upstream_truncated"
-            )
-        return self.e.take()
+        try:
+            self._flush()
+            if not self.e.closed:
+                self.e.error(
+                    "the upstream stream ended before response.completed", "upstream_truncated"
+                )
+            return self.e.take()
+        except MALFORMED as exc:  # a malformed upstream: the grammar's error frame
+            return self.e.malformed("end of the stream", exc)
 
     def _flush(self) -> None:
         """Hand over everything held, in order, and expect the number after the last."""
