@@ -12,7 +12,7 @@ import textwrap
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import IO, Annotated, Any, NoReturn
 
 import typer
 
@@ -32,6 +32,25 @@ app = typer.Typer(
 def _fail(message: str, code: int = 2) -> NoReturn:
     typer.echo(f"sseconform: error: {message}", err=True)
     raise typer.Exit(code)
+
+
+def _check_dialect(dialect: str | None) -> None:
+    from sseconform.providers import DIALECTS
+
+    if dialect is not None and dialect not in DIALECTS:
+        _fail(f"unknown dialect {dialect!r}; dialects: {', '.join(DIALECTS)}")
+
+
+def _open_input(source: str) -> IO[bytes]:
+    """A file to read, or standard input for ``-``; a clear one-line error otherwise."""
+    try:
+        return sys.stdin.buffer if source == "-" else open(source, "rb")
+    except FileNotFoundError:
+        _fail(f"{source}: no such file")
+    except IsADirectoryError:
+        _fail(f"{source}: is a directory")
+    except OSError as exc:
+        _fail(f"{source}: {exc.strerror}")
 
 
 def _version(value: bool) -> None:
@@ -621,23 +640,14 @@ def inspect(
     """
     from rich.console import Console
 
-    from sseconform import translate as tr
     from sseconform.inspect import run
     from sseconform.inspect.state import StreamView
 
-    if dialect is not None and dialect not in tr.DIALECTS:
-        _fail(f"unknown dialect {dialect!r}; dialects: {', '.join(tr.DIALECTS)}")
+    _check_dialect(dialect)
     for target in (export_svg, export_html):
         if target is not None and target.exists() and not force:
             _fail(f"{target}: exists (use --force to replace it)")
-    try:
-        fp = sys.stdin.buffer if source == "-" else open(source, "rb")  # noqa: SIM115
-    except FileNotFoundError:
-        _fail(f"{source}: no such file")
-    except IsADirectoryError:
-        _fail(f"{source}: is a directory")
-    except OSError as exc:
-        _fail(f"{source}: {exc.strerror}")
+    fp = _open_input(source)
     name = "<stdin>" if source == "-" else source
     console = Console(highlight=False)
     drawing = live and console.is_terminal
@@ -869,14 +879,12 @@ def diff(
     Text, reasoning, tool calls (names; arguments as JSON), finish reasons, usage and errors;
     each difference is located in both streams (frame and byte offset).
     """
-    from sseconform import translate as tr
     from sseconform.gate import report
     from sseconform.gate.content import content_of
     from sseconform.gate.diff import compare
     from sseconform.replay.plan import load
 
-    if dialect is not None and dialect not in tr.DIALECTS:
-        _fail(f"unknown dialect {dialect!r}; dialects: {', '.join(tr.DIALECTS)}")
+    _check_dialect(dialect)
     if fmt not in ("text", "json"):
         _fail(f"unknown format {fmt!r}; formats: text, json")
     try:
@@ -922,18 +930,10 @@ def translate(
     """
     from sseconform import translate as tr
 
-    if dialect is not None and dialect not in tr.DIALECTS:
-        _fail(f"unknown dialect {dialect!r}; dialects: {', '.join(tr.DIALECTS)}")
+    _check_dialect(dialect)
     if output is not None and output.exists() and not force:
         _fail(f"{output}: exists (use --force to replace it)")
-    try:
-        fp = sys.stdin.buffer if source == "-" else open(source, "rb")  # noqa: SIM115
-    except FileNotFoundError:
-        _fail(f"{source}: no such file")
-    except IsADirectoryError:
-        _fail(f"{source}: is a directory")
-    except OSError as exc:
-        _fail(f"{source}: {exc.strerror}")
+    fp = _open_input(source)
     from sseconform.recording.format import looks_like_recording
 
     with fp:

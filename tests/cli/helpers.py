@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -52,3 +53,21 @@ def run_cli(
     )
     assert "Traceback" not in run.both, run.both[-3000:]
     return run
+
+
+def popen_interruptible(
+    cmd: list[str], *, cwd: Path, env: dict[str, str], stdin: int | None = subprocess.DEVNULL
+) -> subprocess.Popen[bytes]:
+    """Start ``cmd`` with SIGINT deliverable: under a runner that ignores SIGINT the child
+    would inherit the ignore (a caught signal is reset on exec; an ignored one stays)."""
+    old = signal.getsignal(signal.SIGINT)
+    ignored = old is signal.SIG_IGN
+    if ignored:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return subprocess.Popen(
+            cmd, cwd=cwd, env=env, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+    finally:
+        if ignored:
+            signal.signal(signal.SIGINT, old)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -21,6 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from tests.cli.helpers import popen_interruptible
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDINGS = ROOT / "recordings"
@@ -97,22 +98,7 @@ def spawn(
     *args: str | os.PathLike[str], cwd: Path, stdin: int | None = subprocess.DEVNULL
 ) -> subprocess.Popen[bytes]:
     """Start the command with SIGINT deliverable (not inherited as ignored)."""
-    old = signal.getsignal(signal.SIGINT)
-    ignored = old is signal.SIG_IGN
-    if ignored:  # a caught signal is reset to the default on exec; an ignored one stays ignored
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        return subprocess.Popen(
-            command(*args),
-            cwd=cwd,
-            env=cli_env(),
-            stdin=stdin,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-    finally:
-        if ignored:
-            signal.signal(signal.SIGINT, old)
+    return popen_interruptible(command(*args), cwd=cwd, env=cli_env(), stdin=stdin)
 
 
 def finish(proc: subprocess.Popen[bytes], timeout: float = 30) -> Run:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import signal
 import subprocess
 import sys
 import threading
@@ -26,7 +25,7 @@ from typing import Any
 from sseconform.recording.format import RecordingError, RecordingReader
 from sseconform.replay.plan import Loaded, load
 from sseconform.replay.server import ReplayServer
-from tests.cli.helpers import Run
+from tests.cli.helpers import Run, popen_interruptible
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDINGS = sorted((ROOT / "recordings").glob("*/*.jsonl"))
@@ -106,22 +105,7 @@ def spawn(
     *args: str | os.PathLike[str], cwd: Path, env: dict[str, str] | None = None
 ) -> subprocess.Popen[bytes]:
     """Start ``python -m sseconform ARGS`` with SIGINT deliverable (not inherited as ignored)."""
-    old = signal.getsignal(signal.SIGINT)
-    ignored = old is signal.SIG_IGN
-    if ignored:  # a caught signal is reset to the default on exec; an ignored one stays ignored
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        return subprocess.Popen(
-            command(*args),
-            cwd=cwd,
-            env=env if env is not None else cli_env(),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-    finally:
-        if ignored:
-            signal.signal(signal.SIGINT, old)
+    return popen_interruptible(command(*args), cwd=cwd, env=env if env is not None else cli_env())
 
 
 def finish(proc: subprocess.Popen[bytes], timeout: float = 20) -> Run:
