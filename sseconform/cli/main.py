@@ -769,7 +769,7 @@ def gate(
     import fnmatch
 
     from sseconform.gate import report
-    from sseconform.gate.runner import SuiteResult, run_suite
+    from sseconform.gate.runner import SuiteResult, run_suite, slug
     from sseconform.gate.suite import load_suite
 
     if fmt not in report.FORMATS:
@@ -824,7 +824,7 @@ def gate(
                 run_suite(
                     su,
                     gateway,
-                    str(out / _slug(su.name)) if len(suites) > 1 else str(out),
+                    str(out / slug(su.name)) if len(suites) > 1 else str(out),
                     upstream_host=upstream_host,
                     upstream_port=upstream_port,
                     key=key,
@@ -850,12 +850,6 @@ def gate(
         output.write_text(buf.getvalue(), encoding="utf-8")
     if not all(r.passed for r in results):
         raise typer.Exit(1)
-
-
-def _slug(name: str) -> str:
-    import re
-
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "suite"
 
 
 @app.command()

@@ -101,7 +101,8 @@ class SuiteResult:
         return all(s.passed for s in self.scenarios)
 
 
-def _slug(name: str) -> str:
+def slug(name: str) -> str:
+    """A file name for a scenario or suite name."""
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "scenario"
 
 
@@ -242,7 +243,7 @@ def _run_one(
     headers = [("content-type", "application/json")]
     if key:
         headers.append(("authorization", f"Bearer {key}"))
-    out = str(Path(out_dir) / f"{_slug(sc.name)}.jsonl")
+    out = str(Path(out_dir) / f"{slug(sc.name)}.jsonl")
     t0 = time.monotonic()
     outcome = record(
         Request("POST", url, headers, orjson.dumps(body)),

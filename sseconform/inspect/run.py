@@ -164,10 +164,8 @@ def export(view: StreamView, width: int, svg: str | None, html: str | None) -> N
 
     console = Console(record=True, width=width, file=io.StringIO(), color_system="truecolor")
     console.print(render(view, width, SUMMARY))
-    title = f"sseconform inspect {view.source}"
-    for path, data in ((svg, console.export_svg(title=title, clear=False)),):
-        if path:
-            _write_new(path, data)
+    if svg:
+        _write_new(svg, console.export_svg(title=f"sseconform inspect {view.source}", clear=False))
     if html:
         _write_new(html, console.export_html(clear=False))
 

@@ -15,12 +15,12 @@ from typing import Any
 from sseconform import providers
 from sseconform.jsonstr import JSON_STRING, find_literal, is_plain_literal
 from sseconform.sse import Event
-from sseconform.translate.base import DELTA_SUFFIX, MALFORMED, Emitter, Frame, loads
+from sseconform.translate.base import DELTA_SUFFIX, MALFORMED, Emitter, Frame, Guarded, loads
 
 FINISH = providers.ANTHROPIC_FINISH
 
 
-class AnthropicTranslator:
+class AnthropicTranslator(Guarded):
     dialect = "anthropic"
 
     def __init__(self, emitter: Emitter) -> None:
@@ -111,13 +111,10 @@ class AnthropicTranslator:
         except MALFORMED as exc:  # a malformed upstream: the grammar's error frame
             return self.e.malformed(f"event {ev.frame}", exc)
 
-    def finish(self) -> list[Frame]:
-        try:
-            if not self.e.closed:
-                self.e.error("the upstream stream ended before message_stop", "upstream_truncated")
-            return self.e.take()
-        except MALFORMED as exc:  # a malformed upstream: the grammar's error frame
-            return self.e.malformed("end of the stream", exc)
+    def _end_of_stream(self) -> list[Frame]:
+        if not self.e.closed:
+            self.e.ended_early("before message_stop")
+        return self.e.take()
 
     def _message_start(self, msg: dict[str, Any]) -> None:
         if self._started:

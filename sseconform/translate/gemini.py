@@ -16,7 +16,7 @@ from typing import Any
 
 from sseconform import providers
 from sseconform.sse import Event
-from sseconform.translate.base import MALFORMED, Emitter, Frame, loads, stable_id
+from sseconform.translate.base import MALFORMED, Emitter, Frame, Guarded, loads, stable_id
 from sseconform.translate.jsonpath import ArgsBuilder
 
 FINISH = providers.GEMINI_FINISH
@@ -30,7 +30,7 @@ class _Streaming:
         self.builder = ArgsBuilder()
 
 
-class GeminiTranslator:
+class GeminiTranslator(Guarded):
     dialect = "gemini"
 
     def __init__(self, emitter: Emitter) -> None:
@@ -84,30 +84,25 @@ class GeminiTranslator:
         except MALFORMED as exc:  # a malformed upstream: the grammar's error frame
             return self.e.malformed(f"event {ev.frame}", exc)
 
-    def finish(self) -> list[Frame]:
+    def _end_of_stream(self) -> list[Frame]:
         """Gemini has no [DONE] and older streams repeat finishReason on every chunk, so a
         candidate finishes when the body ends, with the last reason it was given."""
-        try:
-            if not self.e.closed:
-                for index in list(self._open):
-                    self._end_call(index)
-                if "MALFORMED_FUNCTION_CALL" in self._reasons.values():
-                    self.e.error(
-                        "the model produced a malformed function call",
-                        "upstream_error",
-                        "MALFORMED_FUNCTION_CALL",
-                    )
-                elif self.e.choices and all(i in self._reasons for i in self.e.choices):
-                    for index, reason in self._reasons.items():
-                        self.e.finish(FINISH.get(reason, "stop"), index)
-                    self.e.done()
-                else:
-                    self.e.error(
-                        "the upstream stream ended without a finish reason", "upstream_truncated"
-                    )
-            return self.e.take()
-        except MALFORMED as exc:  # a malformed upstream: the grammar's error frame
-            return self.e.malformed("end of the stream", exc)
+        if not self.e.closed:
+            for index in list(self._open):
+                self._end_call(index)
+            if "MALFORMED_FUNCTION_CALL" in self._reasons.values():
+                self.e.error(
+                    "the model produced a malformed function call",
+                    "upstream_error",
+                    "MALFORMED_FUNCTION_CALL",
+                )
+            elif self.e.choices and all(i in self._reasons for i in self.e.choices):
+                for index, reason in self._reasons.items():
+                    self.e.finish(FINISH.get(reason, "stop"), index)
+                self.e.done()
+            else:
+                self.e.ended_early("without a finish reason")
+        return self.e.take()
 
     def _candidate(self, index: int, cand: dict[str, Any]) -> None:
         self.e.start(index)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from sseconform.sse import Event
-from sseconform.translate.base import DONE, MALFORMED, Emitter, Frame, loads, stable_id
+from sseconform.translate.base import DONE, MALFORMED, Emitter, Frame, Guarded, loads, stable_id
 
 
 class _Choice:
@@ -29,7 +29,7 @@ class _Choice:
         self.last: int | None = None
 
 
-class OpenAITranslator:
+class OpenAITranslator(Guarded):
     dialect = "openai"
 
     def __init__(self, emitter: Emitter) -> None:
@@ -86,20 +86,15 @@ class OpenAITranslator:
         except MALFORMED as exc:  # a malformed upstream: the grammar's error frame
             return self.e.malformed(f"event {ev.frame}", exc)
 
-    def finish(self) -> list[Frame]:
-        try:
-            if not self.e.closed:
-                if self._choices and all(c.finish for c in self._choices.values()):
-                    self._end()  # finished but no [DONE]: the grammar's end is added
-                elif self._seen_done:
-                    self._end()
-                else:
-                    self.e.error(
-                        "the upstream stream ended without a finish reason", "upstream_truncated"
-                    )
-            return self.e.take()
-        except MALFORMED as exc:  # a malformed upstream: the grammar's error frame
-            return self.e.malformed("end of the stream", exc)
+    def _end_of_stream(self) -> list[Frame]:
+        if not self.e.closed:
+            if self._choices and all(c.finish for c in self._choices.values()):
+                self._end()  # finished but no [DONE]: the grammar's end is added
+            elif self._seen_done:
+                self._end()
+            else:
+                self.e.ended_early("without a finish reason")
+        return self.e.take()
 
     def _end(self) -> None:
         for i, c in self._choices.items():

@@ -13,12 +13,12 @@ from __future__ import annotations
 from typing import Any
 
 from sseconform.sse import Event
-from sseconform.translate.base import MALFORMED, Emitter, Frame, loads
+from sseconform.translate.base import MALFORMED, Emitter, Frame, Guarded, loads
 
 MAX_PENDING = 64  # events held waiting for a missing number; beyond that the gap is skipped
 
 
-class ResponsesTranslator:
+class ResponsesTranslator(Guarded):
     dialect = "responses"
 
     def __init__(self, emitter: Emitter) -> None:
@@ -49,16 +49,11 @@ class ResponsesTranslator:
         except MALFORMED as exc:  # a malformed upstream: the grammar's error frame
             return self.e.malformed(f"event {ev.frame}", exc)
 
-    def finish(self) -> list[Frame]:
-        try:
-            self._flush()
-            if not self.e.closed:
-                self.e.error(
-                    "the upstream stream ended before response.completed", "upstream_truncated"
-                )
-            return self.e.take()
-        except MALFORMED as exc:  # a malformed upstream: the grammar's error frame
-            return self.e.malformed("end of the stream", exc)
+    def _end_of_stream(self) -> list[Frame]:
+        self._flush()
+        if not self.e.closed:
+            self.e.ended_early("before response.completed")
+        return self.e.take()
 
     def _flush(self) -> None:
         """Hand over everything held, in order, and expect the number after the last."""
