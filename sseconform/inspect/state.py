@@ -167,7 +167,6 @@ class StreamView:
         self.max_gap = 0.0
         self.stalls: deque[Stall] = deque(maxlen=STALLS)
         self.stall_count = 0
-        self.version = 0  # bumped by every change, so a refresh can skip an unchanged view
         self._last_t: float | None = None
         self._decoder = SSEDecoder()
         self._held: list[tuple[float, Event]] = []
@@ -217,7 +216,6 @@ class StreamView:
 
     def _feed(self, t: float, data: bytes) -> None:
         with self.lock:
-            self.version += 1
             self.elapsed = max(self.elapsed, t)
             if not data:
                 return
@@ -243,12 +241,10 @@ class StreamView:
         with self.lock:
             if t > self.elapsed:
                 self.elapsed = t
-                self.version += 1
 
     def finish(self, *, complete: bool = True, reason: str | None = None) -> None:
         """The body ended (``complete``), or stopped early for ``reason``."""
         with self.lock:
-            self.version += 1
             for ev in self._decoder.finish():
                 self._event(self.elapsed, ev)
             if self._translator is None:
