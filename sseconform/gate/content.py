@@ -75,6 +75,7 @@ class Content:
     done_at: Loc | None = None
     last: Loc | None = None  # the last frame: where something missing should have been
     frames: int = 0
+    starts: list[int] = field(default_factory=list)  # each frame's byte offset, in order
 
     def where(self, choice: int, name: str, char: int) -> Loc | None:
         p = self.pieces.get((choice, name))
@@ -124,6 +125,7 @@ class _Builder:
         loc = Loc(ev.frame, ev.offset)
         self.c.last = loc
         self.c.frames += 1
+        self.c.starts.append(ev.offset)
         if self.c.dialect == providers.OPENAI:  # a chunk stream is read as it is
             data = ev.data
             if data.strip() == "[DONE]":

@@ -40,7 +40,6 @@ from sseconform.replay.plan import ABORT, Loaded, load, make_plan, parse_faults
 from sseconform.replay.scenario import Rule
 from sseconform.replay.server import ReplayServer
 from sseconform.rules.catalog import Severity
-from sseconform.sse import SSEDecoder
 from sseconform.translate import translate_reads
 
 __all__ = ["Finding", "ScenarioResult", "SuiteResult", "run_suite"]
@@ -287,8 +286,7 @@ class _Graded:
             with open(path, "rb") as fp:
                 self.body = b"".join(b for _, b in RecordingReader(fp, path).reads())
         self.content = content_of([self.body], providers.OPENAI) if self.ok_status else None
-        dec = SSEDecoder()
-        self.starts = [ev.offset for ev in dec.feed(self.body) + dec.finish()]
+        self.starts = self.content.starts if self.content is not None else []
 
     def event_start(self, frame: int | None, offset: int | None) -> int | None:
         """Where frame ``frame`` starts: end-of-stream findings point at the last event,
