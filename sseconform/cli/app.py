@@ -1,0 +1,60 @@
+"""Shared pieces of the commands: the typer app, the one-line failure, input opening."""
+
+from __future__ import annotations
+
+import sys
+from typing import IO, Annotated, NoReturn
+
+import typer
+
+from sseconform.version import __version__
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    help="Record, translate and check the SSE streams of LLM APIs and gateways.",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Exit with a one-line message (never a traceback)."""
+    typer.echo(f"sseconform: error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def check_dialect(dialect: str | None) -> None:
+    from sseconform.providers import DIALECTS
+
+    if dialect is not None and dialect not in DIALECTS:
+        fail(f"unknown dialect {dialect!r}; dialects: {', '.join(DIALECTS)}")
+
+
+def open_input(source: str) -> IO[bytes]:
+    """A file to read, or standard input for ``-``; a clear one-line error otherwise."""
+    try:
+        return sys.stdin.buffer if source == "-" else open(source, "rb")
+    except FileNotFoundError:
+        fail(f"{source}: no such file")
+    except IsADirectoryError:
+        fail(f"{source}: is a directory")
+    except OSError as exc:
+        fail(f"{source}: {exc.strerror}")
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"sseconform {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    """Record, translate and check the SSE streams of LLM APIs and gateways."""

@@ -1,0 +1,119 @@
+"""``sseconform check``: streams against the grammar, the schemas and the invariants."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from sseconform.cli.app import app, fail
+from sseconform.errors import SseconformError, UsageError
+
+
+@app.command()
+def check(
+    paths: Annotated[
+        list[str],
+        typer.Argument(
+            help="Files, directories, globs, or - for standard input.",
+            show_default=False,
+            metavar="PATH",
+        ),
+    ],
+    fmt: Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            "-f",
+            help="text, json, junit or github.",
+            show_default=False,
+            metavar="FORMAT",
+        ),
+    ] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Write the report to this file.", metavar="FILE"),
+    ] = None,
+    select: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Only these codes, families (T), names or invariants; repeatable.",
+            metavar="CODES",
+        ),
+    ] = None,
+    ignore: Annotated[
+        list[str] | None,
+        typer.Option(help="Leave out these codes, families, names or invariants.", metavar="CODES"),
+    ] = None,
+    strict: Annotated[
+        bool | None, typer.Option("--strict/--no-strict", help="Warnings fail too.")
+    ] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option(help="Settings file (default: the nearest pyproject.toml).", metavar="FILE"),
+    ] = None,
+    max_per_code: Annotated[
+        int | None,
+        typer.Option(
+            help="Show at most this many diagnostics per code and file.", min=1, metavar="N"
+        ),
+    ] = None,
+) -> None:
+    """Check streams against the chunk grammar, the JSON Schemas and the five invariants."""
+    from sseconform import config as cfg
+    from sseconform.api import FileResult, check_file, expand_paths
+    from sseconform.errors import InputError
+    from sseconform.report import get_reporter
+    from sseconform.rules.engine import Settings
+
+    try:
+        file_cfg = cfg.load(path=config) if config else cfg.load()
+        values = file_cfg.values
+        sel = cfg.split_selectors(select) if select else list(values.get("select", []))
+        ign = cfg.split_selectors(ignore) if ignore else list(values.get("ignore", []))
+        cfg.validate_selectors(sel, "--select")
+        cfg.validate_selectors(ign, "--ignore")
+        is_strict = bool(values.get("strict", False)) if strict is None else strict
+        fmt_name = fmt if fmt is not None else str(values.get("format", "text"))
+        try:
+            reporter = get_reporter(fmt_name)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        settings = Settings(select=sel, ignore=ign)
+        if max_per_code is not None:
+            settings.max_per_code = max_per_code
+        elif "max-per-code" in values:
+            settings.max_per_code = int(values["max-per-code"])
+        if "max-line-bytes" in values:
+            settings.max_line = int(values["max-line-bytes"])
+        if "max-event-bytes" in values:
+            settings.max_event = int(values["max-event-bytes"])
+        if "max-arguments-bytes" in values:
+            settings.max_arguments = int(values["max-arguments-bytes"])
+        files = list(expand_paths(paths))
+    except SseconformError as exc:
+        fail(str(exc))
+    if files.count("-") > 1:
+        fail("standard input (-) can be given only once")
+
+    results: list[FileResult] = []
+    for name in files:
+        try:
+            results.append(check_file(name, settings))
+        except InputError as exc:
+            results.append(FileResult(name, error=exc.reason))
+            typer.echo(f"sseconform: error: {exc}", err=True)
+
+    if output is not None:
+        try:
+            with open(output, "w", encoding="utf-8") as out:
+                reporter(results, out, is_strict)
+        except OSError as exc:
+            fail(f"{output}: cannot write the report: {exc.strerror}")
+    else:
+        reporter(results, sys.stdout, is_strict)
+    if any(r.error is not None for r in results):
+        raise typer.Exit(2)
+    raise typer.Exit(0 if all(r.ok(strict=is_strict) for r in results) else 1)

@@ -1,0 +1,76 @@
+"""``sseconform rules`` and ``sseconform rule CODE``: the rule table and one rule's docs."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Annotated
+
+import typer
+
+from sseconform.cli.app import app, fail
+
+
+@app.command("rules")
+def rules_cmd(
+    fmt: Annotated[
+        str, typer.Option("--format", "-f", help="text or json.", metavar="FORMAT")
+    ] = "text",
+) -> None:
+    """List every rule: code, severity, invariant, name and summary."""
+    from sseconform.rules.catalog import RULES
+
+    if fmt == "json":
+        import json
+
+        rows = [
+            {
+                "code": r.code,
+                "name": r.name,
+                "severity": r.severity.value,
+                "invariant": r.invariant,
+                "summary": r.summary,
+            }
+            for r in RULES.values()
+        ]
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    if fmt != "text":
+        fail(f"unknown format {fmt!r}; valid formats: text, json")
+    for r in RULES.values():
+        inv = r.invariant or "-"
+        typer.echo(f"{r.code}  {r.severity.value:<7}  {inv:<17}  {r.name:<28}  {r.summary}")
+
+
+@app.command("rule")
+def rule_cmd(code: Annotated[str, typer.Argument(help="A rule code (T001) or name.")]) -> None:
+    """Print one rule's documentation: what, why, which clients break, example, fix."""
+    from sseconform.rules.catalog import get
+    from sseconform.rules.docs import DOCS
+
+    try:
+        rule = get(code)
+    except KeyError:
+        fail(f"no rule {code!r} (see `sseconform rules`)")
+    doc = DOCS[rule.code]
+    inv = f"invariant: {rule.invariant}" if rule.invariant else "invariant: none"
+    out = [f"{rule.code} {rule.name} ({rule.severity.value}; {inv})", "", rule.summary, ""]
+    for title, body in (
+        ("What it does", doc.what),
+        ("Why it matters", doc.why),
+        ("Which clients break", doc.clients),
+    ):
+        out += [f"## {title}", *textwrap.wrap(body, 96), ""]
+    out += ["## Example", textwrap.indent(doc.example.rstrip("\n"), "    "), ""]
+    out += ["## Fix", *_para(doc.fix), ""]
+    typer.echo("\n".join(out).rstrip("\n"))
+
+
+def _para(text: str) -> list[str]:
+    """Wrap prose but keep lines that look like SSE excerpts as they are."""
+    out: list[str] = []
+    for line in text.splitlines() or [""]:
+        if line.startswith(("data:", "event:", ":", "id:", "retry:")) or not line.strip():
+            out.append("    " + line if line.strip() else "")
+        else:
+            out.extend(textwrap.wrap(line, 96))
+    return out
