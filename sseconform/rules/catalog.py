@@ -188,8 +188,9 @@ _r("E003", "truncated", E, ERROR_THEN_DONE, "The stream stops with no finish and
 _r("U001", "usage-before-finish", E, None, "The usage chunk comes before a finish chunk.")
 _r("U002", "usage-choices-not-empty", E, None, "The usage chunk's `choices` is not `[]`.")
 _r("U003", "usage-repeated", E, None, "More than one chunk carries usage.")
-_r("U004", "usage-totals", E, None, "prompt + completion tokens != total tokens.")
+_r("U004", "usage-totals", E, None, "Token counts that contradict each other.")
 _r("U005", "usage-on-content-chunk", W, None, "Usage set on a chunk that has choices.")
+_r("U006", "usage-reasoning-outside", I, None, "Reasoning left out of completion_tokens.")
 
 # -- R: failover evidence --------------------------------------------------------------
 _r("R001", "restart-after-delta", E, None, "A new role-only start after the first delta.")

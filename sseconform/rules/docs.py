@@ -1515,24 +1515,38 @@ DOCS: dict[str, RuleDoc] = {
     ),
     "U004": RuleDoc(
         what=(
-            "`prompt_tokens + completion_tokens` is not `total_tokens` (checked when all three "
-            "are integers)."
+            "The usage counts contradict OpenAI's definition of them, which sseconform uses "
+            "everywhere (`check` and `gate`/`diff` alike): `prompt_tokens` counts every input "
+            "token, `prompt_tokens_details.cached_tokens` included (cached <= prompt); "
+            "`completion_tokens` counts every generated token, "
+            "`completion_tokens_details.reasoning_tokens` included (reasoning <= completion); "
+            "`total_tokens = prompt_tokens + completion_tokens`. Checked where the numbers are "
+            "there (non-negative integers). One spelling is accepted, because xAI sends it on "
+            "its own API: `completion_tokens` without the reasoning and `total_tokens` with it "
+            "(prompt + completion + reasoning = total), read as completion + reasoning (U006, "
+            "info). Reasoning above the completion while prompt + completion = total is not "
+            "that spelling: those reasoning tokens are counted nowhere."
         ),
         why=(
-            "Billing and quotas read these numbers; totals that do not add up mean a field was "
-            "mapped from the wrong native counter."
+            "Billing and quotas read these numbers; counts that contradict each other mean a "
+            "field was mapped from the wrong native counter: Anthropic's `input_tokens` "
+            "without its cache reads, Gemini's `candidatesTokenCount` without "
+            "`thoughtsTokenCount`, a cached count larger than the prompt it is part of."
         ),
         clients=(
-            "Not among the measured shapes. No client is expected to fail; the wrong numbers go "
-            "to whatever bills or rate-limits on them."
+            "No client is expected to fail; the wrong numbers go to whatever bills or "
+            "rate-limits on them. Seen in the real-stream corpus: the Vercel AI Gateway "
+            "serving Gemini reports reasoning_tokens above completion_tokens with a total "
+            "that leaves the reasoning out (25 thought tokens counted nowhere)."
         ),
         example=(
-            'data: {...,"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":5,'
-            '"total_tokens":12}}\n\n'
+            'data: {...,"choices":[],"usage":{"prompt_tokens":9,"completion_tokens":2,'
+            '"total_tokens":11,"completion_tokens_details":{"reasoning_tokens":25}}}\n\n'
         ),
         fix=(
-            'data: {...,"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":5,'
-            '"total_tokens":15}}\n\n'
+            "Count the reasoning in the completion, and the completion in the total:\n"
+            'data: {...,"choices":[],"usage":{"prompt_tokens":9,"completion_tokens":27,'
+            '"total_tokens":36,"completion_tokens_details":{"reasoning_tokens":25}}}\n\n'
         ),
     ),
     "U005": RuleDoc(
@@ -1554,6 +1568,35 @@ DOCS: dict[str, RuleDoc] = {
             'data: {...,"choices":[{"index":0,"delta":{"content":"Hi"}}],"usage":null}\n\n'
             "...\n"
             'data: {...,"choices":[],"usage":{"completion_tokens":12,...}}\n\n'
+        ),
+    ),
+    "U006": RuleDoc(
+        what=(
+            "`completion_tokens` leaves the reasoning tokens out while `total_tokens` counts "
+            "them: prompt + completion + reasoning = total, reasoning above zero. The numbers "
+            "are consistent, spelled as xAI spells them; sseconform reads the completion as "
+            "completion_tokens + reasoning_tokens (in `diff` too), so this is no U004."
+        ),
+        why=(
+            "OpenAI counts reasoning inside `completion_tokens` (U004 gives the definition). "
+            "A client that bills completion_tokens at the output price, or adds the two "
+            "counts, gets the wrong figure for this stream. Informational: it is what the "
+            "provider itself sends (every Grok capture in the real-stream corpus); a gateway "
+            "that passes it on changes nothing, one that serves OpenAI clients may normalise "
+            "it."
+        ),
+        clients=(
+            "No client fails; what goes wrong is arithmetic on the counts (cost, context "
+            "budgets) that assumes OpenAI's definition."
+        ),
+        example=(
+            'data: {...,"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":1,'
+            '"total_tokens":303,"completion_tokens_details":{"reasoning_tokens":290}}}\n\n'
+        ),
+        fix=(
+            "To serve OpenAI's definition, count the reasoning in the completion:\n"
+            'data: {...,"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":291,'
+            '"total_tokens":303,"completion_tokens_details":{"reasoning_tokens":290}}}\n\n'
         ),
     ),
     # -- R: failover evidence ----------------------------------------------------------

@@ -22,6 +22,7 @@ from sseconform.jsonstr import JSON_STRING, find_literal
 from sseconform.rules import native
 from sseconform.rules.catalog import RULES, Severity
 from sseconform.rules.schema import CHUNK, ERROR, USAGE, validator, violations
+from sseconform.rules.usage import read_usage
 from sseconform.sse import decoder as sse
 from sseconform.sse.decoder import Anomaly, Event, SSEDecoder
 
@@ -526,15 +527,18 @@ class StreamChecker:
             self._emit("U003", "a second chunk with usage", ev, "/usage")
         self._usage_seen = True
         if isinstance(usage, dict):
-            p, c, t = (
-                _int(usage.get(k)) for k in ("prompt_tokens", "completion_tokens", "total_tokens")
-            )
-            if p is not None and c is not None and t is not None and p + c != t:
-                # Some providers leave reasoning out of completion_tokens but count it in total.
-                details = usage.get("completion_tokens_details")
-                r = _int(details.get("reasoning_tokens")) if isinstance(details, dict) else None
-                if not (r is not None and p + c + r == t):
-                    self._emit("U004", f"prompt {p} + completion {c} != total {t}", ev, "/usage")
+            tokens = read_usage(usage)
+            if tokens.problems:
+                self._emit("U004", "; ".join(tokens.problems), ev, "/usage")
+            if tokens.reasoning_outside:
+                self._emit(
+                    "U006",
+                    f"completion_tokens {tokens.sent_completion} leaves out the "
+                    f"{tokens.reasoning} reasoning_tokens that total_tokens {tokens.total} "
+                    f"counts: read as completion {tokens.completion}",
+                    ev,
+                    "/usage/completion_tokens",
+                )
 
     # -- chunks ----------------------------------------------------------------------------
 
