@@ -4,6 +4,15 @@ Equal means: the same text and reasoning (no token lost, duplicated, reordered o
 the same tool calls in the same order with the same names and arguments (compared as JSON
 values when both parse: a gateway may re-serialise them), the same finish reason after
 mapping, the same usage when it was asked for, and an error where the upstream failed.
+
+Usage means what OpenAI defines, the one definition in :mod:`sseconform.rules.usage` that
+``check`` (U004) uses too: ``prompt_tokens`` includes the cached tokens,
+``completion_tokens`` includes the reasoning tokens, ``total_tokens`` is their sum. The
+upstream's native counters reach that form through the reference translator (Anthropic:
+input + cache reads + cache writes as the prompt, output as the completion; Gemini:
+candidates + thoughts as the completion; Responses: input and output tokens as they are);
+xAI's spelling (reasoning outside ``completion_tokens``, inside the total) is read as
+completion + reasoning on either side, so passing it on or normalising it is no change.
 Call ids are not compared: gateways may rewrite them (``check`` requires that they exist).
 
 Each :class:`Difference` is located in both streams (frame number and byte offset), and
@@ -22,6 +31,7 @@ import orjson
 
 from sseconform.gate.content import Content, Loc, describe
 from sseconform.model import ChoiceState
+from sseconform.rules.usage import Tokens, read_usage
 
 __all__ = ["Difference", "compare"]
 
@@ -368,6 +378,11 @@ def _json_pointer_of_change(a: str, b: str) -> str | None:
 
 
 def _usage(upstream: Content, gateway: Content) -> list[Difference]:
+    """Token counts compared as they are defined once, in :mod:`sseconform.rules.usage`
+    (the definition U004 checks): the completion includes the reasoning, so xAI's spelling
+    (reasoning left out of ``completion_tokens``, counted in the total) and OpenAI's compare
+    equal when they mean the same tokens. The three counts are compared, the details only
+    through them; a count the upstream did not report is not compared."""
     ua, gb = upstream.model.usage, gateway.model.usage
     if ua is None:
         return []
@@ -381,16 +396,36 @@ def _usage(upstream: Content, gateway: Content) -> list[Difference]:
                 gateway.last,
             )
         ]
+    ta, tb = read_usage(ua), read_usage(gb)
     out: list[Difference] = []
     for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
-        if key in ua and ua.get(key) != gb.get(key):
+        if key not in ua:
+            continue
+        a, b = _count(ta, ua, key), _count(tb, gb, key)
+        if a != b:
             out.append(
                 Difference(
                     f"usage.{key}",
                     "changed",
-                    f"{key} {gb.get(key)!r}, the upstream reported {ua.get(key)!r}",
+                    f"{key} {_shown(tb, b, key)}, the upstream reported {_shown(ta, a, key)}",
                     upstream.usage_at,
                     gateway.usage_at,
                 )
             )
     return out
+
+
+def _count(t: Tokens, raw: dict[str, Any], key: str) -> Any:
+    """One count under the shared definition; a value that is no count is compared as sent."""
+    value = {"prompt_tokens": t.prompt, "completion_tokens": t.completion, "total_tokens": t.total}
+    got = value[key]
+    return raw.get(key) if got is None else got
+
+
+def _shown(t: Tokens, value: Any, key: str) -> str:
+    if key == "completion_tokens" and t.reasoning_outside:
+        return (
+            f"{value!r} (completion_tokens {t.sent_completion} + the {t.reasoning} "
+            "reasoning_tokens it leaves out)"
+        )
+    return repr(value)

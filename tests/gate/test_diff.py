@@ -766,6 +766,87 @@ def test_usage_not_compared_when_the_stream_failed() -> None:
     assert compare(up.content(), gw.content(), usage=True, prefix_only=True) == []
 
 
+def usage_stream(usage: dict[str, Any], id: str = "chatcmpl-1") -> tuple[Chunks, int]:
+    """A short answer, then a usage chunk with ``usage`` as given (its frame returned)."""
+    s = Chunks(id)
+    s.role()
+    s.reasoning("Think.")
+    s.text("Hello world")
+    s.finish("stop")
+    at = s.chunk([], usage=usage)
+    s.done()
+    return s, at
+
+
+def reasoning_usage(p: int, c: int, t: int, r: int) -> dict[str, Any]:
+    return {
+        "prompt_tokens": p,
+        "completion_tokens": c,
+        "total_tokens": t,
+        "completion_tokens_details": {"reasoning_tokens": r},
+    }
+
+
+XAI = reasoning_usage(12, 1, 303, 290)  # reasoning outside completion_tokens, inside the total
+OPENAI = reasoning_usage(12, 291, 303, 290)  # the same tokens as OpenAI counts them
+
+
+@pytest.mark.parametrize(("upstream", "gateway"), [(XAI, OPENAI), (OPENAI, XAI), (XAI, XAI)])
+def test_usage_spelled_as_xai_or_openai_is_the_same(
+    upstream: dict[str, Any], gateway: dict[str, Any]
+) -> None:
+    """U006's spelling means what OpenAI's does: passing it on or normalising it is no change
+    (check accepts both; diff must agree)."""
+    up, _ = usage_stream(upstream, "up")
+    gw, _ = usage_stream(gateway, "gw")
+    assert compare(up.content(), gw.content(), usage=True) == []
+
+
+def test_usage_reasoning_dropped_from_completion_and_total_is_a_change() -> None:
+    """What U004 flags (reasoning above the completion, a total without it) diff reports as
+    changed counts against an upstream that counted the reasoning."""
+    up, _ = usage_stream(OPENAI, "up")
+    gw, at = usage_stream(reasoning_usage(12, 1, 13, 290), "gw")
+    diffs = compare(up.content(), gw.content(), usage=True)
+    assert [(d.field, d.kind) for d in diffs] == [
+        ("usage.completion_tokens", "changed"),
+        ("usage.total_tokens", "changed"),
+    ]
+    assert diffs[0].message == "completion_tokens 1, the upstream reported 291"
+    assert all(d.gateway == gw.at(at) for d in diffs)
+
+
+def test_usage_message_spells_out_the_xai_reading() -> None:
+    up, _ = usage_stream(XAI, "up")
+    gw, _ = usage_stream(reasoning_usage(12, 290, 302, 290), "gw")
+    diffs = compare(up.content(), gw.content(), usage=True)
+    assert [d.field for d in diffs] == ["usage.completion_tokens", "usage.total_tokens"]
+    assert diffs[0].message == (
+        "completion_tokens 290, the upstream reported 291 "
+        "(completion_tokens 1 + the 290 reasoning_tokens it leaves out)"
+    )
+
+
+def test_gemini_thoughts_are_part_of_the_completion() -> None:
+    """Gemini's candidates + thoughts are the completion (the translator's mapping): a gateway
+    that leaves the thoughts out changes the completion and the total."""
+    meta = {
+        "promptTokenCount": 9,
+        "candidatesTokenCount": 2,
+        "thoughtsTokenCount": 25,
+        "totalTokenCount": 36,
+    }
+    up = Gemini()
+    up.chunk(
+        [{"text": "Think.", "thought": True}, {"text": "Hello world"}], "STOP", usageMetadata=meta
+    )
+    right, _ = usage_stream(reasoning_usage(9, 27, 36, 25))
+    assert compare(up.content(), right.content(), usage=True) == []
+    wrong, _ = usage_stream(reasoning_usage(9, 2, 11, 25))
+    diffs = compare(up.content(), wrong.content(), usage=True)
+    assert [d.field for d in diffs] == ["usage.completion_tokens", "usage.total_tokens"]
+
+
 # -- errors -----------------------------------------------------------------------------------
 
 
