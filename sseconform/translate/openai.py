@@ -8,7 +8,8 @@ model and created stay those of the first chunk; role is sent once; a repeated f
 as a head then the arguments; id and name appear on a call's first delta only; indexes are
 dense from 0; ``reasoning``/``reasoning_details`` become ``reasoning_content``; a stream
 without [DONE] or without a finish reason (Snowflake) is completed; Groq's ``event: error``
-and ``{"error": ...}`` frames become an error frame then [DONE].
+and ``{"error": ...}`` frames become an error frame then [DONE]; usage counts the reasoning in
+``completion_tokens`` (xAI leaves it out).
 """
 
 from __future__ import annotations
@@ -65,13 +66,12 @@ class OpenAITranslator(Guarded):
             if isinstance(usage, dict) and isinstance(usage.get("prompt_tokens"), int):
                 details = usage.get("prompt_tokens_details") or {}
                 cdetails = usage.get("completion_tokens_details") or {}
+                reasoning = cdetails.get("reasoning_tokens") if isinstance(cdetails, dict) else None
                 self.e.set_usage(
                     usage.get("prompt_tokens"),
-                    usage.get("completion_tokens"),
+                    _completion(usage, reasoning),
                     cached=details.get("cached_tokens") if isinstance(details, dict) else None,
-                    reasoning=cdetails.get("reasoning_tokens")
-                    if isinstance(cdetails, dict)
-                    else None,
+                    reasoning=reasoning,
                 )
             if not isinstance(choices, list) or not choices:
                 return self.e.take()  # Azure's prompt-filter chunk, a usage chunk
@@ -155,3 +155,15 @@ class OpenAITranslator(Guarded):
         c.last = call
         args = fn["arguments"] if isinstance(fn.get("arguments"), str) else ""
         self.e.arguments(call, args, index)
+
+
+def _completion(usage: dict[str, Any], reasoning: Any) -> Any:
+    """``completion_tokens`` with the reasoning in it, as OpenAI counts (the definition
+    ``check`` holds, sseconform.rules.usage): xAI leaves reasoning out of it and counts it in
+    ``total_tokens``; a gateway may leave it out of both (reasoning above the completion).
+    Either way the reasoning is added back, so the total the emitter computes counts it."""
+    p, c, t = (usage.get(k) for k in ("prompt_tokens", "completion_tokens", "total_tokens"))
+    if not (type(p) is int and type(c) is int and type(reasoning) is int and reasoning > 0):
+        return c
+    left_out = type(t) is int and p + c != t and p + c + reasoning == t
+    return c + reasoning if left_out or reasoning > c else c
