@@ -120,3 +120,46 @@ def test_every_corpus_file_checks_without_crash() -> None:
     for path in sorted(Path(REAL_STREAMS).rglob("*.sse")):
         result = check_file(path)
         assert result.error is None, path
+
+
+# -- usage: one definition (sseconform.rules.usage), what real providers send ---------------------
+
+#: Gateways and routers in the corpus: their usage is a translation, not a provider's own.
+GATEWAYS = frozenset({"openrouter", "vercel-ai-gateway", "huggingface-router"})
+
+
+@needs_corpus
+def test_no_provider_gets_a_usage_error_from_its_own_stream() -> None:
+    """OpenAI's definition holds for every provider's own stream; xAI spells it its way
+    (reasoning outside completion_tokens, inside the total), which is U006 (info), never U004."""
+    own = [r for r in CHAT if r["provider"] not in GATEWAYS and not r["path"].startswith("_")]
+    assert len(own) >= 100
+    spelled: set[str] = set()
+    for r in own:
+        result = check_file(REAL_STREAMS / r["path"])
+        assert "U004" not in result.codes, (r["path"], [str(d) for d in result.diagnostics])
+        if "U006" in result.codes:
+            spelled.add(r["provider"])
+    assert spelled == {"xai"}
+
+
+@needs_corpus
+def test_xai_usage_reads_with_its_reasoning_in_the_completion() -> None:
+    rows = [r for r in CHAT if r["provider"] == "xai"]
+    assert rows
+    for r in rows:
+        [u006] = [d for d in check_file(REAL_STREAMS / r["path"]).diagnostics if d.code == "U006"]
+        assert "leaves out the" in u006.message and "read as completion" in u006.message
+
+
+@needs_corpus
+def test_a_gateway_that_counts_gemini_thoughts_nowhere_is_reported() -> None:
+    """The Vercel AI Gateway serving Gemini: reasoning_tokens above completion_tokens and a
+    total without them (Gemini's own totalTokenCount, in the same stream, counts them)."""
+    name = "vercelcommon-gemini-2.5-flash-simple-streaming__fantasy.sse"
+    path = REAL_STREAMS / "vercel-ai-gateway" / name
+    if not path.is_file():
+        pytest.skip("capture not in this corpus")
+    [u004] = [d for d in check_file(path).diagnostics if d.code == "U004"]
+    assert u004.message.startswith("reasoning_tokens 25 > completion_tokens 2")
+    assert b'"totalTokenCount":36' in path.read_bytes()
