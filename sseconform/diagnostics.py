@@ -13,7 +13,21 @@ __all__ = ["Diagnostic", "printable"]
 
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
-    """One finding: which rule, what happened, and where (frame, line, byte offset, pointer)."""
+    """One finding: which rule, what happened, and where (frame, line, byte offset, pointer).
+
+    One rule for where: a location is where an event starts, so ``check``, ``gate`` and an
+    editor jump all land on the same line. ``frame`` (1-based), ``line`` (1-based) and
+    ``offset`` (bytes into the body) are those of the first line of the event the finding is
+    about; ``pointer`` then says where inside its JSON. A wire finding (W) about a line inside
+    an event points at that event too, and its message gives the line and byte when they
+    differ. A finding about the end of the stream (no ``[DONE]``, no finish, a silent close,
+    an error frame not followed by ``[DONE]``, no event at all) points at the last event of
+    the stream, or at line 1, offset 0, no frame when there is no event. A line that belongs
+    to no event (a comment between events, an ``id:``-only block, the unterminated tail, the
+    byte-order mark) is located at itself, with no frame: it starts a block of its own.
+    Findings about the HTTP response or the recording file (H) have no place in the body:
+    line 0.
+    """
 
     code: str
     message: str

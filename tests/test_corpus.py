@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from sseconform import check_file
+from sseconform import Settings, check_bytes, check_file
 from tests.conftest import REAL_STREAMS
+from tests.test_cases import AT_END, decoded_events, starts_a_line, where_of
 
 MANIFEST = REAL_STREAMS / "MANIFEST.tsv"
 
@@ -163,3 +164,22 @@ def test_a_gateway_that_counts_gemini_thoughts_nowhere_is_reported() -> None:
     [u004] = [d for d in check_file(path).diagnostics if d.code == "U004"]
     assert u004.message.startswith("reasoning_tokens 25 > completion_tokens 2")
     assert b'"totalTokenCount":36' in path.read_bytes()
+
+
+@needs_corpus
+def test_every_location_in_the_corpus_is_where_an_event_starts() -> None:
+    """The rule of tests/test_cases.py on every real stream, whatever its framing."""
+    for path in sorted(Path(REAL_STREAMS).rglob("*.sse")):
+        body = path.read_bytes()
+        events = decoded_events(body, Settings())
+        starts = {ev.frame: (ev.frame, ev.line, ev.offset) for ev in events}
+        last = starts[events[-1].frame] if events else (None, 1, 0)
+        for d in check_bytes(body).diagnostics:
+            where = (path.name, str(d))
+            if d.code in AT_END or (d.code == "E002" and "ends after" in d.message):
+                assert where_of(d) == last, where
+            elif d.frame in starts:
+                assert where_of(d) == starts[d.frame], where
+            else:
+                assert d.code.startswith("W") and starts_a_line(body, d.offset), where
+                assert not any(ev.offset <= d.offset < ev.end for ev in events), where

@@ -7,6 +7,10 @@ million frames cannot pile them up; what was held back is counted.
 
 Tool-call arguments are the one thing kept whole (to parse them at the end); they are bounded
 by ``max_arguments``.
+
+Every diagnostic is located where an event starts (the rule is in ``Diagnostic``'s
+docstring): a wire anomaly is held until the event it sits in is dispatched, then placed at
+that event's start; findings about the end of the stream are placed at the last event.
 """
 
 from __future__ import annotations
@@ -290,6 +294,8 @@ class StreamChecker:
         self._emitted = 0  # every _emit call, shown or not: "did this frame find anything?"
         self._frame_start = 0
         self._bad: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
+        self._pending: list[Anomaly] = []  # wire anomalies whose event is not dispatched yet
+        self._held: dict[str, int] = {}  # how many of each code are pending
 
     # -- plumbing --------------------------------------------------------------------------
 
@@ -329,11 +335,44 @@ class StreamChecker:
         return True
 
     def _anomalies(self, found: list[Anomaly]) -> None:
+        """Hold wire anomalies until the event they sit in is dispatched, to locate them at
+        its start. Past the per-code cap an anomaly is only counted: the ones held before
+        it fill the cap, so what is shown does not change, and the hold stays bounded."""
+        pending = self._pending
+        held = self._held
         for a in found:
             code = _ANOMALY_CODES[a.kind]
+            if code not in self._enabled:
+                continue
+            n = held.get(code, 0)
+            if self._counts.get(code, 0) + n >= self._cap:
+                self._emitted += 1
+                self.suppressed[code] = self.suppressed.get(code, 0) + 1
+                continue
+            held[code] = n + 1
+            pending.append(a)
+
+    def _place(self, ev: Event | None) -> None:
+        """Report the held anomalies that lie before the end of ``ev`` (all of them when
+        ``ev`` is None, at the end of the body): one inside ``ev`` at the start of ``ev``,
+        saying where in it; one outside every event (a comment between events, an ``id:``
+        only block, the unterminated tail, the BOM) at its own line, the start of its block."""
+        keep: list[Anomaly] = []
+        for a in self._pending:
+            if ev is not None and a.offset >= ev.end:
+                keep.append(a)
+                continue
+            code = _ANOMALY_CODES[a.kind]
+            self._held[code] -= 1
             msg = _ANOMALY_MESSAGES[a.kind]
             text = msg.format(a.detail) if "{" in msg else msg
-            self._emit(code, text, None, line=a.line, offset=a.offset, frame=a.frame)
+            if ev is not None and a.offset >= ev.offset:
+                if a.offset != ev.offset:
+                    text += f" (line {a.line}, byte {a.offset})"
+                self._emit(code, text, ev)
+            else:
+                self._emit(code, text, None, line=a.line, offset=a.offset, frame=a.frame)
+        self._pending = keep
 
     # -- input -----------------------------------------------------------------------------
 
@@ -353,6 +392,12 @@ class StreamChecker:
         self.frames += len(events)
         self._last = events[-1]
         on_event = self._on_event
+        if self._pending:
+            for ev in events:
+                if self._pending:
+                    self._place(ev)
+                on_event(ev)
+            return
         for ev in events:
             on_event(ev)
 
@@ -367,9 +412,10 @@ class StreamChecker:
         self._finished = True
         dec = self._decoder
         events = dec.finish()
+        self._anomalies(dec.take_anomalies())  # first: the last event's own lines are in it
         if events:
             self._events(events)
-        self._anomalies(dec.take_anomalies())
+        self._place(None)
         self._end_of_stream()
         self.diagnostics.sort(key=lambda d: (d.offset, d.line))
         return self.diagnostics
@@ -848,12 +894,14 @@ class StreamChecker:
             self._emit("F007", msg, ev, f"/choices/{pos}/finish_reason")
 
     def _end_of_stream(self) -> None:
-        last = self._last
-        frame = last.frame if last else None
-        line, offset = self._decoder.position()[0], self.bytes
+        self._arguments()  # first: the finish chunk's own findings before those about the end
+        last = self._last  # findings about the end are located at the last event's start
 
         def at_end(code: str, message: str) -> None:
-            self._emit(code, message, None, frame=frame, line=line, offset=offset)
+            if last is None:  # no event at all: the start of the body
+                self._emit(code, message, None, frame=None, line=1, offset=0)
+            else:
+                self._emit(code, message, last)
 
         if self.frames == 0 and self.bytes:
             at_end(
@@ -882,7 +930,6 @@ class StreamChecker:
                     )
             elif not self._done:
                 at_end("D001", "the stream does not end with data: [DONE]")
-        self._arguments()  # a finished choice's calls must parse, whatever came after
 
     def _arguments(self) -> None:
         """Each finished call's arguments must parse; reported at the finish chunk that
