@@ -26,7 +26,7 @@ class Diagnostic:
     to no event (a comment between events, an ``id:``-only block, the unterminated tail, the
     byte-order mark) is located at itself, with no frame: it starts a block of its own.
     Findings about the HTTP response or the recording file (H) have no place in the body:
-    line 0.
+    line 0 (H004's offset is how many body bytes were read before the damage).
     """
 
     code: str
