@@ -132,7 +132,7 @@ GATEWAYS = frozenset({"openrouter", "vercel-ai-gateway", "huggingface-router"})
 @needs_corpus
 def test_no_provider_gets_a_usage_error_from_its_own_stream() -> None:
     """OpenAI's definition holds for every provider's own stream; xAI spells it its way
-    (reasoning outside completion_tokens, inside the total), which is U006 (info), never U004."""
+    (reasoning outside completion_tokens, inside the total): U006, a warning, never U004."""
     own = [r for r in CHAT if r["provider"] not in GATEWAYS and not r["path"].startswith("_")]
     assert len(own) >= 100
     spelled: set[str] = set()

@@ -190,7 +190,7 @@ _r("U002", "usage-choices-not-empty", E, None, "The usage chunk's `choices` is n
 _r("U003", "usage-repeated", E, None, "More than one chunk carries usage.")
 _r("U004", "usage-totals", E, None, "Token counts that contradict each other.")
 _r("U005", "usage-on-content-chunk", W, None, "Usage set on a chunk that has choices.")
-_r("U006", "usage-reasoning-outside", I, None, "Reasoning left out of completion_tokens.")
+_r("U006", "usage-reasoning-outside", W, None, "Reasoning left out of completion_tokens.")
 
 # -- R: failover evidence --------------------------------------------------------------
 _r("R001", "restart-after-delta", E, None, "A new role-only start after the first delta.")

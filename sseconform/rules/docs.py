@@ -1524,7 +1524,7 @@ DOCS: dict[str, RuleDoc] = {
             "there (non-negative integers). One spelling is accepted, because xAI sends it on "
             "its own API: `completion_tokens` without the reasoning and `total_tokens` with it "
             "(prompt + completion + reasoning = total), read as completion + reasoning (U006, "
-            "info). Reasoning above the completion while prompt + completion = total is not "
+            "a warning). Reasoning above the completion while prompt + completion = total is not "
             "that spelling: those reasoning tokens are counted nowhere."
         ),
         why=(
@@ -1580,10 +1580,10 @@ DOCS: dict[str, RuleDoc] = {
         why=(
             "OpenAI counts reasoning inside `completion_tokens` (U004 gives the definition). "
             "A client that bills completion_tokens at the output price, or adds the two "
-            "counts, gets the wrong figure for this stream. Informational: it is what the "
-            "provider itself sends (every Grok capture in the real-stream corpus); a gateway "
-            "that passes it on changes nothing, one that serves OpenAI clients may normalise "
-            "it."
+            "counts, gets the wrong figure for this stream. A warning, not an error: it is what "
+            "a provider itself sends (xAI: every Grok capture in the real-stream corpus), and "
+            "the tokens are all counted; a gateway that serves OpenAI clients should normalise "
+            "it (the Portkey gateway spells Gemini's thoughts this way)."
         ),
         clients=(
             "No client fails; what goes wrong is arithmetic on the counts (cost, context "

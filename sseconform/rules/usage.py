@@ -10,7 +10,7 @@ One variant is accepted, because a provider sends it on its own API (xAI, every 
 of the real-stream corpus): ``completion_tokens`` leaves the reasoning out and
 ``total_tokens`` counts it, so ``prompt + completion + reasoning == total`` with reasoning
 above zero. Read that way, the completion is ``completion_tokens + reasoning_tokens``; the
-numbers are consistent, only spelled differently (rule U006, info).
+numbers are consistent, only spelled differently (rule U006, a warning).
 
 The checker (U004, U006) and gate's usage comparison both read usage through
 :func:`read_usage`, so a usage object ``check`` accepts means the same tokens to ``diff``.
