@@ -195,28 +195,23 @@ def error_body(dialect: str | None, status: int) -> bytes:
     return json.dumps(obj).encode()
 
 
-def error_event(dialect: str | None, framing: bytes = b"\n", *, sequence_number: int = 0) -> bytes:
-    """The dialect's own in-band error, as the provider sends it mid-stream."""
-    nl = framing
-    data: dict[str, Any]
+def error_data(dialect: str | None, *, sequence_number: int = 0) -> dict[str, Any]:
+    """The dialect's own in-band error object, as the provider sends it mid-stream."""
     if dialect == ANTHROPIC:
-        data = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
-        return b"event: error" + nl + b"data: " + json.dumps(data).encode() + nl + nl
+        return {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
     if dialect == RESPONSES:
-        data = {
+        return {
             "type": "error",
             "code": "server_error",
             "message": "The server had an error while processing your request.",
             "param": None,
             "sequence_number": sequence_number,
         }
-        return b"event: error" + nl + b"data: " + json.dumps(data).encode() + nl + nl
     if dialect == GEMINI:
-        data = {
+        return {
             "error": {"code": 503, "message": "The model is overloaded.", "status": "UNAVAILABLE"}
         }
-        return b"data: " + json.dumps(data).encode() + nl + nl
-    data = {
+    return {
         "error": {
             "message": "The server had an error while processing your request.",
             "type": "server_error",
@@ -224,4 +219,11 @@ def error_event(dialect: str | None, framing: bytes = b"\n", *, sequence_number:
             "code": None,
         }
     }
-    return b"data: " + json.dumps(data).encode() + nl + nl
+
+
+def error_event(dialect: str | None, framing: bytes = b"\n", *, sequence_number: int = 0) -> bytes:
+    """The dialect's own in-band error, as the provider sends it mid-stream: one SSE event."""
+    nl = framing
+    data = json.dumps(error_data(dialect, sequence_number=sequence_number)).encode()
+    named = dialect in (ANTHROPIC, RESPONSES)  # both name the event
+    return (b"event: error" + nl if named else b"") + b"data: " + data + nl + nl
