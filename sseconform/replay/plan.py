@@ -8,6 +8,7 @@ is testable byte for byte without a network.
 from __future__ import annotations
 
 import bisect
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -47,6 +48,11 @@ class Loaded:
     def ends(self) -> list[int]:
         """Where each event ends, decoded once (faults and ``event`` splits need it)."""
         return event_ends(self.body)
+
+    @cached_property
+    def array(self) -> JSONArray:
+        """The body as Gemini's JSON array (no ``alt=sse``), built once per recording."""
+        return json_array(self)
 
 
 def load(path: str) -> Loaded:
@@ -208,23 +214,43 @@ class Plan:
     spans: list[tuple[float, int, int]] = field(default_factory=list)
     ending: str = END
     json_body: bool = False  # an HTTP error body, sent with a length instead of chunks
+    #: (offset, fault): the fault has taken effect once the payload's first ``offset`` bytes
+    #: are on the wire (the injected error event, the cut last event), in offset order
+    marks: list[tuple[int, str]] = field(default_factory=list)
+    #: where the write the stall holds back starts (None: the stall delays no write)
+    stall_at: int | None = None
+    #: the ABORT ending comes before the natural end (a drop after the whole body cuts nothing)
+    cut: bool = False
 
     @property
     def writes(self) -> list[tuple[float, bytes]]:
         """Each write's time and bytes (copies: for tests and tools, not for serving)."""
         return [(t, self.payload[a:b]) for t, a, b in self.spans]
 
-    def pieces(self, size: int) -> Iterator[tuple[float, memoryview, bool]]:
-        """What the server sends: each write as views of at most ``size`` bytes, with its time
-        and whether the piece starts its write (the later pieces follow it at once)."""
+    def pieces(self, size: int) -> Iterator[tuple[float, int, memoryview, bool]]:
+        """What the server sends: each write as views of at most ``size`` bytes, with its time,
+        its offset in the payload and whether it starts its write (the later pieces follow it
+        at once)."""
         view = memoryview(self.payload)
         for t, a, b in self.spans:
             for off in range(a, b, size):
-                yield t, view[off : min(b, off + size)], off == a
+                yield t, off, view[off : min(b, off + size)], off == a
 
     @property
     def body(self) -> bytes:
         return self.payload[: self.spans[-1][2]] if self.spans else b""
+
+    @property
+    def will_fire(self) -> list[str]:
+        """The faults that take effect for a client that reads to the end (the server's
+        ``Served.fired`` says what actually did)."""
+        out = ["status"] if self.json_body else []
+        if self.stall_at is not None:
+            out.append("stall")
+        out += [name for _, name in self.marks]
+        if self.ending == ABORT and self.cut:
+            out.append("drop")
+        return out
 
 
 def event_ends(body: bytes) -> list[int]:
@@ -235,12 +261,133 @@ def event_ends(body: bytes) -> list[int]:
     return [ev.end for ev in events]
 
 
+# -- Gemini's JSON array -----------------------------------------------------------------------
+
+#: How Google frames ``streamGenerateContent`` without ``alt=sse``: a JSON array sent as it
+#: grows, each element pretty-printed, ``[`` before the first, this between two, ``\n]`` last.
+ARRAY_SEPARATOR = b"\n,\r\n"
+ARRAY_CLOSE = b"\n]"
+ARRAY_CONTENT_TYPE = "application/json; charset=UTF-8"
+
+
+@dataclass
+class JSONArray:
+    """A recording's SSE events as Google's streamed JSON array, with the natural writes: the
+    first element with its ``[``, each later one with its separator, then the ``]``."""
+
+    payload: bytes
+    starts: list[int]  # where each natural write begins
+    times: list[float]  # when (the recorded time its event was complete)
+    ends: list[int]  # just past each element: what event faults count
+
+
+def json_array(rec: Loaded) -> JSONArray:
+    """The array a Gemini SSE recording would have been without ``alt=sse``.
+
+    Each event's data becomes an element, re-indented the way Google pretty-prints (string
+    literals untouched, so escapes such as ``\\u003c`` stay as sent). An element leaves when
+    its event was complete. A body that ends inside an event (a recording of a cut stream)
+    gets no closing bracket: the array is cut too."""
+    body = rec.body
+    dec = SSEDecoder()
+    events = dec.feed(body) + dec.finish()
+    read_starts, read_times = _read_index(rec)
+
+    def recorded(offset: int) -> float:
+        i = bisect.bisect_right(read_starts, max(offset, 0)) - 1
+        return read_times[max(i, 0)]
+
+    units: list[tuple[float, bytes]] = []
+    ends: list[int] = []
+    size = 0
+    for ev in events:
+        if not ev.data.strip():
+            continue
+        unit = (ARRAY_SEPARATOR if units else b"[") + indent_json(ev.data).encode()
+        units.append((recorded(ev.end - 1), unit))
+        size += len(unit)
+        ends.append(size)
+    last = events[-1].end if events else 0
+    t_end = recorded(len(body) - 1) if body else rec.t_head
+    if not body[last:].strip():
+        units.append((t_end, ARRAY_CLOSE if units else b"[]"))
+    elif not units:
+        units.append((t_end, b"["))
+    starts, pos = [], 0
+    for _, unit in units:
+        starts.append(pos)
+        pos += len(unit)
+    return JSONArray(b"".join(u for _, u in units), starts, [t for t, _ in units], ends)
+
+
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]|[^\s{}\[\],:"]+')
+
+
+def indent_json(text: str) -> str:
+    """JSON text re-indented as Google's array elements are (two spaces, ``"key": value``),
+    token by token; text that is not JSON is kept as it is."""
+    try:
+        json.loads(text)
+    except ValueError:
+        return text
+    tokens = _JSON_TOKEN.findall(text)
+    out: list[str] = []
+    depth = 0
+    skip = False
+    for i, tok in enumerate(tokens):
+        if skip:
+            skip = False
+            continue
+        if tok in ("{", "["):
+            closer = "}" if tok == "{" else "]"
+            if i + 1 < len(tokens) and tokens[i + 1] == closer:
+                out.append(tok + closer)  # an empty object or array stays on its line
+                skip = True
+                continue
+            depth += 1
+            out.append(tok + "\n" + "  " * depth)
+        elif tok in ("}", "]"):
+            depth -= 1
+            out.append("\n" + "  " * depth + tok)
+        elif tok == ",":
+            out.append(",\n" + "  " * depth)
+        elif tok == ":":
+            out.append(": ")
+        else:
+            out.append(tok)
+    return "".join(out)
+
+
+def _array_error(at: int) -> bytes:
+    """Gemini's in-band error as one more element, then the end of the array."""
+    element = indent_json(json.dumps(providers.error_data(providers.GEMINI))).encode()
+    return (ARRAY_SEPARATOR if at else b"[") + element + ARRAY_CLOSE
+
+
+# -- making a plan ---------------------------------------------------------------------------
+
+
+def _read_index(rec: Loaded) -> tuple[list[int], list[float]]:
+    """Where each recorded read began in the body, and when it came."""
+    starts: list[int] = []
+    times: list[float] = []
+    pos = 0
+    for t, data in rec.reads:
+        starts.append(pos)
+        times.append(t)
+        pos += len(data)
+    if not starts:
+        return [0], [rec.t_head]
+    return starts, times
+
+
 def make_plan(
     rec: Loaded,
     *,
     speed: float = 1.0,
     split: str | int | None = None,
     faults: Faults | None = None,
+    array: bool = False,
 ) -> Plan:
     """Everything the response will do; ``speed`` 0 sends as fast as possible.
 
@@ -248,6 +395,10 @@ def make_plan(
     error event), the dialect's error event is appended where asked, then the whole is cut
     into writes: at the recorded reads, or only where ``split`` says (``crlf`` adds its cuts to
     the recorded ones). Each write leaves at the time of the read that held its first byte.
+
+    ``array`` answers as Gemini does without ``alt=sse``: the same events as a streamed JSON
+    array (see ``json_array``), each element a write at the time its event was complete; the
+    faults count elements instead of events and bytes of the array.
     """
     faults = faults or Faults()
     scale = 0.0 if speed == 0 else 1.0 / speed
@@ -258,24 +409,25 @@ def make_plan(
             faults.status, _reason(faults.status), headers, 0.0, body, [(0.0, 0, len(body))],
             END, True,
         )  # fmt: skip
-    body = rec.body
-    starts: list[int] = []  # where each recorded read began in the body, and when it came
-    times: list[float] = []
-    pos = 0
-    for t, data in rec.reads:
-        starts.append(pos)
-        times.append(t)
-        pos += len(data)
-    if not starts:
-        starts, times = [0], [rec.t_head]
-    ends = rec.ends if (faults or split == "event") else []
+    headers = [(k, v) for k, v in rec.headers if k.lower() not in HOP_BY_HOP]
+    if array:
+        shape = rec.array
+        body, starts, times, ends = shape.payload, shape.starts, shape.times, shape.ends
+        past_end = ends[-1] if ends else 0  # an error past the last element: before the "]"
+        headers = [(k, v) for k, v in headers if k.lower() != "content-type"]
+        headers.insert(0, ("content-type", ARRAY_CONTENT_TYPE))
+    else:
+        body = rec.body
+        starts, times = _read_index(rec)
+        ends = rec.ends if (faults or split == "event") else []
+        past_end = len(body)
 
     drop = None
     if faults.drop_after_events is not None:
         drop = _after(ends, faults.drop_after_events, len(body))
     if faults.drop_after_bytes is not None:
         drop = min(len(body) if drop is None else drop, faults.drop_after_bytes)
-    error = _after(ends, faults.error_at, len(body)) if faults.error_at is not None else None
+    error = _after(ends, faults.error_at, past_end) if faults.error_at is not None else None
     ending = END
     tail = b""
     limit = len(body)
@@ -283,16 +435,23 @@ def make_plan(
         limit, ending = drop, ABORT
     elif error is not None:
         limit = error
-        seq = _next_sequence(body[:limit]) if rec.dialect == providers.RESPONSES else 0
-        tail = providers.error_event(rec.dialect, _framing(body), sequence_number=seq)
+        if array:
+            tail = _array_error(limit)
+        else:
+            seq = _next_sequence(body[:limit]) if rec.dialect == providers.RESPONSES else 0
+            tail = providers.error_event(rec.dialect, _framing(body), sequence_number=seq)
+    marks: list[tuple[int, str]] = []
     if faults.truncate_last and ends and tail == b"":
         last_end = max((e for e in ends if e <= limit), default=0)
         if last_end:
             first = max((e for e in ends if e < last_end), default=0)
             limit = min(limit, first + max(1, (last_end - first) // 2))
+            marks.append((limit, "truncate"))
     # The recording's own body when nothing is appended: every response shares one copy.
     payload = body[:limit] + tail if tail else body
     size = limit + len(tail)
+    if tail:
+        marks.append((size, "error"))
 
     def time_at(offset: int) -> float:
         i = bisect.bisect_right(starts, min(offset, max(limit - 1, 0))) - 1
@@ -312,7 +471,10 @@ def make_plan(
     stall_at = None
     if faults.stall is not None:
         stall_at = _after(ends, faults.stall[1], len(body))
-        cuts.add(stall_at)
+        if stall_at > limit:  # past a drop or an error: never reached
+            stall_at = None
+        else:
+            cuts.add(stall_at)
     order = sorted(c for c in cuts | {0} if 0 <= c < size)
     spans: list[tuple[float, int, int]] = []
     for i, a in enumerate(order):
@@ -321,8 +483,90 @@ def make_plan(
         if stall_at is not None and faults.stall is not None and a >= stall_at:
             t += faults.stall[0]
         spans.append((t, a, b))
-    headers = [(k, v) for k, v in rec.headers if k.lower() not in HOP_BY_HOP]
-    return Plan(rec.status, rec.reason, headers, rec.t_head * scale, payload, spans, ending)
+    plan = Plan(rec.status, rec.reason, headers, rec.t_head * scale, payload, spans, ending)
+    plan.marks = marks
+    if stall_at is not None and faults.stall is not None and faults.stall[0] > 0:
+        plan.stall_at = stall_at if stall_at < size else None
+    plan.cut = ending == ABORT and limit < len(body)
+    return plan
+
+
+# -- can a fault fire? -----------------------------------------------------------------------
+
+
+def fault_problems(rec: Loaded, faults: Faults) -> list[str]:
+    """Each fault that cannot take effect on this recording as placed, in plain words: a test
+    built on one would test nothing and still pass. Answered for the SSE stream (a Gemini
+    client that asks for the JSON array gets the same elements)."""
+    names = _fault_names(faults)
+    if faults.status is not None:
+        others = [n for n in names if not n.startswith("status=")]
+        return [
+            f"{n}: status={faults.status} answers with an HTTP error before any stream, so "
+            "it never happens"
+            for n in others
+        ]
+    plan = make_plan(rec, speed=0, faults=faults)
+    fires = set(plan.will_fire)
+    n, size = len(rec.ends), len(rec.body)
+    has = f"the recording has {_count_of(n, 'event')}"
+    out: list[str] = []
+    if "drop" not in fires:
+        if faults.drop_after_events is not None:
+            out.append(
+                f"drop-after-events={faults.drop_after_events}: {has}, so the drop would come "
+                "after the whole stream"
+            )
+        if faults.drop_after_bytes is not None:
+            out.append(
+                f"drop-after-bytes={faults.drop_after_bytes}: the body is "
+                f"{_count_of(size, 'byte')}, so the drop would come after the whole stream"
+            )
+    if faults.error_at is not None:
+        spec = f"error-at={faults.error_at}"
+        if faults.error_at > n:
+            out.append(f"{spec}: {has}, so the error would come after the whole stream")
+        elif "error" not in fires:
+            out.append(f"{spec}: the drop comes first, so the error is never sent")
+    if faults.stall is not None and "stall" not in fires:
+        seconds, after = faults.stall
+        spec = f"stall={seconds:g}@{after}"
+        if seconds == 0:
+            out.append(f"{spec}: a stall of 0 seconds delays nothing")
+        elif _after(rec.ends, after, size) >= size:
+            out.append(f"{spec}: stall after event {after}, but {has}: nothing is left to delay")
+        else:
+            out.append(f"{spec}: the drop or the error comes first, so the stall never starts")
+    if faults.truncate_last and "truncate" not in fires:
+        if not n:
+            out.append("truncate-last: the body has no events to cut")
+        elif faults.error_at is not None and "error" in fires:
+            out.append("truncate-last: the injected error event is the last one, and it is whole")
+        else:
+            out.append("truncate-last: the drop comes before the first event ends")
+    return out
+
+
+def _fault_names(faults: Faults) -> list[str]:
+    """Each fault set, as it is written in a spec."""
+    out = []
+    if faults.status is not None:
+        out.append(f"status={faults.status}")
+    if faults.drop_after_events is not None:
+        out.append(f"drop-after-events={faults.drop_after_events}")
+    if faults.drop_after_bytes is not None:
+        out.append(f"drop-after-bytes={faults.drop_after_bytes}")
+    if faults.stall is not None:
+        out.append(f"stall={faults.stall[0]:g}@{faults.stall[1]}")
+    if faults.error_at is not None:
+        out.append(f"error-at={faults.error_at}")
+    if faults.truncate_last:
+        out.append("truncate-last")
+    return out
+
+
+def _count_of(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _next_sequence(sent: bytes) -> int:

@@ -1,14 +1,23 @@
 """``replay``: a mock upstream on loopback that serves recordings byte-exact, on schedule.
 
 asyncio serves many clients at once; each response is executed from a Plan (see plan.py).
-Responses are chunked, so a dropped connection is visible to the client as an error, never a
-clean end. Recordings are loaded before the server starts and looked up by name in memory:
-nothing in a request ever reaches the file system.
+Connections are kept alive between requests, as real upstreams keep them and gateways pool
+them (HTTP/1.1; an HTTP/1.0 client or ``connection: close`` gets its answer, then the close).
+Streams are chunked, so a planned drop is a drop to every client: the response never
+announced ``connection: close`` (a client may then take the end of the socket for the end of
+the message), no terminating chunk follows, and the socket is reset (SO_LINGER 0), not closed.
+Recordings are loaded before the server starts and looked up by name in memory: nothing in a
+request ever reaches the file system.
 
 Which recording answers a request, in order: the ``x-sseconform-recording`` header (a file
 name), a scenario rule, then the path (its dialect), then the model (body ``model`` or the
 Gemini path), rotating among equal candidates so multi-turn runs get turn 1, then turn 2.
-Faults come from the ``x-sseconform-fault`` header, the scenario rule or ``--fault``.
+Faults come from the ``x-sseconform-fault`` header, the scenario rule or ``--fault``. A Gemini
+request without ``alt=sse`` gets what Google sends then: the same events as a JSON array.
+
+Nothing the server prints or answers about a request carries its credentials: secret-named
+query values are redacted as ``record`` redacts them, and the values of auth headers and keys
+are scrubbed from the path and every message.
 """
 
 from __future__ import annotations
@@ -18,12 +27,16 @@ import contextlib
 import ipaddress
 import json
 import re
+import socket
+import struct
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import parse_qsl, unquote_plus
 
 from sseconform import providers
+from sseconform.recording.redact import REDACTED, SECRET_HEADERS, SECRET_PARAMS, scrub_text
 from sseconform.replay.plan import (
     ABORT,
     Faults,
@@ -45,15 +58,26 @@ MAX_WRITE = 64 * 1024
 _DIGITS = re.compile(r"[0-9]{1,12}")
 _HEX = re.compile(rb"[0-9A-Fa-f]{1,8}")
 READ_TIMEOUT = 30.0
+#: How long a kept-alive connection may wait for its next request. Longer than the pools of
+#: common clients keep an idle connection (httpx 5 s, undici 4 s, aiohttp 15 s), so a pooled
+#: connection is never closed under a request on its way; announced in ``keep-alive``.
+IDLE_TIMEOUT = 60
+#: How long a drop waits for the bytes before it to leave the socket (a reset discards what
+#: the kernel has not sent yet): the client gets every byte the plan sends, then the reset.
+FLUSH_TIMEOUT = 5.0
+BAD_REQUEST = b'{"error": {"message": "bad request"}}'
+#: Credentials shorter than this are not scrubbed from free text (they would match ordinary
+#: words); secret-named query values are redacted whatever their length.
+MIN_SECRET = 8
 
 
 @dataclass
 class Served:
-    """One request, as logged and as the lateness benchmark reads it."""
+    """One request, as logged and as the lateness benchmark and the gate read it."""
 
     client: str
     method: str
-    path: str
+    path: str  # redacted: never holds a credential the request carried
     recording: str | None
     status: int
     faults: str
@@ -61,11 +85,17 @@ class Served:
     ending: str = ""
     seconds: float = 0.0
     lateness: list[float] = field(default_factory=list)
+    #: the faults that took effect, in order: "status" (sent), "stall" (its wait began),
+    #: "error" (the injected event written), "truncate" (the cut event written), "drop" (the
+    #: reset, before the natural end). A client that left before a fault's point leaves it out.
+    fired: list[str] = field(default_factory=list)
 
     def line(self) -> str:
         """One log line; request text is escaped, so a client cannot write to the terminal."""
         rec = self.recording or "-"
-        fault = f" faults={self.faults}" if self.faults else ""
+        fault = ""
+        if self.faults:
+            fault = f" faults={self.faults} fired={','.join(self.fired) or 'none'}"
         return printable(
             f"{self.client} {self.method} {self.path} -> {rec} {self.status}{fault} "
             f"{self.sent} bytes in {self.seconds:.3f} s ({self.ending})"
@@ -107,6 +137,7 @@ class ReplayServer:
         self.served: list[Served] = []
         self._rotation: dict[tuple[str | None, str | None], int] = {}
         self._server: asyncio.base_events.Server | None = None
+        self._connections: set[asyncio.Task[Any]] = set()
         self._lock = threading.Lock()
 
     @property
@@ -132,11 +163,19 @@ class ReplayServer:
         self.port = self._server.sockets[0].getsockname()[1]
 
     async def serve(self) -> None:
+        """Serve until cancelled; then every connection is ended at once (a kept-alive one
+        would otherwise hold the shutdown until its idle timeout)."""
         if self._server is None:
             await self.start()
         assert self._server is not None
-        async with self._server:
-            await self._server.serve_forever()
+        try:
+            await asyncio.get_running_loop().create_future()  # until cancelled
+        finally:
+            self._server.close()
+            tasks = list(self._connections)
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     @contextlib.contextmanager
     def running(self) -> Iterator[ReplayServer]:
@@ -175,38 +214,59 @@ class ReplayServer:
             task.cancel()
         loop.call_later(0.05, loop.stop)
 
-    # -- requests --------------------------------------------------------------------------
+    # -- connections -----------------------------------------------------------------------
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._connections.add(task)
         try:
-            await self._serve_one(reader, writer)
+            await self._connection(reader, writer)
         except asyncio.CancelledError:
             pass  # our own shutdown: end quietly, so asyncio has no failed task to report
         finally:  # whatever happened, the socket is released
+            if task is not None:
+                self._connections.discard(task)
             if not writer.transport.is_closing():
                 writer.transport.abort()
 
-    async def _serve_one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """Requests one after another on one connection, until one asks to close, a drop
+        resets it, the client leaves or it stays idle for IDLE_TIMEOUT."""
         peer = writer.get_extra_info("peername")
         client = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else "?"
         writer.transport.set_write_buffer_limits(0)  # drain() then means "on the wire"
-        try:
-            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), READ_TIMEOUT)
-            method, path, version, headers = _parse_head(head)
-            body = await _read_body(reader, headers)
-        except (asyncio.LimitOverrunError, asyncio.IncompleteReadError, TimeoutError, ValueError):
-            await _plain(writer, 400, b'{"error": {"message": "bad request"}}')
-            return
-        except ConnectionError:
-            writer.close()
-            return
-        try:
-            await self._respond(client, method, path, headers, body, writer, version, reader=reader)
-        except (ConnectionError, asyncio.CancelledError):
-            writer.transport.abort()
-        finally:
-            if not writer.is_closing():
+        conn = _Input(reader)
+        while True:
+            try:
+                head = await asyncio.wait_for(conn.readuntil(b"\r\n\r\n"), READ_TIMEOUT)
+                method, path, version, headers = _parse_head(head)
+                body = await _read_body(conn, headers)
+            except (
+                asyncio.LimitOverrunError,
+                asyncio.IncompleteReadError,
+                TimeoutError,
+                ValueError,
+            ):
+                await _plain(writer, 400, BAD_REQUEST)  # the framing is lost: close after
+                return
+            except ConnectionError:
                 writer.close()
+                return
+            keep = _keeps_alive(version, headers)
+            try:
+                keep = await self._respond(
+                    client, method, path, headers, body, writer, version, conn=conn, keep=keep
+                )
+            except (ConnectionError, asyncio.CancelledError):
+                writer.transport.abort()
+                return
+            if not keep or not await conn.next_request(IDLE_TIMEOUT):
+                if not writer.is_closing():
+                    writer.close()
+                return
+
+    # -- requests --------------------------------------------------------------------------
 
     def choose(
         self, path: str, headers: dict[str, str], body: bytes
@@ -254,33 +314,43 @@ class ReplayServer:
         writer: asyncio.StreamWriter,
         version: str = "HTTP/1.1",
         *,
-        reader: asyncio.StreamReader | None = None,
-    ) -> None:
+        conn: _Input | None = None,
+        keep: bool = False,
+    ) -> bool:
+        """Answer one request; whether the connection can take another."""
         loop = asyncio.get_running_loop()
         start = loop.time()
+        secrets = _secrets(path, headers)
+        shown = _redact_target(path, secrets)
+        head_only = method == "HEAD"
         try:
             rec, faults, speed = self.choose(path, headers, body)
         except ValueError as exc:
-            await _plain(writer, 400, json.dumps({"error": {"message": str(exc)}}).encode())
-            self._log(Served(client, method, path, None, 400, headers.get(FAULT_HEADER, "")))
-            return
+            msg = _scrub(str(exc), secrets)
+            await _plain(writer, 400, _error(msg), close=not keep, head_only=head_only)
+            fault = _scrub(headers.get(FAULT_HEADER, ""), secrets)
+            self._log(Served(client, method, shown, None, 400, fault))
+            return keep
+        spec = _scrub(faults.spec, secrets)
         if rec is None:
             names = ", ".join(sorted(self.recordings))
-            msg = f"no recording for {method} {path} (serving: {names})"
-            await _plain(writer, 404, json.dumps({"error": {"message": msg}}).encode())
-            self._log(Served(client, method, path, None, 404, faults.spec))
-            return
-        plan = make_plan(rec, speed=speed, split=self.split, faults=faults)
-        served = Served(client, method, path, rec.name, plan.status, faults.spec)
+            msg = f"no recording for {method} {shown} (serving: {names})"
+            await _plain(writer, 404, _error(msg), close=not keep, head_only=head_only)
+            self._log(Served(client, method, shown, None, 404, spec))
+            return keep
+        array = rec.dialect == providers.GEMINI and _wants_array(path)
+        plan = make_plan(rec, speed=speed, split=self.split, faults=faults, array=array)
+        served = Served(client, method, shown, rec.name, plan.status, spec)
         try:
-            await self._execute(
+            return await self._execute(
                 plan,
                 writer,
                 start,
                 served,
                 chunked=version != "HTTP/1.0",
-                body=method != "HEAD",
-                reader=reader,
+                body=not head_only,
+                conn=conn,
+                keep=keep,
             )
         except ConnectionError:
             served.ending = "client hung up"
@@ -300,15 +370,18 @@ class ReplayServer:
         *,
         chunked: bool = True,
         body: bool = True,
-        reader: asyncio.StreamReader | None = None,
-    ) -> None:
+        conn: _Input | None = None,
+        keep: bool = False,
+    ) -> bool:
         """Run a plan. Chunked (HTTP/1.1) so a drop shows as an error; an HTTP/1.0 client
-        gets the body as is, ended by the close; HEAD gets the head only."""
+        gets the body as is, ended by the close; HEAD gets the head only. Returns whether the
+        connection can take another request."""
         loop = asyncio.get_running_loop()
         # A client that hangs up while we wait (a stall, the gap between reads) is noticed at
         # once: its read ends, and the waiting response is cancelled rather than kept to the
         # next write. (A client that only half-closes is taken as gone too, once we wait:
-        # HTTP clients do not half-close.)
+        # HTTP clients do not half-close.) A byte that comes instead is the next request's
+        # first, pipelined: kept for it.
         task = asyncio.current_task()
         gone: list[bool] = []
         waiting = [False]
@@ -320,11 +393,14 @@ class ReplayServer:
             if waiting[0] and task is not None:
                 task.cancel()
 
-        hangup = asyncio.ensure_future(reader.read(1)) if reader is not None else None
+        hangup = asyncio.ensure_future(conn.reader.read(1)) if conn is not None else None
         if hangup is not None:
             hangup.add_done_callback(hung_up)
+        keep = keep and chunked and plan.ending != ABORT
         try:
-            await self._run_plan(plan, writer, start, served, loop, chunked, body, gone, waiting)
+            await self._run_plan(
+                plan, writer, start, served, loop, chunked, body, gone, waiting, keep
+            )
         except asyncio.CancelledError:
             if gone:
                 raise ConnectionResetError("client hung up") from None
@@ -333,6 +409,10 @@ class ReplayServer:
             if hangup is not None and not hangup.done():
                 hangup.remove_done_callback(hung_up)
                 hangup.cancel()
+        if hangup is not None and conn is not None:
+            await asyncio.wait([hangup])  # a cancelled read must end before the next one starts
+            keep = conn.took(hangup) and keep
+        return keep and not writer.is_closing()
 
     async def _run_plan(
         self,
@@ -345,6 +425,7 @@ class ReplayServer:
         body: bool,
         gone: list[bool],
         waiting: list[bool],
+        keep: bool,
     ) -> None:
         async def pause(due: float) -> None:
             if due <= loop.time():
@@ -359,23 +440,36 @@ class ReplayServer:
 
         await pause(start + plan.t_head)
         if plan.json_body:
-            await _plain(writer, plan.status, plan.body, reason=plan.reason)
-            served.sent = len(plan.body)
+            await _plain(
+                writer, plan.status, plan.body, reason=plan.reason, close=not keep,
+                head_only=not body,
+            )  # fmt: skip
+            served.fired.append("status")
+            served.sent = len(plan.body) if body else 0
             served.ending = "error response"
             return
         lines = [f"HTTP/1.1 {plan.status} {plan.reason}".encode()]
         lines += [f"{k}: {v}".encode("latin-1", "replace") for k, v in plan.headers]
         if chunked:
             lines.append(b"transfer-encoding: chunked")
-        lines += [b"connection: close", b"", b""]
+        if keep:
+            lines.append(b"keep-alive: timeout=%d" % IDLE_TIMEOUT)
+        elif plan.ending != ABORT:
+            # A dying upstream never says it will close: a client that reads the end of the
+            # socket as the end of a "close" message would take the drop for a clean end.
+            lines.append(b"connection: close")
+        lines += [b"", b""]
         writer.write(b"\r\n".join(lines))
         await writer.drain()
         if not body:
             served.ending = "head only"
             return
-        for t, view, first in plan.pieces(MAX_WRITE):
+        marks = list(plan.marks)
+        for t, offset, view, first in plan.pieces(MAX_WRITE):
             # a bounded piece at a time: a slow reader's connection holds at most this much
             due = start + t
+            if first and offset == plan.stall_at:
+                served.fired.append("stall")
             await pause(due)
             piece = bytes(view)
             writer.write(b"%x\r\n%b\r\n" % (len(piece), piece) if chunked else piece)
@@ -383,9 +477,14 @@ class ReplayServer:
                 served.lateness.append(loop.time() - due)
             await writer.drain()
             served.sent += len(piece)
+            while marks and marks[0][0] <= offset + len(piece):
+                served.fired.append(marks.pop(0)[1])
         if plan.ending == ABORT:
+            await _flushed(writer)
+            if plan.cut:
+                served.fired.append("drop")
             served.ending = "dropped"
-            writer.transport.abort()
+            _reset(writer)
             return
         if chunked:
             writer.write(b"0\r\n\r\n")
@@ -398,6 +497,49 @@ class ReplayServer:
                 self.served.append(served)
         if self.log is not None:
             self.log(served.line())
+
+
+class _Input:
+    """The request side of one connection: its StreamReader, and a byte read ahead of the
+    next request (the hang-up watch reads one; when it is a pipelined request's first byte,
+    it must not be lost)."""
+
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self.reader = reader
+        self.ahead = b""
+
+    async def readuntil(self, separator: bytes) -> bytes:
+        if not self.ahead:
+            return await self.reader.readuntil(separator)
+        got, self.ahead = self.ahead, b""
+        return got + await self.reader.readuntil(separator)
+
+    async def readexactly(self, n: int) -> bytes:
+        got, self.ahead = self.ahead[:n], self.ahead[n:]
+        return got + (await self.reader.readexactly(n - len(got)) if n > len(got) else b"")
+
+    async def next_request(self, timeout: float) -> bool:
+        """Wait for the next request's first byte; False when the client left or stayed
+        idle for ``timeout`` (the connection is then closed quietly, as idle ones are)."""
+        if self.ahead:
+            return True
+        try:
+            self.ahead = await asyncio.wait_for(self.reader.read(1), timeout)
+        except (TimeoutError, ConnectionError):
+            return False
+        return bool(self.ahead)
+
+    def took(self, watch: asyncio.Future[bytes]) -> bool:
+        """After a response, what the hang-up watch read: nothing (it was cancelled) or a byte,
+        kept for the next request, leave the client there (True); the end of the input, or an
+        error, means it has gone."""
+        if watch.cancelled():
+            return True
+        if watch.exception() is not None:
+            return False
+        data = watch.result()
+        self.ahead += data
+        return bool(data)
 
 
 def new_loop() -> asyncio.AbstractEventLoop:
@@ -416,6 +558,116 @@ async def _sleep_until(loop: asyncio.AbstractEventLoop, due: float) -> None:
         await asyncio.sleep(delay)
 
 
+async def _flushed(writer: asyncio.StreamWriter) -> None:
+    """Wait (up to FLUSH_TIMEOUT) until the kernel holds nothing unacknowledged for this
+    socket, so a reset discards nothing the plan sent. Where the queue cannot be read (not
+    Linux), drain() has already handed everything to the kernel, which is as far as we see."""
+    sock = writer.get_extra_info("socket")
+    try:
+        import fcntl
+        import termios
+
+        request = termios.TIOCOUTQ  # SIOCOUTQ on a socket: bytes not yet acknowledged
+        fd = sock.fileno()
+    except (ImportError, AttributeError, OSError):
+        return
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + FLUSH_TIMEOUT
+    buf = bytearray(4)
+    while True:
+        try:
+            fcntl.ioctl(fd, request, buf)
+        except OSError:
+            return
+        if int.from_bytes(buf, "little", signed=True) <= 0 or loop.time() > deadline:
+            return
+        await asyncio.sleep(0.001)
+
+
+def _reset(writer: asyncio.StreamWriter) -> None:
+    """End the connection the way a dying upstream does: a reset (SO_LINGER on with a zero
+    timeout, then close), never a clean FIN that a client could take for the end."""
+    sock = writer.get_extra_info("socket")
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    writer.transport.abort()
+
+
+def _keeps_alive(version: str, headers: dict[str, str]) -> bool:
+    """HTTP/1.1 keeps the connection unless the client says ``close``; HTTP/1.0 bodies end
+    with the close, so those connections always end after one answer."""
+    if version != "HTTP/1.1":
+        return False
+    tokens = {t.strip().lower() for t in headers.get("connection", "").split(",")}
+    return "close" not in tokens
+
+
+def _wants_array(target: str) -> bool:
+    """A Gemini stream request without ``alt=sse``: Google answers it with a JSON array."""
+    dialect, _ = providers.dialect_of_path(target)
+    if dialect != providers.GEMINI:
+        return False
+    query = target.partition("?")[2]
+    return not any(k == "alt" and v == "sse" for k, v in parse_qsl(query, keep_blank_values=True))
+
+
+# -- credentials -----------------------------------------------------------------------------
+
+_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://[^/?#@:]*:)[^/?#@]*@")
+
+
+def _secrets(target: str, headers: dict[str, str]) -> list[str]:
+    """The credentials a request carries (auth header values and their tokens, secret-named
+    query values, a URL's password), to be scrubbed from anything said about it."""
+    found: list[str] = []
+    for name in SECRET_HEADERS:
+        value = headers.get(name, "").strip()
+        if value:
+            found.append(value)
+            token = value.partition(" ")[2].strip()  # "Bearer KEY", "Basic ..."
+            if token:
+                found.append(token)
+    for item in target.partition("?")[2].split("&"):
+        name, eq, value = item.partition("=")
+        if eq and value and _unquoted(name).strip().lower() in SECRET_PARAMS:
+            found += [value, _unquoted(value)]
+    m = _USERINFO.match(target)
+    if m:
+        found.append(target[m.end(1) : m.end() - 1])
+    return sorted({s for s in found if len(s) >= MIN_SECRET}, key=len, reverse=True)
+
+
+def _redact_target(target: str, secrets: list[str]) -> str:
+    """The request target as it may be shown: secret-named query values and a URL's password
+    replaced with [REDACTED] (as ``record`` redacts them), then any credential the request
+    carried scrubbed wherever else it appears; everything else byte for byte."""
+    path, sep, query = target.partition("?")
+    m = _USERINFO.match(path)
+    if m:
+        path = m.group(1) + REDACTED + path[m.end() - 1 :]
+    if sep:
+        items = []
+        for item in query.split("&"):
+            name, eq, _ = item.partition("=")
+            if eq and _unquoted(name).strip().lower() in SECRET_PARAMS:
+                item = f"{name}={REDACTED}"
+            items.append(item)
+        query = "&".join(items)
+    return _scrub(path + sep + query, secrets)
+
+
+def _scrub(text: str, secrets: list[str]) -> str:
+    return scrub_text(text, secrets) if secrets and text else text
+
+
+def _unquoted(text: str) -> str:
+    return unquote_plus(text, errors="replace")
+
+
+# -- the HTTP/1.1 wire -----------------------------------------------------------------------
+
+
 def _parse_head(head: bytes) -> tuple[str, str, str, dict[str, str]]:
     lines = head.decode("latin-1").split("\r\n")
     parts = lines[0].split(" ")
@@ -432,30 +684,30 @@ def _parse_head(head: bytes) -> tuple[str, str, str, dict[str, str]]:
     return parts[0], parts[1], parts[2], headers
 
 
-async def _read_body(reader: asyncio.StreamReader, headers: dict[str, str]) -> bytes:
+async def _read_body(conn: _Input, headers: dict[str, str]) -> bytes:
     """The request body, read whole within one READ_TIMEOUT; numbers parsed strictly (only
     digits, only hex chunk sizes, CRLF after each chunk), anything else is a bad request."""
-    return await asyncio.wait_for(_body(reader, headers), READ_TIMEOUT)
+    return await asyncio.wait_for(_body(conn, headers), READ_TIMEOUT)
 
 
-async def _body(reader: asyncio.StreamReader, headers: dict[str, str]) -> bytes:
+async def _body(conn: _Input, headers: dict[str, str]) -> bytes:
     coding = headers.get("transfer-encoding")
     if coding is not None:
         if coding.strip().lower() != "chunked":
             raise ValueError("unsupported transfer-encoding")
         out = bytearray()
         while True:
-            size_line = await reader.readuntil(b"\r\n")
+            size_line = await conn.readuntil(b"\r\n")
             token = size_line[:-2].split(b";")[0].strip()
             if not _HEX.fullmatch(token):
                 raise ValueError("bad chunk size")
             size = int(token, 16)
             if size == 0:
-                await reader.readuntil(b"\r\n")
+                await conn.readuntil(b"\r\n")
                 return bytes(out)
             if len(out) + size > MAX_BODY:
                 raise ValueError("request body too large")
-            out += await reader.readexactly(size + 2)
+            out += await conn.readexactly(size + 2)
             if out[-2:] != b"\r\n":
                 raise ValueError("chunk not followed by CRLF")
             del out[-2:]
@@ -465,7 +717,7 @@ async def _body(reader: asyncio.StreamReader, headers: dict[str, str]) -> bytes:
     length = int(raw)
     if length > MAX_BODY:
         raise ValueError("bad content-length")
-    return await reader.readexactly(length) if length else b""
+    return await conn.readexactly(length) if length else b""
 
 
 def _model(body: bytes) -> str | None:
@@ -477,9 +729,20 @@ def _model(body: bytes) -> str | None:
     return model if isinstance(model, str) else None
 
 
+def _error(message: str) -> bytes:
+    return json.dumps({"error": {"message": message}}).encode()
+
+
 async def _plain(
-    writer: asyncio.StreamWriter, status: int, body: bytes, *, reason: str | None = None
+    writer: asyncio.StreamWriter,
+    status: int,
+    body: bytes,
+    *,
+    reason: str | None = None,
+    close: bool = True,
+    head_only: bool = False,
 ) -> None:
+    """A JSON answer with a length; ``close`` ends the connection after it (and says so)."""
     from http import HTTPStatus
 
     if reason is None:
@@ -489,9 +752,12 @@ async def _plain(
             reason = "Error"
     head = (
         f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\n"
-        f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
+        f"content-length: {len(body)}\r\n"
+        + ("connection: close\r\n" if close else f"keep-alive: timeout={IDLE_TIMEOUT}\r\n")
+        + "\r\n"
     ).encode()
-    writer.write(head + body)
+    writer.write(head if head_only else head + body)
     with contextlib.suppress(ConnectionError):
         await writer.drain()
-    writer.close()
+    if close:
+        writer.close()

@@ -60,7 +60,10 @@ pytestmark = pytest.mark.skipif(
 )
 
 ALL = sorted(LOADED)
-GIVEN_BODIES = {r.body for r in LOADED.values()}
+# what may answer: a recording's body, or a Gemini one as the JSON array (no alt=sse)
+GIVEN_BODIES = {r.body for r in LOADED.values()} | {
+    r.array.payload for r in LOADED.values() if r.dialect == "gemini"
+}
 
 
 # -- helpers -------------------------------------------------------------------------------
@@ -74,6 +77,7 @@ def _request(
     method: str = "POST",
 ) -> bytes:
     lines = [f"{method} {path} HTTP/1.1", f"host: {HOST}", f"content-length: {len(body)}"]
+    lines.append("connection: close")  # one request per connection: read to the server's close
     lines += [f"{k}: {v}" for k, v in (headers or {}).items()]
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
 
@@ -848,8 +852,12 @@ ODD_MODELS = ["../../etc/passwd", "/etc/passwd", "..\\..\\x", "\x1b[2J", "gemini
 
 
 def _odd_requests() -> list[bytes]:
-    out = [b"POST %b HTTP/1.1\r\nhost: x\r\ncontent-length: 0\r\n\r\n" % p for p in ODD_PATHS]
-    out += [b"\x1b[2J\x1b]0;x\x07 /v1/messages HTTP/1.1\r\n\r\n"]  # the method, too
+    out = [
+        b"POST %b HTTP/1.1\r\nhost: x\r\ncontent-length: 0\r\nconnection: close\r\n\r\n" % p
+        for p in ODD_PATHS
+    ]
+    # the method, too
+    out += [b"\x1b[2J\x1b]0;x\x07 /v1/messages HTTP/1.1\r\nconnection: close\r\n\r\n"]
     for value in ODD_SELECTIONS:
         out.append(_request("/v1/messages", {SELECT_HEADER: value}))
     for model in ODD_MODELS:
