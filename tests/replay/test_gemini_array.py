@@ -16,12 +16,15 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from sseconform import providers
 from sseconform.replay.plan import (
     ABORT,
     ARRAY_CONTENT_TYPE,
     END,
+    Faults,
     Loaded,
     fault_problems,
     indent_json,
@@ -330,3 +333,69 @@ def test_elements_arrive_when_their_events_were_complete() -> None:
     assert arrivals[0][1] == b"[" + elements(GEMINI)[0]
     second = next(t for t, p in arrivals if p.startswith(SEP))
     assert abs((second - first) - (want[1] - want[0])) < 0.03
+
+
+# -- any body, any faults ------------------------------------------------------------------------
+
+_ELEMENTS = st.lists(
+    st.dictionaries(st.sampled_from(["a", "b", "text"]), st.integers(-5, 5), max_size=3),
+    max_size=6,
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    _ELEMENTS,
+    st.booleans(),
+    st.one_of(st.none(), st.integers(0, 8)),
+    st.one_of(st.none(), st.integers(0, 400)),
+    st.one_of(st.none(), st.integers(0, 8)),
+    st.booleans(),
+    st.one_of(st.none(), st.integers(1, 9), st.sampled_from(["event", "crlf"])),
+)
+def test_any_array_with_any_faults(
+    objs: list[dict[str, int]],
+    crlf: bool,
+    drop_events: int | None,
+    drop_bytes: int | None,
+    error_at: int | None,
+    truncate: bool,
+    split: int | str | None,
+) -> None:
+    """The array is the whole array cut where the first of the drop and the error point says;
+    the error element closes the array, so it always parses; nothing is ever written after
+    the closing bracket."""
+    nl = b"\r\n" if crlf else b"\n"
+    body = b"".join(b"data: " + json.dumps(o).encode() + nl + nl for o in objs)
+    r = _loaded(body)
+    whole = make_plan(r, array=True).body
+    assert json.loads(whole) == objs
+    faults = Faults(
+        drop_after_events=drop_events,
+        drop_after_bytes=drop_bytes,
+        error_at=error_at,
+        truncate_last=truncate,
+    )
+    plan = make_plan(r, array=True, split=split, faults=faults)
+    assert all(d for _, d in plan.writes)
+    ends = r.array.ends
+
+    def after(n: int, past: int) -> int:
+        return 0 if n <= 0 else (ends[n - 1] if n <= len(ends) else past)
+
+    drop = None if drop_events is None else after(drop_events, len(whole))
+    if drop_bytes is not None:
+        drop = min(len(whole) if drop is None else drop, drop_bytes)
+    error = None if error_at is None else after(error_at, ends[-1] if ends else 0)
+    if drop is not None and (error is None or drop <= error):
+        assert plan.ending == ABORT
+        assert whole.startswith(plan.body) and len(plan.body) <= drop
+    elif error is not None:
+        assert plan.ending == END
+        got = json.loads(plan.body)
+        assert got[:-1] == objs[: len(got) - 1] and got[-1] == providers.error_data("gemini")
+    else:
+        assert plan.ending == END and whole.startswith(plan.body)
+        if not truncate:
+            assert plan.body == whole
+    assert b"]" not in plan.body[:-1]  # the elements hold no "]": only the close, last
