@@ -28,12 +28,13 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
     "safetext": (set(), set()),
     "jsonstr": (set(), set()),
     "providers": (set(), set()),
+    "baseline": ({"errors"}, set()),
     "record": ({"recording", "sse", "version"}, {"httpx"}),
     "replay": ({"providers", "recording", "sse", "errors", "safetext"}, set()),
     "translate": ({"providers", "sse", "jsonstr"}, {"orjson"}),
     "gate": (
         {"sse", "model", "rules", "diagnostics", "translate", "providers", "recording", "errors"}
-        | {"safetext", "api", "record", "replay"},
+        | {"safetext", "api", "record", "replay", "baseline"},
         {"orjson"},
     ),
     "inspect": (
