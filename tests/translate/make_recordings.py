@@ -517,11 +517,17 @@ def _gemini(
 
 def gemini_scenarios(root: Path) -> list[Path]:
     def text(g: Gem) -> None:
-        g.texts("Photosynthesis turns light, water and carbon dioxide into glucose and oxygen. ")
+        # long enough (eight events) for the gate's built-in drop and stall to land mid-stream
+        g.texts(
+            "Photosynthesis turns light, water and carbon dioxide into glucose and oxygen. "
+            "Light is absorbed by chlorophyll in the thylakoid membranes, which splits water "
+            "and releases oxygen; the energy is stored as ATP and NADPH. The Calvin cycle then "
+            "fixes carbon dioxide into sugars in the stroma. "
+        )
         g.ev(
             [{"text": "It happens in the chloroplasts of plant cells."}],
             finish="STOP",
-            usage=g.final_usage(27, thoughts=412),
+            usage=g.final_usage(74, thoughts=412),
         )
 
     def call(name: str, args: Obj, g: Gem, signed: bool = False) -> Obj:
