@@ -16,13 +16,30 @@ from sseconform.errors import SseconformError
 @app.command()
 def gate(
     gateway: Annotated[
-        str, typer.Option(help="The gateway's base URL (or its /chat/completions URL).")
-    ],
+        str | None,
+        typer.Option(help="The gateway's base URL (or its /chat/completions URL).", metavar="URL"),
+    ] = None,
     suite: Annotated[
         list[str] | None,
         typer.Option(
             help="A suite file, or builtin:anthropic|gemini|responses|openai|all (default all); "
             "repeatable."
+        ),
+    ] = None,
+    gateway_profile: Annotated[
+        str | None,
+        typer.Option(
+            help="How the gateway is wired: litellm, portkey, or a profile file (TOML).",
+            metavar="PROFILE",
+        ),
+    ] = None,
+    header: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--header",
+            "-H",
+            help="'Name: value' sent to the gateway with every request ({upstream} is the "
+            "upstream's URL); repeatable.",
         ),
     ] = None,
     only: Annotated[
@@ -33,8 +50,13 @@ def gate(
         "127.0.0.1"
     ),
     upstream_port: Annotated[
-        int, typer.Option(help="The replay upstream's port (point the gateway at it).", min=0)
-    ] = 0,
+        int | None,
+        typer.Option(
+            help="The replay upstream's port (point the gateway at it; default: the profile's, "
+            "else any free port).",
+            min=0,
+        ),
+    ] = None,
     out: Annotated[
         Path, typer.Option(help="Folder for the gateway's recorded streams.", metavar="DIR")
     ] = Path("sseconform-gate"),
@@ -60,22 +82,77 @@ def gate(
         float | None,
         typer.Option(help="Seconds without a byte before a scenario gives up.", min=0.001),
     ] = None,
-    force: Annotated[bool, typer.Option(help="Reuse a non-empty --out folder.")] = False,
+    baseline: Annotated[
+        Path | None,
+        typer.Option(
+            help="Known deviations (a file --write-baseline wrote): reported, not failing.",
+            metavar="FILE",
+        ),
+    ] = None,
+    write_baseline: Annotated[
+        Path | None,
+        typer.Option(
+            help="Write this run's failures as a baseline of known deviations.", metavar="FILE"
+        ),
+    ] = None,
+    print_gateway_config: Annotated[
+        bool,
+        typer.Option(
+            help="Print the profile's gateway configuration (pointed at the upstream) and exit."
+        ),
+    ] = False,
+    force: Annotated[
+        bool, typer.Option(help="Reuse a non-empty --out folder; replace existing files.")
+    ] = False,
 ) -> None:
     """Grade a running gateway: replay is its upstream, each scenario's stream is recorded,
-    checked and compared with what the upstream sent. Exit 1 when a scenario fails."""
+    checked and compared with what the upstream sent. Exit 1 when a scenario fails or its
+    upstream was never reached; not-applicable and known (baseline) ones do not fail."""
     import fnmatch
 
+    from sseconform import baseline as bl
     from sseconform.gate import report
-    from sseconform.gate.runner import SuiteResult, run_suite, slug
-    from sseconform.gate.suite import load_suite
+    from sseconform.gate.runner import (
+        SuiteResult,
+        apply_baseline,
+        baseline_of,
+        run_suite,
+        slug,
+    )
+    from sseconform.gate.suite import Route, load_profile, load_suite, parse_header
 
+    try:
+        profile = load_profile(gateway_profile) if gateway_profile else None
+    except SseconformError as exc:
+        fail(str(exc))
+    port = upstream_port
+    if port is None:
+        port = profile.upstream_port if profile and profile.upstream_port is not None else 0
+    if print_gateway_config:
+        if profile is None:
+            fail("--print-gateway-config needs --gateway-profile")
+        text = profile.config_text(f"http://{upstream_host}:{port}")
+        if text is None:
+            fail(f"profile {profile.name!r} has no gateway configuration to print")
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        raise typer.Exit(0)
+    if gateway is None:
+        fail("--gateway URL is required")
     if fmt not in report.FORMATS:
         fail(f"unknown format {fmt!r}; formats: {', '.join(report.FORMATS)}")
     if out.exists() and (not out.is_dir() or any(out.iterdir())) and not force:
         fail(f"{out}: exists and is not empty (use --force to write into it, or another --out)")
     if output is not None and output.exists() and not force:
         fail(f"{output}: exists (use --force to replace it)")
+    rewrite = write_baseline is not None and write_baseline.exists()
+    in_place = None if baseline is None else baseline.resolve()
+    if (
+        write_baseline is not None
+        and rewrite
+        and not force
+        and in_place != write_baseline.resolve()
+    ):
+        fail(f"{write_baseline}: exists (use --force, or pass it as --baseline to update it)")
     models: dict[str, str] = {}
     for item in model or []:
         name, sep, value = item.partition("=")
@@ -84,12 +161,18 @@ def gate(
         models[name.strip()] = value.strip()
     results: list[SuiteResult] = []
     try:
+        headers = [parse_header(h) for h in header or []]
+        known = bl.load(str(baseline), "gate") if baseline is not None else None
         suites = [load_suite(s) for s in (suite or ["builtin:all"])]
         for su in suites:
             bad = set(models) - set(su.models)
             if bad:
                 fail(f"--model: unknown dialect(s) {', '.join(sorted(bad))}")
+            if profile is not None:
+                su.profile = profile
             su.models.update(models)
+            for d, name in models.items():
+                su.routes.setdefault(d, Route()).model = name
             if speed is not None:
                 su.speed = speed
             if timeout is not None:
@@ -113,8 +196,7 @@ def gate(
         typer.echo(f"sseconform gate: upstream (replay) on {url}", err=True)
 
     def done(r: Any) -> None:
-        mark = "PASS" if r.passed else "FAIL"
-        typer.echo(f"  {mark} {r.name} ({r.seconds:.2f} s)", err=True)
+        typer.echo(f"  {report.MARKS[r.verdict]} {r.name} ({r.seconds:.2f} s)", err=True)
 
     try:
         for su in suites:
@@ -124,8 +206,9 @@ def gate(
                     gateway,
                     str(out / slug(su.name)) if len(suites) > 1 else str(out),
                     upstream_host=upstream_host,
-                    upstream_port=upstream_port,
+                    upstream_port=port,
                     key=key,
+                    headers=headers,
                     select=chosen,
                     on_start=started,
                     on_result=done,
@@ -134,19 +217,34 @@ def gate(
     except SseconformError as exc:
         fail(str(exc))
     except OSError as exc:
-        fail(f"cannot run the upstream on {upstream_host}:{upstream_port}: {exc.strerror or exc}")
+        fail(f"cannot run the upstream on {upstream_host}:{port}: {exc.strerror or exc}")
     if not any(r.scenarios for r in results):
         fail("no scenario matched --only")
+    if known is not None:
+        apply_baseline(results, known)
     import io
 
     buf = io.StringIO()
-    for r in results:
-        report.write(r, buf, fmt)
+    report.write(results, buf, fmt)
     if output is None:
         sys.stdout.write(buf.getvalue())
     else:
         output.write_text(buf.getvalue(), encoding="utf-8")
-    if not all(r.passed for r in results):
+    if write_baseline is not None:
+        try:
+            new = baseline_of(results)
+            if rewrite:  # keep the notes, and the entries of what did not run
+                ran = [s.name for r in results for s in r.scenarios if s.applicable]
+                try:
+                    new = bl.load(str(write_baseline), "gate").updated(new, ran)
+                except SseconformError:
+                    if not force:
+                        raise  # --force replaces a file that is not a gate baseline
+            bl.write(new, str(write_baseline))
+        except SseconformError as exc:
+            fail(str(exc))
+        typer.echo(f"sseconform gate: baseline written to {write_baseline}", err=True)
+    if any(not r.passed for r in results):
         raise typer.Exit(1)
 
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 import json
 import re
 import xml.etree.ElementTree as ET
-from typing import TextIO
+from typing import Any, TextIO
 
 from sseconform.gate.diff import Difference
-from sseconform.gate.runner import Finding, ScenarioResult, SuiteResult
+from sseconform.gate.runner import VERDICTS, Finding, ScenarioResult, SuiteResult
 from sseconform.safetext import printable
 
-__all__ = ["FORMATS", "write", "write_diff"]
+__all__ = ["FORMATS", "document", "scorecard", "totals", "write", "write_diff"]
 
 FORMATS = ("text", "json", "junit", "github")
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -31,55 +31,122 @@ def _line(f: Finding) -> str:
     return printable(f"{f.severity} {f.code} {_where(f)}{f.message}")
 
 
-def scorecard(result: SuiteResult) -> str:
+MARKS = {
+    "pass": "PASS",
+    "known": "KNOWN",
+    "fail": "FAIL",
+    "unreached": "UNREACHED",
+    "not-applicable": "N/A",
+}
+
+
+def _scenarios(results: list[SuiteResult]) -> list[ScenarioResult]:
+    return [s for r in results for s in r.scenarios]
+
+
+def totals(results: list[SuiteResult]) -> str:
+    """``37/49 scenarios passed`` and, when there are any, the other verdicts' counts."""
+    scs = _scenarios(results)
+    graded = [s for s in scs if s.verdict != "not-applicable"]
+    ok = sum(s.passed for s in graded)
+    counts = {v: sum(s.verdict == v for s in scs) for v in VERDICTS}
+    parts = [
+        f"{counts['known']} with known deviations" if counts["known"] else "",
+        f"{counts['fail']} failed" if counts["fail"] and counts["unreached"] else "",
+        f"{counts['unreached']} upstream not reached" if counts["unreached"] else "",
+        f"{counts['not-applicable']} not applicable" if counts["not-applicable"] else "",
+    ]
+    extra = ", ".join(p for p in parts if p)
+    return f"{ok}/{len(graded)} scenarios passed" + (f" ({extra})" if extra else "")
+
+
+def scorecard(results: SuiteResult | list[SuiteResult]) -> str:
     """One line per scenario, then the totals: what a closing note or a CI log shows."""
+    results = [results] if isinstance(results, SuiteResult) else results
     lines = []
-    for s in result.scenarios:
-        mark = "PASS" if s.passed else "FAIL"
-        codes = sorted({f.code for f in s.findings if f.severity == "error"})
+    for s in _scenarios(results):
+        codes = sorted({f.key for f in s.findings if f.severity == "error" and not f.known})
+        known = sorted({f.key for f in s.findings if f.severity == "error" and f.known})
         extra = f"  [{', '.join(codes)}]" if codes else ""
+        extra += f"  known [{', '.join(known)}]" if known else ""
         note = f"  ({s.note})" if s.note else ""
-        lines.append(f"{mark}  {s.name:<34} {s.expect:<16}{extra}{note}")
-    ok = sum(s.passed for s in result.scenarios)
-    lines.append(f"{ok}/{len(result.scenarios)} scenarios passed")
+        lines.append(printable(f"{MARKS[s.verdict]:<9} {s.name:<34} {s.expect:<16}{extra}{note}"))
+    fixed = [(s.name, k) for s in _scenarios(results) for k in s.fixed]
+    for name, k in fixed:
+        lines.append(
+            printable(f"FIXED     {name:<34} {k} no longer happens: drop it from the baseline")
+        )
+    lines.append(totals(results))
     return "\n".join(lines)
 
 
-def write(result: SuiteResult, out: TextIO, fmt: str) -> None:
+def write(results: SuiteResult | list[SuiteResult], out: TextIO, fmt: str) -> None:
+    """One document for any number of suites, in every format."""
+    results = [results] if isinstance(results, SuiteResult) else results
     if fmt == "json":
-        json.dump(
-            {
-                "suite": result.suite,
-                "gateway": result.gateway,
-                "upstream": result.upstream,
-                "passed": result.passed,
-                "scenarios": [s.to_dict() for s in result.scenarios],
-            },
-            out,
-            indent=2,
-        )
+        json.dump(document(results), out, indent=2)
         out.write("\n")
     elif fmt == "junit":
-        _junit(result, out)
+        _junit(results, out)
     elif fmt == "github":
-        _github(result, out)
+        _github(results, out)
     else:
-        _text(result, out)
+        _text(results, out)
 
 
-def _text(result: SuiteResult, out: TextIO) -> None:
-    out.write(f"sseconform gate: {printable(result.suite)} through {printable(result.gateway)}\n")
-    for s in result.scenarios:
-        out.write(_scenario_head(s) + "\n")
-        for f in s.findings:
-            out.write(f"    {_line(f)}\n")
-            if f.excerpt:
-                out.write(f"      | {printable(f.excerpt)}\n")
-    out.write("\n" + scorecard(result) + "\n")
+def document(results: list[SuiteResult]) -> dict[str, Any]:
+    """The JSON report: every scenario of every suite in one list, each naming its suite."""
+    scs = _scenarios(results)
+    return {
+        "gateway": results[0].gateway if results else None,
+        "profile": next((r.profile for r in results if r.profile), None),
+        "passed": all(r.passed for r in results),
+        "summary": {
+            "scenarios": len(scs),
+            **{v: sum(s.verdict == v for s in scs) for v in VERDICTS},
+        },
+        "suites": [
+            {
+                "suite": r.suite,
+                "upstream": r.upstream,
+                "passed": r.passed,
+                "scenarios": len(r.scenarios),
+            }
+            for r in results
+        ],
+        "scenarios": [s.to_dict() for s in scs],
+    }
+
+
+def _suite_summary(r: SuiteResult) -> dict[str, Any]:
+    return {
+        "suite": r.suite,
+        "upstream": r.upstream,
+        "passed": r.passed,
+        "scenarios": len(r.scenarios),
+    }
+
+
+def _text(results: list[SuiteResult], out: TextIO) -> None:
+    for result in results:
+        via = f" (profile {result.profile})" if result.profile else ""
+        out.write(
+            printable(f"sseconform gate: {result.suite} through {result.gateway}{via}") + "\n"
+        )
+        for s in result.scenarios:
+            out.write(_scenario_head(s) + "\n")
+            for f in s.findings:
+                out.write(f"    {_line(f)}\n")
+                if f.excerpt:
+                    out.write(f"      | {printable(f.excerpt)}\n")
+        out.write("\n")
+    out.write(scorecard(results) + "\n")
 
 
 def _scenario_head(s: ScenarioResult) -> str:
-    mark = "PASS" if s.passed else "FAIL"
+    mark = MARKS[s.verdict]
+    if s.verdict == "not-applicable":
+        return printable(f"{mark} {s.name} ({s.note})")
     status = f"HTTP {s.status}" if s.status is not None else "no response"
     note = f", {s.note}" if s.note else ""
     return printable(
@@ -92,27 +159,51 @@ def _x(text: str) -> str:
     return _NOT_XML.sub("\ufffd", text)
 
 
-def _junit(result: SuiteResult, out: TextIO) -> None:
-    suite = ET.Element("testsuite", name=_x(f"sseconform gate {result.suite}"))
-    failures = 0
-    for s in result.scenarios:
-        case = ET.SubElement(
-            suite, "testcase", classname="sseconform.gate", name=_x(s.name), time=f"{s.seconds:.3f}"
-        )
-        bad = [f for f in s.findings if f.severity == "error"]
-        if not s.passed:
-            failures += 1
-            msg = f"{len(bad)} finding(s): " + ", ".join(sorted({f.code for f in bad}))
-            fail = ET.SubElement(case, "failure", message=_x(msg), type=bad[0].code if bad else "")
-            fail.text = _x("\n".join(_line(f) for f in s.findings))
-        out_el = ET.SubElement(case, "system-out")
-        out_el.text = _x(_scenario_head(s))
-    suite.set("tests", str(len(result.scenarios)))
-    suite.set("failures", str(failures))
-    suite.set("errors", "0")
-    root = ET.Element("testsuites", name="sseconform gate", tests=str(len(result.scenarios)))
-    root.set("failures", str(failures))
-    root.append(suite)
+def _junit(results: list[SuiteResult], out: TextIO) -> None:
+    root = ET.Element("testsuites", name="sseconform gate")
+    all_tests = all_failures = all_errors = all_skipped = 0
+    for result in results:
+        suite = ET.SubElement(root, "testsuite", name=_x(f"sseconform gate {result.suite}"))
+        failures = errors = skipped = 0
+        for s in result.scenarios:
+            case = ET.SubElement(
+                suite,
+                "testcase",
+                classname=_x(f"sseconform.gate.{result.suite}"),
+                name=_x(s.name),
+                time=f"{s.seconds:.3f}",
+            )
+            new = [f for f in s.findings if f.severity == "error" and not f.known]
+            if s.verdict == "not-applicable":
+                skipped += 1
+                ET.SubElement(case, "skipped", message=_x(s.note))
+            elif s.verdict in ("fail", "unreached"):
+                codes = ", ".join(sorted({f.code for f in new}))
+                msg = f"{len(new)} finding(s): {codes}"
+                tag = "error" if s.verdict == "unreached" else "failure"
+                if tag == "error":
+                    errors += 1
+                else:
+                    failures += 1
+                el = ET.SubElement(case, tag, message=_x(msg), type=new[0].code if new else "")
+                el.text = _x("\n".join(_line(f) for f in s.findings))
+            out_el = ET.SubElement(case, "system-out")
+            lines = [_scenario_head(s)]
+            lines += [f"known: {_line(f)}" for f in s.findings if f.known]
+            lines += [f"baseline entry no longer seen: {k}" for k in s.fixed]
+            out_el.text = _x("\n".join(lines))
+        suite.set("tests", str(len(result.scenarios)))
+        suite.set("failures", str(failures))
+        suite.set("errors", str(errors))
+        suite.set("skipped", str(skipped))
+        all_tests += len(result.scenarios)
+        all_failures += failures
+        all_errors += errors
+        all_skipped += skipped
+    root.set("tests", str(all_tests))
+    root.set("failures", str(all_failures))
+    root.set("errors", str(all_errors))
+    root.set("skipped", str(all_skipped))
     ET.indent(root)
     out.write('<?xml version="1.0" encoding="UTF-8"?>\n')
     out.write(ET.tostring(root, encoding="unicode"))
@@ -127,15 +218,15 @@ def _prop(s: str) -> str:
     return _data(s).replace(":", "%3A").replace(",", "%2C")
 
 
-def _github(result: SuiteResult, out: TextIO) -> None:
-    for s in result.scenarios:
+def _github(results: list[SuiteResult], out: TextIO) -> None:
+    for s in _scenarios(results):
         for f in s.findings:
-            level = "error" if f.severity == "error" else "warning"
-            title = _prop(f"sseconform gate {s.name} {f.code}")
+            level = "notice" if f.known else "error" if f.severity == "error" else "warning"
+            title = _prop(f"sseconform gate {s.name} {f.code}" + (" (known)" if f.known else ""))
             msg = _data(printable(f"{_where(f)}{f.message}"))
-            out.write(f"::{level} file={_prop(s.recording)},title={title}::{msg}\n")
-    ok = sum(x.passed for x in result.scenarios)
-    out.write(f"sseconform gate: {ok}/{len(result.scenarios)} scenarios passed\n")
+            where = f"file={_prop(s.recording)}," if s.recording else ""
+            out.write(f"::{level} {where}title={title}::{msg}\n")
+    out.write(f"sseconform gate: {totals(results)}\n")
 
 
 def write_diff(diffs: list[Difference], out: TextIO, fmt: str, a: str, b: str) -> None:

@@ -31,18 +31,29 @@ import orjson
 
 from sseconform import providers
 from sseconform.api import check_file
+from sseconform.baseline import Baseline, from_findings
 from sseconform.gate.content import Content, content_of
 from sseconform.gate.diff import compare
-from sseconform.gate.suite import Scenario, Suite
+from sseconform.gate.suite import UPSTREAM, Scenario, Suite
 from sseconform.record import Request, record
 from sseconform.recording.format import RecordingReader
 from sseconform.replay.plan import ABORT, Loaded, load, make_plan, parse_faults
 from sseconform.replay.scenario import Rule
-from sseconform.replay.server import ReplayServer
+from sseconform.replay.server import ReplayServer, Served
 from sseconform.rules.catalog import Severity
+from sseconform.safetext import printable
 from sseconform.translate import translate_reads
 
-__all__ = ["Finding", "ScenarioResult", "SuiteResult", "run_suite"]
+__all__ = [
+    "VERDICTS",
+    "Finding",
+    "ScenarioResult",
+    "SuiteResult",
+    "apply_baseline",
+    "baseline_of",
+    "run_suite",
+    "translated",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,34 +68,79 @@ class Finding:
     offset: int | None = None
     excerpt: str | None = None  # the gateway's bytes at ``offset`` (its first line)
     field: str | None = None
+    known: bool = False  # accepted by the baseline: reported, does not fail
+
+    @property
+    def key(self) -> str:
+        """What a baseline names: a check code as is (``E002``), else ``source:code`` (a
+        difference also names its field: ``diff:changed:usage.prompt_tokens``)."""
+        if self.source == "check":
+            return self.code
+        if self.source == "diff" and self.field:
+            return f"diff:{self.code}:{self.field}"
+        return f"{self.source}:{self.code}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__slots__}
+        """The fields, and the key a baseline names the finding by."""
+        return {**{k: getattr(self, k) for k in self.__slots__}, "key": self.key}
+
+
+#: A scenario's verdict. ``unreached``: the upstream never saw the request (or refused it, or
+#: its fault never fired), so nothing was tested; ``known``: only baseline deviations.
+VERDICTS = ("pass", "known", "fail", "unreached", "not-applicable")
+FAILING = frozenset({"fail", "unreached"})
 
 
 @dataclass
 class ScenarioResult:
     name: str
     expect: str
-    passed: bool
     status: int | None
-    recording: str  # the gateway's recorded stream
+    recording: str  # the gateway's recorded stream ("" when nothing was sent)
     upstream_requests: int
     seconds: float
     findings: list[Finding] = field(default_factory=list)
     note: str = ""
+    suite: str = ""
+    dialect: str = ""  # the upstream's dialect on the wire
+    applicable: bool = True  # False: the gateway's profile says it cannot route this dialect
+    upstream_log: list[str] = field(default_factory=list)  # replay's log lines (redacted)
+    fixed: list[str] = field(default_factory=list)  # baseline entries no longer seen
+
+    @property
+    def verdict(self) -> str:
+        if not self.applicable:
+            return "not-applicable"
+        new = [f for f in self.findings if f.severity == "error" and not f.known]
+        if new:
+            return "unreached" if any(f.source == "upstream" for f in new) else "fail"
+        return "known" if any(f.severity == "error" for f in self.findings) else "pass"
+
+    @property
+    def passed(self) -> bool:
+        """Graded and not failed (known deviations included); n/a is neither."""
+        return self.verdict in ("pass", "known")
+
+    @property
+    def failed(self) -> bool:
+        return self.verdict in FAILING
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
+            "suite": self.suite,
+            "dialect": self.dialect,
+            "verdict": self.verdict,
             "expect": self.expect,
             "passed": self.passed,
             "status": self.status,
             "recording": self.recording,
             "upstream_requests": self.upstream_requests,
+            "upstream_log": self.upstream_log,
             "seconds": round(self.seconds, 3),
             "note": self.note,
             "findings": [f.to_dict() for f in self.findings],
+            "baseline_fixed": self.fixed,
         }
 
 
@@ -94,15 +150,35 @@ class SuiteResult:
     gateway: str
     upstream: str
     scenarios: list[ScenarioResult]
+    profile: str | None = None
 
     @property
     def passed(self) -> bool:
-        return all(s.passed for s in self.scenarios)
+        return not any(s.failed for s in self.scenarios)
 
 
 def slug(name: str) -> str:
     """A file name for a scenario or suite name."""
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "scenario"
+
+
+def translated(rec: Loaded, dialect: str, usage: bool) -> Loaded:
+    """A native recording served as an OpenAI-compatible upstream would: translated to chunks
+    by the reference translator, at the native events' times."""
+    reads = translate_reads(rec.reads, dialect, status=rec.status, include_usage=usage)
+    suffix = ".chunks+usage" if usage else ".chunks"
+    return Loaded(
+        rec.name + suffix,
+        rec.path + suffix,
+        providers.OPENAI,
+        rec.model,
+        200,
+        "OK",
+        [("content-type", "text/event-stream")],
+        rec.t_head,
+        reads,
+        rec.complete,
+    )
 
 
 class _Upstream:
@@ -116,7 +192,7 @@ class _Upstream:
             if sc.upstream is None:
                 sc.upstream = rec.dialect or providers.OPENAI
             if sc.translate:
-                rec = self._translated(rec, sc.upstream, sc.usage)
+                rec = translated(rec, sc.upstream, sc.usage)
             key = rec.name
             if key in loaded and loaded[key].path != rec.path:  # same file name, other folder
                 key = f"{len(loaded)}-{rec.name}"
@@ -124,23 +200,6 @@ class _Upstream:
             loaded.setdefault(key, rec)
             self.by_scenario[sc.name] = loaded[key]
         self.all = list(loaded.values())
-
-    @staticmethod
-    def _translated(rec: Loaded, dialect: str, usage: bool) -> Loaded:
-        reads = translate_reads(rec.reads, dialect, status=rec.status, include_usage=usage)
-        suffix = ".chunks+usage" if usage else ".chunks"
-        return Loaded(
-            rec.name + suffix,
-            rec.path + suffix,
-            providers.OPENAI,
-            rec.model,
-            200,
-            "OK",
-            [("content-type", "text/event-stream")],
-            rec.t_head,
-            reads,
-            rec.complete,
-        )
 
 
 def run_suite(
@@ -151,16 +210,17 @@ def run_suite(
     upstream_host: str = "127.0.0.1",
     upstream_port: int = 0,
     key: str | None = None,
+    headers: list[tuple[str, str]] | None = None,
     select: Callable[[Scenario], bool] | None = None,
     on_start: Callable[[str], None] | None = None,
     on_result: Callable[[ScenarioResult], None] | None = None,
 ) -> SuiteResult:
-    """Run every scenario of ``suite`` through ``gateway``; recordings go to ``out_dir``."""
+    """Run every scenario of ``suite`` through ``gateway``; recordings go to ``out_dir``.
+
+    ``headers`` (``gate --header``) go with every request, over the suite's and profile's.
+    """
     upstream = _Upstream(suite)
     os.makedirs(out_dir, exist_ok=True)
-    url = gateway.rstrip("/")
-    if not url.endswith("/chat/completions"):
-        url += suite.path
     server = ReplayServer(
         upstream.all,
         host=upstream_host,
@@ -173,21 +233,34 @@ def run_suite(
     with server.running():
         if on_start is not None:
             on_start(server.url)
+        run = _Run(suite, gateway.rstrip("/"), server, out_dir, key, headers or [])
         for sc in suite.scenarios:
             if select is not None and not select(sc):
                 continue
-            result = _run_one(suite, sc, upstream.by_scenario[sc.name], server, url, out_dir, key)
+            result = run.one(sc, upstream.by_scenario[sc.name])
             results.append(result)
             if on_result is not None:
                 on_result(result)
-    return SuiteResult(suite.name, url, server.url, results)
+    profile = suite.profile.name if suite.profile is not None else None
+    return SuiteResult(suite.name, gateway.rstrip("/"), server.url, results, profile)
+
+
+def _substitute(value: Any, upstream: str) -> Any:
+    """``{upstream}`` in every string of a request setting, at any depth."""
+    if isinstance(value, str):
+        return value.replace(UPSTREAM, upstream)
+    if isinstance(value, dict):
+        return {k: _substitute(v, upstream) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_substitute(v, upstream) for v in value]
+    return value
 
 
 def _request_body(suite: Suite, sc: Scenario, reference: Content) -> dict[str, Any]:
     assert sc.upstream is not None
-    model = sc.model or suite.models.get(sc.served_dialect or sc.upstream) or "sseconform"
+    dialect = sc.served_dialect or sc.upstream
     body: dict[str, Any] = {
-        "model": model,
+        "model": sc.model or suite.model_for(dialect),
         "stream": True,
         "messages": [{"role": "user", "content": f"sseconform gate scenario {sc.name}"}],
     }
@@ -207,69 +280,141 @@ def _request_body(suite: Suite, sc: Scenario, reference: Content) -> dict[str, A
         ]
     if sc.usage:
         body["stream_options"] = {"include_usage": True}
+    body.update(suite.route(dialect).request)
     body.update(sc.request)
     return body
 
 
-def _run_one(
-    suite: Suite,
-    sc: Scenario,
-    rec: Loaded,
-    server: ReplayServer,
-    url: str,
-    out_dir: str,
-    key: str | None,
-) -> ScenarioResult:
-    faults = parse_faults(sc.fault)
-    dialect = sc.served_dialect
-    assert dialect is not None
-    first = make_plan(rec, speed=0, faults=faults)
-    clean = make_plan(rec, speed=0)
-    ref_first = content_of([first.body], dialect) if not first.json_body else None
-    if ref_first is not None and first.ending == ABORT and ref_first.model.error is None:
-        # A chunk or Gemini stream cannot say it was cut: the dropped connection does.
-        ref_first.model.error = {"message": "the upstream connection dropped"}
-        ref_first.error_at = ref_first.last
-    ref_clean = content_of([clean.body], dialect)
-    has_error = ref_clean.model.error is not None
-    expect = sc.expectation(has_error)
-    rules = [Rule(recording=rec.name, path=dialect, fault=sc.fault, times=sc.fault_times)]
-    if sc.fault_times is not None:
-        rules.append(Rule(recording=rec.name, path=dialect))
-    server.rules = rules
-    before = len(server.served)
-    body = _request_body(suite, sc, ref_clean)
-    headers = [("content-type", "application/json")]
-    if key:
-        headers.append(("authorization", f"Bearer {key}"))
-    out = str(Path(out_dir) / f"{slug(sc.name)}.jsonl")
-    t0 = time.monotonic()
-    outcome = record(
-        Request("POST", url, headers, orjson.dumps(body)),
-        out,
-        force=True,
-        stall_timeout=suite.timeout,
-    )
-    seconds = time.monotonic() - t0
-    time.sleep(0.05)  # let the upstream side log the request it just finished
-    upstream_requests = len(server.served) - before
-    g = _Graded(out, outcome.progress.status, suite.allow)
-    if outcome.progress.status is None:
-        g.add("transport", "no-response", f"no answer from the gateway: {outcome.reason}")
-    else:
-        _grade(g, sc, expect, outcome.complete, outcome.reason, first.ending == ABORT,
-               ref_first, ref_clean, upstream_requests)  # fmt: skip
-    return ScenarioResult(
-        sc.name,
-        expect,
-        not any(f.severity == "error" for f in g.findings),
-        outcome.progress.status,
-        out,
-        upstream_requests,
-        seconds,
-        g.findings,
-        g.note,
-    )
+class _Run:
+    """One suite's scenarios through one gateway, against one running upstream."""
+
+    def __init__(
+        self,
+        suite: Suite,
+        gateway: str,
+        server: ReplayServer,
+        out_dir: str,
+        key: str | None,
+        headers: list[tuple[str, str]],
+    ) -> None:
+        self.suite = suite
+        self.gateway = gateway
+        self.server = server
+        self.out_dir = out_dir
+        self.key = key
+        self.headers = headers
+
+    def url(self, dialect: str) -> str:
+        """The gateway's URL for a dialect's scenarios: a URL given with its path is used as
+        is; a base URL gets the dialect's path (profile, suite, ``[dialect.X] path``)."""
+        if self.gateway.endswith("/chat/completions"):
+            return self.gateway
+        path = self.suite.path_for(dialect).replace(UPSTREAM, self.server.url)
+        return path if path.startswith("http") else self.gateway + path
+
+    def request_headers(self, dialect: str, sc: Scenario) -> list[tuple[str, str]]:
+        out: dict[str, tuple[str, str]] = {"content-type": ("content-type", "application/json")}
+        if self.key:
+            out["authorization"] = ("authorization", f"Bearer {self.key}")
+        for name, value in self.suite.headers_for(dialect, sc).items():
+            out[name.lower()] = (name, value.replace(UPSTREAM, self.server.url))
+        for name, value in self.headers:
+            out[name.lower()] = (name, value.replace(UPSTREAM, self.server.url))
+        return list(out.values())
+
+    def one(self, sc: Scenario, rec: Loaded) -> ScenarioResult:
+        suite, server = self.suite, self.server
+        dialect = sc.served_dialect
+        assert dialect is not None
+        base = ScenarioResult(sc.name, "", None, "", 0, 0.0, suite=suite.name, dialect=dialect)
+        if not suite.supports(dialect):
+            base.applicable = False
+            base.expect = sc.expect or "-"
+            why = suite.route(dialect).reason
+            base.note = f"the gateway cannot route {dialect} upstreams" + (
+                f": {why}" if why else ""
+            )
+            return base
+        faults = parse_faults(sc.fault)
+        first = make_plan(rec, speed=0, faults=faults)
+        clean = make_plan(rec, speed=0)
+        ref_first = content_of([first.body], dialect) if not first.json_body else None
+        if ref_first is not None and first.ending == ABORT and ref_first.model.error is None:
+            # A chunk or Gemini stream cannot say it was cut: the dropped connection does.
+            ref_first.model.error = {"message": "the upstream connection dropped"}
+            ref_first.error_at = ref_first.last
+        ref_clean = content_of([clean.body], dialect)
+        has_error = ref_clean.model.error is not None
+        expect = sc.expectation(has_error)
+        rules = [Rule(recording=rec.name, path=dialect, fault=sc.fault, times=sc.fault_times)]
+        if sc.fault_times is not None:
+            rules.append(Rule(recording=rec.name, path=dialect))
+        server.rules = rules
+        before = len(server.served)
+        body = _substitute(_request_body(suite, sc, ref_clean), server.url)
+        out = str(Path(self.out_dir) / f"{slug(sc.name)}.jsonl")
+        t0 = time.monotonic()
+        outcome = record(
+            Request(
+                "POST", self.url(dialect), self.request_headers(dialect, sc), orjson.dumps(body)
+            ),
+            out,
+            force=True,
+            stall_timeout=suite.timeout,
+        )
+        seconds = time.monotonic() - t0
+        time.sleep(0.05)  # let the upstream side log the request it just finished
+        served = server.served[before:]
+        g = _Graded(out, outcome.progress.status, suite.allow)
+        if outcome.progress.status is None:
+            g.add("transport", "no-response", f"no answer from the gateway: {outcome.reason}")
+        elif _reached(g, sc, served, bool(faults)):
+            _grade(g, sc, expect, outcome.complete, outcome.reason, first.ending == ABORT,
+                   ref_first, ref_clean, len(served))  # fmt: skip
+        base.expect = expect
+        base.status = outcome.progress.status
+        base.recording = out
+        base.upstream_requests = len(served)
+        base.upstream_log = [x.line() for x in served]
+        base.seconds = seconds
+        base.findings = g.findings
+        base.note = g.note
+        return base
+
+
+def _reached(g: _Graded, sc: Scenario, served: list[Served], faulted: bool) -> bool:
+    """Did the scenario test what it is for? The upstream must have served the gateway's
+    request, and its fault must have fired; if not, say so (grading the gateway's answer
+    against an upstream stream it never got would pass or fail on nothing)."""
+    answer = f"the gateway answered HTTP {g.status}"
+    if g.status is not None and not g.ok_status and g.body:
+        answer += ": " + printable(g.body[:300].decode("utf-8", "replace"))
+    if not served:
+        g.add(
+            "upstream",
+            "not-reached",
+            f"the upstream never saw a request; {answer} (is the gateway routed to the "
+            "upstream for this dialect? see --gateway-profile and [dialect.*] in the suite)",
+        )
+        return False
+    if not any(x.recording is not None for x in served):
+        g.add(
+            "upstream",
+            "refused",
+            f"the upstream could not serve the gateway's request ({served[0].line()}): the "
+            f"gateway called a path or dialect this scenario does not serve; {answer}",
+        )
+        return False
+    if faulted and not any(x.fired for x in served):
+        _checked(g)
+        g.add(
+            "upstream",
+            "fault-not-fired",
+            f"the upstream was reached but its fault ({sc.fault}) never took effect "
+            f"({served[-1].line()}); {answer}",
+        )
+        return False
+    return True
 
 
 class _Graded:
@@ -289,11 +434,13 @@ class _Graded:
         self.starts = self.content.starts if self.content is not None else []
 
     def event_start(self, frame: int | None, offset: int | None) -> int | None:
-        """Where frame ``frame`` starts: end-of-stream findings point at the last event,
-        not past the body."""
+        """Where a finding is: the event start its source gives (check and the content fold
+        both locate at event starts), or, for a frame alone, that frame's start."""
+        if offset is not None and offset < len(self.body):
+            return offset
         if frame is not None and 1 <= frame <= len(self.starts):
             return self.starts[frame - 1]
-        return offset if offset is not None and offset < len(self.body) else None
+        return None
 
     @property
     def ok_status(self) -> bool:
@@ -425,3 +572,27 @@ def _checked(g: _Graded) -> None:
             frame=d.frame,
             offset=d.offset if d.frame is not None else None,
         )
+
+
+def apply_baseline(results: list[SuiteResult], baseline: Baseline) -> None:
+    """Mark the errors the baseline accepts as known, and note its entries that no longer
+    happen (only for scenarios that ran: a scenario left out by ``--only`` proves nothing)."""
+    for s in (s for r in results for s in r.scenarios):
+        if not s.applicable:
+            continue
+        idx = [i for i, f in enumerate(s.findings) if f.severity == "error"]
+        known, s.fixed = baseline.match(s.name, [s.findings[i].key for i in idx])
+        for i, k in zip(idx, known, strict=True):
+            if k:
+                s.findings[i] = dataclasses.replace(s.findings[i], known=True)
+
+
+def baseline_of(results: list[SuiteResult]) -> Baseline:
+    """A baseline that accepts every error of this run (for ``--write-baseline``)."""
+    found = {
+        s.name: [f.key for f in s.findings if f.severity == "error"]
+        for r in results
+        for s in r.scenarios
+        if s.applicable
+    }
+    return from_findings("gate", found)

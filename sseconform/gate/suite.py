@@ -8,8 +8,19 @@ A suite is TOML (read with tomllib)::
     speed = 1                        # upstream timing: 1 recorded, 0 as fast as possible
     allow = ["G010"]                 # check codes that do not fail a scenario
 
+    profile = "portkey"              # how the gateway is wired (see below); --gateway-profile
+    headers = { "x-team" = "qa" }    # sent with every request to the gateway
+
     [models]                         # the model the gateway is asked for, per upstream dialect
     anthropic = "claude-via-gateway"
+
+    [dialect.anthropic]              # how to ask the gateway for this upstream dialect
+    headers = { "x-provider" = "anthropic", "x-upstream" = "{upstream}/v1" }
+    model = "claude-via-gateway"
+    request = { max_tokens = 1024 }  # merged into the request body
+    path = "/v1/chat/completions"    # this dialect's gateway path
+    # supported = false              # the gateway cannot route it: its scenarios are n/a
+    # reason = "why"
 
     [[scenario]]
     name = "anthropic text"
@@ -21,8 +32,16 @@ A suite is TOML (read with tomllib)::
     fault_times = 1                      # only the first N upstream requests (default: all)
     usage = true                         # ask for usage and compare the counts
     request = { temperature = 0 }        # merged into the body sent to the gateway
+    headers = { "x-cache" = "off" }      # sent with this scenario's request
     expect = "content"                   # content | error | rejected | content-or-error
                                          # (default: from the recording and the fault)
+
+``{upstream}`` in any string (a header, the model, a request field, a path) becomes the replay
+upstream's base URL (``http://127.0.0.1:PORT``), so one file describes how a gateway is wired.
+A *gateway profile* is the same routing part on its own (``path``, ``headers``,
+``[dialect.*]``, plus ``upstream-port`` for a gateway whose own config names the upstream's
+port and ``gateway-config``, that config's text); ``litellm`` and ``portkey`` ship in
+``sseconform/gate/profiles/``. The suite's own settings win over its profile's.
 
 ``builtin:NAME`` suites (``anthropic``, ``gemini``, ``responses``, ``openai``, ``all``) are
 made here from the bundled recordings: text, one call, parallel calls, text then a call,
@@ -32,6 +51,7 @@ Anthropic) before the stream, the connection dropped mid-stream, and a 2 s stall
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,10 +61,35 @@ from sseconform import providers
 from sseconform.errors import InputError, UsageError
 from sseconform.replay.plan import parse_faults
 
-__all__ = ["EXPECTS", "Scenario", "Suite", "builtin_suite", "load_suite", "recordings_dir"]
+__all__ = [
+    "EXPECTS",
+    "PROFILES",
+    "Profile",
+    "Route",
+    "Scenario",
+    "Suite",
+    "builtin_suite",
+    "load_profile",
+    "load_suite",
+    "parse_header",
+    "recordings_dir",
+]
 
 EXPECTS = ("content", "error", "rejected", "content-or-error")
-SUITE_KEYS = frozenset({"name", "path", "timeout", "speed", "allow", "models", "scenario"})
+SUITE_KEYS = frozenset(
+    {
+        "name",
+        "path",
+        "timeout",
+        "speed",
+        "allow",
+        "models",
+        "scenario",
+        "profile",
+        "headers",
+        "dialect",
+    }
+)
 SCENARIO_KEYS = frozenset(
     {
         "name",
@@ -58,10 +103,63 @@ SCENARIO_KEYS = frozenset(
         "expect",
         "model",
         "tools",
+        "headers",
     }
 )
+ROUTE_KEYS = frozenset({"headers", "model", "request", "path", "supported", "reason"})
+PROFILE_KEYS = frozenset(
+    {"name", "description", "path", "headers", "dialect", "upstream-port", "gateway-config"}
+)
 DEFAULT_MODELS = {d: f"sseconform-{d}" for d in providers.DIALECTS}
+DEFAULT_PATH = "/v1/chat/completions"
 BUILTINS = ("anthropic", "gemini", "responses", "openai", "all")
+PROFILES = ("litellm", "portkey")
+#: What ``{upstream}`` stands for in a suite's or profile's strings.
+UPSTREAM = "{upstream}"
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+
+
+@dataclass
+class Route:
+    """How the gateway is asked for the scenarios whose upstream speaks one dialect."""
+
+    headers: dict[str, str] = field(default_factory=dict)
+    model: str | None = None
+    request: dict[str, Any] = field(default_factory=dict)
+    path: str | None = None
+    supported: bool | None = None  # None: not said (supported)
+    reason: str = ""
+
+    def over(self, base: Route) -> Route:
+        """These settings on top of ``base``'s (a suite's over its profile's)."""
+        return Route(
+            {**base.headers, **self.headers},
+            self.model or base.model,
+            {**base.request, **self.request},
+            self.path or base.path,
+            self.supported if self.supported is not None else base.supported,
+            self.reason or base.reason,
+        )
+
+
+@dataclass
+class Profile:
+    """How one gateway is wired: the routing part of a suite, shipped or the user's own."""
+
+    name: str
+    source: str
+    description: str = ""
+    path: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    routes: dict[str, Route] = field(default_factory=dict)
+    upstream_port: int | None = None
+    gateway_config: str | None = None
+
+    def config_text(self, upstream: str) -> str | None:
+        """The gateway's own configuration, pointed at ``upstream``."""
+        if self.gateway_config is None:
+            return None
+        return self.gateway_config.replace(UPSTREAM, upstream)
 
 
 @dataclass
@@ -77,6 +175,7 @@ class Scenario:
     expect: str | None = None
     model: str | None = None
     tools: bool | None = None  # declare the recording's tools in the request (default: if any)
+    headers: dict[str, str] = field(default_factory=dict)
 
     @property
     def served_dialect(self) -> str | None:
@@ -103,12 +202,43 @@ class Scenario:
 class Suite:
     name: str
     scenarios: list[Scenario]
-    path: str = "/v1/chat/completions"
+    path: str | None = None  # None: the profile's, or /v1/chat/completions
     timeout: float = 30.0
     speed: float = 1.0
     allow: list[str] = field(default_factory=list)
     models: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_MODELS))
     source: str = "<builtin>"
+    headers: dict[str, str] = field(default_factory=dict)
+    routes: dict[str, Route] = field(default_factory=dict)
+    profile: Profile | None = None
+
+    def route(self, dialect: str) -> Route:
+        """The suite's settings for ``dialect`` over its profile's."""
+        own = self.routes.get(dialect, Route())
+        if self.profile is not None:
+            own = own.over(self.profile.routes.get(dialect, Route()))
+        return own
+
+    def supports(self, dialect: str) -> bool:
+        return self.route(dialect).supported is not False
+
+    def model_for(self, dialect: str) -> str:
+        return self.route(dialect).model or self.models.get(dialect) or "sseconform"
+
+    def path_for(self, dialect: str) -> str:
+        profile_path = self.profile.path if self.profile is not None else None
+        return self.route(dialect).path or self.path or profile_path or DEFAULT_PATH
+
+    def headers_for(self, dialect: str, scenario: Scenario) -> dict[str, str]:
+        """Profile, suite, dialect, then scenario headers: the later wins, by name."""
+        out: dict[str, str] = {}
+        layers = [self.profile.headers if self.profile else {}, self.headers]
+        layers += [self.route(dialect).headers, scenario.headers]
+        for layer in layers:
+            for k, v in layer.items():
+                out = {n: x for n, x in out.items() if n.lower() != k.lower()}
+                out[k] = v
+        return out
 
 
 def recordings_dir() -> Path:
@@ -185,16 +315,168 @@ def suite_from(data: dict[str, Any], base: Path, source: str) -> Suite:
         raise _fail(source, "timeout", "a number of seconds above 0")
     if not _number(speed) or speed < 0:
         raise _fail(source, "speed", "a number, 0 or more")
-    return Suite(
+    path = data.get("path")
+    if path is not None:
+        path = _path(source, "path", path)
+    routes = _routes(source, data.get("dialect", {}))
+    for d, name in extra.items():  # [models] is the older spelling of [dialect.X] model
+        routes.setdefault(d, Route())
+        routes[d].model = routes[d].model or name
+    profile = None
+    if "profile" in data:
+        if not isinstance(data["profile"], str):
+            raise _fail(source, "profile", f"a profile name ({', '.join(PROFILES)}) or file")
+        ref = data["profile"]
+        local = base / ref
+        profile = load_profile(str(local) if ref not in PROFILES and local.is_file() else ref)
+    suite = Suite(
         name=str(data.get("name", Path(source).stem)),
         scenarios=scenarios,
-        path=str(data.get("path", "/v1/chat/completions")),
+        path=path,
         timeout=float(timeout),
         speed=float(speed),
         allow=allow,
         models=models,
         source=source,
+        headers=_headers(source, "headers", data.get("headers", {})),
+        routes=routes,
+        profile=profile,
     )
+    check_faults(suite)
+    return suite
+
+
+def _path(source: str, where: str, value: object) -> str:
+    if not isinstance(value, str) or not value.startswith(("/", UPSTREAM)):
+        raise _fail(source, where, "a path that starts with /")
+    if any(c in value for c in "\r\n ") or any(ord(c) < 32 for c in value):
+        raise _fail(source, where, "a path has no spaces or control characters")
+    return value
+
+
+def _headers(source: str, where: str, raw: object) -> dict[str, str]:
+    """A table of header name = value; names are HTTP tokens, values one line."""
+    if not isinstance(raw, dict):
+        raise _fail(source, where, 'a table of "Header-Name" = "value"')
+    out: dict[str, str] = {}
+    for k, v in raw.items():
+        if not _TOKEN.fullmatch(k):
+            raise _fail(source, where, f"{k!r} is not a header name")
+        if not isinstance(v, str) or any(ord(c) < 32 and c != "\t" for c in v):
+            raise _fail(source, where, f"{k}: a header value is one line of text")
+        out[k] = v
+    return out
+
+
+def parse_header(item: str) -> tuple[str, str]:
+    """``"Name: value"`` (as ``--header`` and ``record -H`` take it)."""
+    name, sep, value = item.partition(":")
+    name, value = name.strip(), value.strip()
+    if not sep or not _TOKEN.fullmatch(name) or any(ord(c) < 32 and c != "\t" for c in value):
+        raise UsageError(f"--header {item!r}: give 'Name: value'")
+    return name, value
+
+
+def _routes(source: str, raw: object) -> dict[str, Route]:
+    if not isinstance(raw, dict):
+        raise _fail(source, "[dialect]", "tables [dialect.NAME], one per upstream dialect")
+    bad = set(raw) - set(providers.DIALECTS)
+    if bad:
+        raise _fail(
+            source,
+            "[dialect]",
+            f"unknown dialect(s) {', '.join(sorted(bad))}; dialects: "
+            + ", ".join(providers.DIALECTS),
+        )
+    return {d: _route(source, f"[dialect.{d}]", t) for d, t in raw.items()}
+
+
+def _route(source: str, where: str, raw: object) -> Route:
+    if not isinstance(raw, dict):
+        raise _fail(source, where, "not a table")
+    unknown = set(raw) - ROUTE_KEYS
+    if unknown:
+        raise _fail(source, where, f"unknown key(s) {', '.join(sorted(unknown))}")
+    request = raw.get("request", {})
+    if not isinstance(request, dict):
+        raise _fail(source, where, "request must be a table")
+    for key in ("model", "reason"):
+        if key in raw and not isinstance(raw[key], str):
+            raise _fail(source, where, f"{key} must be a string")
+    if "supported" in raw and not isinstance(raw["supported"], bool):
+        raise _fail(source, where, "supported must be true or false")
+    return Route(
+        headers=_headers(source, f"{where} headers", raw.get("headers", {})),
+        model=raw.get("model"),
+        request=request,
+        path=_path(source, f"{where} path", raw["path"]) if "path" in raw else None,
+        supported=raw.get("supported"),
+        reason=str(raw.get("reason", "")),
+    )
+
+
+def profiles_dir() -> Path:
+    """The gateway profiles shipped inside the package."""
+    return Path(__file__).resolve().parent / "profiles"
+
+
+def load_profile(ref: str) -> Profile:
+    """A shipped profile by name (``litellm``, ``portkey``) or a profile file."""
+    path = profiles_dir() / f"{ref}.toml" if ref in PROFILES else Path(ref)
+    if ref not in PROFILES and not path.suffix and not path.exists():
+        raise UsageError(f"no gateway profile {ref!r}; shipped: {', '.join(PROFILES)}, or a file")
+    try:
+        with open(path, "rb") as fp:
+            data = tomllib.load(fp)
+    except FileNotFoundError:
+        raise InputError("no such file", ref) from None
+    except IsADirectoryError:
+        raise InputError("is a directory", ref) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"not valid TOML: {exc}", ref) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 (byte {exc.start}): a profile is TOML text", ref) from None
+    except OSError as exc:
+        raise InputError(exc.strerror or str(exc), ref) from None
+    source = ref if ref not in PROFILES else f"profile {ref}"
+    unknown = set(data) - PROFILE_KEYS
+    if unknown:
+        raise _fail(source, "top level", f"unknown key(s) {', '.join(sorted(unknown))}")
+    port = data.get("upstream-port")
+    if port is not None and (type(port) is not int or not 0 <= port <= 65535):
+        raise _fail(source, "upstream-port", "a port number")
+    config = data.get("gateway-config")
+    if config is not None and not isinstance(config, str):
+        raise _fail(source, "gateway-config", "the gateway's configuration, as text")
+    return Profile(
+        name=str(data.get("name", path.stem)),
+        source=str(path),
+        description=str(data.get("description", "")),
+        path=_path(source, "path", data["path"]) if "path" in data else None,
+        headers=_headers(source, "headers", data.get("headers", {})),
+        routes=_routes(source, data.get("dialect", {})),
+        upstream_port=port,
+        gateway_config=config,
+    )
+
+
+def check_faults(suite: Suite) -> None:
+    """Refuse a scenario whose fault cannot take effect on its recording as placed (a stall
+    after the last event, a drop past the end): it would test nothing and still pass."""
+    from sseconform.replay.plan import fault_problems, load
+
+    for sc in suite.scenarios:
+        if not sc.fault:
+            continue
+        rec = load(sc.recording)
+        if sc.translate:
+            from sseconform.gate.runner import translated
+
+            rec = translated(rec, sc.upstream or rec.dialect or providers.OPENAI, sc.usage)
+        problems = fault_problems(rec, parse_faults(sc.fault))
+        if problems:
+            where = f"scenario {sc.name!r}"
+            raise _fail(suite.source, where, f"fault {sc.fault!r} cannot fire: {problems[0]}")
 
 
 def _scenario(n: int, raw: Any, base: Path, source: str) -> Scenario:
@@ -245,6 +527,7 @@ def _scenario(n: int, raw: Any, base: Path, source: str) -> Scenario:
         expect=expect,
         model=raw.get("model") if isinstance(raw.get("model"), str) else None,
         tools=raw.get("tools") if isinstance(raw.get("tools"), bool) else None,
+        headers=_headers(source, f"{where} headers", raw.get("headers", {})),
     )
 
 

@@ -11,7 +11,14 @@ and it can be told to make the mistakes real gateways make, so the tests can sho
 - ``ok-on-error-status``: an upstream 4xx/5xx before the stream becomes HTTP 200 + error frame;
 - ``restart``: after a mid-stream drop the upstream is called again and its stream sent again
   from the start (a failover after the first delta: a duplicated prefix);
-- ``retry``: an upstream 4xx/5xx before the stream is retried once (a clean retry).
+- ``retry``: an upstream 4xx/5xx before the stream is retried once (a clean retry);
+- ``wrong-path``: the upstream is called on a path no provider serves (a wiring mistake);
+- ``first-event-only``: the upstream is hung up on after its first read, and the stream
+  ends there (so a fault placed later never fires).
+
+Routing: by model name (as LiteLLM's config does), or, when the request carries
+``x-test-provider: DIALECT`` (and ``x-test-upstream: BASE-URL``), by those headers (as
+Portkey does), whatever the model.
 
 Serves on 127.0.0.1 only, one thread per request.
 """
@@ -43,6 +50,7 @@ class Gateway:
         self.upstream = upstream.rstrip("/")
         self.bugs = bugs or set()
         self.requests = 0
+        self.last_headers: dict[str, str] = {}
         gw = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -88,18 +96,22 @@ class Gateway:
         return "/v1/chat/completions", {**body, "model": "gpt-x"}
 
     def handle(self, h: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
-        dialect = MODELS.get(str(body.get("model")))
+        self.last_headers = dict(h.headers.items())
+        dialect = h.headers.get("x-test-provider") or MODELS.get(str(body.get("model")))
+        upstream = h.headers.get("x-test-upstream") or self.upstream
         if dialect is None:
             self._json(h, 404, {"error": {"message": f"unknown model {body.get('model')!r}"}})
             return
         usage = bool((body.get("stream_options") or {}).get("include_usage"))
         path, up_body = self._upstream_request(dialect, body)
+        if "wrong-path" in self.bugs:
+            path = "/v2/complete"
         attempts = 2 if ("retry" in self.bugs or "restart" in self.bugs) else 1
         started = False
         with httpx.Client(timeout=httpx.Timeout(30.0)) as client:
             for attempt in range(attempts):
                 try:
-                    with client.stream("POST", self.upstream + path, json=up_body) as resp:
+                    with client.stream("POST", upstream + path, json=up_body) as resp:
                         if resp.status_code >= 400:
                             text = resp.read()
                             if attempt + 1 < attempts and "retry" in self.bugs:
@@ -130,6 +142,10 @@ class Gateway:
         t = translator_for(dialect, include_usage=usage)
         dec = SSEDecoder()
         contents = 0
+        if "first-event-only" in self.bugs:
+            first = next(resp.iter_raw(), b"")
+            self._send(h, [f for ev in dec.feed(first) for f in t.feed(ev)])
+            return
         for chunk in resp.iter_raw():
             for ev in dec.feed(chunk):
                 frames = t.feed(ev)

@@ -122,7 +122,7 @@ def test_relative_recording_is_resolved_against_the_suite_file_not_the_cwd(
 
 def test_defaults(tmp_path: Path) -> None:
     suite = load_suite(str(write(tmp_path, f'[[scenario]]\nrecording = "{TEXT}"\n')))
-    assert suite.path == "/v1/chat/completions"
+    assert suite.path is None and suite.path_for("anthropic") == "/v1/chat/completions"
     assert (suite.timeout, suite.speed, suite.allow) == (30.0, 1.0, [])
     assert suite.models == DEFAULT_MODELS
 
