@@ -1,0 +1,173 @@
+"""What the tests against real gateways (LiteLLM, Portkey) share: starting the gateway on
+loopback, running ``sseconform gate`` with its profile and baseline, and the assertions every
+such run must meet (each finding at real bytes, nothing but known deviations, an exact
+baseline), plus the scorecard CI prints."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from sseconform.recording.format import RecordingReader
+from sseconform.sse import SSEDecoder
+from tests.cli.helpers import run_cli
+from tests.conftest import ROOT
+
+NO_PROXY = {"NO_PROXY": "127.0.0.1,localhost"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def listening(port: int) -> list[str]:
+    """The local addresses of the LISTEN sockets on ``port`` (Linux /proc; [] elsewhere)."""
+    found = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            local, state = line.split()[1], line.split()[3]
+            addr, _, hexport = local.partition(":")
+            if state == "0A" and int(hexport, 16) == port:
+                found.append(addr)
+    return found
+
+
+def loopback(addr: str) -> bool:
+    """A /proc/net address on loopback: 127.x.x.x (little-endian hex) or ::1."""
+    if len(addr) == 8:
+        return addr[-2:] == "7F"
+    return addr == "00000000000000000000000001000000"
+
+
+@contextmanager
+def running(
+    name: str,
+    argv: Sequence[str],
+    cwd: Path,
+    health: str,
+    port: int,
+    wait: float,
+    env: dict[str, str] | None = None,
+) -> Iterator[str]:
+    """Start a gateway, wait until ``health`` answers 200, check it listens on loopback only,
+    and stop it at the end; its log is in ``cwd``, quoted when it dies."""
+    log_path = cwd / f"{name}.log"
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env={**os.environ, **NO_PROXY, **(env or {})},
+            stdout=log,
+            stderr=log,
+        )
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + wait
+            while True:
+                if proc.poll() is not None:
+                    logged = log_path.read_text(errors="replace")
+                    pytest.fail(f"{name} exited ({proc.returncode}): {logged}")
+                try:
+                    if httpx.get(url + health, timeout=2).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                if time.monotonic() > deadline:
+                    pytest.fail(f"{name} did not come up in {wait:.0f} s")
+                time.sleep(0.25)
+            addrs = listening(port)
+            if Path("/proc/net/tcp").is_file():
+                assert addrs and all(loopback(a) for a in addrs), f"not loopback only: {addrs}"
+            yield url
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def gate(out: Path, *args: str) -> tuple[dict[str, Any], str]:
+    """``sseconform gate ARGS``, its JSON report parsed, and what it printed."""
+    report = out / "report.json"
+    run = run_cli(
+        "gate", *args, "--out", str(out / "streams"), "--format", "json",
+        "--output", str(report), cwd=ROOT, timeout=900,
+    )  # fmt: skip
+    assert run.code in (0, 1), run.both  # graded, whatever the grades
+    assert "Traceback" not in run.both
+    return json.loads(report.read_text()), run.both
+
+
+def body(path: str) -> bytes:
+    with open(path, "rb") as fp:
+        return b"".join(b for _, b in RecordingReader(fp, path).reads())
+
+
+def event_starts(data: bytes) -> list[int]:
+    dec = SSEDecoder()
+    return [ev.offset for ev in dec.feed(data) + dec.finish()]
+
+
+def assert_located(scenarios: dict[str, dict[str, Any]]) -> None:
+    """Every located finding points at the start of a real event holding the quoted bytes."""
+    for s in scenarios.values():
+        data = body(s["recording"]) if s["status"] is not None else b""
+        starts = event_starts(data)
+        for f in s["findings"]:
+            if f["offset"] is None:
+                continue
+            assert f["offset"] in starts, (s["name"], f)
+            assert f["frame"] is not None and starts[f["frame"] - 1] == f["offset"], (s["name"], f)
+            assert f["excerpt"] and data[f["offset"] :].startswith(f["excerpt"].encode()), f
+
+
+def assert_only_known(scenarios: dict[str, dict[str, Any]]) -> None:
+    """No false alarm and no surprise: each graded scenario passes or fails only for the
+    baseline's deviations, and each of those still happens (the baseline is exact)."""
+    for name, s in sorted(scenarios.items()):
+        if s["verdict"] == "not-applicable":
+            continue
+        assert s["verdict"] in ("pass", "known"), (name, s["verdict"], s["findings"])
+        assert s["baseline_fixed"] == [], (name, s["baseline_fixed"])
+
+
+def scorecard(scenarios: dict[str, dict[str, Any]], what: str) -> str:
+    """One line per scenario (verdict, the accepted deviations' keys), then the totals."""
+    lines = []
+    for name, s in sorted(scenarios.items()):
+        if s["verdict"] == "not-applicable":
+            lines.append(f"N/A       {name:<32} {s['note']}")
+            continue
+        keys = sorted({f["key"] for f in s["findings"] if f["severity"] == "error"})
+        lines.append(f"{s['verdict'].upper():<9} {name:<32} {' '.join(keys)}".rstrip())
+    graded = [s for s in scenarios.values() if s["verdict"] != "not-applicable"]
+    n = {v: sum(s["verdict"] == v for s in graded) for v in ("pass", "known")}
+    lines.append(
+        f"{what}: {n['pass']}/{len(graded)} scenarios pass; {n['known']} fail only for their "
+        f"known deviations; {len(scenarios) - len(graded)} not applicable"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def write_scorecard(env: str, text: str) -> None:
+    where = os.environ.get(env)
+    if where:
+        Path(where).write_text(text)
