@@ -9,11 +9,13 @@ from __future__ import annotations
 import glob
 import os
 import sys
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from sseconform.baseline import Baseline, from_findings
 from sseconform.diagnostics import Diagnostic
 from sseconform.errors import InputError
 from sseconform.recording.format import (
@@ -41,6 +43,8 @@ class FileResult:
     bytes: int = 0
     frames: int = 0
     error: str | None = None
+    known: dict[str, int] = field(default_factory=dict)  # accepted by a baseline, per code
+    fixed: list[str] = field(default_factory=list)  # baseline entries that did not happen
 
     def count(self, severity: Severity) -> int:
         return sum(1 for d in self.diagnostics if d.severity is severity) + sum(
@@ -58,6 +62,46 @@ class FileResult:
     @property
     def codes(self) -> set[str]:
         return {d.code for d in self.diagnostics} | set(self.suppressed)
+
+    def failing_codes(self) -> list[str]:
+        """The code of every error and warning (shown or suppressed): what a baseline keys."""
+        shown = [d.code for d in self.diagnostics if d.severity is not Severity.INFO]
+        hidden = sorted(self.suppressed.items())
+        return shown + [c for c, n in hidden if _sev(c) is not Severity.INFO for _ in range(n)]
+
+    def apply(self, baseline: Baseline) -> None:
+        """Take out what ``baseline`` accepts for this path (counted in ``known``, so it no
+        longer fails), and note its entries for this path that did not happen (``fixed``)."""
+        if self.error is not None:
+            return
+        keys = self.failing_codes()
+        flags, self.fixed = baseline.match(self.path, keys)
+        accepted = Counter(k for k, f in zip(keys, flags, strict=True) if f)
+        self.known = dict(sorted(accepted.items()))
+        left = Counter(accepted)
+        kept = []
+        for d in self.diagnostics:
+            if d.severity is not Severity.INFO and left[d.code] > 0:
+                left[d.code] -= 1
+                continue
+            kept.append(d)
+        self.diagnostics = kept
+        for code, n in left.items():  # the rest were among the suppressed ones
+            if n:
+                self.suppressed[code] -= n
+                if not self.suppressed[code]:
+                    del self.suppressed[code]
+
+
+def baseline_of(results: Iterable[FileResult]) -> Baseline:
+    """A check baseline accepting every error and warning of these results, per path (the
+    ones a baseline already accepted included)."""
+    found = {
+        r.path: r.failing_codes() + [c for c, n in r.known.items() for _ in range(n)]
+        for r in results
+        if r.error is None
+    }
+    return from_findings("check", found)
 
 
 def _sev(code: str) -> Severity:

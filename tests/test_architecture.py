@@ -21,7 +21,7 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
     "diagnostics": ({"rules", "safetext"}, set()),
     "errors": (set(), set()),
     "model": ({"sse"}, {"orjson"}),
-    "api": ({"sse", "recording", "rules", "diagnostics", "errors"}, set()),
+    "api": ({"sse", "recording", "rules", "diagnostics", "errors", "baseline"}, set()),
     "config": ({"rules", "errors"}, set()),
     "report": ({"api", "rules", "diagnostics"}, set()),
     "version": (set(), set()),

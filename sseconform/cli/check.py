@@ -60,10 +60,29 @@ def check(
             help="Show at most this many diagnostics per code and file.", min=1, metavar="N"
         ),
     ] = None,
+    baseline: Annotated[
+        Path | None,
+        typer.Option(
+            help="Known findings (a check baseline): reported as known, they do not fail.",
+            metavar="FILE",
+        ),
+    ] = None,
+    write_baseline: Annotated[
+        Path | None,
+        typer.Option(
+            help="Write a baseline accepting today's errors and warnings (updates --baseline "
+            "FILE in place; another existing file needs --force).",
+            metavar="FILE",
+        ),
+    ] = None,
+    force: Annotated[
+        bool, typer.Option(help="Let --write-baseline replace an existing file.")
+    ] = False,
 ) -> None:
     """Check streams against the chunk grammar, the JSON Schemas and the five invariants."""
+    from sseconform import baseline as bl
     from sseconform import config as cfg
-    from sseconform.api import FileResult, check_file, expand_paths
+    from sseconform.api import FileResult, baseline_of, check_file, expand_paths
     from sseconform.errors import InputError
     from sseconform.report import get_reporter
     from sseconform.rules.engine import Settings
@@ -93,8 +112,13 @@ def check(
         if "max-arguments-bytes" in values:
             settings.max_arguments = int(values["max-arguments-bytes"])
         files = list(expand_paths(paths))
+        known = bl.load(str(baseline), "check") if baseline is not None else None
     except SseconformError as exc:
         fail(str(exc))
+    in_place = None if baseline is None else baseline.resolve()
+    rewrite = write_baseline is not None and write_baseline.exists()
+    if rewrite and not force and write_baseline and in_place != write_baseline.resolve():
+        fail(f"{write_baseline}: exists (use --force, or pass it as --baseline to update it)")
     if files.count("-") > 1:
         fail("standard input (-) can be given only once")
 
@@ -105,6 +129,30 @@ def check(
         except InputError as exc:
             results.append(FileResult(name, error=exc.reason))
             typer.echo(f"sseconform: error: {exc}", err=True)
+
+    if known is not None:
+        for r in results:
+            r.apply(known)
+    if write_baseline is not None and any(r.error is not None for r in results):
+        typer.echo(
+            f"sseconform check: baseline not written to {write_baseline}: not every input "
+            "could be checked",
+            err=True,
+        )
+    elif write_baseline is not None:
+        try:
+            new = baseline_of(results)
+            if rewrite:  # keep the notes, and the entries of the files not checked this time
+                ran = [r.path for r in results if r.error is None]
+                try:
+                    new = bl.load(str(write_baseline), "check").updated(new, ran)
+                except SseconformError:
+                    if not force:
+                        raise  # --force replaces a file that is not a check baseline
+            bl.write(new, str(write_baseline))
+        except SseconformError as exc:
+            fail(str(exc))
+        typer.echo(f"sseconform check: baseline written to {write_baseline}", err=True)
 
     if output is not None:
         try:

@@ -41,4 +41,7 @@ def write(results: Sequence[FileResult], out: TextIO, strict: bool) -> None:
             title = _prop(f"{d.code} {d.name}")
             text = d.message + (f" ({place})" if place else "")
             out.write(f"::{level} {loc},title={title}::{_data(text)}\n")
+        for k in r.fixed:
+            text = f"baseline entry {k} no longer happens: drop it from the baseline"
+            out.write(f"::notice file={_prop(r.path)},title=sseconform baseline::{_data(text)}\n")
     out.write(_data(totals(results, strict)) + "\n")

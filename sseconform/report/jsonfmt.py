@@ -21,6 +21,8 @@ def document(results: Sequence[FileResult], strict: bool) -> dict[str, Any]:
             "frames": r.frames,
             "diagnostics": [d.to_dict() for d in r.diagnostics],
             "suppressed": dict(sorted(r.suppressed.items())),
+            "known": r.known,
+            "baseline_fixed": r.fixed,
         }
         for r in results
     ]

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from sseconform.api import FileResult
-from sseconform.report.text import line_for, totals
+from sseconform.report.text import baseline_lines, line_for, totals
 from sseconform.rules.catalog import INVARIANTS, Severity
 
 GROUPS = (*INVARIANTS, "grammar")
@@ -28,6 +28,7 @@ def write(results: Sequence[FileResult], out: TextIO, strict: bool) -> None:
     failing = {Severity.ERROR, Severity.WARNING} if strict else {Severity.ERROR}
     suite = ET.Element("testsuite", name="sseconform")
     tests = failures = errors = 0
+    noted: list[str] = []  # what a baseline accepted or no longer needs: not a test of its own
     for r in results:
         if r.error is not None:
             tests += 1
@@ -48,6 +49,9 @@ def write(results: Sequence[FileResult], out: TextIO, strict: bool) -> None:
             elif mine:
                 out_el = ET.SubElement(case, "system-out")
                 out_el.text = _x("\n".join(line_for(r.path, d, r.kind) for d in mine))
+        noted += baseline_lines(r)
+    if noted:
+        ET.SubElement(suite, "system-out").text = _x("\n".join(noted))
     suite.set("tests", str(tests))
     suite.set("failures", str(failures))
     suite.set("errors", str(errors))

@@ -18,6 +18,8 @@ def summary(results: Sequence[FileResult], strict: bool) -> dict[str, Any]:
         "warnings": sum(r.count(Severity.WARNING) for r in results),
         "infos": sum(r.count(Severity.INFO) for r in results),
         "suppressed": sum(sum(r.suppressed.values()) for r in results),
+        "known": sum(sum(r.known.values()) for r in results),
+        "baseline_fixed": sum(len(r.fixed) for r in results),
         "strict": strict,
         "ok": all(r.ok(strict=strict) for r in results),
     }

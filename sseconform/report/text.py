@@ -56,8 +56,25 @@ def totals(results: Sequence[FileResult], strict: bool) -> str:
     return (
         f"{verdict}: {plural(s['files'], 'file')} checked, {s['failed']} failed{unusable}; "
         f"{plural(s['errors'], 'error')}, {plural(s['warnings'], 'warning')}, "
-        f"{plural(s['infos'], 'info')}" + (" (strict: warnings fail)" if strict else "")
+        f"{plural(s['infos'], 'info')}"
+        + (f"; {s['known']} known (baseline)" if s["known"] else "")
+        + (f"; {s['baseline_fixed']} fixed (baseline)" if s["baseline_fixed"] else "")
+        + (" (strict: warnings fail)" if strict else "")
     )
+
+
+def baseline_lines(r: FileResult) -> list[str]:
+    """What a baseline changed for one file: the accepted findings, the entries now fixed."""
+    lines = []
+    if r.known:
+        codes = ", ".join(f"{c} x{n}" if n > 1 else c for c, n in r.known.items())
+        n = sum(r.known.values())
+        lines.append(f"{r.path}: {plural(n, 'known diagnostic')} not shown (baseline: {codes})")
+    lines += [
+        f"{r.path}: baseline entry {k} no longer happens: drop it from the baseline"
+        for k in r.fixed
+    ]
+    return lines
 
 
 def write(results: Sequence[FileResult], out: TextIO, strict: bool) -> None:
@@ -69,4 +86,6 @@ def write(results: Sequence[FileResult], out: TextIO, strict: bool) -> None:
             out.write(line_for(r.path, d, r.kind) + "\n")
         for code, n in sorted(r.suppressed.items()):
             out.write(f"{r.path}: {code}: {plural(n, 'more diagnostic')} not shown\n")
+        for line in baseline_lines(r):
+            out.write(line + "\n")
     out.write(totals(results, strict) + "\n")
