@@ -89,10 +89,13 @@ class Served:
     #: "error" (the injected event written), "truncate" (the cut event written), "drop" (the
     #: reset, before the natural end). A client that left before a fault's point leaves it out.
     fired: list[str] = field(default_factory=list)
+    framing: str = "sse"  # or "json-array": Gemini asked without alt=sse
 
     def line(self) -> str:
         """One log line; request text is escaped, so a client cannot write to the terminal."""
         rec = self.recording or "-"
+        if self.recording and self.framing != "sse":
+            rec += f" as {self.framing}"
         fault = ""
         if self.faults:
             fault = f" faults={self.faults} fired={','.join(self.fired) or 'none'}"
@@ -341,6 +344,7 @@ class ReplayServer:
         array = rec.dialect == providers.GEMINI and _wants_array(path)
         plan = make_plan(rec, speed=speed, split=self.split, faults=faults, array=array)
         served = Served(client, method, shown, rec.name, plan.status, spec)
+        served.framing = "json-array" if array else "sse"
         try:
             return await self._execute(
                 plan,

@@ -32,7 +32,7 @@ from sseconform.replay.plan import (
     parse_faults,
     parse_split,
 )
-from sseconform.replay.server import ReplayServer
+from sseconform.replay.server import ReplayServer, Served
 from sseconform.sse import decode_all
 from tests.replay.conftest import GEMINI, LOADED, client, fetch_raw, headers_for, rec, serving
 
@@ -264,6 +264,18 @@ def _get(server: ReplayServer, target: str, fault: str | None = None) -> httpx.R
         )
 
 
+def _last_served(server: ReplayServer, target: str) -> Served:
+    """The log record of the last request for ``target`` (logged just after its last byte)."""
+    shown = target.replace("key=abc", "key=[REDACTED]")
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        for x in reversed(server.served):
+            if x.path == shown:
+                return x
+        time.sleep(0.01)
+    raise AssertionError(f"{target} was not logged")
+
+
 @pytest.fixture(scope="module")
 def server() -> Iterator[ReplayServer]:
     with serving([GEMINI], measure=True) as s:
@@ -277,6 +289,8 @@ def test_without_alt_sse_the_answer_is_the_array(server: ReplayServer, query: st
     assert resp.headers["content-type"] == ARRAY_CONTENT_TYPE
     assert resp.content == make_plan(rec(GEMINI), array=True).body
     assert resp.json() == [json.loads(d) for d in payloads(GEMINI)]
+    served = _last_served(server, PATH + query)
+    assert served.framing == "json-array" and " as json-array 200 " in served.line()
 
 
 @pytest.mark.parametrize("query", ["?alt=sse", "?key=abc&alt=sse", "?alt=json&alt=sse"])
@@ -284,6 +298,8 @@ def test_with_alt_sse_the_answer_is_the_recording(server: ReplayServer, query: s
     resp = _get(server, PATH + query)
     assert resp.headers["content-type"] == "text/event-stream"
     assert resp.content == rec(GEMINI).body
+    served = _last_served(server, PATH + query)
+    assert served.framing == "sse" and " as " not in served.line()
 
 
 def test_other_paths_naming_a_gemini_recording_get_its_sse(server: ReplayServer) -> None:
@@ -310,10 +326,14 @@ def test_array_faults_end_to_end(server: ReplayServer) -> None:
             exc is None
             and got == make_plan(rec(GEMINI), array=True, faults=parse_faults("truncate-last")).body
         )
+
+    def faulted() -> list[list[str]]:  # an earlier test's request may be logged late
+        return [s.fired for s in server.served[before:] if s.faults]
+
     deadline = time.monotonic() + 2
-    while len(server.served) < before + 3 and time.monotonic() < deadline:
+    while len(faulted()) < 3 and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert [s.fired for s in server.served[before:]] == [["drop"], ["error"], ["truncate"]]
+    assert faulted() == [["drop"], ["error"], ["truncate"]]
 
 
 def test_elements_arrive_when_their_events_were_complete() -> None:
