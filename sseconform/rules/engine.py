@@ -1,9 +1,11 @@
-"""The checker: one pass over a stream, feed/finish, memory that does not grow with its length.
+"""The chat grammar's checker: one pass over a stream, feed/finish, memory that does not grow
+with its length.
 
-Bytes go through the SSE decoder; each frame is parsed once with orjson, validated once
-against its schema (jsonschema-rs), then walked by the per-family checks below, which share
-per-choice and per-call state. Diagnostics are capped per code so a broken stream of ten
-million frames cannot pile them up; what was held back is counted.
+Bytes go through the SSE decoder (rules.base, shared by every grammar); each frame is parsed
+once with orjson, validated once against its schema (jsonschema-rs), then walked by the
+per-family checks below, which share per-choice and per-call state. Diagnostics are capped
+per code so a broken stream of ten million frames cannot pile them up; what was held back is
+counted.
 
 Tool-call arguments are the one thing kept whole (to parse them at the end); they are bounded
 by ``max_arguments``.
@@ -16,51 +18,23 @@ that event's start; findings about the end of the stream are placed at the last 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
-from sseconform.diagnostics import Diagnostic, printable
+from sseconform.diagnostics import Diagnostic
 from sseconform.jsonstr import JSON_STRING, find_literal
 from sseconform.rules import native
-from sseconform.rules.catalog import RULES, Severity
+from sseconform.rules.base import (
+    Checker,
+    Settings,
+)
+from sseconform.rules.catalog import Severity
 from sseconform.rules.schema import CHUNK, ERROR, USAGE, validator, violations
 from sseconform.rules.usage import read_usage
-from sseconform.sse import decoder as sse
-from sseconform.sse.decoder import Anomaly, Event, SSEDecoder
+from sseconform.sse.decoder import Event
 
-_ANOMALY_CODES = {
-    sse.INVALID_UTF8: "W001",
-    sse.BOM_SEEN: "W002",
-    sse.CRLF: "W003",
-    sse.CR: "W004",
-    sse.DATA_NO_SPACE: "W005",
-    sse.COMMENT: "W006",
-    sse.UNKNOWN_FIELD: "W007",
-    sse.ID_FIELD: "W008",
-    sse.ID_OR_RETRY_ONLY: "W009",
-    sse.RETRY_FIELD: "W010",
-    sse.UNTERMINATED: "W011",
-    sse.LINE_TOO_LONG: "W017",
-    sse.EVENT_TOO_LARGE: "W019",
-}
-
-_ANOMALY_MESSAGES = {
-    sse.INVALID_UTF8: "bytes that are not UTF-8 ({})",
-    sse.BOM_SEEN: "the body starts with a byte-order mark",
-    sse.CRLF: "lines end in CRLF (first here)",
-    sse.CR: "lines end in a bare CR (first here)",
-    sse.DATA_NO_SPACE: "`data:` without a space after the colon (first here)",
-    sse.COMMENT: "comment line: {!r}",
-    sse.UNKNOWN_FIELD: "unknown field {!r}: parsers ignore the line",
-    sse.ID_FIELD: "`id: {}` on a chat stream",
-    sse.ID_OR_RETRY_ONLY: "a block of only {} lines: some clients dispatch an empty event",
-    sse.RETRY_FIELD: "`retry: {}` on a chat stream",
-    sse.UNTERMINATED: "the last event is not ended by a blank line; parsers drop it: {!r}",
-    sse.LINE_TOO_LONG: "line too long ({}); its content was skipped",
-    sse.EVENT_TOO_LARGE: "an event too large ({}); it was dropped unread",
-}
+__all__ = ["Settings", "StreamChecker"]
 
 KNOWN_TOP = frozenset(
     {
@@ -93,8 +67,6 @@ KNOWN_FUNCTION = frozenset({"name", "arguments"})
 NONSTANDARD_REASONING = ("reasoning", "reasoning_details")
 
 _UNSET = object()  # no chunk seen yet: differs from every id, model and created
-DEFAULT_MAX_PER_CODE = 50
-DEFAULT_MAX_ARGUMENTS = 64 * 1024 * 1024
 
 _JSON_STRING = JSON_STRING
 _PROBE = "sseconform-template-probe"
@@ -103,35 +75,6 @@ _PROBE = "sseconform-template-probe"
 #: Failing frames up to this long are remembered with their schema violations (bounded).
 _BAD_KEY = 1024
 _BAD_ENTRIES = 256
-
-
-@dataclass(slots=True)
-class Settings:
-    """What to report: selection by code, family prefix or invariant name."""
-
-    select: list[str] = field(default_factory=list)
-    ignore: list[str] = field(default_factory=list)
-    max_per_code: int = DEFAULT_MAX_PER_CODE
-    max_line: int = sse.DEFAULT_MAX_LINE
-    max_event: int = sse.DEFAULT_MAX_EVENT
-    max_arguments: int = DEFAULT_MAX_ARGUMENTS
-    #: Skip re-parsing frames that differ from a checked one only in one string literal.
-    #: Off gives the very same diagnostics, slower; tests compare the two.
-    memo: bool = True
-
-    def enabled_codes(self) -> frozenset[str]:
-        def match(code: str, pats: list[str]) -> bool:
-            rule = RULES[code]
-            for p in pats:
-                p = p.strip()
-                if p.upper() in ("ALL", "") or code.startswith(p.upper()):
-                    return True
-                if p in (rule.name, rule.invariant):
-                    return True
-            return False
-
-        codes = [c for c in RULES if not self.select or match(c, self.select)]
-        return frozenset(c for c in codes if not match(c, self.ignore))
 
 
 class _Template:
@@ -255,23 +198,14 @@ class _Choice:
         self.untracked_calls = False  # deltas whose index was unusable (I002)
 
 
-class StreamChecker:
-    """Check one stream: ``feed(bytes)`` as it arrives, then ``finish()`` for the diagnostics."""
+class StreamChecker(Checker):
+    """The chat grammar: ``chat.completion.chunk`` frames, ``[DONE]``, error frames."""
+
+    grammar = "chat"
 
     def __init__(self, settings: Settings | None = None) -> None:
-        self.settings = settings or Settings()
-        self._enabled = self.settings.enabled_codes()
-        self._cap = self.settings.max_per_code
-        self.diagnostics: list[Diagnostic] = []
-        self.suppressed: dict[str, int] = {}
-        self._counts: dict[str, int] = {}
-        self._decoder = SSEDecoder(
-            max_line=self.settings.max_line, max_event=self.settings.max_event
-        )
+        super().__init__(settings)
         self._chunk_ok = validator(CHUNK).is_valid
-        self.bytes = 0
-        self.frames = 0
-        self._last: Event | None = None
         self._first_id: Any = None
         self._first_model: Any = None
         self._id: Any = _UNSET
@@ -286,139 +220,10 @@ class StreamChecker:
         self._error_frame: Event | None = None
         self._awaiting_done: Event | None = None
         self._usage_seen = False
-        self._once: set[str] = set()
-        self._finished = False
-        self._head_bytes = b""  # the first bytes, to say what a body that is not SSE looks like
         self._memo = self.settings.memo
         self._tmpl: _Template | None = None
-        self._emitted = 0  # every _emit call, shown or not: "did this frame find anything?"
         self._frame_start = 0
         self._bad: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
-        self._pending: list[Anomaly] = []  # wire anomalies whose event is not dispatched yet
-        self._held: dict[str, int] = {}  # how many of each code are pending
-
-    # -- plumbing --------------------------------------------------------------------------
-
-    def _emit(
-        self,
-        code: str,
-        message: str,
-        ev: Event | None,
-        pointer: str = "",
-        *,
-        line: int | None = None,
-        offset: int | None = None,
-        frame: int | None = None,
-    ) -> None:
-        self._emitted += 1
-        if code not in self._enabled:
-            return
-        n = self._counts.get(code, 0) + 1
-        self._counts[code] = n
-        if n > self._cap:
-            self.suppressed[code] = self.suppressed.get(code, 0) + 1
-            return
-        if ev is not None:
-            frame = ev.frame if frame is None else frame
-            line = ev.line if line is None else line
-            offset = ev.offset if offset is None else offset
-        self.diagnostics.append(
-            Diagnostic(code, printable(message), frame, line or 0, offset or 0, printable(pointer))
-        )
-
-    def _once_key(self, key: str) -> bool:
-        """True the first time ``key`` is seen (bounded: keys are capped with their code)."""
-        if key in self._once:
-            return False
-        if len(self._once) < 10_000:
-            self._once.add(key)
-        return True
-
-    def _anomalies(self, found: list[Anomaly]) -> None:
-        """Hold wire anomalies until the event they sit in is dispatched, to locate them at
-        its start. Past the per-code cap an anomaly is only counted: the ones held before
-        it fill the cap, so what is shown does not change, and the hold stays bounded."""
-        pending = self._pending
-        held = self._held
-        for a in found:
-            code = _ANOMALY_CODES[a.kind]
-            if code not in self._enabled:
-                continue
-            n = held.get(code, 0)
-            if self._counts.get(code, 0) + n >= self._cap:
-                self._emitted += 1
-                self.suppressed[code] = self.suppressed.get(code, 0) + 1
-                continue
-            held[code] = n + 1
-            pending.append(a)
-
-    def _place(self, ev: Event | None) -> None:
-        """Report the held anomalies that lie before the end of ``ev`` (all of them when
-        ``ev`` is None, at the end of the body): one inside ``ev`` at the start of ``ev``,
-        saying where in it; one outside every event (a comment between events, an ``id:``
-        only block, the unterminated tail, the BOM) at its own line, the start of its block."""
-        keep: list[Anomaly] = []
-        for a in self._pending:
-            if ev is not None and a.offset >= ev.end:
-                keep.append(a)
-                continue
-            code = _ANOMALY_CODES[a.kind]
-            self._held[code] -= 1
-            msg = _ANOMALY_MESSAGES[a.kind]
-            text = msg.format(a.detail) if "{" in msg else msg
-            if ev is not None and a.offset >= ev.offset:
-                if a.offset != ev.offset:
-                    text += f" (line {a.line}, byte {a.offset})"
-                self._emit(code, text, ev)
-            else:
-                self._emit(code, text, None, line=a.line, offset=a.offset, frame=a.frame)
-        self._pending = keep
-
-    # -- input -----------------------------------------------------------------------------
-
-    def feed(self, data: bytes) -> None:
-        """Check the next bytes of the body."""
-        if len(self._head_bytes) < 64:
-            self._head_bytes += data[: 64 - len(self._head_bytes)]
-        self.bytes += len(data)
-        dec = self._decoder
-        events = dec.feed(data)
-        if dec.anomalies:
-            self._anomalies(dec.take_anomalies())
-        if events:
-            self._events(events)
-
-    def _events(self, events: list[Event]) -> None:
-        self.frames += len(events)
-        self._last = events[-1]
-        on_event = self._on_event
-        if self._pending:
-            for ev in events:
-                if self._pending:
-                    self._place(ev)
-                on_event(ev)
-            return
-        for ev in events:
-            on_event(ev)
-
-    def feed_all(self, chunks: Iterable[bytes]) -> None:
-        for c in chunks:
-            self.feed(c)
-
-    def finish(self) -> list[Diagnostic]:
-        """End of body: stream-level rules, then all diagnostics in stream order."""
-        if self._finished:
-            return self.diagnostics
-        self._finished = True
-        dec = self._decoder
-        events = dec.finish()
-        self._anomalies(dec.take_anomalies())  # first: the last event's own lines are in it
-        if events:
-            self._events(events)
-        self._place(None)
-        self._end_of_stream()
-        self.diagnostics.sort(key=lambda d: (d.offset, d.line))
-        return self.diagnostics
 
     # -- frames ----------------------------------------------------------------------------
 
@@ -895,20 +700,7 @@ class StreamChecker:
 
     def _end_of_stream(self) -> None:
         self._arguments()  # first: the finish chunk's own findings before those about the end
-        last = self._last  # findings about the end are located at the last event's start
-
-        def at_end(code: str, message: str) -> None:
-            if last is None:  # no event at all: the start of the body
-                self._emit(code, message, None, frame=None, line=1, offset=0)
-            else:
-                self._emit(code, message, last)
-
-        if self.frames == 0 and self.bytes:
-            at_end(
-                "W018",
-                f"no SSE event in {self.bytes} bytes: "
-                f"the body looks like {_looks_like(self._head_bytes)}",
-            )
+        at_end = self._at_end  # findings about the end: at the last event's start
         if self._awaiting_done is not None:
             at_end("E002", f"the stream ends after the error frame {self._awaiting_done.frame}")
         if self._error_frame is None:
@@ -1012,16 +804,6 @@ def _make_template(
     if probe != obj:
         return None
     return _Template(segments, hole, call)
-
-
-def _looks_like(head: bytes) -> str:
-    """A word for what a body that is not SSE seems to be, from its first bytes."""
-    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
-    if text in (b"{", b"["):
-        return "JSON"
-    if text == b"<":
-        return "HTML or XML"
-    return "text" if head[:64].isascii() else "binary data"
 
 
 def _is_json_object(text: str) -> bool:

@@ -1,0 +1,269 @@
+"""What every grammar's checker shares: decoding, the per-code cap, selection, locations.
+
+A grammar (chat chunks, Anthropic Messages events, Responses events) subclasses
+:class:`Checker` and supplies ``_on_event`` (one decoded event) and ``_end_of_stream``. The
+base feeds bytes through the SSE decoder, holds wire anomalies until the event they sit in is
+dispatched (so they are located at its start, the one rule for locations), caps diagnostics
+per code (counting what it holds back) and sorts them into stream order at the end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from sseconform.diagnostics import Diagnostic, printable
+from sseconform.rules.catalog import RULES
+from sseconform.sse import decoder as sse
+from sseconform.sse.decoder import Anomaly, Event, SSEDecoder
+
+DEFAULT_MAX_PER_CODE = 50
+DEFAULT_MAX_ARGUMENTS = 64 * 1024 * 1024
+
+WIRE_CODES: dict[str, str] = {
+    sse.INVALID_UTF8: "W001",
+    sse.BOM_SEEN: "W002",
+    sse.CRLF: "W003",
+    sse.CR: "W004",
+    sse.DATA_NO_SPACE: "W005",
+    sse.COMMENT: "W006",
+    sse.UNKNOWN_FIELD: "W007",
+    sse.ID_FIELD: "W008",
+    sse.ID_OR_RETRY_ONLY: "W009",
+    sse.RETRY_FIELD: "W010",
+    sse.UNTERMINATED: "W011",
+    sse.LINE_TOO_LONG: "W017",
+    sse.EVENT_TOO_LARGE: "W019",
+}
+
+WIRE_MESSAGES: dict[str, str] = {
+    sse.INVALID_UTF8: "bytes that are not UTF-8 ({})",
+    sse.BOM_SEEN: "the body starts with a byte-order mark",
+    sse.CRLF: "lines end in CRLF (first here)",
+    sse.CR: "lines end in a bare CR (first here)",
+    sse.DATA_NO_SPACE: "`data:` without a space after the colon (first here)",
+    sse.COMMENT: "comment line: {!r}",
+    sse.UNKNOWN_FIELD: "unknown field {!r}: parsers ignore the line",
+    sse.ID_FIELD: "`id: {}` on a chat stream",
+    sse.ID_OR_RETRY_ONLY: "a block of only {} lines: some clients dispatch an empty event",
+    sse.RETRY_FIELD: "`retry: {}` on a chat stream",
+    sse.UNTERMINATED: "the last event is not ended by a blank line; parsers drop it: {!r}",
+    sse.LINE_TOO_LONG: "line too long ({}); its content was skipped",
+    sse.EVENT_TOO_LARGE: "an event too large ({}); it was dropped unread",
+}
+
+
+@dataclass(slots=True)
+class Settings:
+    """What to report: selection by code, family prefix or invariant name."""
+
+    select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+    max_per_code: int = DEFAULT_MAX_PER_CODE
+    max_line: int = sse.DEFAULT_MAX_LINE
+    max_event: int = sse.DEFAULT_MAX_EVENT
+    max_arguments: int = DEFAULT_MAX_ARGUMENTS
+    #: Skip re-parsing frames that differ from a checked one only in one string literal.
+    #: Off gives the very same diagnostics, slower; tests compare the two.
+    memo: bool = True
+
+    def enabled_codes(self) -> frozenset[str]:
+        def match(code: str, pats: list[str]) -> bool:
+            rule = RULES[code]
+            for p in pats:
+                p = p.strip()
+                if p.upper() in ("ALL", "") or code.startswith(p.upper()):
+                    return True
+                if p in (rule.name, rule.invariant):
+                    return True
+            return False
+
+        codes = [c for c in RULES if not self.select or match(c, self.select)]
+        return frozenset(c for c in codes if not match(c, self.ignore))
+
+
+class Checker:
+    """Check one stream: ``feed(bytes)`` as it arrives, then ``finish()`` for the diagnostics."""
+
+    #: The grammar's name (``chat``, ``anthropic``, ``responses``).
+    grammar: ClassVar[str] = ""
+    #: Wire anomaly kind -> rule code, and its message (a grammar may word them its way).
+    ANOMALY_CODES: ClassVar[dict[str, str]] = WIRE_CODES
+    ANOMALY_MESSAGES: ClassVar[dict[str, str]] = WIRE_MESSAGES
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        self.settings = settings or Settings()
+        self._enabled = self.settings.enabled_codes()
+        self._cap = self.settings.max_per_code
+        self.diagnostics: list[Diagnostic] = []
+        self.suppressed: dict[str, int] = {}
+        self._counts: dict[str, int] = {}
+        self._decoder = SSEDecoder(
+            max_line=self.settings.max_line, max_event=self.settings.max_event
+        )
+        self.bytes = 0
+        self.frames = 0
+        self._last: Event | None = None
+        self._once: set[str] = set()
+        self._finished = False
+        self._head_bytes = b""  # the first bytes, to say what a body that is not SSE looks like
+        self._emitted = 0  # every _emit call, shown or not: "did this frame find anything?"
+        self._pending: list[Anomaly] = []  # wire anomalies whose event is not dispatched yet
+        self._held: dict[str, int] = {}  # how many of each code are pending
+
+    # -- plumbing --------------------------------------------------------------------------
+
+    def _emit(
+        self,
+        code: str,
+        message: str,
+        ev: Event | None,
+        pointer: str = "",
+        *,
+        line: int | None = None,
+        offset: int | None = None,
+        frame: int | None = None,
+    ) -> None:
+        self._emitted += 1
+        if code not in self._enabled:
+            return
+        n = self._counts.get(code, 0) + 1
+        self._counts[code] = n
+        if n > self._cap:
+            self.suppressed[code] = self.suppressed.get(code, 0) + 1
+            return
+        if ev is not None:
+            frame = ev.frame if frame is None else frame
+            line = ev.line if line is None else line
+            offset = ev.offset if offset is None else offset
+        self.diagnostics.append(
+            Diagnostic(code, printable(message), frame, line or 0, offset or 0, printable(pointer))
+        )
+
+    def _once_key(self, key: str) -> bool:
+        """True the first time ``key`` is seen (bounded: keys are capped with their code)."""
+        if key in self._once:
+            return False
+        if len(self._once) < 10_000:
+            self._once.add(key)
+        return True
+
+    def _anomalies(self, found: list[Anomaly]) -> None:
+        """Hold wire anomalies until the event they sit in is dispatched, to locate them at
+        its start. Past the per-code cap an anomaly is only counted: the ones held before
+        it fill the cap, so what is shown does not change, and the hold stays bounded."""
+        pending = self._pending
+        held = self._held
+        for a in found:
+            code = self.ANOMALY_CODES[a.kind]
+            if code not in self._enabled:
+                continue
+            n = held.get(code, 0)
+            if self._counts.get(code, 0) + n >= self._cap:
+                self._emitted += 1
+                self.suppressed[code] = self.suppressed.get(code, 0) + 1
+                continue
+            held[code] = n + 1
+            pending.append(a)
+
+    def _place(self, ev: Event | None) -> None:
+        """Report the held anomalies that lie before the end of ``ev`` (all of them when
+        ``ev`` is None, at the end of the body): one inside ``ev`` at the start of ``ev``,
+        saying where in it; one outside every event (a comment between events, an ``id:``
+        only block, the unterminated tail, the BOM) at its own line, the start of its block."""
+        keep: list[Anomaly] = []
+        for a in self._pending:
+            if ev is not None and a.offset >= ev.end:
+                keep.append(a)
+                continue
+            code = self.ANOMALY_CODES[a.kind]
+            self._held[code] -= 1
+            msg = self.ANOMALY_MESSAGES[a.kind]
+            text = msg.format(a.detail) if "{" in msg else msg
+            if ev is not None and a.offset >= ev.offset:
+                if a.offset != ev.offset:
+                    text += f" (line {a.line}, byte {a.offset})"
+                self._emit(code, text, ev)
+            else:
+                self._emit(code, text, None, line=a.line, offset=a.offset, frame=a.frame)
+        self._pending = keep
+
+    # -- input -----------------------------------------------------------------------------
+
+    def feed(self, data: bytes) -> None:
+        """Check the next bytes of the body."""
+        if len(self._head_bytes) < 64:
+            self._head_bytes += data[: 64 - len(self._head_bytes)]
+        self.bytes += len(data)
+        dec = self._decoder
+        events = dec.feed(data)
+        if dec.anomalies:
+            self._anomalies(dec.take_anomalies())
+        if events:
+            self._events(events)
+
+    def _events(self, events: list[Event]) -> None:
+        self.frames += len(events)
+        self._last = events[-1]
+        on_event = self._on_event
+        if self._pending:
+            for ev in events:
+                if self._pending:
+                    self._place(ev)
+                on_event(ev)
+            return
+        for ev in events:
+            on_event(ev)
+
+    def feed_all(self, chunks: Iterable[bytes]) -> None:
+        for c in chunks:
+            self.feed(c)
+
+    def finish(self) -> list[Diagnostic]:
+        """End of body: stream-level rules, then all diagnostics in stream order."""
+        if self._finished:
+            return self.diagnostics
+        self._finished = True
+        dec = self._decoder
+        events = dec.finish()
+        self._anomalies(dec.take_anomalies())  # first: the last event's own lines are in it
+        if events:
+            self._events(events)
+        self._place(None)
+        if self.frames == 0 and self.bytes:
+            self._at_end(
+                "W018",
+                f"no SSE event in {self.bytes} bytes: "
+                f"the body looks like {_looks_like(self._head_bytes)}",
+            )
+        self._end_of_stream()
+        self.diagnostics.sort(key=lambda d: (d.offset, d.line))
+        return self.diagnostics
+
+    def _at_end(self, code: str, message: str) -> None:
+        """A finding about the end of the stream: at the last event's start, or at the start
+        of the body when there is no event."""
+        last = self._last
+        if last is None:
+            self._emit(code, message, None, frame=None, line=1, offset=0)
+        else:
+            self._emit(code, message, last)
+
+    # -- what each grammar supplies ---------------------------------------------------------
+
+    def _on_event(self, ev: Event) -> None:
+        raise NotImplementedError
+
+    def _end_of_stream(self) -> None:
+        """Stream-level rules, once, after the last event."""
+
+
+def _looks_like(head: bytes) -> str:
+    """A word for what a body that is not SSE seems to be, from its first bytes."""
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    if text in (b"{", b"["):
+        return "JSON"
+    if text == b"<":
+        return "HTML or XML"
+    return "text" if head[:64].isascii() else "binary data"
