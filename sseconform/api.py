@@ -25,8 +25,10 @@ from sseconform.recording.format import (
     RecordingReader,
     looks_like_recording,
 )
+from sseconform.rules.base import Checker
 from sseconform.rules.catalog import RULES, Severity
 from sseconform.rules.engine import Settings, StreamChecker
+from sseconform.rules.grammars import AUTO, checker_for, detect
 
 READ_SIZE = 256 * 1024
 STREAM_SUFFIXES = (".sse", ".jsonl", ".json", ".txt", ".events")
@@ -43,6 +45,7 @@ class FileResult:
     bytes: int = 0
     frames: int = 0
     error: str | None = None
+    grammar: str = "chat"  # the grammar it was checked against (``auto`` resolved)
     known: dict[str, int] = field(default_factory=dict)  # accepted by a baseline, per code
     fixed: list[str] = field(default_factory=list)  # baseline entries that did not happen
 
@@ -109,32 +112,73 @@ def _sev(code: str) -> Severity:
 
 
 def check_chunks(
-    chunks: Iterable[bytes], settings: Settings | None = None, *, path: str = "<stream>"
+    chunks: Iterable[bytes],
+    settings: Settings | None = None,
+    *,
+    path: str = "<stream>",
+    grammar: str = "chat",
 ) -> FileResult:
-    """Check a raw SSE body given as an iterable of byte chunks (any split)."""
-    checker = StreamChecker(settings)
-    checker.feed_all(chunks)
+    """Check a raw SSE body given as an iterable of byte chunks (any split) against
+    ``grammar`` (``chat``, ``anthropic``, ``responses`` or ``auto``)."""
+    it = iter(chunks)
+    head: list[bytes] = []
+    if grammar == AUTO:
+        head = _head_of(it)
+    checker = _checker(grammar, b"".join(head), settings)
+    checker.feed_all(head)
+    checker.feed_all(it)
     return _result(path, "sse", checker)
 
 
 def check_bytes(
-    data: bytes, settings: Settings | None = None, *, path: str = "<bytes>"
+    data: bytes, settings: Settings | None = None, *, path: str = "<bytes>", grammar: str = "chat"
 ) -> FileResult:
     """Check a raw SSE body held in memory."""
-    return check_chunks([data], settings, path=path)
+    return check_chunks([data], settings, path=path, grammar=grammar)
 
 
-def _result(path: str, kind: str, checker: StreamChecker) -> FileResult:
+#: ``auto`` decides on the first event: at most this many bytes are held to find it.
+DETECT_BYTES = 64 * 1024
+
+
+def _head_of(it: Iterator[bytes]) -> list[bytes]:
+    """The first pieces of a body, up to its first blank line or DETECT_BYTES."""
+    head: list[bytes] = []
+    size = 0
+    for piece in it:
+        head.append(piece)
+        size += len(piece)
+        joined = b"".join(head)
+        if size >= DETECT_BYTES or b"\n\n" in joined or b"\r\r" in joined:
+            break
+    return head
+
+
+def _checker(grammar: str, head: bytes, settings: Settings | None) -> Checker:
+    return checker_for(detect(head) if grammar == AUTO else grammar, settings)
+
+
+def _result(path: str, kind: str, checker: Checker) -> FileResult:
     diags = checker.finish()
-    return FileResult(path, kind, diags, dict(checker.suppressed), checker.bytes, checker.frames)
+    return FileResult(
+        path,
+        kind,
+        diags,
+        dict(checker.suppressed),
+        checker.bytes,
+        checker.frames,
+        grammar=checker.grammar,
+    )
 
 
-def check_stream(fp: IO[bytes], settings: Settings | None = None, *, path: str) -> FileResult:
+def check_stream(
+    fp: IO[bytes], settings: Settings | None = None, *, path: str, grammar: str = "chat"
+) -> FileResult:
     """Check an open binary stream: a raw body or a recording, detected from its first bytes."""
     head = fp.read(READ_SIZE)
     if looks_like_recording(head):
-        return _check_recording(Prepend(head, fp), settings, path)
-    checker = StreamChecker(settings)
+        return _check_recording(Prepend(head, fp), settings, path, grammar)
+    checker = _checker(grammar, head, settings)
     if not head:
         return _result(path, "sse", checker)
     checker.feed(head)
@@ -143,20 +187,22 @@ def check_stream(fp: IO[bytes], settings: Settings | None = None, *, path: str) 
     return _result(path, "sse", checker)
 
 
-def check_file(path: str | os.PathLike[str], settings: Settings | None = None) -> FileResult:
+def check_file(
+    path: str | os.PathLike[str], settings: Settings | None = None, *, grammar: str = "chat"
+) -> FileResult:
     """Check one file (raw SSE body or recording); ``-`` reads standard input.
 
     Raises :class:`InputError` when the file cannot be checked at all.
     """
     name = os.fspath(path)
     if name == "-":
-        return check_stream(sys.stdin.buffer, settings, path="<stdin>")
+        return check_stream(sys.stdin.buffer, settings, path="<stdin>", grammar=grammar)
     p = Path(name)
     if p.is_dir():
         raise InputError("is a directory (give files, or let `check` expand it)", name)
     try:
         with open(p, "rb") as fp:
-            return check_stream(fp, settings, path=name)
+            return check_stream(fp, settings, path=name, grammar=grammar)
     except FileNotFoundError:
         raise InputError("no such file", name) from None
     except PermissionError:
@@ -167,11 +213,14 @@ def check_file(path: str | os.PathLike[str], settings: Settings | None = None) -
         raise InputError(f"line {exc.line}: {exc.message}", exc.path) from None
 
 
-def _check_recording(fp: LineSource, settings: Settings | None, path: str) -> FileResult:
+def _check_recording(
+    fp: LineSource, settings: Settings | None, path: str, grammar: str = "chat"
+) -> FileResult:
     reader = RecordingReader(fp, path)
-    checker = StreamChecker(settings)
     resp = reader.response
+    checker: Checker
     if resp is not None and not 200 <= resp.status < 300:
+        checker = StreamChecker(settings)  # no body to grammar-check
         checker._emit(
             "H001",
             f"HTTP {resp.status}: an error before the stream, reported the right way",
@@ -181,23 +230,45 @@ def _check_recording(fp: LineSource, settings: Settings | None, path: str) -> Fi
         )
         damaged = _read_all(reader, checker, feed=False)
         return _finish_recording(path, reader, checker, check_body=False, damaged=damaged)
+    damage: list[RecordingError] = []
+    reads = _reads(reader, damage)
+    head: list[bytes] = _head_of(reads) if grammar == AUTO else []
+    checker = _checker(grammar, b"".join(head), settings)
+    checker.feed_all(head)
     if resp is not None:
         ctype = resp.header("content-type") or ""
         if ctype.split(";")[0].strip().lower() != "text/event-stream":
             msg = f"Content-Type {ctype or '(none)'!r}, not text/event-stream"
             checker._emit("H002", msg, None, line=0, offset=0)
-    damaged = _read_all(reader, checker, feed=True)
+    damaged = _read_all(reader, checker, feed=True, reads=(reads, damage))
     return _finish_recording(path, reader, checker, check_body=True, damaged=damaged)
 
 
-def _read_all(reader: RecordingReader, checker: StreamChecker, *, feed: bool) -> bool:
-    """Feed every read to the checker; a damaged line ends the reading with H004 (what was
-    intact is still checked), and says what is lost. True when the file was damaged."""
+def _reads(reader: RecordingReader, damage: list[RecordingError]) -> Iterator[bytes]:
+    """The body's reads; a damaged line ends them, and is put in ``damage``."""
     try:
         for _t, data in reader.reads():
-            if feed:
-                checker.feed(data)
+            yield data
     except RecordingError as exc:
+        damage.append(exc)
+
+
+def _read_all(
+    reader: RecordingReader,
+    checker: Checker,
+    *,
+    feed: bool,
+    reads: tuple[Iterator[bytes], list[RecordingError]] | None = None,
+) -> bool:
+    """Feed every read to the checker; a damaged line ends the reading with H004 (what was
+    intact is still checked), and says what is lost. True when the file was damaged."""
+    damage: list[RecordingError] = []
+    it, damage = reads if reads is not None else (_reads(reader, damage), damage)
+    for data in it:
+        if feed:
+            checker.feed(data)
+    if damage:
+        exc = damage[0]
         after = reader.skip_rest()
         lost = f"it and the {after} line(s) after it are not read" if after else "it is not read"
         checker._emit(
@@ -215,7 +286,7 @@ def _read_all(reader: RecordingReader, checker: StreamChecker, *, feed: bool) ->
 def _finish_recording(
     path: str,
     reader: RecordingReader,
-    checker: StreamChecker,
+    checker: Checker,
     *,
     check_body: bool,
     damaged: bool = False,

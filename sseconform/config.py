@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from sseconform.errors import UsageError
-from sseconform.rules.catalog import FAMILIES, INVARIANTS, RULES
+from sseconform.rules.catalog import FAMILIES, GRAMMAR_INVARIANTS, GRAMMARS, RULES
+
+GRAMMAR_CHOICES = (*GRAMMARS, "auto")
 
 KNOWN_KEYS = frozenset(
     {
@@ -22,6 +24,7 @@ KNOWN_KEYS = frozenset(
         "ignore",
         "strict",
         "format",
+        "grammar",
         "max-per-code",
         "max-line-bytes",
         "max-event-bytes",
@@ -76,6 +79,10 @@ def load(start: Path | None = None, path: Path | None = None) -> FileConfig:
             raise UsageError(f"{where}: [tool.sseconform] {key} must be a positive integer")
     if "strict" in section and not isinstance(section["strict"], bool):
         raise UsageError(f"{where}: [tool.sseconform] strict must be true or false")
+    if "grammar" in section and section["grammar"] not in GRAMMAR_CHOICES:
+        raise UsageError(
+            f"{where}: [tool.sseconform] grammar must be one of {', '.join(GRAMMAR_CHOICES)}"
+        )
     return FileConfig(where, section)
 
 
@@ -95,7 +102,7 @@ def validate_selectors(values: list[str], what: str) -> None:
             up == "ALL"
             or up in RULES
             or (up[:1] in FAMILIES and all(c.startswith(up) for c in [up]) and _prefix_hits(up))
-            or v in INVARIANTS
+            or any(v in names for names in GRAMMAR_INVARIANTS.values())
             or v in names
         )
         if not ok:

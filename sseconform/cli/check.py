@@ -60,6 +60,16 @@ def check(
             help="Show at most this many diagnostics per code and file.", min=1, metavar="N"
         ),
     ] = None,
+    grammar: Annotated[
+        str | None,
+        typer.Option(
+            "--grammar",
+            "-g",
+            help="chat (default), anthropic, responses, or auto (from the first event).",
+            show_default=False,
+            metavar="GRAMMAR",
+        ),
+    ] = None,
     baseline: Annotated[
         Path | None,
         typer.Option(
@@ -96,6 +106,11 @@ def check(
         cfg.validate_selectors(ign, "--ignore")
         is_strict = bool(values.get("strict", False)) if strict is None else strict
         fmt_name = fmt if fmt is not None else str(values.get("format", "text"))
+        grammar_name = grammar if grammar is not None else str(values.get("grammar", "chat"))
+        if grammar_name not in cfg.GRAMMAR_CHOICES:
+            raise UsageError(
+                f"unknown grammar {grammar_name!r}; grammars: {', '.join(cfg.GRAMMAR_CHOICES)}"
+            )
         try:
             reporter = get_reporter(fmt_name)
         except ValueError as exc:
@@ -125,7 +140,7 @@ def check(
     results: list[FileResult] = []
     for name in files:
         try:
-            results.append(check_file(name, settings))
+            results.append(check_file(name, settings, grammar=grammar_name))
         except InputError as exc:
             results.append(FileResult(name, error=exc.reason))
             typer.echo(f"sseconform: error: {exc}", err=True)

@@ -16,6 +16,7 @@ def document(results: Sequence[FileResult], strict: bool) -> dict[str, Any]:
             "path": r.path,
             "ok": r.ok(strict=strict),
             "kind": r.kind,
+            "grammar": r.grammar,
             "error": r.error,
             "bytes": r.bytes,
             "frames": r.frames,

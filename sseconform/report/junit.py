@@ -1,6 +1,7 @@
 """JUnit XML: one test case per file and invariant, so a CI dashboard names what broke.
 
-Rules that enforce none of the five invariants are grouped under ``grammar``.
+The invariants are those of the file's grammar (chat: the five); rules that enforce none of
+them are grouped under ``grammar``.
 """
 
 from __future__ import annotations
@@ -12,9 +13,13 @@ from typing import TextIO
 
 from sseconform.api import FileResult
 from sseconform.report.text import baseline_lines, line_for, totals
-from sseconform.rules.catalog import INVARIANTS, Severity
+from sseconform.rules.catalog import GRAMMAR_INVARIANTS, Severity
 
-GROUPS = (*INVARIANTS, "grammar")
+
+def groups(grammar: str) -> tuple[str, ...]:
+    """A file's test cases: its grammar's invariants, then ``grammar`` for the other rules."""
+    return (*GRAMMAR_INVARIANTS.get(grammar, ()), "grammar")
+
 
 # Characters XML 1.0 cannot hold at all, even escaped.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -36,7 +41,7 @@ def write(results: Sequence[FileResult], out: TextIO, strict: bool) -> None:
             case = ET.SubElement(suite, "testcase", classname=_x(r.path), name="input")
             ET.SubElement(case, "error", message=_x(r.error)).text = _x(r.error)
             continue
-        for group in GROUPS:
+        for group in groups(r.grammar):
             tests += 1
             case = ET.SubElement(suite, "testcase", classname=_x(r.path), name=group)
             mine = [d for d in r.diagnostics if (d.invariant or "grammar") == group]

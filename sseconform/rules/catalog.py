@@ -3,13 +3,24 @@
 Codes are the contract CI scripts key on, so they live here, apart from the code that
 detects them: a code is never renamed or reused, a retired code stays in ``RETIRED``.
 One prefix per family: W wire, J JSON/schema, G grammar, D ``[DONE]``, T tool-call head,
-I tool-call index, F finish, N native leak, E errors, U usage, R failover, H HTTP.
+I tool-call index, F finish, N native leak, E errors, U usage, R failover, H HTTP; then one
+family per other grammar: A Anthropic Messages, S the Responses API.
+
+The chat rules are listed here and documented in ``docs.py``. The rules of the other
+grammars live one module per rule in their grammar's package, each with its docs beside its
+code (:func:`define`); the packages are imported at the end of this module, so the table is
+whole as soon as it is imported.
 """
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sseconform.rules.docs import RuleDoc
 
 
 class Severity(StrEnum):
@@ -48,7 +59,17 @@ FAMILIES: dict[str, str] = {
     "U": "usage chunk",
     "R": "failover evidence",
     "H": "HTTP response (recordings)",
+    "A": "Anthropic Messages events",
+    "S": "Responses API events",
 }
+
+#: The grammars ``check`` knows, the first the default: what a gateway's client parses.
+GRAMMARS: tuple[str, ...] = ("chat", "anthropic", "responses")
+#: Families whose rules hold for every grammar (the wire, JSON, the HTTP response).
+SHARED_FAMILIES = frozenset("WJH")
+_FAMILY_GRAMMAR = {"A": "anthropic", "S": "responses"}
+#: Each grammar's invariants, in report order (the chat ones are the product card's five).
+GRAMMAR_INVARIANTS: dict[str, tuple[str, ...]] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,8 +86,20 @@ class Rule:
     def family(self) -> str:
         return self.code[0]
 
+    @property
+    def grammar(self) -> str:
+        """``chat``, ``anthropic``, ``responses``, or ``any`` (wire, JSON and HTTP rules)."""
+        if self.code[0] in SHARED_FAMILIES:
+            return "any"
+        return _FAMILY_GRAMMAR.get(self.code[0], "chat")
+
+    def applies_to(self, grammar: str) -> bool:
+        return self.grammar in ("any", grammar)
+
 
 RULES: dict[str, Rule] = {}
+#: The docs of the rules defined beside their code (the chat rules' are in ``docs.DOCS``).
+DOCS_BESIDE: dict[str, RuleDoc] = {}
 #: Codes that once existed; they are never handed out again.
 RETIRED: frozenset[str] = frozenset()
 
@@ -79,11 +112,37 @@ def register(rule: Rule) -> Rule:
         raise ValueError(f"rule name {rule.name} is already taken")
     if rule.code[0] not in FAMILIES or not rule.code[1:].isdigit() or len(rule.code) != 4:
         raise ValueError(f"bad rule code {rule.code!r}")
-    if rule.invariant is not None and rule.invariant not in INVARIANTS:
-        raise ValueError(f"unknown invariant {rule.invariant!r}")
+    if rule.invariant is not None and rule.invariant not in GRAMMAR_INVARIANTS.get(
+        "chat" if rule.grammar == "any" else rule.grammar, ()
+    ):
+        raise ValueError(f"unknown invariant {rule.invariant!r} for the {rule.grammar} grammar")
     RULES[rule.code] = rule
     return rule
 
+
+def define(
+    code: str, name: str, severity: Severity, invariant: str | None, summary: str, doc: RuleDoc
+) -> Rule:
+    """Register a rule and its docs at once: how a rule module of a grammar package starts."""
+    rule = register(Rule(code, name, severity, invariant, summary))
+    DOCS_BESIDE[code] = doc
+    return rule
+
+
+def invariants(grammar: str, names: tuple[str, ...]) -> tuple[str, ...]:
+    """Declare a grammar's invariants (before its rules name them)."""
+    GRAMMAR_INVARIANTS[grammar] = names
+    return names
+
+
+def doc(code: str) -> RuleDoc:
+    """A rule's documentation, wherever it is kept."""
+    from sseconform.rules.docs import DOCS
+
+    return DOCS.get(code) or DOCS_BESIDE[code]
+
+
+invariants("chat", INVARIANTS)
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO  # noqa: E741
 
@@ -216,3 +275,9 @@ def get(code: str) -> Rule:
         if r.name == key:
             return r
     raise KeyError(code)
+
+
+#: The other grammars' rule tables: each package registers its rules (and invariants) when
+#: imported. Last in this module, so what they import from here is already defined.
+for _grammar in GRAMMARS[1:]:
+    importlib.import_module(f"sseconform.rules.{_grammar}.rules")

@@ -1,0 +1,83 @@
+"""Which grammar a stream is checked against, and the checker for it.
+
+``chat`` (OpenAI ``chat.completion.chunk`` frames) is the default: the contract most gateway
+clients parse. ``anthropic`` (Messages events, what Claude Code and the Anthropic SDKs parse)
+and ``responses`` (Responses API events, what Codex CLI and the Agents SDK parse) each have
+their package under ``sseconform/rules/``, whose ``checker`` module exposes ``CHECKER``.
+``auto`` picks one from the stream's first event.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import orjson
+
+from sseconform.rules.base import Checker, Settings
+from sseconform.rules.catalog import GRAMMARS
+
+__all__ = ["AUTO", "CHOICES", "GRAMMARS", "checker_for", "detect"]
+
+AUTO = "auto"
+CHOICES = (*GRAMMARS, AUTO)
+
+
+def checker_for(grammar: str, settings: Settings | None = None) -> Checker:
+    """A fresh checker for ``grammar`` (one of GRAMMARS)."""
+    if grammar == "chat":
+        from sseconform.rules.engine import StreamChecker
+
+        return StreamChecker(settings)
+    if grammar not in GRAMMARS:
+        raise ValueError(f"unknown grammar {grammar!r}; grammars: {', '.join(CHOICES)}")
+    module = importlib.import_module(f"sseconform.rules.{grammar}.checker")
+    checker: Checker = module.CHECKER(settings)
+    return checker
+
+
+def detect(head: bytes) -> str:
+    """The grammar of a body from its first bytes: the first event with data decides.
+
+    ``event: message_start`` or data ``{"type": "message_start" | "ping" | ...}`` is Anthropic;
+    ``{"type": "response.*"}`` is Responses; anything else (chunks, errors, not JSON, nothing)
+    is chat, whose rules then say what is wrong with it.
+    """
+    for block in head.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n\n"):
+        event = None
+        data = []
+        for line in block.split(b"\n"):
+            if line.startswith(b"event:"):
+                event = line[6:].strip().decode("utf-8", "replace")
+            elif line.startswith(b"data:"):
+                data.append(line[5:].removeprefix(b" "))
+        if not data:
+            continue
+        kind = event
+        try:
+            obj = orjson.loads(b"\n".join(data))
+        except orjson.JSONDecodeError:
+            obj = None
+        if isinstance(obj, dict) and isinstance(obj.get("type"), str):
+            kind = obj["type"]
+        if kind is None:
+            return "chat"
+        if kind.startswith("response."):
+            return "responses"
+        if kind in ANTHROPIC_TYPES:
+            return "anthropic"
+        return "chat"
+    return "chat"
+
+
+#: Anthropic Messages event types: any of them first says the stream is Anthropic's.
+ANTHROPIC_TYPES = frozenset(
+    {
+        "message_start",
+        "message_delta",
+        "message_stop",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "ping",
+    }
+)
