@@ -44,14 +44,14 @@ def rules_cmd(
 @app.command("rule")
 def rule_cmd(code: Annotated[str, typer.Argument(help="A rule code (T001) or name.")]) -> None:
     """Print one rule's documentation: what, why, which clients break, example, fix."""
+    from sseconform.rules.catalog import doc as doc_of
     from sseconform.rules.catalog import get
-    from sseconform.rules.docs import DOCS
 
     try:
         rule = get(code)
     except KeyError:
         fail(f"no rule {code!r} (see `sseconform rules`)")
-    doc = DOCS[rule.code]
+    doc = doc_of(rule.code)
     inv = f"invariant: {rule.invariant}" if rule.invariant else "invariant: none"
     out = [f"{rule.code} {rule.name} ({rule.severity.value}; {inv})", "", rule.summary, ""]
     for title, body in (
