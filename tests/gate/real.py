@@ -152,9 +152,12 @@ def assert_only_known(scenarios: dict[str, dict[str, Any]]) -> None:
 def scorecard(scenarios: dict[str, dict[str, Any]], what: str) -> str:
     """One line per scenario (verdict, the accepted deviations' keys), then the totals."""
     lines = []
+    said: set[str] = set()  # a dialect's not-applicable note is given once
     for name, s in sorted(scenarios.items()):
         if s["verdict"] == "not-applicable":
-            lines.append(f"N/A       {name:<32} {s['note']}")
+            note = s["note"] if s["note"] not in said else "(as above)"
+            said.add(s["note"])
+            lines.append(f"N/A       {name:<32} {note}")
             continue
         keys = sorted({f["key"] for f in s["findings"] if f["severity"] == "error"})
         lines.append(f"{s['verdict'].upper():<9} {name:<32} {' '.join(keys)}".rstrip())
