@@ -23,7 +23,7 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
     "model": ({"sse"}, {"orjson"}),
     "api": ({"sse", "recording", "rules", "diagnostics", "errors", "baseline"}, set()),
     "config": ({"rules", "errors"}, set()),
-    "report": ({"api", "rules", "diagnostics"}, set()),
+    "report": ({"api", "rules", "diagnostics", "version"}, set()),
     "version": (set(), set()),
     "safetext": (set(), set()),
     "jsonstr": (set(), set()),

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
-from typing import IO, Annotated, NoReturn
+from typing import IO, Annotated, Any, NoReturn
 
 import typer
 
@@ -42,6 +43,18 @@ def open_input(source: str) -> IO[bytes]:
         fail(f"{source}: is a directory")
     except OSError as exc:
         fail(f"{source}: {exc.strerror}")
+
+
+def color_settings() -> dict[str, Any]:
+    """Console settings from the environment, the same for every command that draws:
+    ``NO_COLOR`` (any value) means no escape codes at all; otherwise ``FORCE_COLOR`` (any
+    value but ``0``) means colour even when the output is not a terminal."""
+    if os.environ.get("NO_COLOR"):
+        return {"color_system": None, "no_color": True}
+    force = os.environ.get("FORCE_COLOR")
+    if force and force != "0":
+        return {"force_terminal": True}
+    return {}
 
 
 def _version(value: bool) -> None:

@@ -27,7 +27,7 @@ def check(
         typer.Option(
             "--format",
             "-f",
-            help="text, json, junit or github.",
+            help="text, json, junit, github or sarif.",
             show_default=False,
             metavar="FORMAT",
         ),
@@ -88,6 +88,16 @@ def check(
     force: Annotated[
         bool, typer.Option(help="Let --write-baseline replace an existing file.")
     ] = False,
+    statistics: Annotated[
+        bool, typer.Option("--statistics", help="Count the findings per code instead (text).")
+    ] = False,
+    exit_zero: Annotated[
+        bool,
+        typer.Option("--exit-zero", help="Exit 0 even with findings (2 still means bad input)."),
+    ] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="Only the findings: no help lines, no totals.")
+    ] = False,
 ) -> None:
     """Check streams against the chunk grammar, the JSON Schemas and the five invariants."""
     from sseconform import baseline as bl
@@ -95,6 +105,7 @@ def check(
     from sseconform.api import FileResult, baseline_of, check_file, expand_paths
     from sseconform.errors import InputError
     from sseconform.report import get_reporter
+    from sseconform.report import text as text_report
     from sseconform.rules.engine import Settings
 
     try:
@@ -115,6 +126,15 @@ def check(
             reporter = get_reporter(fmt_name)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
+        if (statistics or quiet) and fmt_name != "text":
+            what = "--statistics" if statistics else "--quiet"
+            raise UsageError(
+                f"{what} is a text report; it does not combine with --format {fmt_name}"
+            )
+        if statistics:
+            reporter = text_report.statistics
+        elif quiet:
+            reporter = text_report.write_quiet
         settings = Settings(select=sel, ignore=ign)
         if max_per_code is not None:
             settings.max_per_code = max_per_code
@@ -179,4 +199,6 @@ def check(
         reporter(results, sys.stdout, is_strict)
     if any(r.error is not None for r in results):
         raise typer.Exit(2)
+    if exit_zero:
+        raise typer.Exit(0)
     raise typer.Exit(0 if all(r.ok(strict=is_strict) for r in results) else 1)

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from sseconform.cli.app import app, check_dialect, fail, open_input
+from sseconform.cli.app import app, check_dialect, color_settings, fail, open_input
 from sseconform.errors import SseconformError
 
 
@@ -54,7 +54,7 @@ def inspect(
             fail(f"{target}: exists (use --force to replace it)")
     fp = open_input(source)
     name = "<stdin>" if source == "-" else source
-    console = Console(highlight=False)
+    console = Console(highlight=False, **color_settings())
     drawing = live and console.is_terminal
     code = 0
     with fp:

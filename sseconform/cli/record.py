@@ -156,9 +156,10 @@ class _Watcher:
 
         from rich.console import Console
 
+        from sseconform.cli.app import color_settings
         from sseconform.inspect.state import StreamView
 
-        self.console = Console(stderr=True, highlight=False)
+        self.console = Console(stderr=True, highlight=False, **color_settings())
         self.view = StreamView(name, dialect=dialect)
         self._clock = time.monotonic
         self._t0 = time.monotonic()  # moved to the recorder's own start at the first read

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from sseconform.api import FileResult
-from sseconform.report import github, jsonfmt, junit, text
+from sseconform.report import github, jsonfmt, junit, sarif, text
 
 Reporter = Callable[[Sequence[FileResult], TextIO, bool], None]
 
@@ -16,6 +16,7 @@ REPORTERS: dict[str, Reporter] = {
     "json": jsonfmt.write,
     "junit": junit.write,
     "github": github.write,
+    "sarif": sarif.write,
 }
 
 

@@ -10,6 +10,11 @@ from sseconform.api import FileResult
 from sseconform.report.summary import summary
 
 
+def docs(code: str) -> str:
+    """Where a finding's rule is documented: the command that prints its docs."""
+    return f"sseconform rule {code}"
+
+
 def document(results: Sequence[FileResult], strict: bool) -> dict[str, Any]:
     files = [
         {
@@ -20,7 +25,7 @@ def document(results: Sequence[FileResult], strict: bool) -> dict[str, Any]:
             "error": r.error,
             "bytes": r.bytes,
             "frames": r.frames,
-            "diagnostics": [d.to_dict() for d in r.diagnostics],
+            "diagnostics": [{**d.to_dict(), "docs": docs(d.code)} for d in r.diagnostics],
             "suppressed": dict(sorted(r.suppressed.items())),
             "known": r.known,
             "baseline_fixed": r.fixed,

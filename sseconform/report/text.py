@@ -12,6 +12,7 @@ from typing import TextIO
 from sseconform.api import FileResult
 from sseconform.diagnostics import Diagnostic
 from sseconform.report.summary import summary
+from sseconform.rules.catalog import RULES
 
 
 def location(path: str, kind: str, d: Diagnostic) -> str:
@@ -78,14 +79,43 @@ def baseline_lines(r: FileResult) -> list[str]:
 
 
 def write(results: Sequence[FileResult], out: TextIO, strict: bool) -> None:
+    """Each finding; the first of each code is followed by where its docs are."""
+    helped: set[str] = set()
     for r in results:
         if r.error is not None:
             out.write(f"{r.path}: cannot check: {r.error}\n")
             continue
         for d in r.diagnostics:
             out.write(line_for(r.path, d, r.kind) + "\n")
+            if d.code not in helped:
+                helped.add(d.code)
+                out.write(f"  help: sseconform rule {d.code}\n")
         for code, n in sorted(r.suppressed.items()):
             out.write(f"{r.path}: {code}: {plural(n, 'more diagnostic')} not shown\n")
         for line in baseline_lines(r):
             out.write(line + "\n")
+    out.write(totals(results, strict) + "\n")
+
+
+def write_quiet(results: Sequence[FileResult], out: TextIO, strict: bool) -> None:
+    """``-q``: the findings and the files that could not be checked, nothing else."""
+    for r in results:
+        if r.error is not None:
+            out.write(f"{r.path}: cannot check: {r.error}\n")
+        for d in r.diagnostics:
+            out.write(line_for(r.path, d, r.kind) + "\n")
+
+
+def statistics(results: Sequence[FileResult], out: TextIO, strict: bool) -> None:
+    """``--statistics``: how many findings of each code (shown and held back), most first."""
+    counts: dict[str, int] = {}
+    for r in results:
+        for d in r.diagnostics:
+            counts[d.code] = counts.get(d.code, 0) + 1
+        for code, n in r.suppressed.items():
+            counts[code] = counts.get(code, 0) + n
+    width = len(str(max(counts.values(), default=0)))
+    for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        rule = RULES[code]
+        out.write(f"{n:>{width}}  {code}  [{rule.severity.value}] {rule.name}\n")
     out.write(totals(results, strict) + "\n")

@@ -34,15 +34,17 @@ def run_cli(
     cwd: Path,
     stdin: bytes | None = None,
     timeout: float = 120,
+    env: dict[str, str] | None = None,
 ) -> Run:
-    """Run ``python -m sseconform ARGS`` in ``cwd``; never lets a traceback through."""
+    """Run ``python -m sseconform ARGS`` in ``cwd``; never lets a traceback through.
+    ``env`` replaces the environment (colour off, 100 columns) when a test is about it."""
     proc = subprocess.run(
         [sys.executable, "-m", "sseconform", *map(os.fspath, args)],
         cwd=cwd,
         input=stdin,
         stdin=subprocess.DEVNULL if stdin is None else None,
         capture_output=True,
-        env=cli_env(),
+        env=cli_env() if env is None else {**env, "COLUMNS": "100"},
         timeout=timeout,
         check=False,
     )

@@ -259,7 +259,8 @@ def test_text_report_escapes_stream_content(hostile: Path) -> None:
     assert "\x01" not in run.out
     assert "\x07" not in run.out
     lines = run.out.splitlines()
-    assert all(ln.startswith(("hostile.sse", "ok:", "FAILED:")) for ln in lines), lines
+    starts = ("hostile.sse", "  help: sseconform rule ", "ok:", "FAILED:")
+    assert all(ln.startswith(starts) for ln in lines), lines
 
 
 def test_github_report_cannot_be_injected(hostile: Path) -> None:

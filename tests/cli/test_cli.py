@@ -119,7 +119,7 @@ def test_directory_without_stream_files_exits_2(workdir: Path) -> None:
     assert run.out == ""
 
 
-@pytest.mark.parametrize("fmt", ["xml", "TEXT", "sarif"])
+@pytest.mark.parametrize("fmt", ["xml", "TEXT", "sarif-2"])
 def test_unknown_format_exits_2(workdir: Path, fmt: str) -> None:
     run = run_cli("check", "--format", fmt, PASS, cwd=workdir)
     assert run.code == 2

@@ -23,6 +23,7 @@ DIAGNOSTIC_KEYS = [
     "line",
     "offset",
     "pointer",
+    "docs",
 ]
 THE_FIVE = {
     "stable-index",
