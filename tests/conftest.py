@@ -54,8 +54,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         for path in Path(base).rglob("*"):
             if not path.is_file() or path.is_symlink() or path.name.startswith("kept-secret"):
                 continue
-            if _is_test_input(path):
-                continue
+            if _is_test_input(path) or "site-packages" in path.parts:
+                continue  # an installed package (the README it carries names the mark)
             try:
                 data = path.read_bytes()
             except OSError:
