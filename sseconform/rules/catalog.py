@@ -212,6 +212,7 @@ _r("I002", "index-invalid", E, STABLE_INDEX, "A tool-call `index` is not an inte
 _r("I003", "index-skipped", E, STABLE_INDEX, "A new call does not take the next index.")
 _r("I004", "index-moved", E, STABLE_INDEX, "A call's id reappears under another index.")
 _r("I005", "calls-interleaved", W, STABLE_INDEX, "Fragments of parallel calls interleave.")
+_r("I006", "arguments-moved", E, STABLE_INDEX, "A call's arguments continue under another index.")
 
 # -- F: finish chunk (invariant final-empty-delta) -------------------------------------
 _r("F001", "finish-missing", E, FINAL_EMPTY_DELTA, "A choice never gets a finish_reason.")

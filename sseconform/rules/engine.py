@@ -585,8 +585,22 @@ class StreamChecker(Checker):
             return  # I002 comes from the schema
         else:
             idx = given
-        idx = c.alias.get(idx, idx)
+        if idx in c.alias and not (isinstance(tid, str) and tid not in c.ids and name):
+            idx = c.alias[idx]  # a moved call's index (a new call's own head is not moved)
         call = c.calls.get(idx)
+        if call is None and tid is None and name is None and type(args) is str and args:
+            moved = self._continued_call(c)
+            if moved is not None:
+                self._emit(
+                    "I006",
+                    f"call {moved.index}'s arguments continue under index {idx} (no id, no "
+                    "name): the index moved mid-call",
+                    ev,
+                    f"{where}/index",
+                )
+                c.alias[idx] = moved.index
+                idx = moved.index
+                call = moved
         if isinstance(tid, str) and tid in c.ids and c.ids[tid] != idx:
             old = c.ids[tid]
             self._emit(
@@ -617,6 +631,15 @@ class StreamChecker(Checker):
             if call.size + len(args) <= self.settings.max_arguments:
                 call.parts.append(args)
             call.size += len(args)
+
+    def _continued_call(self, c: _Choice) -> _Call | None:
+        """The call a head-less fragment under a new index continues: the last call, while
+        its arguments have begun as a JSON object and do not parse yet."""
+        call = c.calls.get(c.last_call)
+        if call is None or not call.parts or call.size > self.settings.max_arguments:
+            return None
+        so_far = "".join(call.parts)
+        return call if so_far.lstrip().startswith("{") and not _is_json_object(so_far) else None
 
     def _new_call(
         self,
