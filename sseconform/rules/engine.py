@@ -394,6 +394,11 @@ class StreamChecker(Checker):
     # -- chunks ----------------------------------------------------------------------------
 
     def _on_chunk(self, ev: Event, obj: dict[str, Any], choices: Any, usage: Any) -> None:
+        if choices == [] and usage is None and "prompt_filter_results" in obj:
+            # Azure OpenAI's prompt-filter chunk, before the answer: empty choices and a blank
+            # id, model and object. OpenAI's own service sends it and the SDKs read past it,
+            # so it is no grammar error; its unknown key is the one note (G010, info).
+            return
         # Azure's empty prompt-filter chunk does not define the stream's id.
         if choices and (
             obj.get("id") != self._id
