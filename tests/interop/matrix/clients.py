@@ -66,6 +66,7 @@ class Client:
     run: Callable[[Sequence[Job], MockServer], dict[str, Got]]
     missing: str
     heavy: bool = False
+    followup: bool = True  # later streaming requests get a plain answer (else a 400)
     choices: str = "first"
     fields: frozenset[str] = ALL_FIELDS
     versions: dict[str, str] = field(default_factory=dict)

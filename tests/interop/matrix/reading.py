@@ -38,6 +38,7 @@ class Call:
     name: str | None
     arguments: Any
     parsed: bool = True
+    cut: bool = False  # cut by the token limit: any partial arguments are what was meant
 
 
 @dataclass(frozen=True)
@@ -111,8 +112,10 @@ def arguments(raw: Any, cut: bool) -> tuple[Any, bool]:
 
 
 def _call(c: dict[str, Any], cut: bool) -> Call:
-    value, ok = arguments("".join(c["arguments"]), cut)
-    return Call(c["id"] or None, c["name"] or None, value, ok)
+    raw = "".join(c["arguments"])
+    value, ok = arguments(raw, cut)
+    broken = arguments(raw, False)[1] is False
+    return Call(c["id"] or None, c["name"] or None, value, ok, cut and broken)
 
 
 # -- chat ---------------------------------------------------------------------------------------

@@ -94,7 +94,8 @@ def measure(
             for case in cases:
                 meant = read(grammar, case.body)
                 meant[0] = correct(meant.get(0) or meant[min(meant)], fixes.get(case.id, {}))
-                url = server.add(f"{n}.{case.key}", case.body, FOLLOWUPS[grammar])
+                followup = FOLLOWUPS[grammar] if client.followup else None
+                url = server.add(f"{n}.{case.key}", case.body, followup)
                 jobs.append(Job(case, url, meant))
             started = time.monotonic()
             results = client.run(jobs, server) if jobs else {}

@@ -10,7 +10,9 @@ process can run every case of a grammar. Under a prefix:
   comes from the stream alone;
 * ``.../messages/count_tokens`` and ``GET .../models`` get minimal correct answers;
 * a route may give a ``followup`` body for the streaming requests after the first (a CLI that
-  sends tool results back gets a plain text answer, not the same case again);
+  sends tool results back gets a plain text answer, not the same case again); without one,
+  a later streaming request (a retry, a continuation) is refused with a 400, so a CLI that
+  retries sees the case once;
 * anything else is a 404 error JSON.
 
 Every request is logged with its route, method, path, whether it asked for a stream, and the
@@ -179,7 +181,12 @@ def _handler(server: MockServer) -> type[BaseHTTPRequestHandler]:
             with server.lock:
                 route.streams += 1
                 first = route.streams == 1
-            body = route.body if first or route.followup is None else route.followup
+            if not first and route.followup is None:
+                self._note(key, path, stream, 400)
+                self._json(400, _error("this server answers one streaming request per case"))
+                return
+            body = route.body if first else route.followup
+            assert body is not None
             self._note(key, path, stream, 200)
             self._sse(body)
 

@@ -1,0 +1,258 @@
+"""The heavy clients: Claude Code (anthropic) and Codex CLI (responses), whole CLIs run once
+per case against the matrix's loopback server.
+
+They are installed by ``tests/interop/heavy/install.sh`` into a cache outside the clone; the
+folder is ``$SSECONFORM_HEAVY_CLIENTS`` or the script's default. Each run gets a fresh temp
+folder as its HOME (and CODEX_HOME), a dummy key, and no network but 127.0.0.1.
+
+Claude Code: ``claude -p "say hi" --output-format stream-json --verbose --max-turns 1 --debug``
+with ``ANTHROPIC_BASE_URL`` on the case's route. Its answer is the first turn's assistant
+blocks; its finish is the result's ``stop_reason`` (a tool call ends the one allowed turn,
+``error_max_turns``, which is the finish ``tool_use`` here, not an error). When a stream breaks
+it retries without streaming; the server refuses that (400), so what it ends with comes from the
+stream, and its debug log's fallback line is kept as a note. A second streaming request (a
+retry after an error event, a continuation after ``max_tokens``) is refused too, and noted.
+
+Codex: ``codex exec --skip-git-repo-check --json "say hi"`` with a ``config.toml`` whose
+provider's ``base_url`` is the route, ``wire_api = "responses"`` and no retries. It reports
+text only (agent messages) and errors (``turn.failed``, exit code); a call it answers goes back
+as a second request, which gets a plain "done" answer and is noted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tests.interop.matrix.clients import KEY, Client, Job
+from tests.interop.matrix.outcome import Answer, Got, first_line
+from tests.interop.matrix.reading import ANTHROPIC_FINISHES, Call
+from tests.interop.matrix.server import MockServer
+
+CLAUDE_CODE_VERSION = "2.1.330"
+CODEX_VERSION = "0.169.0"
+INSTALL = "bash tests/interop/heavy/install.sh"
+CACHE = Path(
+    os.environ.get("SSECONFORM_HEAVY_CLIENTS")
+    or Path(os.environ.get("TMPDIR") or "/tmp")
+    / f"sseconform-ci-heavy-clients-claude-code-{CLAUDE_CODE_VERSION}-codex-{CODEX_VERSION}"
+)
+CLAUDE = CACHE / "node_modules" / "@anthropic-ai" / "claude-code-linux-x64" / "claude"
+CODEX_VENDOR = CACHE / "node_modules" / "@openai" / "codex-linux-x64" / "vendor"
+TIMEOUT = 120  # seconds for one CLI run; one takes well under a second on loopback
+#: Codex's own note for a model it has no metadata for: expected with a made-up model name.
+CODEX_MODEL_NOTE = "Model metadata for `gpt-test` not found"
+
+
+def _env(home: Path, extra: dict[str, str]) -> dict[str, str]:
+    """A bare environment: PATH, a temp HOME, loopback without a proxy, and ``extra``."""
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "TMPDIR": str(home),
+        "NO_PROXY": "127.0.0.1",
+        "no_proxy": "127.0.0.1",
+        **extra,
+    }
+
+
+def _lines(stdout: str) -> list[dict[str, Any]]:
+    out = []
+    for line in stdout.splitlines():
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(obj, dict):
+            out.append(obj)
+    return out
+
+
+def _requests_note(server: MockServer, key: str) -> list[str]:
+    """What the CLI asked for beyond the one streaming request."""
+    seen = server.requests(key)
+    notes = []
+    plain = [s for s in seen if s.stream is False]
+    again = [s for s in seen if s.stream][1:]
+    if plain:
+        notes.append(f"retried without streaming ({len(plain)} requests, refused with 400)")
+    if again:
+        notes.append(f"sent {len(again)} more streaming requests")
+    return notes
+
+
+def _key(url: str) -> str:
+    return url.rsplit("/k/", 1)[1]
+
+
+# -- Claude Code --------------------------------------------------------------------------------
+
+
+def _claude_version() -> str | None:
+    return CLAUDE_CODE_VERSION if CLAUDE.is_file() else None
+
+
+def _claude_one(job: Job, server: MockServer) -> Got:
+    home = Path(tempfile.mkdtemp(prefix="sseconform-claude-"))
+    try:
+        env = _env(
+            home,
+            {
+                "ANTHROPIC_BASE_URL": job.url,
+                "ANTHROPIC_API_KEY": KEY,
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+                "DISABLE_AUTOUPDATER": "1",
+            },
+        )
+        argv = [str(CLAUDE), "-p", "say hi", "--output-format", "stream-json", "--verbose"]
+        argv += ["--max-turns", "1", "--debug"]
+        run = subprocess.run(
+            argv,
+            cwd=home,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+            check=False,
+        )
+        debug = "\n".join(p.read_text(errors="replace") for p in home.glob(".claude/debug/*.txt"))
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    events = _lines(run.stdout)
+    notes = []
+    fallback = re.search(r"falling back to non-streaming mode: (.*)", debug)
+    if fallback:
+        notes.append(f"fell back to non-streaming: {first_line(fallback.group(1), 80)}")
+    notes += _requests_note(server, _key(job.url))
+    text: list[str] = []
+    calls: list[Call] = []
+    first: str | None = None  # the streamed message's id: one assistant event per block
+    for event in events:
+        message = event.get("message") or {}
+        if event.get("type") != "assistant" or message.get("model") == "<synthetic>":
+            continue  # not an answer, or Claude Code's own error text
+        first = first or message.get("id")
+        if message.get("id") != first:
+            continue
+        for block in message.get("content") or []:
+            if block.get("type") == "text":
+                text.append(block.get("text", ""))
+            elif block.get("type") == "tool_use":
+                calls.append(Call(block.get("id"), block.get("name"), block.get("input")))
+    result = next((e for e in events if e.get("type") == "result"), None)
+    if result is None:
+        return Got(raised=f"exit {run.returncode}: {first_line(run.stderr) or 'no result'}")
+    stop = result.get("stop_reason")
+    turns_out = result.get("subtype") == "error_max_turns" and stop == "tool_use"
+    if result.get("is_error") and not turns_out:
+        said = result.get("result") or result.get("subtype") or ""
+        return Got(raised=f"exit {run.returncode}: {first_line(str(said))}", notes=notes)
+    finish = ANTHROPIC_FINISHES.get(stop or "") or (None if stop is None else f"other:{stop}")
+    return Got(answers={0: Answer("".join(text), tuple(calls), finish)}, notes=notes)
+
+
+def _claude_run(jobs: Sequence[Job], server: MockServer) -> dict[str, Got]:
+    return {job.case.id: _claude_one(job, server) for job in jobs}
+
+
+# -- Codex --------------------------------------------------------------------------------------
+
+
+def codex_binary() -> Path | None:
+    found = sorted(CODEX_VENDOR.glob("*/bin/codex")) if CODEX_VENDOR.is_dir() else []
+    return found[0] if found else None
+
+
+def _codex_version() -> str | None:
+    return CODEX_VERSION if codex_binary() is not None else None
+
+
+def _codex_one(job: Job, server: MockServer) -> Got:
+    codex = codex_binary()
+    assert codex is not None
+    home = Path(tempfile.mkdtemp(prefix="sseconform-codex-"))
+    try:
+        (home / "config.toml").write_text(
+            'model = "gpt-test"\n'
+            'model_provider = "loopback"\n'
+            "[model_providers.loopback]\n"
+            'name = "loopback"\n'
+            f'base_url = "{job.url}/v1"\n'
+            'env_key = "SSECONFORM_LOOPBACK_KEY"\n'
+            'wire_api = "responses"\n'
+            "request_max_retries = 0\n"
+            "stream_max_retries = 0\n"
+            "stream_idle_timeout_ms = 10000\n"
+        )
+        env = _env(home, {"CODEX_HOME": str(home), "SSECONFORM_LOOPBACK_KEY": KEY})
+        run = subprocess.run(
+            [str(codex), "exec", "--skip-git-repo-check", "--json", "say hi"],
+            cwd=home,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+            check=False,
+        )
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    events = _lines(run.stdout)
+    notes = _requests_note(server, _key(job.url))
+    streams = [s for s in server.requests(_key(job.url)) if s.stream]
+    texts = [
+        e["item"].get("text", "")
+        for e in events
+        if e.get("type") == "item.completed"
+        and (e.get("item") or {}).get("type") == "agent_message"
+    ]
+    if len(streams) > 1:
+        notes = [n for n in notes if not n.startswith("sent ")]
+        notes.append("answered a call: a second request, answered 'done'")
+        if texts and texts[-1] == "done":
+            texts.pop()
+    failed = next((e for e in events if e.get("type") == "turn.failed"), None)
+    if failed is not None or run.returncode != 0:
+        said = ((failed or {}).get("error") or {}).get("message") or first_line(run.stderr)
+        return Got(raised=f"exit {run.returncode}: {first_line(str(said))}", notes=notes)
+    for e in events:
+        item = e.get("item") or {}
+        if item.get("type") == "error" and CODEX_MODEL_NOTE not in str(item.get("message")):
+            notes.append(f"error item: {first_line(str(item.get('message')), 80)}")
+    return Got(answers={0: Answer("".join(texts), (), None)}, notes=notes)
+
+
+def _codex_run(jobs: Sequence[Job], server: MockServer) -> dict[str, Got]:
+    return {job.case.id: _codex_one(job, server) for job in jobs}
+
+
+def heavy_clients() -> list[Client]:
+    """Claude Code and Codex; ``version()`` is None where the cache lacks them."""
+    return [
+        Client(
+            "claude-code",
+            "anthropic",
+            _claude_version,
+            _claude_run,
+            INSTALL,
+            heavy=True,
+            followup=False,
+        ),
+        Client(
+            "codex",
+            "responses",
+            _codex_version,
+            _codex_run,
+            INSTALL,
+            heavy=True,
+            fields=frozenset({"text"}),
+        ),
+    ]

@@ -1,0 +1,37 @@
+"""The heavy clients' part of the matrix is current: Claude Code and Codex CLI, one run per case.
+
+Needs ``bash tests/interop/heavy/install.sh`` (pinned versions, a cache outside the clone);
+skipped when they are absent, unless ``SSECONFORM_REQUIRE_HEAVY=1``. Select with
+``pytest tests/interop/heavy``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.interop.heavy.clients import CLAUDE_CODE_VERSION, CODEX_VERSION, heavy_clients
+from tests.interop.matrix.check import problems
+from tests.interop.matrix.clients import Client
+
+REQUIRE = os.environ.get("SSECONFORM_REQUIRE_HEAVY") == "1"
+INSTALL = Path(__file__).resolve().parent / "install.sh"
+
+
+def test_install_script_pins_the_same_versions() -> None:
+    script = INSTALL.read_text()
+    assert re.search(rf"^CLAUDE_CODE_VERSION={re.escape(CLAUDE_CODE_VERSION)}$", script, re.M)
+    assert re.search(rf"^CODEX_VERSION={re.escape(CODEX_VERSION)}$", script, re.M)
+
+
+@pytest.mark.parametrize("client", heavy_clients(), ids=lambda c: f"{c.grammar}-{c.name}")
+def test_heavy_matrix_is_current(client: Client) -> None:
+    if client.version() is None:
+        if REQUIRE:
+            pytest.fail(f"{client.name} is not installed: {client.missing}")
+        pytest.skip(f"{client.name} is not installed: {client.missing}")
+    found = problems(client.grammar, client)
+    assert not found, "\n".join(found)

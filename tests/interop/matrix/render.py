@@ -1,0 +1,118 @@
+"""What the matrix says about a rule: the "Which clients break" text, and the severity it implies.
+
+A rule's measured cases are the ``fail/<CODE>-*`` cases of every grammar's matrix file. Per
+client, each case's outcome becomes a phrase (tolerates it, raises ..., returns wrong content
+..., falls back to non-streaming ...); cases with the same phrase are merged.
+
+    python -m tests.interop.matrix.render CODE [CODE ...]
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tests.interop.matrix.outcome import ERROR, OK, WRONG
+
+HERE = Path(__file__).resolve().parent
+SOURCE = "tests/interop/matrix"
+
+
+def matrices() -> dict[str, dict[str, Any]]:
+    """Every committed matrix file, by grammar."""
+    return {p.stem: json.loads(p.read_text()) for p in sorted(HERE.glob("*.json"))}
+
+
+def measured(
+    code: str, data: dict[str, dict[str, Any]] | None = None
+) -> list[tuple[str, str, dict[str, str]]]:
+    """(client label, case name, {outcome, detail}) for each client and fail case of ``code``."""
+    out = []
+    prefix = f"fail/{code}-"
+    for matrix in (data if data is not None else matrices()).values():
+        for name, entry in sorted(matrix.get("clients", {}).items()):
+            for case, result in sorted(entry.get("cases", {}).items()):
+                if case.startswith(prefix):
+                    out.append(
+                        (label(name, entry["client"]["version"]), case[len(prefix) :], result)
+                    )
+    return out
+
+
+def label(name: str, version: str) -> str:
+    """``openai-python 3.54.0``; Node packages as ``ai@7.0.173 + @ai-sdk/openai@4.0.118``."""
+    if "@" in version:
+        return version.replace(" ", " + ")
+    return f"{name} {version}"
+
+
+def _notes(detail: str) -> list[str]:
+    return re.findall(r"\[([^\]]+)\]", detail)
+
+
+def phrase(result: dict[str, str]) -> str:
+    """One case's outcome for one client, in words."""
+    detail = result["detail"]
+    fallback = next((n for n in _notes(detail) if n.startswith("fell back to non-streaming")), None)
+    core = re.sub(r"\s*\[[^\]]+\]", "", detail).strip()
+    if fallback is not None:
+        reason = fallback.split(": ", 1)[-1]
+        then = _outcome_words(result["outcome"], core)
+        return f"falls back to non-streaming ({reason}), then {then}"
+    return _outcome_words(result["outcome"], core)
+
+
+def _outcome_words(outcome: str, core: str, limit: int = 140) -> str:
+    core = core if len(core) <= limit else core[: limit - 1] + "…"
+    if outcome == OK:
+        return "raises the stream's error" if core.startswith("raised ") else "tolerates it"
+    if outcome == ERROR:
+        return f"raises {core}"
+    return f"returns wrong content ({core})"
+
+
+def clients_text(code: str, data: dict[str, dict[str, Any]] | None = None) -> str | None:
+    """The "Which clients break" text for a rule, or None when no case of it was measured."""
+    rows = measured(code, data)
+    if not rows:
+        return None
+    by_client: dict[str, dict[str, list[str]]] = {}
+    for client, case, result in rows:
+        by_client.setdefault(client, {}).setdefault(phrase(result), []).append(case)
+    parts = []
+    for client, phrases in by_client.items():
+        if len(phrases) == 1:
+            parts.append(f"{client} {next(iter(phrases))}")
+        else:
+            said = "; ".join(f"{p} ({', '.join(cases)})" for p, cases in phrases.items())
+            parts.append(f"{client}: {said}")
+    return f"Measured ({SOURCE}): " + "; ".join(parts) + "."
+
+
+def severity(code: str, data: dict[str, dict[str, Any]] | None = None) -> str | None:
+    """``error`` if any measured client raised or got wrong content on a case of the rule,
+    else ``warning``; None when no case of it was measured."""
+    rows = measured(code, data)
+    if not rows:
+        return None
+    return "error" if any(r["outcome"] in (ERROR, WRONG) for _, _, r in rows) else "warning"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    codes = list(argv if argv is not None else sys.argv[1:])
+    if not codes:
+        print(__doc__.strip().splitlines()[-1].strip(), file=sys.stderr)
+        return 2
+    for code in codes:
+        text = clients_text(code)
+        print(f"{code}: severity {severity(code) or 'not measured'}")
+        print(f"  {text or 'no measured case'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,86 @@
+"""The client matrix (``tests/interop/matrix/<grammar>.json``) is current for the light clients.
+
+Each light client runs over every case of its grammar, as ``python -m tests.interop.matrix.run``
+does; the outcomes must be the committed ones, and every pass case must be ``ok`` (but for the
+``known`` entries of ``tests/interop/matrix/expect/``). A client that is not installed is
+skipped, unless ``SSECONFORM_REQUIRE_MATRIX=1``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from tests.interop.matrix.cases import GRAMMARS, discover
+from tests.interop.matrix.check import problems
+from tests.interop.matrix.clients import Client, light_clients
+from tests.interop.matrix.outcome import OUTCOMES
+from tests.interop.matrix.render import clients_text, severity
+from tests.interop.matrix.run import load
+
+REQUIRE = os.environ.get("SSECONFORM_REQUIRE_MATRIX") == "1"
+LIGHT = light_clients()
+
+
+@pytest.mark.parametrize("client", LIGHT, ids=lambda c: f"{c.grammar}-{c.name}")
+def test_matrix_is_current(client: Client) -> None:
+    if client.version() is None:
+        if REQUIRE:
+            pytest.fail(f"{client.name} is not installed: {client.missing}")
+        pytest.skip(f"{client.name} is not installed: {client.missing}")
+    found = problems(client.grammar, client)
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("grammar", GRAMMARS)
+def test_matrix_file_is_well_formed(grammar: str) -> None:
+    data = load(grammar)
+    cases = {case.id for case in discover(grammar)}
+    for name, entry in data["clients"].items():
+        assert entry["client"]["name"] == name
+        assert set(entry["client"]) == {"name", "version"}
+        for case, result in entry["cases"].items():
+            assert result["outcome"] in OUTCOMES, (name, case)
+            assert "127.0.0.1:" not in result["detail"] or "PORT" in result["detail"]
+        stale = set(entry["cases"]) - cases
+        assert not stale, f"{name} has results for cases that are gone: {sorted(stale)}"
+    path = f"tests/interop/matrix/{grammar}.json"
+    text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    with open(path, encoding="utf-8") as fp:
+        assert fp.read() == text, f"{path} is not in the sorted form run.py writes"
+
+
+def test_render_uses_the_matrix() -> None:
+    data = {
+        "chat": {
+            "clients": {
+                "a": {
+                    "client": {"name": "a", "version": "1.0"},
+                    "cases": {
+                        "fail/Z001-x": {"outcome": "ok", "detail": "text ''; finish stop"},
+                        "fail/Z002-y": {"outcome": "error", "detail": "ValueError: bad"},
+                    },
+                },
+                "b": {
+                    "client": {"name": "b", "version": "ai@7 @ai-sdk/x@3"},
+                    "cases": {
+                        "fail/Z001-x": {
+                            "outcome": "error",
+                            "detail": "exit 1: API Error: 400 [fell back to non-streaming: Content "
+                            "block not found]",
+                        }
+                    },
+                },
+            }
+        }
+    }
+    assert severity("Z002", data) == "error"
+    assert severity("Z003", data) is None
+    assert clients_text("Z001", data) == (
+        "Measured (tests/interop/matrix): a 1.0 tolerates it; ai@7 + @ai-sdk/x@3 falls back to "
+        "non-streaming (Content block not found), then raises exit 1: API Error: 400."
+    )
+    only_ok = {"chat": {"clients": {"a": data["chat"]["clients"]["a"]}}}
+    assert severity("Z001", only_ok) == "warning"
