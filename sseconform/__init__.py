@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from sseconform.api import FileResult, check_bytes, check_chunks, check_file, check_stream
 from sseconform.diagnostics import Diagnostic
+from sseconform.rules.base import Settings
 from sseconform.rules.catalog import INVARIANTS, RULES, Rule, Severity
-from sseconform.rules.engine import Settings, StreamChecker
+from sseconform.rules.chat.checker import StreamChecker
 from sseconform.version import __version__
 
 __all__ = [

@@ -25,9 +25,9 @@ from sseconform.recording.format import (
     RecordingReader,
     looks_like_recording,
 )
-from sseconform.rules.base import Checker
+from sseconform.rules.base import Checker, Settings
 from sseconform.rules.catalog import RULES, Severity
-from sseconform.rules.engine import Settings, StreamChecker
+from sseconform.rules.chat.checker import StreamChecker
 from sseconform.rules.grammars import AUTO, checker_for, detect
 
 READ_SIZE = 256 * 1024

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sseconform import Settings, check_bytes, check_chunks
-from sseconform.rules.engine import _JSON_STRING
+from sseconform.rules.chat.checker import _JSON_STRING
 from tests.conftest import CASES, REAL_STREAMS
 
 

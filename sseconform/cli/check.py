@@ -106,7 +106,7 @@ def check(
     from sseconform.errors import InputError
     from sseconform.report import get_reporter
     from sseconform.report import text as text_report
-    from sseconform.rules.engine import Settings
+    from sseconform.rules.base import Settings
 
     try:
         file_cfg = cfg.load(path=config) if config else cfg.load()

@@ -25,7 +25,8 @@ import orjson
 from sseconform import providers
 from sseconform.diagnostics import Diagnostic
 from sseconform.model import Reassembler
-from sseconform.rules.engine import Settings, StreamChecker
+from sseconform.rules.base import Settings
+from sseconform.rules.chat.checker import StreamChecker
 from sseconform.safetext import printable
 from sseconform.sse import Event, SSEDecoder
 from sseconform.translate import Translator, detect_event, translator_for

@@ -25,7 +25,7 @@ CHOICES = (*GRAMMARS, AUTO)
 def checker_for(grammar: str, settings: Settings | None = None) -> Checker:
     """A fresh checker for ``grammar`` (one of GRAMMARS)."""
     if grammar == "chat":
-        from sseconform.rules.engine import StreamChecker
+        from sseconform.rules.chat.checker import StreamChecker
 
         return StreamChecker(settings)
     if grammar not in GRAMMARS:

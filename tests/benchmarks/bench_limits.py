@@ -82,7 +82,8 @@ def big_arguments(total: int) -> Iterator[bytes]:
 
 def child(shape: str, size: int, max_arguments: int | None) -> None:
     """Runs in the child: feed the shape, print a JSON line with the figures."""
-    from sseconform.rules.engine import Settings, StreamChecker
+    from sseconform.rules.base import Settings
+    from sseconform.rules.chat.checker import StreamChecker
 
     base = _hwm_mib()
     gen = {

@@ -138,7 +138,7 @@ def make_targets() -> dict[str, Callable[[bytes], None]]:
     from sseconform.api import check_bytes, check_chunks
     from sseconform.errors import SseconformError
     from sseconform.model.partial import PartialJSON
-    from sseconform.rules.engine import Settings
+    from sseconform.rules.base import Settings
     from sseconform.sse.decoder import DEFAULT_MAX_EVENT, DEFAULT_MAX_LINE, SSEDecoder
     from sseconform.translate import DIALECTS, translate_body
 

@@ -40,8 +40,8 @@ from sseconform.recording.format import (
     write_recording,
 )
 from sseconform.replay.plan import load
+from sseconform.rules.base import Settings
 from sseconform.rules.catalog import Severity
-from sseconform.rules.engine import Settings
 from sseconform.sse import SSEDecoder
 from sseconform.translate import (
     auto_translator,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from sseconform.api import check_bytes, check_chunks
-from sseconform.rules.engine import Settings
+from sseconform.rules.base import Settings
 from sseconform.sse import SSEDecoder
 from sseconform.sse.decoder import DEFAULT_MAX_EVENT, EVENT_TOO_LARGE
 

@@ -34,7 +34,7 @@ from sseconform.rules.schema import CHUNK, ERROR, USAGE, validator, violations
 from sseconform.rules.usage import read_usage
 from sseconform.sse.decoder import Event
 
-__all__ = ["Settings", "StreamChecker"]
+__all__ = ["CHECKER", "Settings", "StreamChecker"]
 
 KNOWN_TOP = frozenset(
     {
@@ -885,3 +885,7 @@ def severity_counts(diags: Iterable[Diagnostic]) -> dict[str, int]:
     for d in diags:
         counts[d.severity.value] += 1
     return counts
+
+
+#: What ``rules.grammars`` instantiates for ``--grammar chat``.
+CHECKER = StreamChecker

@@ -1,0 +1,29 @@
+"""D002 data-after-done: Events follow `data: [DONE]`."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "D002",
+    "data-after-done",
+    Severity.ERROR,
+    None,
+    "Events follow `data: [DONE]`.",
+    RuleDoc(
+        what=(
+            "A frame arrives after `data: [DONE]`; reported once, at the first one. Comments "
+            "after `[DONE]` are fine."
+        ),
+        why=(
+            "`[DONE]` promises that nothing follows. Whatever comes after it (often a late usage "
+            "chunk or an error) is lost to clients that stop there."
+        ),
+        clients=(
+            "Not among the measured shapes. A client that stops at `[DONE]` never sees the later "
+            "frames; one that reads to the end of the body handles them after it has reported the "
+            "response complete."
+        ),
+        example=('data: [DONE]\n\ndata: {...,"choices":[],"usage":{...}}\n\n'),
+        fix=('data: {...,"choices":[],"usage":{...}}\n\ndata: [DONE]\n\n'),
+    ),
+)

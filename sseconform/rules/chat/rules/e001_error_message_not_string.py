@@ -1,0 +1,35 @@
+"""E001 error-message-not-string: An error without string message."""
+
+from sseconform.rules.catalog import ERROR_THEN_DONE, Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "E001",
+    "error-message-not-string",
+    Severity.ERROR,
+    ERROR_THEN_DONE,
+    "An error without string message.",
+    RuleDoc(
+        what=(
+            "An error frame (an object with `error` and no `choices`) whose `error` is not an "
+            "object, or whose `error.message` is missing or not a string."
+        ),
+        why=(
+            'After HTTP 200, an upstream failure is reported as `data: {"error":{"message": '
+            "<string>, ...}}`; clients build their exception from that message."
+        ),
+        clients=(
+            "Measured with a well-formed frame only: an error frame followed by `[DONE]` is "
+            "surfaced by all nine clients, partial text kept. Without a string message, clients "
+            "that validate the frame can reject it, and the others raise an error with nothing "
+            "readable in it."
+        ),
+        example=('data: {"error":"upstream timeout"}\n\ndata: [DONE]\n\n'),
+        fix=(
+            'data: {"error":{"message":"upstream timeout","type":"server_error"}}\n'
+            "\n"
+            "data: [DONE]\n"
+            "\n"
+        ),
+    ),
+)

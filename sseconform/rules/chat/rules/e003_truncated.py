@@ -1,0 +1,43 @@
+"""E003 truncated: The stream stops with no finish and no error."""
+
+from sseconform.rules.catalog import ERROR_THEN_DONE, Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "E003",
+    "truncated",
+    Severity.ERROR,
+    ERROR_THEN_DONE,
+    "The stream stops with no finish and no error.",
+    RuleDoc(
+        what=(
+            "The stream ends with no finish chunk for some choice, no error frame and no "
+            "`[DONE]`: a silent close. An empty body (no frames) is E003 too."
+        ),
+        why=(
+            "An upstream failure after HTTP 200 must be sent as an error frame then `[DONE]`, not "
+            "as a silent close and not as a made-up finish_reason (Portkey #1797; LiteLLM #40404; "
+            "open-webui #29628). A silent close lets a partial answer pass for a whole one."
+        ),
+        clients=(
+            "From the measurements: a missing `[DONE]` is tolerated by all nine clients and a "
+            "missing finish reason only breaks ai 7 `@ai-sdk/openai-compatible` (ERR), so the "
+            "other clients return the partial answer as if it were complete (WRONG)."
+        ),
+        example=(
+            'data: {...,"delta":{"role":"assistant","content":""}}\n'
+            "\n"
+            'data: {...,"delta":{"content":"The answer is"}}\n'
+            "\n"
+            "(connection closed)"
+        ),
+        fix=(
+            'data: {...,"delta":{"content":"The answer is"}}\n'
+            "\n"
+            'data: {"error":{"message":"upstream connection lost","type":"server_error"}}\n'
+            "\n"
+            "data: [DONE]\n"
+            "\n"
+        ),
+    ),
+)

@@ -1,0 +1,37 @@
+"""F001 finish-missing: A choice never gets a finish_reason."""
+
+from sseconform.rules.catalog import FINAL_EMPTY_DELTA, Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "F001",
+    "finish-missing",
+    Severity.ERROR,
+    FINAL_EMPTY_DELTA,
+    "A choice never gets a finish_reason.",
+    RuleDoc(
+        what=(
+            "A choice that had deltas never gets a non-null finish_reason, although the stream "
+            "ended with `[DONE]` and no error frame. A stream that just stops (no finish, no "
+            "error, no `[DONE]`) is E003 instead."
+        ),
+        why=(
+            "The finish reason tells the client why the answer ended; without it the client "
+            "cannot tell whether to run tools or whether the text was cut. Snowflake sends no "
+            "finish_reason."
+        ),
+        clients=(
+            'ERR in ai 7 `@ai-sdk/openai-compatible` ("Response stream ended without a finish '
+            'reason."); the other measured clients did not fail on it.'
+        ),
+        example=('data: {...,"delta":{"content":"Hi"}}\n\ndata: [DONE]\n\n'),
+        fix=(
+            'data: {...,"delta":{"content":"Hi"}}\n'
+            "\n"
+            'data: {...,"delta":{},"finish_reason":"stop"}\n'
+            "\n"
+            "data: [DONE]\n"
+            "\n"
+        ),
+    ),
+)

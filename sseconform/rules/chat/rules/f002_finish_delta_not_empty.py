@@ -1,0 +1,35 @@
+"""F002 finish-delta-not-empty: The finish chunk's delta has content."""
+
+from sseconform.rules.catalog import FINAL_EMPTY_DELTA, Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "F002",
+    "finish-delta-not-empty",
+    Severity.ERROR,
+    FINAL_EMPTY_DELTA,
+    "The finish chunk's delta has content.",
+    RuleDoc(
+        what=(
+            "The chunk that carries a finish_reason has a delta with non-empty content, refusal, "
+            "reasoning_content or tool_calls."
+        ),
+        why=(
+            "Invariant 3: the final chunk has `delta: {}` and the finish reason. Folding the last "
+            "text or fragment into it makes that content depend on clients reading the delta of a "
+            "chunk they may treat as an end marker."
+        ),
+        clients=(
+            "Not among the measured shapes. Clients that read every delta still get the content; "
+            "a client that treats the finish chunk as an end marker and skips its delta loses the "
+            "last piece of text or the last argument fragment."
+        ),
+        example=('data: {...,"delta":{"content":"."},"finish_reason":"stop"}\n\n'),
+        fix=(
+            'data: {...,"delta":{"content":"."}}\n'
+            "\n"
+            'data: {...,"delta":{},"finish_reason":"stop"}\n'
+            "\n"
+        ),
+    ),
+)

@@ -1,0 +1,25 @@
+"""F003 finish-delta-residue: The finish delta has empty values."""
+
+from sseconform.rules.catalog import FINAL_EMPTY_DELTA, Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "F003",
+    "finish-delta-residue",
+    Severity.WARNING,
+    FINAL_EMPTY_DELTA,
+    "The finish delta has empty values.",
+    RuleDoc(
+        what=(
+            "The finish chunk's delta is not `{}` but holds only empty values: `role`, `content` "
+            '"" or null, `tool_calls` [], `refusal` null and the like.'
+        ),
+        why=(
+            "Harmless to the measured clients but not the grammar (`delta: {}`); it shows a "
+            "gateway that fills every delta from one template."
+        ),
+        clients='Tolerated by all nine measured clients (a final `content: ""` was measured).',
+        example=('data: {...,"delta":{"content":"","tool_calls":[]},"finish_reason":"stop"}\n\n'),
+        fix=('data: {...,"delta":{},"finish_reason":"stop"}\n\n'),
+    ),
+)

@@ -1,0 +1,42 @@
+"""F010 arguments-truncated: Arguments cut short under `length`."""
+
+from sseconform.rules.catalog import FINAL_EMPTY_DELTA, Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "F010",
+    "arguments-truncated",
+    Severity.WARNING,
+    FINAL_EMPTY_DELTA,
+    "Arguments cut short under `length`.",
+    RuleDoc(
+        what=(
+            "The choice finished with `length` and a call's arguments do not parse as JSON: the "
+            "call was cut by the token limit."
+        ),
+        why=(
+            "Not a gateway bug as such: the model ran out of tokens mid-call (Anthropic's "
+            "`partial_json` can be invalid JSON when max_tokens cuts a call). The gateway must "
+            "keep `length`, not turn it into `tool_calls`, so clients know the call is incomplete."
+        ),
+        clients=(
+            "Truncated arguments break every measured client (ERR or WRONG): ai 5 "
+            "`@ai-sdk/openai` silently drops the call and langchain-openai silently 'repairs' it, "
+            "so an honest `length` is the only clue a client gets."
+        ),
+        example=(
+            "data: "
+            '{...,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\\"city\\":\\"Par"}}'
+            "]}}\n"
+            "\n"
+            'data: {...,"delta":{},"finish_reason":"length"}\n'
+            "\n"
+        ),
+        fix=(
+            "Keep `length` and never complete or re-label the call; raise the upstream token "
+            "limit if calls are routinely cut:\n"
+            'data: {...,"delta":{},"finish_reason":"length"}\n'
+            "\n"
+        ),
+    ),
+)

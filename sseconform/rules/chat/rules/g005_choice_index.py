@@ -1,0 +1,40 @@
+"""G005 choice-index: A choice index that is not the next from 0."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "G005",
+    "choice-index",
+    Severity.ERROR,
+    None,
+    "A choice index that is not the next from 0.",
+    RuleDoc(
+        what=(
+            "A choice index appears that is not the next one (highest so far + 1, from 0), e.g. a "
+            "first chunk with `choices[0].index == 1`."
+        ),
+        why=(
+            "`choices[].index` is the choice index (0 for n=1), never a content-block index; a "
+            "gateway that copies Anthropic's block index there splits one answer into several "
+            "choices (LiteLLM PR #12666)."
+        ),
+        clients=(
+            "Not among the measured shapes. Clients that key choices by index build a second "
+            "choice out of part of the answer; code that reads only the first choice misses that "
+            "part."
+        ),
+        example=(
+            'data: {...,"choices":[{"index":0,"delta":{"content":"Let me check."}}]}\n'
+            "\n"
+            'data: {...,"choices":[{"index":1,"delta":{"tool_calls":[...]}}]}\n'
+            "\n"
+        ),
+        fix=(
+            'data: {...,"choices":[{"index":0,"delta":{"content":"Let me check."}}]}\n'
+            "\n"
+            'data: {...,"choices":[{"index":0,"delta":{"tool_calls":[...]}}]}\n'
+            "\n"
+        ),
+    ),
+)

@@ -1,0 +1,33 @@
+"""G006 role-missing: A choice's first delta does not carry `role`."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "G006",
+    "role-missing",
+    Severity.WARNING,
+    None,
+    "A choice's first delta does not carry `role`.",
+    RuleDoc(
+        what=(
+            "The first delta seen for a choice has no `role` key. A first delta that is the "
+            "finish chunk's `delta: {}` does not count, nor does a chunk with `choices: []`."
+        ),
+        why=(
+            'OpenAI opens each choice with `delta: {"role":"assistant","content":""}`; clients '
+            "that build a message from deltas take the role from there."
+        ),
+        clients=(
+            "Not among the measured shapes. Clients that assume `assistant` are unaffected; a "
+            "client that copies the role from the deltas can end up with a message without a role."
+        ),
+        example=('data: {...,"delta":{"content":"Hi"}}\n\n'),
+        fix=(
+            'data: {...,"delta":{"role":"assistant","content":""}}\n'
+            "\n"
+            'data: {...,"delta":{"content":"Hi"}}\n'
+            "\n"
+        ),
+    ),
+)

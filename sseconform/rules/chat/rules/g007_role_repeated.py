@@ -1,0 +1,41 @@
+"""G007 role-repeated: `role` repeated on a later delta that carries content."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "G007",
+    "role-repeated",
+    Severity.WARNING,
+    None,
+    "`role` repeated on a later delta that carries content.",
+    RuleDoc(
+        what=(
+            "`role` appears again on a later delta of a choice, one that also carries content, "
+            "reasoning or tool calls (OpenRouter does this); reported once per choice."
+        ),
+        why=(
+            "The role belongs to the first delta only; repeated, it risks being concatenated by "
+            "clients that join every string they receive. A role-only repeat is worse: it is "
+            "reported as a restart (R001)."
+        ),
+        clients=(
+            "Not among the measured shapes. Clients that set the role are unaffected; by the "
+            "mechanism that turns a repeated tool-call id into `call_1call_1...` in the "
+            "`.stream()` accumulator, a client that concatenates strings could get "
+            "`assistantassistant`."
+        ),
+        example=(
+            'data: {...,"delta":{"role":"assistant","content":"Hi"}}\n'
+            "\n"
+            'data: {...,"delta":{"role":"assistant","content":" there"}}\n'
+            "\n"
+        ),
+        fix=(
+            'data: {...,"delta":{"role":"assistant","content":"Hi"}}\n'
+            "\n"
+            'data: {...,"delta":{"content":" there"}}\n'
+            "\n"
+        ),
+    ),
+)

@@ -1,0 +1,32 @@
+"""G011 reasoning-empty: A `reasoning_content` delta that is an empty string."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "G011",
+    "reasoning-empty",
+    Severity.WARNING,
+    None,
+    "A `reasoning_content` delta that is an empty string.",
+    RuleDoc(
+        what='A delta\'s `reasoning_content` is the empty string "".',
+        why=(
+            "`reasoning_content` deltas carry reasoning text and are non-empty strings; an empty "
+            "one carries nothing, and often means the gateway copies an empty native field onto "
+            "every chunk."
+        ),
+        clients=(
+            "Not among the measured shapes. `reasoning_content` is read by "
+            "`@ai-sdk/openai-compatible` and dropped by `@ai-sdk/openai` and langchain "
+            "ChatOpenAI; an empty value adds nothing for any of them, and code that takes the "
+            "key's presence to mean 'reasoning in progress' is misled."
+        ),
+        example=('data: {...,"delta":{"reasoning_content":"","content":"Hi"}}\n\n'),
+        fix=(
+            "Leave the key out when there is no reasoning text:\n"
+            'data: {...,"delta":{"content":"Hi"}}\n'
+            "\n"
+        ),
+    ),
+)

@@ -1,0 +1,46 @@
+"""I003 index-skipped: A new call does not take the next index."""
+
+from sseconform.rules.catalog import STABLE_INDEX, Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "I003",
+    "index-skipped",
+    Severity.ERROR,
+    STABLE_INDEX,
+    "A new call does not take the next index.",
+    RuleDoc(
+        what=(
+            "A new call's index is not the next one (highest index so far in the choice + 1, from "
+            "0), e.g. a first call with index 1."
+        ),
+        why=(
+            "New calls take the next index from 0. A gap usually means a native index was copied "
+            "through: Anthropic's block index counts text blocks too, and the Responses API's "
+            "`output_index` counts reasoning and message items. Gateways keep getting this wrong "
+            "(Envoy AI Gateway PR #1524; LiteLLM PR #16194, the Gemini index bug fixed three "
+            "times)."
+        ),
+        clients=(
+            "Not among the measured shapes as such. Clients that keep calls in a list by index "
+            "can get a hole or an IndexError; those that use a mapping still work, but code that "
+            "expects `tool_calls[0]` finds nothing there."
+        ),
+        example=(
+            'data: {...,"delta":{"content":"Let me check."}}\n'
+            "\n"
+            "data: "
+            '{...,"delta":{"tool_calls":[{"index":1,"id":"call_1","type":"function","function":{"n'
+            'ame":"get_weather","arguments":""}}]}}\n'
+            "\n"
+        ),
+        fix=(
+            'data: {...,"delta":{"content":"Let me check."}}\n'
+            "\n"
+            "data: "
+            '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"n'
+            'ame":"get_weather","arguments":""}}]}}\n'
+            "\n"
+        ),
+    ),
+)

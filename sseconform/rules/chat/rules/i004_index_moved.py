@@ -1,0 +1,41 @@
+"""I004 index-moved: A call's id reappears under another index."""
+
+from sseconform.rules.catalog import STABLE_INDEX, Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "I004",
+    "index-moved",
+    Severity.ERROR,
+    STABLE_INDEX,
+    "A call's id reappears under another index.",
+    RuleDoc(
+        what=(
+            "A delta carries an `id` that already belongs to a call at another index: the call "
+            "moved to a new index mid-call."
+        ),
+        why=(
+            "Each call keeps one index across all its deltas (invariant 2); clients key off the "
+            "index, so a moved call becomes two."
+        ),
+        clients=(
+            "Measured as a tool-call `index` that changes mid-call: WRONG in all the Python "
+            "clients (two calls, one nameless); ERR in ai 5 and in the `.stream()` accumulator."
+        ),
+        example=(
+            "data: "
+            '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"n'
+            'ame":"get_weather","arguments":""}}]}}\n'
+            "\n"
+            "data: "
+            '{...,"delta":{"tool_calls":[{"index":1,"id":"call_1","function":{"arguments":"{}"}}]}'
+            "}\n"
+            "\n"
+        ),
+        fix=(
+            "Keep the index the call started with:\n"
+            'data: {...,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]}}\n'
+            "\n"
+        ),
+    ),
+)

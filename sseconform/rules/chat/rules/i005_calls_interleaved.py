@@ -1,0 +1,52 @@
+"""I005 calls-interleaved: Fragments of parallel calls interleave."""
+
+from sseconform.rules.catalog import STABLE_INDEX, Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "I005",
+    "calls-interleaved",
+    Severity.WARNING,
+    STABLE_INDEX,
+    "Fragments of parallel calls interleave.",
+    RuleDoc(
+        what=(
+            "After a delta for call k, a delta arrives for an earlier call j < k that already had "
+            "deltas before k started (indexes 0, 1, 0); reported once per choice."
+        ),
+        why=(
+            "Legal, since each call keeps its index, but some clients assume calls arrive one "
+            "after another."
+        ),
+        clients=(
+            "ERR in the strict openai-python `.stream()` accumulator, which treats an index "
+            "switch as 'previous call done'; no other measured client broke on it."
+        ),
+        example=(
+            "data: "
+            '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1",...,"function":{"name":"f","argu'
+            'ments":""}}]}}\n'
+            "\n"
+            "data: "
+            '{...,"delta":{"tool_calls":[{"index":1,"id":"call_2",...,"function":{"name":"f","argu'
+            'ments":""}}]}}\n'
+            "\n"
+            'data: {...,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]}}\n'
+            "\n"
+        ),
+        fix=(
+            "Finish each call before starting the next (buffer per call if the upstream "
+            "interleaves):\n"
+            "data: "
+            '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1",...,"function":{"name":"f","argu'
+            'ments":""}}]}}\n'
+            "\n"
+            'data: {...,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]}}\n'
+            "\n"
+            "data: "
+            '{...,"delta":{"tool_calls":[{"index":1,"id":"call_2",...,"function":{"name":"f","argu'
+            'ments":""}}]}}\n'
+            "\n"
+        ),
+    ),
+)

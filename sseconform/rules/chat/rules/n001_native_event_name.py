@@ -1,0 +1,35 @@
+"""N001 native-event-name: An `event:` field with a native name."""
+
+from sseconform.rules.catalog import NO_NATIVE_LEAK, Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "N001",
+    "native-event-name",
+    Severity.ERROR,
+    NO_NATIVE_LEAK,
+    "An `event:` field with a native name.",
+    RuleDoc(
+        what=(
+            "An `event:` line with an Anthropic event name (message_start, message_delta, "
+            "message_stop, content_block_start, content_block_delta, content_block_stop, ping) or "
+            "a Responses API one (any name starting `response.`). `event: error` is W014."
+        ),
+        why=(
+            "Provider-native names must not reach chat-completions clients (invariant 5); they "
+            "show that the gateway passed the upstream stream through instead of translating it."
+        ),
+        clients=(
+            "openai-python ignores `event:` names, so the name alone changes nothing there; but "
+            "it comes with a native payload (N002), which fails type validation in all four AI "
+            "SDK clients and raises TypeError in naive openai-python loops."
+        ),
+        example=(
+            "event: content_block_delta\n"
+            "data: "
+            '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}\n'
+            "\n"
+        ),
+        fix=('Translate the event into a chunk:\ndata: {...,"delta":{"content":"Hi"}}\n\n'),
+    ),
+)

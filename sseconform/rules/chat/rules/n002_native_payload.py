@@ -1,0 +1,37 @@
+"""N002 native-payload: A frame shaped like a native event."""
+
+from sseconform.rules.catalog import NO_NATIVE_LEAK, Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "N002",
+    "native-payload",
+    Severity.ERROR,
+    NO_NATIVE_LEAK,
+    "A frame shaped like a native event.",
+    RuleDoc(
+        what=(
+            "A frame shaped like a native event: a top-level `type` that is a native event type, "
+            "Gemini keys (`candidates`, `usageMetadata`, `promptFeedback`), Responses keys "
+            "(`response`, `sequence_number`) or an Anthropic-shaped top-level `message` or "
+            "`delta`. It is not also checked as a chunk; Anthropic's "
+            '`{"type":"error","error":{...}}` also counts as an error frame.'
+        ),
+        why=(
+            "Invariant 5: the client receives a payload of another API, which it cannot read. "
+            "Usually a dialect the gateway does not translate, or an event type it forgot."
+        ),
+        clients=(
+            "Measured with a leaked native Anthropic frame: ERR in all four AI SDK clients (type "
+            "validation), TypeError in naive openai-python loops."
+        ),
+        example=(
+            'data: {"type":"message_start","message":{"id":"msg_1","model":"claude-x",...}}\n\n'
+        ),
+        fix=(
+            "Translate it; message_start becomes the role chunk:\n"
+            'data: {"id":"msg_1",...,"delta":{"role":"assistant","content":""}}\n'
+            "\n"
+        ),
+    ),
+)

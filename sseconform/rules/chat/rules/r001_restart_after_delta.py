@@ -1,0 +1,47 @@
+"""R001 restart-after-delta: A new role-only start after the first delta."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "R001",
+    "restart-after-delta",
+    Severity.ERROR,
+    None,
+    "A new role-only start after the first delta.",
+    RuleDoc(
+        what=(
+            "After a choice's first content, reasoning or tool delta, a delta arrives that "
+            'carries `role` and nothing else (content "" or null at most): a second stream start.'
+        ),
+        why=(
+            "After the first delta no retry or failover is allowed: the client has already shown "
+            "part of an answer. A second role chunk is the trace of a gateway that retried "
+            "mid-stream and spliced the new attempt on (LiteLLM MidStreamFallbackError, #27967, "
+            "#31067)."
+        ),
+        clients=(
+            "Not among the measured shapes. Clients append every delta, so the user sees the "
+            "partial first attempt followed by the whole second one (a duplicated prefix)."
+        ),
+        example=(
+            'data: {...,"delta":{"role":"assistant","content":""}}\n'
+            "\n"
+            'data: {...,"delta":{"content":"The answer"}}\n'
+            "\n"
+            'data: {...,"delta":{"role":"assistant","content":""}}\n'
+            "\n"
+            'data: {...,"delta":{"content":"The answer is 42."}}\n'
+            "\n"
+        ),
+        fix=(
+            "Once a delta was sent, report the failure instead of retrying:\n"
+            'data: {...,"delta":{"content":"The answer"}}\n'
+            "\n"
+            'data: {"error":{"message":"upstream failed","type":"server_error"}}\n'
+            "\n"
+            "data: [DONE]\n"
+            "\n"
+        ),
+    ),
+)

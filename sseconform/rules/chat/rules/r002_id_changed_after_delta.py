@@ -1,0 +1,41 @@
+"""R002 id-changed-after-delta: The chunk `id` changes after the first delta."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "R002",
+    "id-changed-after-delta",
+    Severity.ERROR,
+    None,
+    "The chunk `id` changes after the first delta.",
+    RuleDoc(
+        what=(
+            "The chunk `id` changes after the first content, reasoning or tool delta (before it, "
+            "the same change is G002)."
+        ),
+        why=(
+            "Evidence of a mid-stream retry or failover: a second response is spliced onto the "
+            "first, which is not allowed once a delta was sent (LiteLLM MidStreamFallbackError, "
+            "#27967, #31067)."
+        ),
+        clients=(
+            "Not among the measured shapes. Clients append the deltas of both responses into one "
+            "answer (a duplicated or mixed prefix) and report one of the two ids."
+        ),
+        example=(
+            'data: {"id":"c1",...,"delta":{"content":"The answer"}}\n'
+            "\n"
+            'data: {"id":"c2",...,"delta":{"content":"The answer is 42."}}\n'
+            "\n"
+        ),
+        fix=(
+            'data: {"id":"c1",...,"delta":{"content":"The answer"}}\n'
+            "\n"
+            'data: {"error":{"message":"upstream failed","type":"server_error"}}\n'
+            "\n"
+            "data: [DONE]\n"
+            "\n"
+        ),
+    ),
+)

@@ -1,0 +1,41 @@
+"""R003 model-changed-after-delta: The `model` changes after the first delta."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "R003",
+    "model-changed-after-delta",
+    Severity.ERROR,
+    None,
+    "The `model` changes after the first delta.",
+    RuleDoc(
+        what=(
+            "The `model` changes after the first content, reasoning or tool delta (before it, the "
+            "same change is G003)."
+        ),
+        why=(
+            "Evidence of a mid-stream failover to another model: the answer is now written by two "
+            "models, which is not allowed once a delta was sent (LiteLLM MidStreamFallbackError, "
+            "#27967, #31067)."
+        ),
+        clients=(
+            "Not among the measured shapes. Clients append the deltas of both models into one "
+            "answer and report one of the two models."
+        ),
+        example=(
+            'data: {...,"model":"claude-x","delta":{"content":"The answer"}}\n'
+            "\n"
+            'data: {...,"model":"gpt-y","delta":{"content":" is 42."}}\n'
+            "\n"
+        ),
+        fix=(
+            'data: {...,"model":"claude-x","delta":{"content":"The answer"}}\n'
+            "\n"
+            'data: {"error":{"message":"upstream failed","type":"server_error"}}\n'
+            "\n"
+            "data: [DONE]\n"
+            "\n"
+        ),
+    ),
+)

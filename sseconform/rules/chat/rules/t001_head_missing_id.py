@@ -1,0 +1,39 @@
+"""T001 head-missing-id: A call's first delta has no `id`."""
+
+from sseconform.rules.catalog import TOOL_CALL_HEAD, Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "T001",
+    "head-missing-id",
+    Severity.ERROR,
+    TOOL_CALL_HEAD,
+    "A call's first delta has no `id`.",
+    RuleDoc(
+        what=(
+            "The first delta of a tool call (one choice index, one tool-call index) has no `id`, "
+            "or a null or empty one."
+        ),
+        why=(
+            "The client sends the id back with the tool result (`tool_call_id`); invariant 1 says "
+            "the first delta carries `id`, `type` and `function.name`."
+        ),
+        clients=(
+            "ERR in ai 5. ai 7 silently invents its own id (WRONG: the next request carries a "
+            "tool_call_id the upstream never issued). The same holds when the id arrives in a "
+            "later delta."
+        ),
+        example=(
+            "data: "
+            '{...,"delta":{"tool_calls":[{"index":0,"type":"function","function":{"name":"get_weat'
+            'her","arguments":""}}]}}\n'
+            "\n"
+        ),
+        fix=(
+            "data: "
+            '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"n'
+            'ame":"get_weather","arguments":""}}]}}\n'
+            "\n"
+        ),
+    ),
+)

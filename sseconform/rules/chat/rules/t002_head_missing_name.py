@@ -1,0 +1,36 @@
+"""T002 head-missing-name: A call's first delta has no name."""
+
+from sseconform.rules.catalog import TOOL_CALL_HEAD, Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "T002",
+    "head-missing-name",
+    Severity.ERROR,
+    TOOL_CALL_HEAD,
+    "A call's first delta has no name.",
+    RuleDoc(
+        what="The first delta of a tool call has no `function.name`, or an empty one.",
+        why=(
+            "Clients learn which function to run from the first delta (invariant 1); a nameless "
+            "head makes the call unusable."
+        ),
+        clients=(
+            "ERR in `@ai-sdk/openai` (ai 7 and ai 5) and in ai 5 `@ai-sdk/openai-compatible` "
+            "(\"Expected 'function.name' to be a string.\"); WRONG in the function-calling guide "
+            "snippet."
+        ),
+        example=(
+            "data: "
+            '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"a'
+            'rguments":""}}]}}\n'
+            "\n"
+        ),
+        fix=(
+            "data: "
+            '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"n'
+            'ame":"get_weather","arguments":""}}]}}\n'
+            "\n"
+        ),
+    ),
+)

@@ -1,0 +1,36 @@
+"""T003 head-missing-type: A call's first delta has no `type`."""
+
+from sseconform.rules.catalog import TOOL_CALL_HEAD, Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "T003",
+    "head-missing-type",
+    Severity.WARNING,
+    TOOL_CALL_HEAD,
+    "A call's first delta has no `type`.",
+    RuleDoc(
+        what="The first delta of a tool call has no `type`.",
+        why=(
+            'OpenAI sends `type: "function"` on the first delta of every call and invariant 1 '
+            "asks for it; a client that checks the type instead of assuming it cannot classify "
+            "the call."
+        ),
+        clients=(
+            "Not among the measured shapes; a warning, since a client that assumes function calls "
+            "is unaffected."
+        ),
+        example=(
+            "data: "
+            '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1","function":{"name":"get_weather"'
+            ',"arguments":""}}]}}\n'
+            "\n"
+        ),
+        fix=(
+            "data: "
+            '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"n'
+            'ame":"get_weather","arguments":""}}]}}\n'
+            "\n"
+        ),
+    ),
+)

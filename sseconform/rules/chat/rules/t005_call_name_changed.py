@@ -1,0 +1,38 @@
+"""T005 call-name-changed: A later delta of a call carries another name."""
+
+from sseconform.rules.catalog import TOOL_CALL_HEAD, Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "T005",
+    "call-name-changed",
+    Severity.ERROR,
+    TOOL_CALL_HEAD,
+    "A later delta of a call carries another name.",
+    RuleDoc(
+        what="A later delta of a call carries a `function.name` different from the call's name.",
+        why=(
+            "The name is fixed by the first delta and is never sent in fragments; a different "
+            "name later means name pieces are streamed, or fragments of two calls were mixed."
+        ),
+        clients=(
+            "Not among the measured shapes as such. langchain-openai concatenates a repeated name "
+            "(measured), so a changed one yields a name no function has."
+        ),
+        example=(
+            "data: "
+            '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"n'
+            'ame":"get_","arguments":""}}]}}\n'
+            "\n"
+            'data: {...,"delta":{"tool_calls":[{"index":0,"function":{"name":"weather"}}]}}\n'
+            "\n"
+        ),
+        fix=(
+            "Send the whole name once, in the first delta:\n"
+            "data: "
+            '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"n'
+            'ame":"get_weather","arguments":""}}]}}\n'
+            "\n"
+        ),
+    ),
+)

@@ -1,0 +1,49 @@
+"""T007 arguments-resent: A call's whole arguments are sent again."""
+
+from sseconform.rules.catalog import TOOL_CALL_HEAD, Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "T007",
+    "arguments-resent",
+    Severity.ERROR,
+    TOOL_CALL_HEAD,
+    "A call's whole arguments are sent again.",
+    RuleDoc(
+        what=(
+            "A later fragment of a call equals the whole (non-empty) arguments accumulated so "
+            "far: the call is sent again whole."
+        ),
+        why=(
+            "Arguments arrive either whole or as fragments, never both, and a call is never "
+            "re-sent whole; gateways do this when they stream the fragments and then forward a "
+            "native 'done' event carrying the complete arguments."
+        ),
+        clients=(
+            "Not among the measured shapes as such. Clients concatenate fragments, so the "
+            "arguments become `{...}{...}` and no longer parse; what clients then do is ERR or "
+            "WRONG everywhere (see F009)."
+        ),
+        example=(
+            "data: "
+            '{...,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\\"city\\":"}}]}}\n'
+            "\n"
+            "data: "
+            '{...,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\\"Paris\\"}"}}]}}\n'
+            "\n"
+            "data: "
+            '{...,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\\"city\\":\\"Paris'
+            '\\"}"}}]}}\n'
+            "\n"
+        ),
+        fix=(
+            "Send the fragments only; drop the final complete copy:\n"
+            "data: "
+            '{...,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\\"city\\":"}}]}}\n'
+            "\n"
+            "data: "
+            '{...,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\\"Paris\\"}"}}]}}\n'
+            "\n"
+        ),
+    ),
+)

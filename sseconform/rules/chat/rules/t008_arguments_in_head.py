@@ -1,0 +1,43 @@
+"""T008 arguments-in-head: A call's first delta carries arguments."""
+
+from sseconform.rules.catalog import TOOL_CALL_HEAD, Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "T008",
+    "arguments-in-head",
+    Severity.INFO,
+    TOOL_CALL_HEAD,
+    "A call's first delta carries arguments.",
+    RuleDoc(
+        what=(
+            "The first delta of a call carries non-empty `function.arguments`, typically the "
+            "whole arguments at once."
+        ),
+        why=(
+            "Legal, and many providers send whole calls in one delta, but OpenAI starts the "
+            'arguments from "" in the first delta, and code written against that can break.'
+        ),
+        clients=(
+            "WRONG in the function-calling guide snippet, which doubles the arguments; fine in "
+            "the other measured clients."
+        ),
+        example=(
+            "data: "
+            '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"n'
+            'ame":"get_weather","arguments":"{\\"city\\":\\"Paris\\"}"}}]}}\n'
+            "\n"
+        ),
+        fix=(
+            'Start from "" and send the arguments in the next delta:\n'
+            "data: "
+            '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"n'
+            'ame":"get_weather","arguments":""}}]}}\n'
+            "\n"
+            "data: "
+            '{...,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\\"city\\":\\"Paris'
+            '\\"}"}}]}}\n'
+            "\n"
+        ),
+    ),
+)

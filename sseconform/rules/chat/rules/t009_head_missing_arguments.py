@@ -1,0 +1,32 @@
+"""T009 head-missing-arguments: A first delta has no `arguments`."""
+
+from sseconform.rules.catalog import TOOL_CALL_HEAD, Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "T009",
+    "head-missing-arguments",
+    Severity.WARNING,
+    TOOL_CALL_HEAD,
+    "A first delta has no `arguments`.",
+    RuleDoc(
+        what="The first delta of a call has no `function.arguments` key at all.",
+        why=(
+            'OpenAI sends `"arguments": ""` in the first delta; code that appends fragments to '
+            "the value it finds there fails when the key is missing."
+        ),
+        clients="TypeError in the function-calling guide snippet.",
+        example=(
+            "data: "
+            '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"n'
+            'ame":"get_weather"}}]}}\n'
+            "\n"
+        ),
+        fix=(
+            "data: "
+            '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"n'
+            'ame":"get_weather","arguments":""}}]}}\n'
+            "\n"
+        ),
+    ),
+)

@@ -1,0 +1,39 @@
+"""U001 usage-before-finish: The usage chunk comes before a finish chunk."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "U001",
+    "usage-before-finish",
+    Severity.ERROR,
+    None,
+    "The usage chunk comes before a finish chunk.",
+    RuleDoc(
+        what="A usage chunk arrives while some choice that had deltas has no finish_reason yet.",
+        why=(
+            "The usage chunk comes after the finish chunk, just before `[DONE]`. Sent earlier, it "
+            "shows a gateway forwarding usage as soon as the upstream reports it (Anthropic sends "
+            "cumulative usage in `message_delta`)."
+        ),
+        clients=(
+            "Not among the measured shapes. A client that takes the usage chunk as the end of the "
+            "answer misses the finish chunk. Separately, the function-calling guide snippet "
+            "raises IndexError on a `choices: []` usage chunk it did not ask for."
+        ),
+        example=(
+            'data: {...,"choices":[],"usage":{...}}\n'
+            "\n"
+            'data: {...,"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n'
+            "\n"
+        ),
+        fix=(
+            'data: {...,"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n'
+            "\n"
+            'data: {...,"choices":[],"usage":{...}}\n'
+            "\n"
+            "data: [DONE]\n"
+            "\n"
+        ),
+    ),
+)

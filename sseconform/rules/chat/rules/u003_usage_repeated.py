@@ -1,0 +1,32 @@
+"""U003 usage-repeated: More than one chunk carries usage."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "U003",
+    "usage-repeated",
+    Severity.ERROR,
+    None,
+    "More than one chunk carries usage.",
+    RuleDoc(
+        what="A second frame with non-null `usage`, whether a usage chunk or not.",
+        why=(
+            "There is exactly one usage chunk, and only when it was asked for. With several, a "
+            "client that adds them up counts twice and one that keeps the first keeps a partial "
+            "count; billing built on either is off."
+        ),
+        clients=(
+            "Not among the measured shapes. Which usage a client reports depends on the client. "
+            "When usage was not asked for, each `choices: []` usage chunk also raises IndexError "
+            "in the function-calling guide snippet."
+        ),
+        example=(
+            'data: {...,"choices":[],"usage":{"prompt_tokens":10,...}}\n'
+            "\n"
+            'data: {...,"choices":[],"usage":{"prompt_tokens":10,...}}\n'
+            "\n"
+        ),
+        fix=('data: {...,"choices":[],"usage":{"prompt_tokens":10,...}}\n\ndata: [DONE]\n\n'),
+    ),
+)

@@ -1,0 +1,37 @@
+"""U005 usage-on-content-chunk: Usage set on a chunk that has choices."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "U005",
+    "usage-on-content-chunk",
+    Severity.WARNING,
+    None,
+    "Usage set on a chunk that has choices.",
+    RuleDoc(
+        what="Non-null `usage` on a chunk whose `choices` list is not empty.",
+        why=(
+            "Only the usage chunk (`choices: []`) carries usage; earlier chunks carry `usage: "
+            "null` or none. Usage on a content chunk is usually a running count copied from the "
+            "upstream."
+        ),
+        clients=(
+            "Not among the measured shapes. A client that takes usage from the first chunk that "
+            "has it reports a partial count."
+        ),
+        example=(
+            "data: "
+            '{...,"choices":[{"index":0,"delta":{"content":"Hi"}}],"usage":{"completion_tokens":1,'
+            "...}}\n"
+            "\n"
+        ),
+        fix=(
+            'data: {...,"choices":[{"index":0,"delta":{"content":"Hi"}}],"usage":null}\n'
+            "\n"
+            "...\n"
+            'data: {...,"choices":[],"usage":{"completion_tokens":12,...}}\n'
+            "\n"
+        ),
+    ),
+)

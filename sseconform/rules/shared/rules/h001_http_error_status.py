@@ -1,0 +1,31 @@
+"""H001 http-error-status: A non-2xx response: the body is not a stream."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "H001",
+    "http-error-status",
+    Severity.INFO,
+    None,
+    "A non-2xx response: the body is not a stream.",
+    RuleDoc(
+        what="The recorded response has a non-2xx status; its body is not checked as a stream.",
+        why=(
+            "Informational: an error known before the first byte belongs in a non-2xx response, "
+            "not in an in-band frame, so this is the right shape for it; it is reported so a run "
+            "over many recordings shows which carried no stream."
+        ),
+        clients=(
+            "Not a stream shape, so not among the measured ones; clients report it through their "
+            "HTTP error path, not as stream content."
+        ),
+        example=(
+            "HTTP/1.1 429 Too Many Requests\n"
+            "content-type: application/json\n"
+            "\n"
+            '{"error":{"message":"rate limited","type":"rate_limit_error"}}'
+        ),
+        fix="Nothing to fix: this is how an error known before the first byte should be sent.",
+    ),
+)

@@ -1,0 +1,28 @@
+"""W003 crlf-framing: Lines end in CRLF instead of LF."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "W003",
+    "crlf-framing",
+    Severity.WARNING,
+    None,
+    "Lines end in CRLF instead of LF.",
+    RuleDoc(
+        what="At least one line ends in CRLF; reported once per stream, at the first such line.",
+        why=(
+            "CRLF is legal SSE, but OpenAI frames with LF and consumers written against its "
+            'output split on "\\n\\n" and never find an event boundary. Gemini frames with CRLF, '
+            "so a gateway that passes its framing through inherits it."
+        ),
+        clients=(
+            "Tolerated by all nine measured clients. Hand-written consumers that split on "
+            '"\\n\\n" or test startsWith("data: ") break (openai-python #498; hey-api #3054).'
+        ),
+        example=(
+            'data: {...,"delta":{"content":"Hi"}}<CR><LF>\n<CR><LF>\ndata: [DONE]<CR><LF>\n<CR><LF>'
+        ),
+        fix=('Frame with LF only:\ndata: {...,"delta":{"content":"Hi"}}\n\ndata: [DONE]\n\n'),
+    ),
+)

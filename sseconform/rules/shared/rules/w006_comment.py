@@ -1,0 +1,28 @@
+"""W006 comment: A comment line (`: ...`), such as a keep-alive."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "W006",
+    "comment",
+    Severity.INFO,
+    None,
+    "A comment line (`: ...`), such as a keep-alive.",
+    RuleDoc(
+        what=(
+            "Each comment line, i.e. a line starting with `:`, such as `: ping` or `: OPENROUTER "
+            "PROCESSING`."
+        ),
+        why=(
+            "Comments are the right way to keep a connection alive; they are reported for "
+            "information, to show what a gateway adds and how often."
+        ),
+        clients=(
+            "Tolerated by all nine measured clients (`: ping` was measured); a spec-following "
+            "parser skips comment lines."
+        ),
+        example=(': OPENROUTER PROCESSING\n\ndata: {...,"delta":{"content":"Hi"}}\n\n'),
+        fix=("Nothing to fix. Keep keep-alives as comments, never as data (see W012):\n: ping\n\n"),
+    ),
+)

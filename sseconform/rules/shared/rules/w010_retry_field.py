@@ -1,0 +1,27 @@
+"""W010 retry-field: A `retry:` field on a chat stream."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "W010",
+    "retry-field",
+    Severity.WARNING,
+    None,
+    "A `retry:` field on a chat stream.",
+    RuleDoc(
+        what="A `retry:` line inside a block that also carries data.",
+        why=(
+            "`retry:` tells an EventSource how long to wait before reconnecting; a chat "
+            "completion is a POST that cannot be resumed, so the field has no use and only adds "
+            "parser state."
+        ),
+        clients=(
+            "Not among the measured shapes. A spec-following parser stores the delay and "
+            "dispatches the event normally. In a block of its own the same line breaks "
+            "openai-python and httpx-sse (see W009)."
+        ),
+        example=('retry: 3000\ndata: {...,"delta":{"content":"Hi"}}\n\n'),
+        fix=('Drop the field:\ndata: {...,"delta":{"content":"Hi"}}\n\n'),
+    ),
+)

@@ -1,0 +1,29 @@
+"""W012 data-comment: A keep-alive sent as data (`data: : ping`)."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "W012",
+    "data-comment",
+    Severity.ERROR,
+    None,
+    "A keep-alive sent as data (`data: : ping`).",
+    RuleDoc(
+        what=(
+            "A frame whose data starts with `:`, such as `data: : ping`: a keep-alive sent as "
+            "data instead of as a comment. It is not also reported as J001."
+        ),
+        why=(
+            "Clients receive it as an event and try to read it as a chunk; keep-alives must be "
+            "comment lines, which every parser skips. Several gateways have shipped this bug."
+        ),
+        clients=(
+            "Not among the measured shapes (the comment form `: ping` is tolerated by all nine). "
+            "A spec-following parser dispatches `: ping` as event data, and any client that "
+            "parses each event as JSON fails on it."
+        ),
+        example=('data: : ping\n\ndata: {...,"delta":{"content":"Hi"}}\n\n'),
+        fix=(': ping\n\ndata: {...,"delta":{"content":"Hi"}}\n\n'),
+    ),
+)

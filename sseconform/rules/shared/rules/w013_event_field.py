@@ -1,0 +1,30 @@
+"""W013 event-field: An `event:` field on chat output (clients ignore it)."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "W013",
+    "event-field",
+    Severity.WARNING,
+    None,
+    "An `event:` field on chat output (clients ignore it).",
+    RuleDoc(
+        what=(
+            "An `event:` line whose name is neither native (N001) nor `error` (W014), e.g. "
+            "`event: message` or `event: chunk`; reported once per name."
+        ),
+        why=(
+            "OpenAI sends no `event:` lines on chat completions. openai-python ignores the name, "
+            "but a browser EventSource delivers an event named anything but `message` only to "
+            "listeners for that name, not to `onmessage`."
+        ),
+        clients=(
+            "Not among the measured shapes. openai-python ignores `event:` names; a "
+            "spec-following parser sets the event type, and clients that dispatch on it can skip "
+            "the data."
+        ),
+        example=('event: chunk\ndata: {...,"delta":{"content":"Hi"}}\n\n'),
+        fix=('Send no `event:` line:\ndata: {...,"delta":{"content":"Hi"}}\n\n'),
+    ),
+)
