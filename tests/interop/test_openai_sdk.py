@@ -111,8 +111,10 @@ class Accumulated:
     usage: dict[str, Any] | None = None
 
     def add(self, chunk: Any) -> None:
-        self.ids.append(chunk.id)
-        self.models.append(chunk.model)
+        if chunk.id or chunk.choices:  # Azure's prompt-filter chunk: blank id, no choices
+            self.ids.append(chunk.id)
+        if chunk.model or chunk.choices:
+            self.models.append(chunk.model)
         if chunk.usage is not None:
             self.usage = chunk.usage.to_dict()
         for ch in chunk.choices:
