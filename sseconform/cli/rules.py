@@ -15,9 +15,22 @@ def rules_cmd(
     fmt: Annotated[
         str, typer.Option("--format", "-f", help="text or json.", metavar="FORMAT")
     ] = "text",
+    grammar: Annotated[
+        str | None,
+        typer.Option(
+            "--grammar",
+            "-g",
+            help="Only the rules that apply to this grammar (chat, anthropic, responses).",
+            metavar="GRAMMAR",
+        ),
+    ] = None,
 ) -> None:
     """List every rule: code, severity, invariant, name and summary."""
-    from sseconform.rules.catalog import RULES
+    from sseconform.rules.catalog import GRAMMARS, RULES
+
+    if grammar is not None and grammar not in GRAMMARS:
+        fail(f"unknown grammar {grammar!r}; grammars: {', '.join(GRAMMARS)}")
+    table = [r for r in table if grammar is None or r.applies_to(grammar)]
 
     if fmt == "json":
         import json
@@ -28,15 +41,16 @@ def rules_cmd(
                 "name": r.name,
                 "severity": r.severity.value,
                 "invariant": r.invariant,
+                "grammar": r.grammar,
                 "summary": r.summary,
             }
-            for r in RULES.values()
+            for r in table
         ]
         typer.echo(json.dumps(rows, indent=2))
         return
     if fmt != "text":
         fail(f"unknown format {fmt!r}; valid formats: text, json")
-    for r in RULES.values():
+    for r in table:
         inv = r.invariant or "-"
         typer.echo(f"{r.code}  {r.severity.value:<7}  {inv:<17}  {r.name:<28}  {r.summary}")
 

@@ -449,7 +449,17 @@ def test_rules_json(workdir: Path) -> None:
     assert run.code == 0
     rows = json.loads(run.out)
     assert [r["code"] for r in rows] == list(RULES)
-    assert all(set(r) == {"code", "name", "severity", "invariant", "summary"} for r in rows)
+    keys = {"code", "name", "severity", "invariant", "grammar", "summary"}
+    assert all(set(r) == keys for r in rows)
+
+
+def test_rules_of_one_grammar(workdir: Path) -> None:
+    run = run_cli("rules", "--grammar", "chat", "--format", "json", cwd=workdir)
+    rows = json.loads(run.out)
+    assert {r["grammar"] for r in rows} == {"any", "chat"}
+    assert [r["code"] for r in rows] == [c for c, r in RULES.items() if r.applies_to("chat")]
+    run = run_cli("rules", "--grammar", "gemini", cwd=workdir)
+    assert run.code == 2 and "unknown grammar 'gemini'" in run.err
 
 
 def test_rules_unknown_format_exits_2(workdir: Path) -> None:
