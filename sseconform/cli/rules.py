@@ -30,7 +30,7 @@ def rules_cmd(
 
     if grammar is not None and grammar not in GRAMMARS:
         fail(f"unknown grammar {grammar!r}; grammars: {', '.join(GRAMMARS)}")
-    table = [r for r in table if grammar is None or r.applies_to(grammar)]
+    table = [r for r in RULES.values() if grammar is None or r.applies_to(grammar)]
 
     if fmt == "json":
         import json
