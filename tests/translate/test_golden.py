@@ -241,7 +241,7 @@ def test_recordings_are_native_streams() -> None:
     """``check`` sees each native recording as what it is: native events (N codes), CRLF for
     Gemini; the off-grammar chat ones show the quirk they were made for."""
     quirks = {
-        "azure-tool-call": {"G001"},  # the prompt-filter chunk, object ""
+        "azure-tool-call": {"G010"},  # the prompt-filter chunk, empty choices before the answer
         "openrouter-reasoning": {"F004", "G007", "G012", "W006"},  # finish twice, role, ...
         "mistral-parallel-calls": {"I001"},  # calls without index
         "groq-error": {"E002", "W014"},  # event: error, no [DONE]
