@@ -1,6 +1,84 @@
 """The anthropic grammar's rules: its invariants, then every rule module (each registers its rule
-and docs with ``catalog.define`` when imported)."""
+and docs with ``catalog.define`` when imported).
 
-from sseconform.rules.catalog import invariants
+What each rule finds is detected in ``sseconform/rules/anthropic/checker.py`` (one pass over the
+stream, with the message and block state the rules share, ``state.py``).
+"""
 
-INVARIANTS = invariants("anthropic", ())
+from sseconform.rules.anthropic.invariants import INVARIANTS
+from sseconform.rules.anthropic.rules import (
+    a001_message_start_missing,
+    a002_message_start_repeated,
+    a003_block_not_started,
+    a004_block_index_out_of_order,
+    a005_block_event_after_stop,
+    a006_block_open_at_message_stop,
+    a007_blocks_overlap,
+    a008_block_open_at_max_tokens,
+    a009_delta_type_mismatch,
+    a010_unknown_block_type,
+    a011_unknown_delta_type,
+    a012_thinking_signature_missing,
+    a013_tool_input_invalid_json,
+    a014_tool_input_not_object,
+    a015_tool_input_in_start,
+    a016_tool_input_empty,
+    a017_tool_input_too_large,
+    a018_stop_reason_missing,
+    a019_stop_reason_unknown,
+    a020_message_stop_missing,
+    a021_event_after_message_stop,
+    a022_event_name_not_type,
+    a023_event_name_hides_data,
+    a024_event_line_missing,
+    a025_unknown_messages_event,
+    a026_error_event_malformed,
+    a027_event_after_error_event,
+    a028_start_usage_missing,
+    a029_delta_usage_missing,
+    a030_start_usage_count_missing,
+    a031_output_tokens_decreasing,
+    a032_chat_chunk_in_messages,
+    a033_finish_reason_as_stop_reason,
+    a034_done_in_messages,
+    a035_responses_event_in_messages,
+)
+
+__all__ = [
+    "INVARIANTS",
+    "a001_message_start_missing",
+    "a002_message_start_repeated",
+    "a003_block_not_started",
+    "a004_block_index_out_of_order",
+    "a005_block_event_after_stop",
+    "a006_block_open_at_message_stop",
+    "a007_blocks_overlap",
+    "a008_block_open_at_max_tokens",
+    "a009_delta_type_mismatch",
+    "a010_unknown_block_type",
+    "a011_unknown_delta_type",
+    "a012_thinking_signature_missing",
+    "a013_tool_input_invalid_json",
+    "a014_tool_input_not_object",
+    "a015_tool_input_in_start",
+    "a016_tool_input_empty",
+    "a017_tool_input_too_large",
+    "a018_stop_reason_missing",
+    "a019_stop_reason_unknown",
+    "a020_message_stop_missing",
+    "a021_event_after_message_stop",
+    "a022_event_name_not_type",
+    "a023_event_name_hides_data",
+    "a024_event_line_missing",
+    "a025_unknown_messages_event",
+    "a026_error_event_malformed",
+    "a027_event_after_error_event",
+    "a028_start_usage_missing",
+    "a029_delta_usage_missing",
+    "a030_start_usage_count_missing",
+    "a031_output_tokens_decreasing",
+    "a032_chat_chunk_in_messages",
+    "a033_finish_reason_as_stop_reason",
+    "a034_done_in_messages",
+    "a035_responses_event_in_messages",
+]

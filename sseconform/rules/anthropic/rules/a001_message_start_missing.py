@@ -1,0 +1,65 @@
+"""A001 message-start-missing: The stream does not open with message_start."""
+
+from sseconform.rules.anthropic.invariants import MESSAGE_START_FIRST
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "A001",
+    "message-start-missing",
+    Severity.ERROR,
+    MESSAGE_START_FIRST,
+    "The stream does not open with message_start.",
+    RuleDoc(
+        what=(
+            "The first event other than `ping` (and an `error` event) is not "
+            "`message_start`: a content block, a message_delta or message_stop "
+            "comes first, or message_start never comes."
+        ),
+        why=(
+            "message_start carries the message shell (id, model, role, usage) that "
+            "every client builds the answer on; the SDKs refuse to accumulate "
+            "events before it."
+        ),
+        clients=(
+            "anthropic-python 2.12.0: get_final_message() fails (AssertionError; "
+            "its accumulator raises 'Unexpected event order, got ... before "
+            "\"message_start\"'). @anthropic-ai/sdk 1.12.0: 'request ended without "
+            "sending any chunks'. Claude Code 2.1.330: 'Message not found', then "
+            "it retries without streaming. @ai-sdk/anthropic 4.0.105 (ai 7.0.173) "
+            "reads the text."
+        ),
+        example=(
+            "event: content_block_start\n"
+            'data: {"type":"content_block_start","index":0,"content_block":{"type":'
+            '"text","text":""}}\n'
+            "\n"
+            "event: content_block_delta\n"
+            'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_de'
+            'lta","text":"Hi"}}\n'
+            "\n"
+            "event: content_block_stop\n"
+            'data: {"type":"content_block_stop","index":0}\n'
+            "\n"
+            "event: message_delta\n"
+            'data: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_'
+            'sequence":null},"usage":{"output_tokens":3}}\n'
+            "\n"
+            "event: message_stop\n"
+            'data: {"type":"message_stop"}\n'
+            "\n"
+        ),
+        fix=(
+            "Send message_start first:\n"
+            "event: message_start\n"
+            'data: {"type":"message_start","message":{...,"usage":{"input_tokens":1'
+            '2,"output_tokens":1}}}\n'
+            "\n"
+            "event: content_block_start\n"
+            'data: {"type":"content_block_start","index":0,"content_block":{"type":'
+            '"text","text":""}}\n'
+            "\n"
+            "..."
+        ),
+    ),
+)

@@ -1,0 +1,57 @@
+"""A002 message-start-repeated: A second message_start in one stream."""
+
+from sseconform.rules.anthropic.invariants import MESSAGE_START_FIRST
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "A002",
+    "message-start-repeated",
+    Severity.ERROR,
+    MESSAGE_START_FIRST,
+    "A second message_start in one stream.",
+    RuleDoc(
+        what=(
+            "`message_start` arrives again in the same stream (the same message "
+            "twice, or two generations spliced together). Reported at each repeat; "
+            "the repeat is otherwise ignored."
+        ),
+        why=(
+            "One stream is one message. A gateway that replays the upstream's "
+            "first event, or splices a retry onto a failed attempt, sends it twice."
+        ),
+        clients=(
+            "@anthropic-ai/sdk 1.12.0: MessageStream throws 'Unexpected event "
+            'order, got message_start before receiving "message_stop"\'. '
+            "anthropic-python 2.12.0, @ai-sdk/anthropic 4.0.105 (ai 7.0.173) and "
+            "Claude Code 2.1.330 tolerate it and keep the first."
+        ),
+        example=(
+            "event: message_start\n"
+            'data: {"type":"message_start","message":{...,"usage":{"input_tokens":1'
+            '2,"output_tokens":1}}}\n'
+            "\n"
+            "event: message_start\n"
+            'data: {"type":"message_start","message":{...,"usage":{"input_tokens":1'
+            '2,"output_tokens":1}}}\n'
+            "\n"
+            "event: content_block_start\n"
+            'data: {"type":"content_block_start","index":0,"content_block":{"type":'
+            '"text","text":""}}\n'
+            "\n"
+            "..."
+        ),
+        fix=(
+            "Send message_start once, first:\n"
+            "event: message_start\n"
+            'data: {"type":"message_start","message":{...,"usage":{"input_tokens":1'
+            '2,"output_tokens":1}}}\n'
+            "\n"
+            "event: content_block_start\n"
+            'data: {"type":"content_block_start","index":0,"content_block":{"type":'
+            '"text","text":""}}\n'
+            "\n"
+            "..."
+        ),
+    ),
+)

@@ -1,0 +1,76 @@
+"""A003 block-not-started: A delta or stop for a block that was never started."""
+
+from sseconform.rules.anthropic.invariants import BLOCK_ORDER
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "A003",
+    "block-not-started",
+    Severity.ERROR,
+    BLOCK_ORDER,
+    "A delta or stop for a block that was never started.",
+    RuleDoc(
+        what=(
+            "A `content_block_delta` or `content_block_stop` names an `index` no "
+            "`content_block_start` opened (reported once per index). LiteLLM's "
+            "'Content block not found' is this shape."
+        ),
+        why=(
+            "The block's type (text, tool_use, thinking) comes only with its "
+            "start; a client has nowhere to put a delta for a block it does not have."
+        ),
+        clients=(
+            "anthropic-python 2.12.0: IndexError (list index out of range). "
+            '@anthropic-ai/sdk 1.12.0: "Cannot read properties of undefined '
+            "(reading 'type')\". @ai-sdk/anthropic 4.0.105 (ai 7.0.173): 'text part "
+            "0 not found'. Claude Code 2.1.330: reports 'Content block not found' "
+            "(malformed stream) and retries the request without streaming."
+        ),
+        example=(
+            "event: message_start\n"
+            'data: {"type":"message_start","message":{...,"usage":{"input_tokens":1'
+            '2,"output_tokens":1}}}\n'
+            "\n"
+            "event: content_block_delta\n"
+            'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_de'
+            'lta","text":"Hi"}}\n'
+            "\n"
+            "event: content_block_stop\n"
+            'data: {"type":"content_block_stop","index":0}\n'
+            "\n"
+            "event: message_delta\n"
+            'data: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_'
+            'sequence":null},"usage":{"output_tokens":3}}\n'
+            "\n"
+            "event: message_stop\n"
+            'data: {"type":"message_stop"}\n'
+            "\n"
+        ),
+        fix=(
+            "Open every block first:\n"
+            "event: message_start\n"
+            'data: {"type":"message_start","message":{...,"usage":{"input_tokens":1'
+            '2,"output_tokens":1}}}\n'
+            "\n"
+            "event: content_block_start\n"
+            'data: {"type":"content_block_start","index":0,"content_block":{"type":'
+            '"text","text":""}}\n'
+            "\n"
+            "event: content_block_delta\n"
+            'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_de'
+            'lta","text":"Hi"}}\n'
+            "\n"
+            "event: content_block_stop\n"
+            'data: {"type":"content_block_stop","index":0}\n'
+            "\n"
+            "event: message_delta\n"
+            'data: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_'
+            'sequence":null},"usage":{"output_tokens":3}}\n'
+            "\n"
+            "event: message_stop\n"
+            'data: {"type":"message_stop"}\n'
+            "\n"
+        ),
+    ),
+)

@@ -1,0 +1,77 @@
+"""A005 block-event-after-stop: A delta or a second stop for a block already stopped."""
+
+from sseconform.rules.anthropic.invariants import BLOCK_ORDER
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "A005",
+    "block-event-after-stop",
+    Severity.ERROR,
+    BLOCK_ORDER,
+    "A delta or a second stop for a block already stopped.",
+    RuleDoc(
+        what=(
+            "A `content_block_delta` or `content_block_stop` for an index whose "
+            "`content_block_stop` was already sent (reported once per index)."
+        ),
+        why=(
+            "content_block_stop tells the client the block is complete: it emits "
+            "the text part's end or the finished tool call. Content after it is "
+            "lost or breaks the client's state."
+        ),
+        clients=(
+            "Delta after stop: @ai-sdk/anthropic 4.0.105 (ai 7.0.173) fails ('text "
+            "part 0 not found') and Claude Code 2.1.330 treats the stream as "
+            "broken and retries; anthropic-python 2.12.0 and @anthropic-ai/sdk "
+            "1.12.0 append it. A repeated stop: Claude Code 2.1.330 retries; the "
+            "SDKs ignore it."
+        ),
+        example=(
+            "event: message_start\n"
+            'data: {"type":"message_start","message":{...,"usage":{"input_tokens":1'
+            '2,"output_tokens":1}}}\n'
+            "\n"
+            "event: content_block_start\n"
+            'data: {"type":"content_block_start","index":0,"content_block":{"type":'
+            '"text","text":""}}\n'
+            "\n"
+            "event: content_block_delta\n"
+            'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_de'
+            'lta","text":"Hi"}}\n'
+            "\n"
+            "event: content_block_stop\n"
+            'data: {"type":"content_block_stop","index":0}\n'
+            "\n"
+            "event: content_block_delta\n"
+            'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_de'
+            'lta","text":"Hi"}}\n'
+            "\n"
+            "event: message_delta\n"
+            'data: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_'
+            'sequence":null},"usage":{"output_tokens":3}}\n'
+            "\n"
+            "event: message_stop\n"
+            'data: {"type":"message_stop"}\n'
+            "\n"
+        ),
+        fix=(
+            "Send all of a block's deltas before its stop, and stop it once:\n"
+            "event: content_block_start\n"
+            'data: {"type":"content_block_start","index":0,"content_block":{"type":'
+            '"text","text":""}}\n'
+            "\n"
+            "event: content_block_delta\n"
+            'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_de'
+            'lta","text":"Hi"}}\n'
+            "\n"
+            "event: content_block_delta\n"
+            'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_de'
+            'lta","text":"Hi"}}\n'
+            "\n"
+            "event: content_block_stop\n"
+            'data: {"type":"content_block_stop","index":0}\n'
+            "\n"
+        ),
+    ),
+)

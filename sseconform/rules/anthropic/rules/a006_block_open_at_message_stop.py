@@ -1,0 +1,72 @@
+"""A006 block-open-at-message-stop: message_stop while a block is still open."""
+
+from sseconform.rules.anthropic.invariants import BLOCK_ORDER
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "A006",
+    "block-open-at-message-stop",
+    Severity.ERROR,
+    BLOCK_ORDER,
+    "message_stop while a block is still open.",
+    RuleDoc(
+        what=(
+            "`message_stop` arrives while a block has had no `content_block_stop`, "
+            "and the stop reason is not `max_tokens` (that is A008)."
+        ),
+        why=(
+            "A client finalises a block at its stop (the AI SDK emits a finished "
+            "tool call only there); a block left open is an incomplete answer."
+        ),
+        clients=(
+            "Claude Code 2.1.330 treats the stream as broken and sends the request "
+            "again. anthropic-python 2.12.0, @anthropic-ai/sdk 1.12.0 and "
+            "@ai-sdk/anthropic 4.0.105 (ai 7.0.173) read the text of an open text "
+            "block; @ai-sdk/anthropic 4.0.105 (ai 7.0.173) drops an open tool_use "
+            "block's call."
+        ),
+        example=(
+            "event: message_start\n"
+            'data: {"type":"message_start","message":{...,"usage":{"input_tokens":1'
+            '2,"output_tokens":1}}}\n'
+            "\n"
+            "event: content_block_start\n"
+            'data: {"type":"content_block_start","index":0,"content_block":{"type":'
+            '"text","text":""}}\n'
+            "\n"
+            "event: content_block_delta\n"
+            'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_de'
+            'lta","text":"Hi"}}\n'
+            "\n"
+            "event: message_delta\n"
+            'data: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_'
+            'sequence":null},"usage":{"output_tokens":3}}\n'
+            "\n"
+            "event: message_stop\n"
+            'data: {"type":"message_stop"}\n'
+            "\n"
+        ),
+        fix=(
+            "Close every block before message_delta:\n"
+            "event: content_block_start\n"
+            'data: {"type":"content_block_start","index":0,"content_block":{"type":'
+            '"text","text":""}}\n'
+            "\n"
+            "event: content_block_delta\n"
+            'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_de'
+            'lta","text":"Hi"}}\n'
+            "\n"
+            "event: content_block_stop\n"
+            'data: {"type":"content_block_stop","index":0}\n'
+            "\n"
+            "event: message_delta\n"
+            'data: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_'
+            'sequence":null},"usage":{"output_tokens":3}}\n'
+            "\n"
+            "event: message_stop\n"
+            'data: {"type":"message_stop"}\n'
+            "\n"
+        ),
+    ),
+)

@@ -1,0 +1,61 @@
+"""A007 blocks-overlap: A block starts while another is still open."""
+
+from sseconform.rules.anthropic.invariants import BLOCK_ORDER
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "A007",
+    "blocks-overlap",
+    Severity.WARNING,
+    BLOCK_ORDER,
+    "A block starts while another is still open.",
+    RuleDoc(
+        what=(
+            "A `content_block_start` arrives while an earlier block has had no "
+            "`content_block_stop`: blocks overlap and their deltas may interleave."
+        ),
+        why=(
+            "Anthropic streams one block at a time, each closed before the next "
+            "opens; clients that keep a single 'current block' mix up the content."
+        ),
+        clients=(
+            "Not harmful to the measured clients: anthropic-python 2.12.0, "
+            "@anthropic-ai/sdk 1.12.0, @ai-sdk/anthropic 4.0.105 (ai 7.0.173) and "
+            "Claude Code 2.1.330 route interleaved deltas by index and read the content."
+        ),
+        example=(
+            "event: content_block_start\n"
+            'data: {"type":"content_block_start","index":0,"content_block":{"type":'
+            '"text","text":""}}\n'
+            "\n"
+            "event: content_block_delta\n"
+            'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_de'
+            'lta","text":"Hi"}}\n'
+            "\n"
+            "event: content_block_start\n"
+            'data: {"type":"content_block_start","index":1,...}\n'
+            "\n"
+            "event: content_block_stop\n"
+            'data: {"type":"content_block_stop","index":0}\n'
+            "\n"
+        ),
+        fix=(
+            "Close each block before the next:\n"
+            "event: content_block_start\n"
+            'data: {"type":"content_block_start","index":0,"content_block":{"type":'
+            '"text","text":""}}\n'
+            "\n"
+            "event: content_block_delta\n"
+            'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_de'
+            'lta","text":"Hi"}}\n'
+            "\n"
+            "event: content_block_stop\n"
+            'data: {"type":"content_block_stop","index":0}\n'
+            "\n"
+            "event: content_block_start\n"
+            'data: {"type":"content_block_start","index":1,...}\n'
+            "\n"
+        ),
+    ),
+)

@@ -1,0 +1,64 @@
+"""A008 block-open-at-max-tokens: A block cut by max_tokens is never closed."""
+
+from sseconform.rules.anthropic.invariants import BLOCK_ORDER
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "A008",
+    "block-open-at-max-tokens",
+    Severity.WARNING,
+    BLOCK_ORDER,
+    "A block cut by max_tokens is never closed.",
+    RuleDoc(
+        what=(
+            "`message_stop` arrives while a block is still open and the stop "
+            "reason is `max_tokens`: the output was cut and the block was not closed."
+        ),
+        why=(
+            "The answer is incomplete either way; a tool call cut by max_tokens "
+            "has unusable input, and only clients that finalise blocks at their "
+            "stop notice the difference."
+        ),
+        clients=(
+            "anthropic-python 2.12.0, @anthropic-ai/sdk 1.12.0 and "
+            "@ai-sdk/anthropic 4.0.105 (ai 7.0.173) read the text as for a closed "
+            "block; @ai-sdk/anthropic 4.0.105 (ai 7.0.173) drops an open tool_use "
+            "call (its input was cut anyway); Claude Code 2.1.330 continues the "
+            "turn as after any max_tokens stop."
+        ),
+        example=(
+            "event: message_start\n"
+            'data: {"type":"message_start","message":{...,"usage":{"input_tokens":1'
+            '2,"output_tokens":1}}}\n'
+            "\n"
+            "event: content_block_start\n"
+            'data: {"type":"content_block_start","index":0,"content_block":{"type":'
+            '"text","text":""}}\n'
+            "\n"
+            "event: content_block_delta\n"
+            'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_de'
+            'lta","text":"Hi"}}\n'
+            "\n"
+            "event: message_delta\n"
+            'data: {"type":"message_delta","delta":{"stop_reason":"max_tokens",...},...}\n'
+            "\n"
+            "event: message_stop\n"
+            'data: {"type":"message_stop"}\n'
+            "\n"
+        ),
+        fix=(
+            "Close the block before message_delta:\n"
+            "event: content_block_delta\n"
+            'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_de'
+            'lta","text":"Hi"}}\n'
+            "\n"
+            "event: content_block_stop\n"
+            'data: {"type":"content_block_stop","index":0}\n'
+            "\n"
+            "event: message_delta\n"
+            'data: {"type":"message_delta","delta":{"stop_reason":"max_tokens",...},...}\n'
+            "\n"
+        ),
+    ),
+)

@@ -1,0 +1,56 @@
+"""A009 delta-type-mismatch: A delta that does not belong to its block's type."""
+
+from sseconform.rules.anthropic.invariants import DELTA_MATCHES_BLOCK
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "A009",
+    "delta-type-mismatch",
+    Severity.ERROR,
+    DELTA_MATCHES_BLOCK,
+    "A delta that does not belong to its block's type.",
+    RuleDoc(
+        what=(
+            "A known delta type inside a known block type it does not belong to: "
+            "text_delta and citations_delta go to text blocks, input_json_delta to "
+            "tool_use, server_tool_use and mcp_tool_use, thinking_delta and "
+            "signature_delta to thinking, compaction_delta to compaction; result "
+            "blocks and redacted_thinking take none. Reported once per block. "
+            "Thinking deltas streamed inside a text block is the LiteLLM #32357 shape."
+        ),
+        why=(
+            "Clients dispatch a delta by the block it names: a mismatched delta is "
+            "dropped or breaks the client."
+        ),
+        clients=(
+            "Thinking in a text block: @ai-sdk/anthropic 4.0.105 (ai 7.0.173) "
+            "fails ('reasoning part 0 not found') and Claude Code 2.1.330 reports "
+            "an unreadable stream event and retries without streaming; "
+            "anthropic-python 2.12.0 and @anthropic-ai/sdk 1.12.0 silently drop "
+            "the thinking. Text in a tool_use block: the same two fail, the SDKs "
+            "drop the text."
+        ),
+        example=(
+            "event: content_block_start\n"
+            'data: {"type":"content_block_start","index":0,"content_block":{"type":'
+            '"text","text":""}}\n'
+            "\n"
+            "event: content_block_delta\n"
+            'data: {"type":"content_block_delta","index":0,"delta":{"type":"thinkin'
+            'g_delta","thinking":"..."}}\n'
+            "\n"
+        ),
+        fix=(
+            "Stream thinking in a thinking block of its own:\n"
+            "event: content_block_start\n"
+            'data: {"type":"content_block_start","index":0,"content_block":{"type":'
+            '"thinking","thinking":"","signature":""}}\n'
+            "\n"
+            "event: content_block_delta\n"
+            'data: {"type":"content_block_delta","index":0,"delta":{"type":"thinkin'
+            'g_delta","thinking":"..."}}\n'
+            "\n"
+        ),
+    ),
+)

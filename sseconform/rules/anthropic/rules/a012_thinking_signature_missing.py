@@ -1,0 +1,49 @@
+"""A012 thinking-signature-missing: A thinking block ends without a signature."""
+
+from sseconform.rules.anthropic.invariants import DELTA_MATCHES_BLOCK
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "A012",
+    "thinking-signature-missing",
+    Severity.WARNING,
+    DELTA_MATCHES_BLOCK,
+    "A thinking block ends without a signature.",
+    RuleDoc(
+        what=(
+            "A `thinking` block reaches its `content_block_stop` with no "
+            "`signature_delta` and no signature in its start."
+        ),
+        why=(
+            "Anthropic sends a signature_delta just before a thinking block's "
+            "stop; the signature must go back with the block in the next request "
+            "(with tools, thinking blocks are sent back), and the API rejects a "
+            "thinking block without one."
+        ),
+        clients=(
+            "This turn reads fine in anthropic-python 2.12.0, @anthropic-ai/sdk "
+            "1.12.0, @ai-sdk/anthropic 4.0.105 (ai 7.0.173) and Claude Code "
+            "2.1.330; the failure comes with the next request that sends the block "
+            "back (not measured here)."
+        ),
+        example=(
+            "event: content_block_delta\n"
+            'data: {"type":"content_block_delta","index":0,"delta":{"type":"thinkin'
+            'g_delta","thinking":"..."}}\n'
+            "\n"
+            "event: content_block_stop\n"
+            'data: {"type":"content_block_stop","index":0}\n'
+            "\n"
+        ),
+        fix=(
+            "event: content_block_delta\n"
+            'data: {"type":"content_block_delta","index":0,"delta":{"type":"signatu'
+            're_delta","signature":"EqQB..."}}\n'
+            "\n"
+            "event: content_block_stop\n"
+            'data: {"type":"content_block_stop","index":0}\n'
+            "\n"
+        ),
+    ),
+)

@@ -1,0 +1,49 @@
+"""A013 tool-input-invalid-json: A tool block's partial_json pieces do not join into JSON."""
+
+from sseconform.rules.anthropic.invariants import TOOL_INPUT_JSON
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "A013",
+    "tool-input-invalid-json",
+    Severity.ERROR,
+    TOOL_INPUT_JSON,
+    "A tool block's partial_json pieces do not join into JSON.",
+    RuleDoc(
+        what=(
+            "At a tool_use (or server_tool_use, mcp_tool_use) block's "
+            "`content_block_stop`, its `input_json_delta` pieces joined are not "
+            "valid JSON. Empty pieces join into nothing, which is the start's input (`{}`)."
+        ),
+        why=(
+            "The client parses the joined input to call the tool; JSON that does "
+            "not parse is a call that cannot be made, or one made with guessed arguments."
+        ),
+        clients=(
+            "@ai-sdk/anthropic 4.0.105 (ai 7.0.173) marks the call invalid "
+            "(AI_InvalidToolInputError). anthropic-python 2.12.0 and "
+            "@anthropic-ai/sdk 1.12.0 repair it with a partial-JSON parser and "
+            "call the tool with what they guessed; Claude Code 2.1.330 passes an "
+            "'__unparsedToolInput' object to the tool."
+        ),
+        example=(
+            "event: content_block_delta\n"
+            'data: {"type":"content_block_delta","index":1,"delta":{"type":"input_j'
+            'son_delta","partial_json":"{\\"city\\": \\"Paris\\""}}\n'
+            "\n"
+            "event: content_block_stop\n"
+            'data: {"type":"content_block_stop","index":1}\n'
+            "\n"
+        ),
+        fix=(
+            "event: content_block_delta\n"
+            'data: {"type":"content_block_delta","index":1,"delta":{"type":"input_j'
+            'son_delta","partial_json":"{\\"city\\": \\"Paris\\"}"}}\n'
+            "\n"
+            "event: content_block_stop\n"
+            'data: {"type":"content_block_stop","index":1}\n'
+            "\n"
+        ),
+    ),
+)

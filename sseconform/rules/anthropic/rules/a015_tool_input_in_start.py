@@ -1,0 +1,54 @@
+"""A015 tool-input-in-start: A tool_use block's input is carried in its content_block_start."""
+
+from sseconform.rules.anthropic.invariants import TOOL_INPUT_JSON
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "A015",
+    "tool-input-in-start",
+    Severity.ERROR,
+    TOOL_INPUT_JSON,
+    "A tool_use block's input is carried in its content_block_start.",
+    RuleDoc(
+        what=(
+            "A `tool_use` block's `content_block_start` has a non-empty `input`, "
+            "whether or not input_json_delta pieces follow. Anthropic sends "
+            "`input: {}` and streams the input; it fills the start only for a call "
+            "made by a server tool (`caller.type` other than `direct`, "
+            "programmatic tool calling), which is not reported."
+        ),
+        why=(
+            "Clients build the input from the deltas: with none they see nothing, "
+            "with both some join the two."
+        ),
+        clients=(
+            "Input in the start only: Claude Code 2.1.330 calls the tool with {}; "
+            "anthropic-python 2.12.0, @anthropic-ai/sdk 1.12.0 and "
+            "@ai-sdk/anthropic 4.0.105 (ai 7.0.173) read it. Input in the start "
+            "and again in deltas: @ai-sdk/anthropic 4.0.105 (ai 7.0.173) joins "
+            "both into invalid JSON (AI_InvalidToolInputError); the others keep the deltas."
+        ),
+        example=(
+            "event: content_block_start\n"
+            'data: {"type":"content_block_start","index":1,"content_block":{"type":'
+            '"tool_use","id":"toolu_1","name":"get_weather","input":{"city":"Paris"}}}\n'
+            "\n"
+            "event: content_block_stop\n"
+            'data: {"type":"content_block_stop","index":1}\n'
+            "\n"
+        ),
+        fix=(
+            "event: content_block_start\n"
+            'data: {"type":"content_block_start","index":1,"content_block":{"type":'
+            '"tool_use","id":"toolu_1","name":"get_weather","input":{}}}\n'
+            "\n"
+            '..."delta":{"type":"input_json_delta","partial_json":"{\\"city\\": '
+            '\\"Paris\\"}"}}\n'
+            "\n"
+            "event: content_block_stop\n"
+            'data: {"type":"content_block_stop","index":1}\n'
+            "\n"
+        ),
+    ),
+)

@@ -1,0 +1,53 @@
+"""A016 tool-input-empty: A tool_use block with input {} and no input_json_delta at all."""
+
+from sseconform.rules.anthropic.invariants import TOOL_INPUT_JSON
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "A016",
+    "tool-input-empty",
+    Severity.WARNING,
+    TOOL_INPUT_JSON,
+    "A tool_use block with input {} and no input_json_delta at all.",
+    RuleDoc(
+        what=(
+            "A `tool_use` block starts with `input: {}` and stops with no "
+            "`input_json_delta` in between. Anthropic sends at least one (an empty "
+            "`partial_json` for a tool without parameters), so none at all is the "
+            "shape of a translation that dropped the arguments (LiteLLM #29491, "
+            "#25836). A warning: for a tool that takes no parameters the meaning "
+            "is the same."
+        ),
+        why=(
+            "The tool is called with no arguments; when it has required parameters "
+            "the agent loop fails or loops."
+        ),
+        clients=(
+            "anthropic-python 2.12.0, @anthropic-ai/sdk 1.12.0, @ai-sdk/anthropic "
+            "4.0.105 (ai 7.0.173) and Claude Code 2.1.330 call the tool with {}; "
+            "Claude Code then reports the required parameters as missing (LiteLLM #29491)."
+        ),
+        example=(
+            "event: content_block_start\n"
+            'data: {...,"content_block":{"type":"tool_use","id":"toolu_1","name":"g'
+            'et_weather","input":{}}}\n'
+            "\n"
+            "event: content_block_stop\n"
+            'data: {"type":"content_block_stop","index":0}\n'
+            "\n"
+        ),
+        fix=(
+            "event: content_block_start\n"
+            'data: {...,"content_block":{"type":"tool_use","id":"toolu_1","name":"g'
+            'et_weather","input":{}}}\n'
+            "\n"
+            '..."delta":{"type":"input_json_delta","partial_json":"{\\"city\\": '
+            '\\"Paris\\"}"}}\n'
+            "\n"
+            "event: content_block_stop\n"
+            'data: {"type":"content_block_stop","index":0}\n'
+            "\n"
+        ),
+    ),
+)

@@ -1,0 +1,29 @@
+"""A017 tool-input-too-large: A tool block's input is over the checker's size limit."""
+
+from sseconform.rules.anthropic.invariants import TOOL_INPUT_JSON
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "A017",
+    "tool-input-too-large",
+    Severity.WARNING,
+    TOOL_INPUT_JSON,
+    "A tool block's input is over the checker's size limit.",
+    RuleDoc(
+        what=(
+            "A tool block's input_json_delta pieces add up to more than "
+            "`max_arguments` characters, so they were not kept and not parsed."
+        ),
+        why=(
+            "Keeping inputs whole is the one thing the checker stores; the limit "
+            "keeps memory bounded on hostile streams. The input is not known to be wrong."
+        ),
+        clients="Not a client failure: it says the input was not checked.",
+        example="(a tool input of more than 64 MiB)",
+        fix=(
+            "Raise max_arguments, or check the stream with a smaller one to find "
+            "where the input grows."
+        ),
+    ),
+)

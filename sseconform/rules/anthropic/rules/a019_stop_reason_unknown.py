@@ -1,0 +1,41 @@
+"""A019 stop-reason-unknown: A stop_reason the Messages API does not have."""
+
+from sseconform.rules.anthropic.invariants import STOP_THEN_MESSAGE_STOP
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "A019",
+    "stop-reason-unknown",
+    Severity.WARNING,
+    STOP_THEN_MESSAGE_STOP,
+    "A stop_reason the Messages API does not have.",
+    RuleDoc(
+        what=(
+            "`delta.stop_reason` is a string other than end_turn, max_tokens, "
+            "stop_sequence, tool_use, pause_turn, refusal or "
+            "model_context_window_exceeded (OpenAI's finish reasons are A033)."
+        ),
+        why=(
+            "Clients branch on the stop reason; an unknown one is handled as "
+            "'other'. A warning: the API may add stop reasons before this list does."
+        ),
+        clients=(
+            "anthropic-python 2.12.0, @anthropic-ai/sdk 1.12.0 and Claude Code "
+            "2.1.330 keep the string; @ai-sdk/anthropic 4.0.105 (ai 7.0.173) maps "
+            "it to 'other'."
+        ),
+        example=(
+            "event: message_delta\n"
+            'data: {"type":"message_delta","delta":{"stop_reason":"done"},"usage":{'
+            '"output_tokens":3}}\n'
+            "\n"
+        ),
+        fix=(
+            "event: message_delta\n"
+            'data: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_'
+            'sequence":null},"usage":{"output_tokens":3}}\n'
+            "\n"
+        ),
+    ),
+)

@@ -1,0 +1,36 @@
+"""A021 event-after-message-stop: An event after message_stop."""
+
+from sseconform.rules.anthropic.invariants import STOP_THEN_MESSAGE_STOP
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "A021",
+    "event-after-message-stop",
+    Severity.ERROR,
+    STOP_THEN_MESSAGE_STOP,
+    "An event after message_stop.",
+    RuleDoc(
+        what=(
+            "Any event other than `ping` after `message_stop` (reported once; "
+            "`data: [DONE]` is A034). The events after it are not checked further."
+        ),
+        why="message_stop ends the message; clients stop reading or finalise there.",
+        clients=(
+            "A delta after message_stop: @anthropic-ai/sdk 1.12.0 and Claude Code "
+            "2.1.330 lose it, @ai-sdk/anthropic 4.0.105 (ai 7.0.173) fails ('text "
+            "part 0 not found'), anthropic-python 2.12.0 appends it. A repeated "
+            "message_stop is harmless to all four."
+        ),
+        example=(
+            "event: message_stop\n"
+            'data: {"type":"message_stop"}\n'
+            "\n"
+            "event: content_block_delta\n"
+            'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_de'
+            'lta","text":"Hi"}}\n'
+            "\n"
+        ),
+        fix="Send message_stop last.",
+    ),
+)

@@ -1,0 +1,34 @@
+"""A022 event-name-not-type: The `event:` name differs from the data's `type`."""
+
+from sseconform.rules.anthropic.invariants import EVENT_NAME_MATCHES_TYPE
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "A022",
+    "event-name-not-type",
+    Severity.WARNING,
+    EVENT_NAME_MATCHES_TYPE,
+    "The `event:` name differs from the data's `type`.",
+    RuleDoc(
+        what=(
+            "An event whose `event:` line names another type than its data's "
+            "`type` (reported once per pair; the names `ping` and `error` are A023)."
+        ),
+        why=(
+            "Anthropic names every event after its type. The SDKs and the AI SDK "
+            "read the type from the data, so a wrong name is only confusing, "
+            "unless the name is one clients act on."
+        ),
+        clients=(
+            "anthropic-python 2.12.0, @anthropic-ai/sdk 1.12.0, @ai-sdk/anthropic "
+            "4.0.105 (ai 7.0.173) and Claude Code 2.1.330 read the data (measured "
+            "with `event: content_block_delta` on a content_block_start, and "
+            "`event: message` on a delta)."
+        ),
+        example=(
+            'event: content_block_delta\ndata: {"type":"content_block_start","index":0,...}\n\n'
+        ),
+        fix=('event: content_block_start\ndata: {"type":"content_block_start","index":0,...}\n\n'),
+    ),
+)

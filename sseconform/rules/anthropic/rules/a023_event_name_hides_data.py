@@ -1,0 +1,38 @@
+"""A023 event-name-hides-data: An `event: ping` or `event: error` name on another type's data."""
+
+from sseconform.rules.anthropic.invariants import EVENT_NAME_MATCHES_TYPE
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "A023",
+    "event-name-hides-data",
+    Severity.ERROR,
+    EVENT_NAME_MATCHES_TYPE,
+    "An `event: ping` or `event: error` name on another type's data.",
+    RuleDoc(
+        what="An event named `ping` or `error` whose data is another type.",
+        why=(
+            "The SDKs act on these two names before reading the data: a `ping` is "
+            "skipped, an `error` raises."
+        ),
+        clients=(
+            "A text delta named `ping`: anthropic-python 2.12.0, @anthropic-ai/sdk "
+            "1.12.0 and Claude Code 2.1.330 lose the text; @ai-sdk/anthropic "
+            "4.0.105 (ai 7.0.173) reads it. Named `error`: the SDKs raise an "
+            "APIError carrying the data."
+        ),
+        example=(
+            "event: ping\n"
+            'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_de'
+            'lta","text":"Hi"}}\n'
+            "\n"
+        ),
+        fix=(
+            "event: content_block_delta\n"
+            'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_de'
+            'lta","text":"Hi"}}\n'
+            "\n"
+        ),
+    ),
+)

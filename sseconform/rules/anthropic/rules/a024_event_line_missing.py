@@ -1,0 +1,33 @@
+"""A024 event-line-missing: An event without an `event:` line."""
+
+from sseconform.rules.anthropic.invariants import EVENT_NAME_MATCHES_TYPE
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "A024",
+    "event-line-missing",
+    Severity.ERROR,
+    EVENT_NAME_MATCHES_TYPE,
+    "An event without an `event:` line.",
+    RuleDoc(
+        what=(
+            "An event other than `ping` sent as `data:` alone, with no `event:` "
+            "line (reported once, at the first)."
+        ),
+        why=(
+            "Anthropic names every event. Both Anthropic SDKs skip events that "
+            "have no name (the Python one drops `event` None outright), so a "
+            "data-only stream is empty to them."
+        ),
+        clients=(
+            "All events unnamed: anthropic-python 2.12.0 fails (AssertionError, no "
+            "message), @anthropic-ai/sdk 1.12.0 fails ('request ended without "
+            "sending any chunks'), Claude Code 2.1.330 sees no events and retries "
+            "without streaming; @ai-sdk/anthropic 4.0.105 (ai 7.0.173) reads the "
+            "data. A data-only `ping` harms none of them."
+        ),
+        example=('data: {"type":"message_start","message":{...}}\n\n'),
+        fix=('event: message_start\ndata: {"type":"message_start","message":{...}}\n\n'),
+    ),
+)

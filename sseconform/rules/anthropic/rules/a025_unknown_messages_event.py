@@ -1,0 +1,33 @@
+"""A025 unknown-messages-event: An event type the Messages API does not have."""
+
+from sseconform.rules.anthropic.invariants import NO_FOREIGN_SHAPES
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "A025",
+    "unknown-messages-event",
+    Severity.WARNING,
+    NO_FOREIGN_SHAPES,
+    "An event type the Messages API does not have.",
+    RuleDoc(
+        what=(
+            "An event whose data `type` is not one of message_start, "
+            "content_block_start, content_block_delta, content_block_stop, "
+            "message_delta, message_stop, ping or error (and not a Responses "
+            "event, A035). Reported once per type."
+        ),
+        why=(
+            "Anthropic may add event types, and its SDKs skip unknown ones, but "
+            "one a gateway invents carries nothing a client can use. A warning: "
+            "the list may lag behind the API."
+        ),
+        clients=(
+            "@ai-sdk/anthropic 4.0.105 (ai 7.0.173) fails the stream "
+            "(AI_TypeValidationError). anthropic-python 2.12.0, @anthropic-ai/sdk "
+            "1.12.0 and Claude Code 2.1.330 skip it."
+        ),
+        example=('event: message_progress\ndata: {"type":"message_progress","progress":0.5}\n\n'),
+        fix="Send only the Messages API's events.",
+    ),
+)

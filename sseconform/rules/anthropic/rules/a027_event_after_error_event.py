@@ -1,0 +1,48 @@
+"""A027 event-after-error-event: Events after the error event."""
+
+from sseconform.rules.anthropic.invariants import ERROR_EVENT
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "A027",
+    "event-after-error-event",
+    Severity.WARNING,
+    ERROR_EVENT,
+    "Events after the error event.",
+    RuleDoc(
+        what=(
+            "Any event other than `ping` after an `error` event (reported once). "
+            "The events after it are not checked further."
+        ),
+        why=(
+            "An error event ends the stream: Anthropic closes the connection after "
+            "it, and clients stop there."
+        ),
+        clients=(
+            "anthropic-python 2.12.0, @anthropic-ai/sdk 1.12.0 and "
+            "@ai-sdk/anthropic 4.0.105 (ai 7.0.173) raise at the error and never "
+            "read the rest; Claude Code 2.1.330 reports the error and retries, as "
+            "it does for any error event."
+        ),
+        example=(
+            "event: error\n"
+            'data: {"type":"error","error":{"type":"overloaded_error","message":"Ov'
+            'erloaded"}}\n'
+            "\n"
+            "event: message_delta\n"
+            'data: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_'
+            'sequence":null},"usage":{"output_tokens":3}}\n'
+            "\n"
+            "event: message_stop\n"
+            'data: {"type":"message_stop"}\n'
+            "\n"
+        ),
+        fix=(
+            "event: error\n"
+            'data: {"type":"error","error":{"type":"overloaded_error","message":"Ov'
+            'erloaded"}}\n'
+            "\n"
+        ),
+    ),
+)

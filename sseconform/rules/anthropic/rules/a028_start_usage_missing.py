@@ -1,0 +1,32 @@
+"""A028 start-usage-missing: message_start's message has no usage object."""
+
+from sseconform.rules.anthropic.invariants import USAGE
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "A028",
+    "start-usage-missing",
+    Severity.ERROR,
+    USAGE,
+    "message_start's message has no usage object.",
+    RuleDoc(
+        what="`message_start.message.usage` is missing or not an object.",
+        why=(
+            "The SDKs build the message from message_start and write "
+            "message_delta's counts into its usage; without it they fail at message_delta."
+        ),
+        clients=(
+            "anthropic-python 2.12.0: AttributeError ('NoneType' object has no "
+            "attribute 'output_tokens'). @anthropic-ai/sdk 1.12.0: \"Cannot set "
+            "properties of undefined (setting 'output_tokens')\". @ai-sdk/anthropic "
+            "4.0.105 (ai 7.0.173) fails. Claude Code 2.1.330 reads the answer."
+        ),
+        example=('data: {"type":"message_start","message":{"id":"msg_1",...,"content":[]}}\n\n'),
+        fix=(
+            'data: {"type":"message_start","message":{"id":"msg_1",...,"content":[]'
+            ',"usage":{"input_tokens":12,"output_tokens":1}}}\n'
+            "\n"
+        ),
+    ),
+)

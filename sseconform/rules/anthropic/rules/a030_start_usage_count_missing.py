@@ -1,0 +1,35 @@
+"""A030 start-usage-count-missing: message_start's usage lacks input_tokens or output_tokens."""
+
+from sseconform.rules.anthropic.invariants import USAGE
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "A030",
+    "start-usage-count-missing",
+    Severity.WARNING,
+    USAGE,
+    "message_start's usage lacks input_tokens or output_tokens.",
+    RuleDoc(
+        what=(
+            "`message_start.message.usage` is an object without `input_tokens` or "
+            "without `output_tokens`."
+        ),
+        why=(
+            "Both counts are required in the API's Usage; clients that add them up "
+            "(cost trackers, context budgets) get None."
+        ),
+        clients=(
+            "anthropic-python 2.12.0, @anthropic-ai/sdk 1.12.0, @ai-sdk/anthropic "
+            "4.0.105 (ai 7.0.173) and Claude Code 2.1.330 read the answer; the "
+            "missing count reads as None or undefined."
+        ),
+        example=('data: {"type":"message_start","message":{...,"usage":{"input_tokens":12}}}\n\n'),
+        fix=(
+            "event: message_start\n"
+            'data: {"type":"message_start","message":{...,"usage":{"input_tokens":1'
+            '2,"output_tokens":1}}}\n'
+            "\n"
+        ),
+    ),
+)

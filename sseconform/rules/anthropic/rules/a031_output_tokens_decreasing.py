@@ -1,0 +1,36 @@
+"""A031 output-tokens-decreasing: message_delta's cumulative output_tokens goes down."""
+
+from sseconform.rules.anthropic.invariants import USAGE
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "A031",
+    "output-tokens-decreasing",
+    Severity.WARNING,
+    USAGE,
+    "message_delta's cumulative output_tokens goes down.",
+    RuleDoc(
+        what=(
+            "A `message_delta`'s `usage.output_tokens` is below the count sent "
+            "before it (in message_start or an earlier message_delta)."
+        ),
+        why=(
+            "The counts in message_delta are cumulative totals that replace the "
+            "earlier ones; a smaller one is a per-chunk count sent as a total, and "
+            "the message's usage ends too low."
+        ),
+        clients=(
+            "anthropic-python 2.12.0, @anthropic-ai/sdk 1.12.0, @ai-sdk/anthropic "
+            "4.0.105 (ai 7.0.173) and Claude Code 2.1.330 take the last value as the total."
+        ),
+        example=(
+            'message_start ... "usage":{"input_tokens":12,"output_tokens":40}\n'
+            'message_delta ... "usage":{"output_tokens":3}\n'
+        ),
+        fix=(
+            'message_start ... "usage":{"input_tokens":12,"output_tokens":1}\n'
+            'message_delta ... "usage":{"output_tokens":43}\n'
+        ),
+    ),
+)

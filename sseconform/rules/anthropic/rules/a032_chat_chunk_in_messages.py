@@ -1,0 +1,37 @@
+"""A032 chat-chunk-in-messages: An OpenAI chat.completion.chunk in a Messages stream."""
+
+from sseconform.rules.anthropic.invariants import NO_FOREIGN_SHAPES
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "A032",
+    "chat-chunk-in-messages",
+    Severity.ERROR,
+    NO_FOREIGN_SHAPES,
+    "An OpenAI chat.completion.chunk in a Messages stream.",
+    RuleDoc(
+        what=(
+            "An event whose data is an OpenAI chat completion chunk (`object: "
+            "chat.completion.chunk` or `choices`): a chunk of the other grammar "
+            "leaked through a translating gateway."
+        ),
+        why="Its content is in a shape no Messages client reads.",
+        clients=(
+            "@ai-sdk/anthropic 4.0.105 (ai 7.0.173) fails the stream "
+            "(AI_TypeValidationError); anthropic-python 2.12.0, @anthropic-ai/sdk "
+            "1.12.0 and Claude Code 2.1.330 skip it and lose its content."
+        ),
+        example=(
+            'data: {"id":"chatcmpl-1","object":"chat.completion.chunk",...,"choices'
+            '":[{"index":0,"delta":{"content":"!"}}]}\n'
+            "\n"
+        ),
+        fix=(
+            "event: content_block_delta\n"
+            'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_de'
+            'lta","text":"!"}}\n'
+            "\n"
+        ),
+    ),
+)

@@ -1,0 +1,40 @@
+"""A033 finish-reason-as-stop-reason: An OpenAI finish_reason sent as stop_reason."""
+
+from sseconform.rules.anthropic.invariants import NO_FOREIGN_SHAPES
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "A033",
+    "finish-reason-as-stop-reason",
+    Severity.ERROR,
+    NO_FOREIGN_SHAPES,
+    "An OpenAI finish_reason sent as stop_reason.",
+    RuleDoc(
+        what=(
+            "`delta.stop_reason` is one of OpenAI's finish reasons (stop, length, "
+            "tool_calls, content_filter, function_call): a translation left undone."
+        ),
+        why=(
+            "Clients branch on Anthropic's stop reasons: `tool_calls` for "
+            "`tool_use` means the tools are never run, `length` for `max_tokens` "
+            "means no continuation."
+        ),
+        clients=(
+            "anthropic-python 2.12.0, @anthropic-ai/sdk 1.12.0 and Claude Code "
+            "2.1.330 keep the foreign string; @ai-sdk/anthropic 4.0.105 (ai "
+            "7.0.173) maps it to 'other'. None of them sees end_turn, tool_use or "
+            "max_tokens."
+        ),
+        example=(
+            'data: {"type":"message_delta","delta":{"stop_reason":"stop"},"usage":{'
+            '"output_tokens":3}}\n'
+            "\n"
+        ),
+        fix=(
+            'data: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usag'
+            'e":{"output_tokens":3}}\n'
+            "\n"
+        ),
+    ),
+)

@@ -1,0 +1,30 @@
+"""A034 done-in-messages: `data: [DONE]` in a Messages stream."""
+
+from sseconform.rules.anthropic.invariants import NO_FOREIGN_SHAPES
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "A034",
+    "done-in-messages",
+    Severity.WARNING,
+    NO_FOREIGN_SHAPES,
+    "`data: [DONE]` in a Messages stream.",
+    RuleDoc(
+        what=(
+            "A `data: [DONE]` event: the chat completions terminator, which the "
+            "Messages API does not send (it ends with message_stop)."
+        ),
+        why=(
+            "Clients parse every named event as JSON; `[DONE]` has no name, so "
+            "most skip it, but a client that parses all data fails on it."
+        ),
+        clients=(
+            "anthropic-python 2.12.0, @anthropic-ai/sdk 1.12.0, @ai-sdk/anthropic "
+            "4.0.105 (ai 7.0.173) and Claude Code 2.1.330 ignore it after "
+            "message_stop. Without message_stop before it the stream is also A020."
+        ),
+        example=('event: message_stop\ndata: {"type":"message_stop"}\n\ndata: [DONE]\n\n'),
+        fix=('event: message_stop\ndata: {"type":"message_stop"}\n\n'),
+    ),
+)

@@ -1,0 +1,36 @@
+"""A035 responses-event-in-messages: A Responses API event in a Messages stream."""
+
+from sseconform.rules.anthropic.invariants import NO_FOREIGN_SHAPES
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "A035",
+    "responses-event-in-messages",
+    Severity.ERROR,
+    NO_FOREIGN_SHAPES,
+    "A Responses API event in a Messages stream.",
+    RuleDoc(
+        what=(
+            "An event whose `type` starts with `response.` (the Responses API's "
+            "events): the other grammar leaked through a gateway. Reported once per type."
+        ),
+        why="Its content is in a shape no Messages client reads.",
+        clients=(
+            "@ai-sdk/anthropic 4.0.105 (ai 7.0.173) fails the stream "
+            "(AI_TypeValidationError); anthropic-python 2.12.0, @anthropic-ai/sdk "
+            "1.12.0 and Claude Code 2.1.330 skip it and lose its content."
+        ),
+        example=(
+            "event: response.output_text.delta\n"
+            'data: {"type":"response.output_text.delta",...,"delta":"!"}\n'
+            "\n"
+        ),
+        fix=(
+            "event: content_block_delta\n"
+            'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_de'
+            'lta","text":"Hi"}}\n'
+            "\n"
+        ),
+    ),
+)
