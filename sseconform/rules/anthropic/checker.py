@@ -172,9 +172,9 @@ class AnthropicChecker(Checker):
             return
         if _is_ping(ev.data):
             return
-        if s.error_after_reported:
+        if s.after_end_reported:
             return
-        s.error_after_reported = True
+        s.after_end_reported = True
         end = s.ended
         assert end is not None
         if s.ended_by == "error":

@@ -116,10 +116,10 @@ class StreamState:
     """The message's progress, event by event."""
 
     __slots__ = (
+        "after_end_reported",
         "began",
         "ended",
         "ended_by",
-        "error_after_reported",
         "name_missing_reported",
         "next_index",
         "open",
@@ -137,5 +137,5 @@ class StreamState:
         self.output_tokens: int | None = None  # the last cumulative count seen
         self.ended: Event | None = None  # message_stop or the error event
         self.ended_by = ""  # "message_stop" or "error"
-        self.error_after_reported = False
+        self.after_end_reported = False
         self.name_missing_reported = False
