@@ -1,0 +1,37 @@
+"""S001 created-not-first: The first event is not `response.created`."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "S001",
+    "created-not-first",
+    Severity.ERROR,
+    "created-first",
+    "The first event is not `response.created`.",
+    RuleDoc(
+        what=(
+            "The first event with a `type` is anything but `response.created` (an `error` event "
+            "first is allowed: an upstream may fail before creating the response)."
+        ),
+        why=(
+            "`response.created` carries the response id and the snapshot clients build on; OpenAI "
+            "always sends it first, then `response.in_progress`."
+        ),
+        clients=(
+            'openai-python 3.54.0: `responses.stream()` raises RuntimeError ("Expected to have '
+            'received `response.created` before `response.in_progress`") at the first event; '
+            "iterating `responses.create(stream=True)` is unaffected."
+        ),
+        example=(
+            "event: response.in_progress\ndata: "
+            '{"type":"response.in_progress","sequence_number":0,"response":{...}}\n\n'
+        ),
+        fix=(
+            "event: response.created\ndata: "
+            '{"type":"response.created","sequence_number":0,"response":{...}}\n\nevent: '
+            "response.in_progress\ndata: "
+            '{"type":"response.in_progress","sequence_number":1,"response":{...}}\n\n'
+        ),
+    ),
+)

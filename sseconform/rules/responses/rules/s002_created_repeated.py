@@ -1,0 +1,33 @@
+"""S002 created-repeated: A second `response.created`."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "S002",
+    "created-repeated",
+    Severity.WARNING,
+    "created-first",
+    "A second `response.created`.",
+    RuleDoc(
+        what="`response.created` arrives more than once in one stream.",
+        why=(
+            "One stream is one response; a second `response.created` usually means two upstream "
+            "streams were spliced (a retry or failover inside a gateway)."
+        ),
+        clients=(
+            "openai-python 3.54.0: reads past it (the text and final response were right in the "
+            "measured case). Clients that start a new turn on `response.created` (the AI SDK emits "
+            "its response metadata there) see the response start twice."
+        ),
+        example=(
+            'event: response.created\ndata: {"type":"response.created",...}\n\nevent: '
+            "response.in_progress\ndata: {...}\n\nevent: response.created\ndata: "
+            '{"type":"response.created",...}\n\n'
+        ),
+        fix=(
+            "Send `response.created` once, first; `response.in_progress` (and `response.queued`) "
+            "may follow."
+        ),
+    ),
+)

@@ -1,0 +1,31 @@
+"""S003 response-id-changed: A lifecycle event names another response id."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "S003",
+    "response-id-changed",
+    Severity.ERROR,
+    "created-first",
+    "A lifecycle event names another response id.",
+    RuleDoc(
+        what=(
+            "`response.in_progress`, `response.queued` or the terminal event carries a "
+            "`response.id` other than the one `response.created` gave."
+        ),
+        why=(
+            "The response id is what clients store (`previous_response_id`, retrieval, "
+            "cancellation); a changed id points at a response the client never saw created."
+        ),
+        clients=(
+            'openai-python 3.54.0: `responses.stream()` raises RuntimeError ("Lifecycle response '
+            'identity changed.") at the event.'
+        ),
+        example=(
+            'data: {"type":"response.created","response":{"id":"resp_1",...}}\n...\ndata: '
+            '{"type":"response.completed","response":{"id":"resp_2",...}}\n\n'
+        ),
+        fix="Use the id of `response.created` in every lifecycle and terminal event.",
+    ),
+)

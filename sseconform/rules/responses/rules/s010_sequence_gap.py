@@ -1,0 +1,34 @@
+"""S010 sequence-gap: `sequence_number` skips values."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "S010",
+    "sequence-gap",
+    Severity.ERROR,
+    "sequence-numbers",
+    "`sequence_number` skips values.",
+    RuleDoc(
+        what=(
+            "An event's `sequence_number` is more than one above the previous event's: events are "
+            "missing in between. The first event sets the start (0 from OpenAI; a resumed stream "
+            "starts later)."
+        ),
+        why=(
+            "The numbers are the only evidence of events lost on the way (an annotation, a "
+            "hosted-tool status, a delta), and resumption (`starting_after`) counts on them."
+        ),
+        clients=(
+            "openai-python 3.54.0: does not look at the numbers while streaming; what the lost "
+            "events carried is silently missing (a lost text delta: the streamed text lacks it "
+            "while the final response has it)."
+        ),
+        example=(
+            "data: "
+            '{"type":"response.output_text.delta","delta":"Hel","sequence_number":4,...}\n\ndata: '
+            '{"type":"response.output_text.delta","delta":"!","sequence_number":6,...}\n\n'
+        ),
+        fix="Forward every upstream event, in order; number a synthesised stream 0, 1, 2, ...",
+    ),
+)

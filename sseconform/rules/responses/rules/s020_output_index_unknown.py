@@ -1,0 +1,35 @@
+"""S020 output-index-unknown: An event for an `output_index` never added."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "S020",
+    "output-index-unknown",
+    Severity.ERROR,
+    "refs-resolve",
+    "An event for an `output_index` never added.",
+    RuleDoc(
+        what=(
+            "A delta, part, hosted-tool or `.done` event names an `output_index` no "
+            "`response.output_item.added` opened (before it, or at all)."
+        ),
+        why=(
+            "Deltas are attached to the item at their `output_index`; an item that was never added "
+            "has nowhere to put them."
+        ),
+        clients=(
+            'openai-python 3.54.0: `responses.stream()` raises RuntimeError ("Received a content '
+            'event for output index 3 before receiving its output item").'
+        ),
+        example=(
+            "data: "
+            '{"type":"response.output_text.delta","output_index":3,"content_index":0,"delta":"!",..'
+            ".}\n\n"
+        ),
+        fix=(
+            "Send `response.output_item.added` for the index first; keep each item at the index it "
+            "was added at."
+        ),
+    ),
+)

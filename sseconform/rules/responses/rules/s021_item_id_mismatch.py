@@ -1,0 +1,32 @@
+"""S021 item-id-mismatch: `item_id` is not the id of the item at `output_index`."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "S021",
+    "item-id-mismatch",
+    Severity.ERROR,
+    "refs-resolve",
+    "`item_id` is not the id of the item at `output_index`.",
+    RuleDoc(
+        what=(
+            "An event's `item_id` differs from the `id` of the item added at its `output_index`."
+        ),
+        why=(
+            "Events carry both references; clients key their state by one or the other, so they "
+            "disagree about which item a delta belongs to."
+        ),
+        clients=(
+            "openai-python 3.54.0: keys by `output_index` and is not affected. Clients keyed by "
+            "`item_id` (the AI SDK keys text and reasoning parts by it) attach the delta to no "
+            "part or to another one."
+        ),
+        example=(
+            "data: "
+            '{"type":"response.output_item.added","output_index":0,"item":{"id":"msg_1",...}}\n\nda'
+            'ta: {"type":"response.output_text.delta","output_index":0,"item_id":"msg_2",...}\n\n'
+        ),
+        fix="Repeat the added item's `id` as `item_id` in every event about it.",
+    ),
+)

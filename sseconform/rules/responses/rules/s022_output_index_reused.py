@@ -1,0 +1,25 @@
+"""S022 output-index-reused: `output_item.added` for an index already added."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "S022",
+    "output-index-reused",
+    Severity.ERROR,
+    "refs-resolve",
+    "`output_item.added` for an index already added.",
+    RuleDoc(
+        what="A second `response.output_item.added` with an `output_index` already in use.",
+        why="Each output item has its own index; reusing one overwrites or merges two items.",
+        clients=(
+            'openai-python 3.54.0: `responses.stream()` raises RuntimeError ("Duplicate response '
+            'output index 0.").'
+        ),
+        example=(
+            'data: {"type":"response.output_item.added","output_index":0,...}\n...\ndata: '
+            '{"type":"response.output_item.added","output_index":0,...}\n\n'
+        ),
+        fix="Give each new item the next `output_index` (0, 1, 2, ...).",
+    ),
+)

@@ -1,0 +1,31 @@
+"""S023 output-index-skipped: An item added at an index other than the next."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "S023",
+    "output-index-skipped",
+    Severity.WARNING,
+    "refs-resolve",
+    "An item added at an index other than the next.",
+    RuleDoc(
+        what=(
+            "`response.output_item.added` names an `output_index` other than one above the highest "
+            "so far (the first item is not 0, or an index is skipped)."
+        ),
+        why=(
+            "`output_index` is the item's position in `response.output`; a hole means the terminal "
+            "output and the stream disagree about positions."
+        ),
+        clients=(
+            "openai-python 3.54.0: tolerates holes (it keys items by index) and read the measured "
+            "case right; clients that index an array by `output_index` read a hole."
+        ),
+        example=(
+            'data: {"type":"response.output_item.added","output_index":1,...}   (the first '
+            "item)\n\n"
+        ),
+        fix='data: {"type":"response.output_item.added","output_index":0,...}\n\n',
+    ),
+)

@@ -1,0 +1,37 @@
+"""S024 part-index-unknown: A `content_index` or `summary_index` never added."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "S024",
+    "part-index-unknown",
+    Severity.ERROR,
+    "refs-resolve",
+    "A `content_index` or `summary_index` never added.",
+    RuleDoc(
+        what=(
+            "A text delta, `.done`, annotation or part `.done` names a content part (or reasoning "
+            "summary part) its item never added with `response.content_part.added` "
+            "(`response.reasoning_summary_part.added`)."
+        ),
+        why=(
+            "Text is appended to the part at the index; a part that was never added has nowhere to "
+            "put it."
+        ),
+        clients=(
+            "openai-python 3.54.0: `responses.stream()` raises IndexError (list index out of "
+            "range) at the first delta."
+        ),
+        example=(
+            "data: "
+            '{"type":"response.output_item.added","output_index":0,"item":{"type":"message",...}}\n'
+            "\ndata: "
+            '{"type":"response.output_text.delta","output_index":0,"content_index":0,...}\n\n'
+        ),
+        fix=(
+            'Send `response.content_part.added` (`"part":{"type":"output_text","text":""}`) before '
+            "the first delta of the part."
+        ),
+    ),
+)

@@ -1,0 +1,35 @@
+"""S025 part-index-skipped: A part added at an index other than the next."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "S025",
+    "part-index-skipped",
+    Severity.ERROR,
+    "refs-resolve",
+    "A part added at an index other than the next.",
+    RuleDoc(
+        what=(
+            "`response.content_part.added` (or `reasoning_summary_part.added`) names an index "
+            "other than the item's number of parts so far."
+        ),
+        why=(
+            "Clients append parts to a list and then index it with `content_index`: a skipped "
+            "index makes every later index point at the wrong part or past the end."
+        ),
+        clients=(
+            "openai-python 3.54.0: appends the part to the item's content list, so `content_index` "
+            "1 names no part (deltas for it raise IndexError) and content 0 holds the part meant "
+            "for 1."
+        ),
+        example=(
+            'data: {"type":"response.content_part.added","output_index":0,"content_index":1,...}   '
+            "(the item's first part)\n\n"
+        ),
+        fix=(
+            "data: "
+            '{"type":"response.content_part.added","output_index":0,"content_index":0,...}\n\n'
+        ),
+    ),
+)

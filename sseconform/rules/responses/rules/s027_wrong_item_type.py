@@ -1,0 +1,35 @@
+"""S027 wrong-item-type: An event aimed at an item or part of another type."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "S027",
+    "wrong-item-type",
+    Severity.ERROR,
+    "refs-resolve",
+    "An event aimed at an item or part of another type.",
+    RuleDoc(
+        what=(
+            "A delta for an item or part whose type does not take it: `function_call_arguments.*` "
+            "on an item that is not a `function_call`, `output_text.*` on a refusal part, a "
+            "content part on a function call, a hosted-tool event on another tool's item."
+        ),
+        why=(
+            "Clients dispatch on the item's type; a delta of the wrong kind is either dropped or "
+            "written into the wrong field."
+        ),
+        clients=(
+            "openai-python 3.54.0: `responses.stream()` fails an assertion (AssertionError) at a "
+            "`function_call_arguments.delta` aimed at a message item."
+        ),
+        example=(
+            "data: "
+            '{"type":"response.output_item.added","output_index":0,"item":{"type":"message",...}}\n'
+            "\ndata: "
+            '{"type":"response.function_call_arguments.delta","output_index":0,"delta":"{}",...}\n'
+            "\n"
+        ),
+        fix="Add a `function_call` item for the arguments and aim their deltas at its index.",
+    ),
+)

@@ -1,0 +1,32 @@
+"""S028 item-left-open: `response.completed` with items never done."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "S028",
+    "item-left-open",
+    Severity.ERROR,
+    "refs-resolve",
+    "`response.completed` with items never done.",
+    RuleDoc(
+        what=(
+            "`response.completed` arrives while an output item added earlier has had no "
+            "`response.output_item.done`."
+        ),
+        why=(
+            "Clients take each item's final state from `output_item.done`: an item never done is "
+            "never final."
+        ),
+        clients=(
+            "openai-python 3.54.0: takes the final response from `response.completed` and read the "
+            "measured case right. Codex CLI records the conversation from `output_item.done` "
+            "items, so an item that is never done is missing from its history."
+        ),
+        example=(
+            'data: {"type":"response.output_item.added","output_index":0,...}\n...\ndata: '
+            '{"type":"response.completed",...}\n\n'
+        ),
+        fix="Send `response.output_item.done` for every item before the terminal event.",
+    ),
+)

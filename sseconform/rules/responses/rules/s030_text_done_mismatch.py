@@ -1,0 +1,36 @@
+"""S030 text-done-mismatch: A text `.done` differs from its deltas."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "S030",
+    "text-done-mismatch",
+    Severity.ERROR,
+    "done-matches-deltas",
+    "A text `.done` differs from its deltas.",
+    RuleDoc(
+        what=(
+            "`response.output_text.done` (`text`), `response.refusal.done` (`refusal`), "
+            "`response.reasoning_text.done` or `response.reasoning_summary_text.done` (`text`) is "
+            "not the concatenation of the part's deltas (compared by hash and length). When there "
+            "were no deltas, the `.done` value is taken as is."
+        ),
+        why=(
+            "The user saw the deltas; the client stores the `.done` and the items. When they "
+            "differ, what was shown is not what the conversation continues with. A dropped or "
+            "doubled delta (a gateway's buffering bug) shows up here."
+        ),
+        clients=(
+            "openai-python 3.54.0: streamed 'Hello, world!' from the deltas and returned 'Hello, "
+            "world?' from `get_final_response()`; with a doubled delta the stream showed 'Hello "
+            "lo' and the final text 'Hello'."
+        ),
+        example=(
+            'data: {"type":"response.output_text.delta","delta":"Hello, world",...}\n\ndata: '
+            '{"type":"response.output_text.delta","delta":"!",...}\n\ndata: '
+            '{"type":"response.output_text.done","text":"Hello, world?",...}\n\n'
+        ),
+        fix='data: {"type":"response.output_text.done","text":"Hello, world!",...}\n\n',
+    ),
+)

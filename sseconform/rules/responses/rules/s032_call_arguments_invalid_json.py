@@ -1,0 +1,31 @@
+"""S032 call-arguments-invalid-json: A call's final arguments are not JSON."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "S032",
+    "call-arguments-invalid-json",
+    Severity.ERROR,
+    "done-matches-deltas",
+    "A call's final arguments are not JSON.",
+    RuleDoc(
+        what=(
+            "The `arguments` of `response.function_call_arguments.done` (or "
+            "`mcp_call_arguments.done`) do not parse as JSON."
+        ),
+        why="Function arguments are a JSON object the client parses before calling the tool.",
+        clients=(
+            "openai-python 3.54.0: returns the broken string as `arguments`; the tool call fails "
+            "at `json.loads` in the caller. Codex CLI reports the tool call as failed to the model."
+        ),
+        example=(
+            'data: {"type":"response.function_call_arguments.done","arguments":"{\\"city\\": '
+            '\\"Paris\\"",...}\n\n'
+        ),
+        fix=(
+            'data: {"type":"response.function_call_arguments.done","arguments":"{\\"city\\": '
+            '\\"Paris\\"}",...}\n\n'
+        ),
+    ),
+)

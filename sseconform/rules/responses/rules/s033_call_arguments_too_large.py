@@ -1,0 +1,28 @@
+"""S033 call-arguments-too-large: Arguments over `max_arguments` are not parsed."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "S033",
+    "call-arguments-too-large",
+    Severity.WARNING,
+    "done-matches-deltas",
+    "Arguments over `max_arguments` are not parsed.",
+    RuleDoc(
+        what=(
+            "A call's final arguments are longer than the `max_arguments` setting (64 MiB unless "
+            "set), so they are not parsed as JSON."
+        ),
+        why=(
+            "The check bounds its memory; arguments this large are themselves unusual and worth a "
+            "look."
+        ),
+        clients="None measured: this is a limit of the check, not a client failure.",
+        example=(
+            'data: {"type":"response.function_call_arguments.done","arguments":"{... 100 MB '
+            '...}",...}\n\n'
+        ),
+        fix="Raise `max_arguments` if such calls are expected, or keep tool arguments small.",
+    ),
+)

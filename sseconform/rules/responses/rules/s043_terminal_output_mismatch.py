@@ -1,0 +1,35 @@
+"""S043 terminal-output-mismatch: The terminal output differs from the stream."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "S043",
+    "terminal-output-mismatch",
+    Severity.ERROR,
+    "one-terminal-event",
+    "The terminal output differs from the stream.",
+    RuleDoc(
+        what=(
+            "The terminal event's `response.output` has another number of items than the stream "
+            "added, or an item whose id, type, text, refusal, reasoning summary or arguments are "
+            "not what the stream built (text compared by hash). A `response.failed` with an empty "
+            "output is not compared."
+        ),
+        why=(
+            "The final response is what clients store and what the next turn sends back; the "
+            "deltas are what the user saw."
+        ),
+        clients=(
+            "openai-python 3.54.0: `get_final_response()` returns the terminal output: the "
+            "measured stream showed 'Hello, world!' and the final response said 'Hello, world'; "
+            "with a call missing from the output, the final response had one call of two."
+        ),
+        example=(
+            'data: {"type":"response.output_text.done","text":"Hello, world!",...}\n...\ndata: '
+            '{"type":"response.completed","response":{"output":[{"type":"message","content":[{"type'
+            '":"output_text","text":"Hello, world"}],...}],...}}\n\n'
+        ),
+        fix="Put every streamed item, as done, in the terminal output.",
+    ),
+)

@@ -1,0 +1,36 @@
+"""S050 error-event-shape: The `error` event has no usable message."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "S050",
+    "error-event-shape",
+    Severity.ERROR,
+    "error-event",
+    "The `error` event has no usable message.",
+    RuleDoc(
+        what=(
+            "An `error` event without a string `message`, either at the top (`code`, `message`, "
+            "`param`, as openai-python's ResponseErrorEvent has it) or nested under `error` (as "
+            "OpenAI's service sends it, followed by `response.failed`), or another field of the "
+            "wrong type."
+        ),
+        why=(
+            "The message is what the user is told; an error without one is an unexplained failure."
+        ),
+        clients=(
+            "openai-python 3.54.0: for a nested error without a string message it raises APIError "
+            'with the generic "An error occurred during streaming"; for a flat one without '
+            "`message` it yields an error event whose message is missing."
+        ),
+        example=(
+            "event: error\ndata: "
+            '{"type":"error","code":"server_error","param":null,"sequence_number":2}\n\n'
+        ),
+        fix=(
+            'event: error\ndata: {"type":"error","code":"server_error","message":"The server had '
+            'an error.","param":null,"sequence_number":2}\n\n'
+        ),
+    ),
+)

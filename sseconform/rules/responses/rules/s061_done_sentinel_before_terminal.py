@@ -1,0 +1,28 @@
+"""S061 done-sentinel-before-terminal: `data: [DONE]` before the terminal event."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "S061",
+    "done-sentinel-before-terminal",
+    Severity.ERROR,
+    "no-foreign-shapes",
+    "`data: [DONE]` before the terminal event.",
+    RuleDoc(
+        what=(
+            "`data: [DONE]` before any terminal event: a chat terminator where "
+            "`response.completed` should be (no S040 is reported then)."
+        ),
+        why=("Clients that honour `[DONE]` stop reading there, before the response is complete."),
+        clients=(
+            "openai-python 3.54.0: stops at `[DONE]`; `get_final_response()` raises RuntimeError "
+            '("Didn\'t receive a `response.completed` event.").'
+        ),
+        example='data: {"type":"response.output_item.done",...}\n\ndata: [DONE]\n\n',
+        fix=(
+            'data: {"type":"response.output_item.done",...}\n\ndata: '
+            '{"type":"response.completed",...}\n\n'
+        ),
+    ),
+)

@@ -1,0 +1,35 @@
+"""S062 chat-chunk-in-responses: A `chat.completion.chunk` in a Responses stream."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "S062",
+    "chat-chunk-in-responses",
+    Severity.ERROR,
+    "no-foreign-shapes",
+    "A `chat.completion.chunk` in a Responses stream.",
+    RuleDoc(
+        what=(
+            "An event whose data is a chat-completions chunk (`object: chat.completion.chunk` or "
+            "`choices`) and has no `type`."
+        ),
+        why=(
+            "A gateway mixing the two APIs' shapes; Responses clients dispatch on `type` and drop "
+            "the chunk."
+        ),
+        clients=(
+            "openai-python 3.54.0: yields it as an unknown event and does not add its content: the "
+            "chunk's text is silently lost."
+        ),
+        example=(
+            "data: "
+            '{"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[{"delta":{"content":"Hi'
+            '"},...}]}\n\n'
+        ),
+        fix=(
+            "event: response.output_text.delta\ndata: "
+            '{"type":"response.output_text.delta","delta":"Hi",...}\n\n'
+        ),
+    ),
+)

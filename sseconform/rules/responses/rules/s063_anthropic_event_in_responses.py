@@ -1,0 +1,30 @@
+"""S063 anthropic-event-in-responses: An Anthropic Messages event in a Responses stream."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "S063",
+    "anthropic-event-in-responses",
+    Severity.ERROR,
+    "no-foreign-shapes",
+    "An Anthropic Messages event in a Responses stream.",
+    RuleDoc(
+        what=(
+            "An event whose `type` is an Anthropic Messages type (`message_start`, "
+            "`content_block_delta`, `ping`, ...)."
+        ),
+        why=(
+            "A translating gateway let an upstream event through untranslated; Responses clients "
+            "do not know the type."
+        ),
+        clients=(
+            "openai-python 3.54.0: yields it as an unknown event; its content is silently lost."
+        ),
+        example=(
+            "data: "
+            '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}\n\n'
+        ),
+        fix='data: {"type":"response.output_text.delta","delta":"Hi",...}\n\n',
+    ),
+)

@@ -1,0 +1,30 @@
+"""S065 unknown-response-event: An event type this grammar does not know."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "S065",
+    "unknown-response-event",
+    Severity.INFO,
+    "no-foreign-shapes",
+    "An event type this grammar does not know.",
+    RuleDoc(
+        what=(
+            "An event `type` that is none of the Responses event types the grammar knows (reported "
+            "once per type). Its `output_index` and `item_id`, when present, are still checked."
+        ),
+        why=(
+            "New event types appear with new tools; an unknown one is worth a look, not a failure."
+        ),
+        clients=(
+            "openai-python 3.54.0: passes unknown types through as events; the stream helper "
+            "ignores them."
+        ),
+        example='data: {"type":"response.thinking.delta",...}\n\n',
+        fix=(
+            "Nothing to fix if the type is a new one from the upstream; otherwise translate it to "
+            "a known event."
+        ),
+    ),
+)

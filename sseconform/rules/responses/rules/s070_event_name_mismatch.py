@@ -1,0 +1,30 @@
+"""S070 event-name-mismatch: The `event:` name differs from the data's `type`."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "S070",
+    "event-name-mismatch",
+    Severity.WARNING,
+    "event-names",
+    "The `event:` name differs from the data's `type`.",
+    RuleDoc(
+        what="An event whose `event:` line names another type than its data's `type`.",
+        why=(
+            "OpenAI sends `event: <type>` with every event. Clients that dispatch on the SSE event "
+            "name (a browser EventSource with per-type listeners) route the event by the name, "
+            "others by the data."
+        ),
+        clients=(
+            "openai-python 3.54.0: ignores `event:` names and reads the data (the measured case "
+            "read right); Codex CLI and the AI SDK also dispatch on the data's `type`."
+        ),
+        example=(
+            'event: response.output_text.done\ndata: {"type":"response.output_text.delta",...}\n\n'
+        ),
+        fix=(
+            'event: response.output_text.delta\ndata: {"type":"response.output_text.delta",...}\n\n'
+        ),
+    ),
+)

@@ -1,0 +1,166 @@
+"""What the Responses checker keeps about a stream: per output item and per part, structure
+and running hashes, never the text.
+
+A ``*.done`` event, an ``output_item.done`` and the terminal event's ``output`` must all
+equal what the deltas built. Keeping the text to compare would grow with the stream, so each
+streamed string is a running BLAKE2b digest (and its length); a value to compare is hashed
+the same way. Memory is per item and per part, whatever the length of the text.
+"""
+
+from __future__ import annotations
+
+from hashlib import blake2b
+from typing import Any
+
+__all__ = ["Acc", "Item", "Part", "digest", "signature"]
+
+DIGEST_SIZE = 16
+
+
+def digest(text: str) -> bytes:
+    """The digest a streamed string is compared by."""
+    return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=DIGEST_SIZE).digest()
+
+
+class Acc:
+    """A streamed string as a running digest. ``firm`` once a delta or a ``.done`` value
+    arrived: before that, the value the item or part was added with is only a seed, and a
+    later value without deltas (a provider that streams none) is adopted, not a mismatch."""
+
+    __slots__ = ("alts", "deltas", "done", "firm", "h", "size")
+
+    def __init__(self, seed: str = "") -> None:
+        self.h = blake2b(digest_size=DIGEST_SIZE)
+        self.size = 0
+        self.deltas = 0
+        self.firm = False
+        self.done = False  # its own `.done` event arrived
+        self.alts: list[bytes] = []  # digests of values announced against it (a fault)
+        if seed:
+            self.add(seed)
+            self.deltas = 0
+
+    def add(self, text: str) -> None:
+        self.h.update(text.encode("utf-8", "surrogatepass"))
+        self.size += len(text)
+        self.deltas += 1
+        self.firm = True
+
+    def digest(self) -> bytes:
+        return self.h.digest()
+
+    def matches(self, text: str) -> bool:
+        """True when ``text`` is what was built (always, for a seed no delta followed), or a
+        value already announced against it: one fault gives one finding, whichever side
+        (the deltas, the ``.done``, the part, the item) was wrong."""
+        if not self.firm:
+            return True
+        if len(text) == self.size and digest(text) == self.h.digest():
+            return True
+        return bool(self.alts) and digest(text) in self.alts
+
+    def accepted(self) -> set[bytes]:
+        """Every digest this string may be repeated with without a new finding."""
+        return {self.h.digest(), *self.alts}
+
+    def adopt(self, text: str) -> None:
+        """Record ``text`` as what the stream announced: the value itself for a seed no
+        delta followed, else an alternative later comparisons accept (bounded)."""
+        if not self.firm:
+            self.h = blake2b(text.encode("utf-8", "surrogatepass"), digest_size=DIGEST_SIZE)
+            self.size = len(text)
+            self.firm = True
+        elif len(self.alts) < 8 and not self.matches(text):
+            self.alts.append(digest(text))
+
+
+class Part:
+    """A content part (``output_text``, ``refusal``, ``reasoning_text``) or a reasoning
+    summary part, by its index in its item."""
+
+    __slots__ = ("acc", "done", "kind")
+
+    def __init__(self, kind: str, seed: str) -> None:
+        self.kind = kind
+        self.acc = Acc(seed)
+        self.done = False  # content_part.done / reasoning_summary_part.done
+
+
+#: The item field each item-level streamed string ends up in, per item type.
+BODY_FIELD: dict[str, str] = {
+    "function_call": "arguments",
+    "custom_tool_call": "input",
+    "mcp_call": "arguments",
+    "code_interpreter_call": "code",
+}
+
+
+class Item:
+    """An output item, by ``output_index``: its identity, its parts, its streamed body."""
+
+    __slots__ = (
+        "body",
+        "call_id",
+        "done",
+        "final",
+        "id",
+        "index",
+        "name",
+        "parts",
+        "summary",
+        "type",
+    )
+
+    def __init__(self, index: int, obj: dict[str, Any]) -> None:
+        self.index = index
+        self.id = obj.get("id")
+        self.type = obj.get("type")
+        self.call_id = obj.get("call_id")
+        self.name = obj.get("name")
+        self.done = False
+        self.parts: list[Part] = []
+        self.summary: list[Part] = []
+        field = BODY_FIELD.get(self.type) if isinstance(self.type, str) else None
+        seed = obj.get(field) if field else None
+        self.body = Acc(seed if isinstance(seed, str) else "")
+        #: After output_item.done: per streamed string, the digests the terminal output may
+        #: repeat (the item as done, and what the stream built).
+        self.final: dict[str, set[bytes]] | None = None
+
+    def built(self) -> dict[str, tuple[Acc, bool]]:
+        """What the stream built, by label: each part's and the body's running digest, and
+        whether a missing counterpart is a loss (message text is; reasoning parts a provider
+        may keep out of its items are not)."""
+        out: dict[str, tuple[Acc, bool]] = {}
+        for i, p in enumerate(self.parts):
+            out[f"content[{i}]"] = (p.acc, self.type == "message")
+        for i, p in enumerate(self.summary):
+            out[f"summary[{i}]"] = (p.acc, True)
+        if self.type in BODY_FIELD:
+            out[BODY_FIELD[self.type]] = (self.body, True)
+        return out
+
+
+def signature(item: dict[str, Any]) -> dict[str, str]:
+    """The streamed strings of an item object (as ``output_item.done`` or the terminal
+    output carry it), by the labels :meth:`Item.built` uses."""
+    out: dict[str, str] = {}
+    kind = item.get("type")
+    if kind in ("message", "reasoning"):
+        content = item.get("content")
+        if isinstance(content, list):
+            for i, c in enumerate(content):
+                if isinstance(c, dict):
+                    text = c.get("refusal") if c.get("type") == "refusal" else c.get("text")
+                    if isinstance(text, str):
+                        out[f"content[{i}]"] = text
+    if kind == "reasoning":
+        summary = item.get("summary")
+        if isinstance(summary, list):
+            for i, s in enumerate(summary):
+                if isinstance(s, dict) and isinstance(s.get("text"), str):
+                    out[f"summary[{i}]"] = s["text"]
+    field = BODY_FIELD.get(kind) if isinstance(kind, str) else None
+    if field is not None and isinstance(item.get(field), str):
+        out[field] = item[field]
+    return out
