@@ -378,3 +378,40 @@ def test_real_streams_split_anywhere_give_the_same_findings() -> None:
         cuts = sorted(rng.sample(range(1, len(body)), k=min(40, len(body) - 1)))
         pieces = [body[a:b] for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True)]
         assert check_chunks(pieces, grammar="responses").diagnostics == whole, row["path"]
+
+
+# -- the checker's state -----------------------------------------------------------------------
+
+
+def _events(*objs: dict[str, Any]) -> bytes:
+    out = []
+    for n, obj in enumerate(objs):
+        obj = {**obj, "sequence_number": n}
+        out.append(b"event: " + obj["type"].encode() + b"\ndata: " + orjson.dumps(obj) + b"\n\n")
+    return b"".join(out)
+
+
+def test_an_unknown_type_is_noted_once_and_its_references_checked_each_time() -> None:
+    created = {"type": "response.created", "response": {"id": "resp_case900"}}
+    body = _events(
+        created,
+        {"type": "response.thinking.delta", "output_index": 0, "delta": "a"},
+        {"type": "response.thinking.delta", "output_index": 5, "delta": "b"},
+    )
+    found = [d.code for d in _check(body).diagnostics]
+    assert found.count("S065") == 1
+    assert found.count("S020") == 2
+
+
+def test_a_done_item_is_kept_as_a_digest() -> None:
+    """What is done is let go: the parts and the arguments' running hash; the terminal
+    output is compared with one 16-byte digest per item."""
+    from sseconform.rules.responses.checker import ResponsesChecker
+
+    body = (HERE / "pass" / "parallel-function-calls" / "stream.sse").read_bytes()
+    checker = ResponsesChecker()
+    checker.feed(body)
+    assert checker.finish() == []
+    for item in checker._items.values():
+        assert item.parts == [] and item.summary == [] and item.body is None
+        assert isinstance(item.final, bytes) and len(item.final) == 16

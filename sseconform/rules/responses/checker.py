@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 
 from sseconform.rules.base import Checker, Settings
-from sseconform.rules.responses.state import Item, Part, digest, signature
+from sseconform.rules.responses.state import Item, Part, combined, digest, signature
 from sseconform.rules.schema import pointer_of, validator
 from sseconform.sse.decoder import Event
 
@@ -195,8 +195,11 @@ class ResponsesChecker(Checker):
         handler = self._handlers.get(kind)
         if handler is not None:
             handler(ev, obj, kind)
-        elif self._once_key("S065:" + kind):
-            self._emit("S065", f"event type {kind!r} is not one this grammar knows", ev, "/type")
+        else:
+            if self._once_key("S065:" + kind):
+                self._emit(
+                    "S065", f"event type {kind!r} is not one this grammar knows", ev, "/type"
+                )
             self._refs(ev, obj, kind, need_item=False)
 
     def _untyped(self, ev: Event, obj: dict[str, Any]) -> None:
@@ -424,12 +427,15 @@ class ResponsesChecker(Checker):
     def _differs(self, item: Item, values: dict[str, str], *, final: bool) -> str:
         """The first streamed string of ``values`` that is not what ``item`` built ('' when
         all match); adopts what was only a seed."""
-        if final and item.final is not None:
-            if set(values) != set(item.final):
-                missing = sorted(set(values) ^ set(item.final))
-                return missing[0]
+        done = item.final if final else None
+        if isinstance(done, bytes):
+            same = combined({label: digest(text) for label, text in values.items()})
+            return "" if same == done else "its text, refusal, summary or arguments"
+        if done is not None:
+            if set(values) != set(done):
+                return sorted(set(values) ^ set(done))[0]
             for label, text in values.items():
-                if digest(text) not in item.final[label]:
+                if digest(text) not in done[label]:
                     return label
             return ""
         built = item.built()
@@ -508,10 +514,17 @@ class ResponsesChecker(Checker):
                 ev,
             )
         built = item.built()
-        item.final = {
+        accepted = {
             label: {digest(text)} | (built[label][0].accepted() if label in built else set())
             for label, text in values.items()
         }
+        if all(len(a) == 1 for a in accepted.values()):
+            item.final = combined({label: next(iter(a)) for label, a in accepted.items()})
+        else:
+            item.final = accepted
+        item.parts = []  # what is done is kept as its digest only: memory per item stays small
+        item.summary = []
+        item.body = None
         item.id = got.get("id", item.id)
         item.type = got.get("type", item.type)
 
@@ -612,7 +625,7 @@ class ResponsesChecker(Checker):
         want, _ = BODY_EVENTS[kind[:-6]]
         item = self._item_of_type(ev, obj, kind, want)
         delta = obj.get("delta")
-        if item is not None and type(delta) is str:
+        if item is not None and item.body is not None and type(delta) is str:
             item.body.add(delta)
 
     def _body_done(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
@@ -620,7 +633,7 @@ class ResponsesChecker(Checker):
         want, field = BODY_EVENTS[prefix]
         item = self._item_of_type(ev, obj, kind, want)
         text = obj.get(field)
-        if item is None or type(text) is not str:
+        if item is None or item.body is None or type(text) is not str:
             return
         acc = item.body
         if acc.done:

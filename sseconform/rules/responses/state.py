@@ -12,7 +12,7 @@ from __future__ import annotations
 from hashlib import blake2b
 from typing import Any
 
-__all__ = ["Acc", "Item", "Part", "digest", "signature"]
+__all__ = ["Acc", "Item", "Part", "combined", "digest", "signature"]
 
 DIGEST_SIZE = 16
 
@@ -20,6 +20,15 @@ DIGEST_SIZE = 16
 def digest(text: str) -> bytes:
     """The digest a streamed string is compared by."""
     return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=DIGEST_SIZE).digest()
+
+
+def combined(digests: dict[str, bytes]) -> bytes:
+    """One digest for an item's streamed strings (label and digest of each): what a done item
+    keeps for the terminal comparison, 16 bytes whatever its size."""
+    h = blake2b(digest_size=DIGEST_SIZE)
+    for label in sorted(digests):
+        h.update(label.encode() + b"\0" + digests[label])
+    return h.digest()
 
 
 class Acc:
@@ -122,10 +131,11 @@ class Item:
         self.summary: list[Part] = []
         field = BODY_FIELD.get(self.type) if isinstance(self.type, str) else None
         seed = obj.get(field) if field else None
-        self.body = Acc(seed if isinstance(seed, str) else "")
-        #: After output_item.done: per streamed string, the digests the terminal output may
-        #: repeat (the item as done, and what the stream built).
-        self.final: dict[str, set[bytes]] | None = None
+        self.body: Acc | None = Acc(seed if isinstance(seed, str) else "")
+        #: After output_item.done (when parts and body are let go): what the terminal output
+        #: must repeat; one combined digest, or per string every digest it may repeat (the
+        #: item as done and what the stream built) when the two disagreed.
+        self.final: bytes | dict[str, set[bytes]] | None = None
 
     def built(self) -> dict[str, tuple[Acc, bool]]:
         """What the stream built, by label: each part's and the body's running digest, and
@@ -136,7 +146,7 @@ class Item:
             out[f"content[{i}]"] = (p.acc, self.type == "message")
         for i, p in enumerate(self.summary):
             out[f"summary[{i}]"] = (p.acc, True)
-        if self.type in BODY_FIELD:
+        if self.body is not None and self.type in BODY_FIELD:
             out[BODY_FIELD[self.type]] = (self.body, True)
         return out
 
