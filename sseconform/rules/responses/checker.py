@@ -14,6 +14,7 @@ the stream at the last event (``_at_end``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 import orjson
@@ -77,7 +78,9 @@ ANTHROPIC_TYPES = frozenset(
 )
 
 
+@cache
 def _schema_names() -> frozenset[str]:
+    """The event types with a schema in ``schemas/responses`` (read once)."""
     from sseconform.rules.schema import schema_dir
 
     folder = schema_dir() / "responses"
@@ -126,11 +129,9 @@ class ResponsesChecker(Checker):
         for prefix in BODY_EVENTS:
             self._handlers[prefix + ".delta"] = self._body_delta
             self._handlers[prefix + ".done"] = self._body_done
-        for prefix in TOOL_EVENTS:
-            for phase in ("in_progress", "searching", "interpreting", "generating"):
-                self._handlers[f"{prefix}.{phase}"] = self._tool_event
-            for phase in ("partial_image", "completed", "failed", "added", "delta", "done"):
-                self._handlers[f"{prefix}.{phase}"] = self._tool_event
+        for name in self._known:  # each hosted tool's phases: the ones it has a schema for
+            if name.rsplit(".", 1)[0] in TOOL_EVENTS:
+                self._handlers[name] = self._tool_event
 
     # -- every event -----------------------------------------------------------------------
 

@@ -17,8 +17,8 @@ RULE = define(
         ),
         clients=(
             "openai-python 3.54.0: reads past it (the text and final response were right in the "
-            "measured case). Clients that start a new turn on `response.created` (the AI SDK emits "
-            "its response metadata there) see the response start twice."
+            "measured case). Clients that act on `response.created` (the AI SDK emits its response "
+            "metadata there, from its source) do so twice."
         ),
         example=(
             'event: response.created\ndata: {"type":"response.created",...}\n\nevent: '

@@ -19,8 +19,8 @@ RULE = define(
         ),
         clients=(
             "openai-python 3.54.0: keys by `output_index` and is not affected. Clients keyed by "
-            "`item_id` (the AI SDK keys text and reasoning parts by it) attach the delta to no "
-            "part or to another one."
+            "`item_id` (the AI SDK keys text and reasoning parts by it, from its source; not "
+            "measured here) attach the delta to no part or to another one."
         ),
         example=(
             "data: "

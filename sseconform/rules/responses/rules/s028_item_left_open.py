@@ -20,8 +20,9 @@ RULE = define(
         ),
         clients=(
             "openai-python 3.54.0: takes the final response from `response.completed` and read the "
-            "measured case right. Codex CLI records the conversation from `output_item.done` "
-            "items, so an item that is never done is missing from its history."
+            "measured case right. Codex CLI builds the turn from `output_item.done` items (from "
+            "its source; not measured here), so an item that is never done is missing from its "
+            "history."
         ),
         example=(
             'data: {"type":"response.output_item.added","output_index":0,...}\n...\ndata: '

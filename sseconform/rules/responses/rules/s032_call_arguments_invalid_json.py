@@ -16,8 +16,8 @@ RULE = define(
         ),
         why="Function arguments are a JSON object the client parses before calling the tool.",
         clients=(
-            "openai-python 3.54.0: returns the broken string as `arguments`; the tool call fails "
-            "at `json.loads` in the caller. Codex CLI reports the tool call as failed to the model."
+            "openai-python 3.54.0: returns the broken string as `arguments` without complaint; the "
+            "tool call then fails where the caller parses it."
         ),
         example=(
             'data: {"type":"response.function_call_arguments.done","arguments":"{\\"city\\": '

@@ -21,9 +21,9 @@ RULE = define(
         ),
         clients=(
             'openai-python 3.54.0: `responses.stream()` raises RuntimeError ("Completed output '
-            'item identity changed.") when the call_id changes. Codex CLI stores the done item as '
-            "the turn's history, so a different text or arguments there is what the model sees "
-            "next."
+            'item identity changed.") when the call_id changes. Codex CLI keeps the done item as '
+            "the turn's history (from its source; not measured here), so a different text or "
+            "arguments there is what the model sees next."
         ),
         example=(
             "data: "

@@ -18,8 +18,8 @@ RULE = define(
             "OpenAI reports usage in the terminal event; clients and gateways meter tokens from it."
         ),
         clients=(
-            "openai-python 3.54.0: returns `usage` None; token accounting in the caller (and Codex "
-            "CLI's context meter) gets nothing."
+            "openai-python 3.54.0: returns `usage` None; token accounting in the caller gets "
+            "nothing."
         ),
         example='data: {"type":"response.completed","response":{"usage":null,...}}\n\n',
         fix=(

@@ -18,7 +18,8 @@ RULE = define(
         ),
         clients=(
             "openai-python 3.54.0: ignores `event:` names and reads the data (the measured case "
-            "read right); Codex CLI and the AI SDK also dispatch on the data's `type`."
+            "read right); Codex CLI and the AI SDK also dispatch on the data's `type` (from their "
+            "source)."
         ),
         example=(
             'event: response.output_text.done\ndata: {"type":"response.output_text.delta",...}\n\n'

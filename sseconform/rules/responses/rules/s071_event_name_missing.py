@@ -17,7 +17,7 @@ RULE = define(
         ),
         clients=(
             "openai-python 3.54.0: ignores `event:` names (the measured case read right); Codex "
-            "CLI and the AI SDK dispatch on the data's `type` too."
+            "CLI and the AI SDK dispatch on the data's `type` too (from their source)."
         ),
         example='data: {"type":"response.output_text.delta",...}\n\n',
         fix=(
