@@ -20,7 +20,7 @@ from tests.conftest import ROOT
 
 CASES = ROOT / "tests" / "cases"
 GOOD = CASES / "pass" / "comment-after-done" / "stream.sse"
-BAD = CASES / "fail" / "D001-done-missing" / "stream.sse"
+BAD = CASES / "fail" / "F001-finish-missing" / "stream.sse"
 PRE_COMMIT = Path(sys.executable).with_name("pre-commit")
 
 
@@ -63,7 +63,7 @@ def test_hook_with_pre_commit_try_repo(project: Path, tmp_path: Path) -> None:
     )  # fmt: skip
     out = run.stdout + run.stderr
     assert run.returncode == 1, out  # bad.sse fails the hook
-    assert "streams/bad.sse:9: D001 error done-missing" in out
+    assert "streams/bad.sse:9: F001 error finish-missing" in out
     assert "data.jsonl" not in out.split("sseconform check", 1)[-1]  # not a stream: not given
     (project / "streams" / "bad.sse").unlink()
     _git(project, "add", "-A")
@@ -124,7 +124,7 @@ def test_action_check_writes_sarif(project: Path, runner_temp: Path) -> None:
     assert "exit-code=1" in out
     doc = json.loads((project / "report.sarif").read_text())
     results = doc["runs"][0]["results"]
-    assert any(r["ruleId"] == "D001" for r in results)
+    assert any(r["ruleId"] == "F001" for r in results)
 
 
 def test_action_arguments_are_arguments_not_shell(project: Path, runner_temp: Path) -> None:

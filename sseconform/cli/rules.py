@@ -71,7 +71,7 @@ def rule_cmd(code: Annotated[str, typer.Argument(help="A rule code (T001) or nam
     for title, body in (
         ("What it does", doc.what),
         ("Why it matters", doc.why),
-        ("Which clients break", doc.clients),
+        ("Which clients break", doc.which_clients),
     ):
         out += [f"## {title}", *textwrap.wrap(body, 96), ""]
     out += ["## Example", textwrap.indent(doc.example.rstrip("\n"), "    "), ""]

@@ -32,7 +32,7 @@ def _rule(code: str) -> dict[str, Any]:
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": d.what},
         "help": {
-            "text": f"{d.why}\n\nWhich clients break: {d.clients}\n\nFix: {d.fix}\n\n"
+            "text": f"{d.why}\n\nWhich clients break: {d.which_clients}\n\nFix: {d.fix}\n\n"
             f"More: sseconform rule {code}"
         },
         "defaultConfiguration": {"level": _LEVEL[rule.severity]},

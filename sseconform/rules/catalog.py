@@ -135,8 +135,15 @@ def invariants(grammar: str, names: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def doc(code: str) -> RuleDoc:
-    """A rule's documentation (what, why, which clients break, example, fix)."""
-    return DOCS_BESIDE[code]
+    """A rule's documentation (what, why, which clients break, example, fix), with what the
+    client matrix measured for it."""
+    from dataclasses import replace
+
+    from sseconform.rules.docs import measured
+
+    base = DOCS_BESIDE[code]
+    found = measured().get(code)
+    return replace(base, measured=found["clients"]) if found else base
 
 
 invariants("chat", INVARIANTS)

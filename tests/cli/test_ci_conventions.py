@@ -21,7 +21,7 @@ BUGGY = ROOT / "recordings" / "gateway-bugs" / "anthropic-tool-call.jsonl"
 
 @pytest.fixture
 def streams(tmp_path: Path) -> Path:
-    shutil.copy(CASES / "fail" / "D001-done-missing" / "stream.sse", tmp_path / "a b.sse")
+    shutil.copy(CASES / "fail" / "F001-finish-missing" / "stream.sse", tmp_path / "a b.sse")
     shutil.copy(CASES / "pass" / "comment-after-done" / "stream.sse", tmp_path / "ok.sse")
     shutil.copy(BUGGY, tmp_path / "gateway.jsonl")
     return tmp_path
@@ -42,15 +42,15 @@ def test_sarif_is_valid_and_complete(streams: Path, strict: bool) -> None:
     jsonschema.Draft4Validator(_sarif_schema()).validate(doc)
     [run] = doc["runs"]
     rules = [rule["id"] for rule in run["tool"]["driver"]["rules"]]
-    assert rules == sorted(set(rules)) and "D001" in rules and "W006" in rules
+    assert rules == sorted(set(rules)) and "F001" in rules and "W006" in rules
     by_file: dict[str, list[dict[str, object]]] = {}
     for res in run["results"]:
         uri = res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
         by_file.setdefault(uri, []).append(res)
         assert rules[res["ruleIndex"]] == res["ruleId"]
-    [d001] = by_file["a%20b.sse"]
-    assert d001["ruleId"] == "D001" and d001["level"] == "error"
-    assert d001["locations"][0]["physicalLocation"]["region"] == {"startLine": 9}
+    [f001] = by_file["a%20b.sse"]
+    assert f001["ruleId"] == "F001" and f001["level"] == "error"
+    assert f001["locations"][0]["physicalLocation"]["region"] == {"startLine": 9}
     # a recording's line is in its body: no region, the body line in the message
     rec = by_file["gateway.jsonl"]
     assert all("region" not in x["locations"][0]["physicalLocation"] for x in rec)
@@ -67,7 +67,8 @@ def test_statistics_counts_per_code(streams: Path) -> None:
     r = run_cli("check", "--statistics", "a b.sse", "gateway.jsonl", cwd=streams)
     assert r.code == 1
     lines = r.out.splitlines()
-    assert lines[0] == "2  D001  [error] done-missing"
+    assert lines[0] == "1  D001  [warning] done-missing"
+    assert "1  F001  [error] finish-missing" in lines
     assert "1  F003  [warning] finish-delta-residue" in lines
     assert lines[-1].startswith("FAILED: 2 files checked")
     r = run_cli("check", "--statistics", "-f", "json", "ok.sse", cwd=streams)
@@ -78,8 +79,8 @@ def test_exit_zero_and_quiet(streams: Path) -> None:
     r = run_cli("check", "--exit-zero", "-q", "a b.sse", "ok.sse", cwd=streams)
     assert r.code == 0
     assert r.out.splitlines() == [
-        "a b.sse:9: D001 error done-missing: the stream does not end with data: [DONE] "
-        "(frame 5, byte 727)",
+        "a b.sse:9: F001 error finish-missing [final-empty-delta]: choice 0 never gets a "
+        "finish_reason (frame 5, byte 727)",
         "ok.sse:13: W006 info comment: comment line: 'closing' (byte 905)",
     ]
     r = run_cli("check", "--exit-zero", "missing.sse", cwd=streams)
@@ -92,7 +93,7 @@ def test_every_finding_says_where_its_docs_are(streams: Path) -> None:
     assert "  help: sseconform rule N001\n" in r.out
     r = run_cli("check", "-f", "json", "a b.sse", cwd=streams)
     [d] = json.loads(r.out)["files"][0]["diagnostics"]
-    assert d["docs"] == "sseconform rule D001"
+    assert d["docs"] == "sseconform rule F001"
     assert run_cli("rule", "D001", cwd=streams).code == 0
 
 

@@ -84,3 +84,46 @@ def test_render_uses_the_matrix() -> None:
     )
     only_ok = {"chat": {"clients": {"a": data["chat"]["clients"]["a"]}}}
     assert severity("Z001", only_ok) == "warning"
+
+
+def test_measured_docs_are_the_matrix() -> None:
+    """The rules' measured "Which clients break" text is generated from the committed matrix."""
+    from sseconform.rules.docs import MEASURED
+    from tests.interop.matrix.render import generated, serialised
+
+    assert MEASURED.read_text(encoding="utf-8") == serialised(generated()), (
+        "sseconform/rules/measured.json disagrees with the client matrix: run "
+        "`python -m tests.interop.matrix.render --write`"
+    )
+
+
+def test_severities_follow_the_matrix() -> None:
+    """A rule is an error exactly when a measured client breaks or reads wrong content on one
+    of its cases; otherwise a warning (or info, for what the grammar allows)."""
+    from sseconform.rules.catalog import RULES, Severity, doc
+    from tests.interop.matrix.render import generated
+
+    wrong = []
+    for code, found in generated().items():
+        sev = RULES[code].severity
+        if (found["severity"] == "error") != (sev is Severity.ERROR):
+            wrong.append(f"{code}: {sev.value}, the matrix implies {found['severity']}")
+        assert doc(code).which_clients.startswith(found["clients"]), code
+    assert not wrong, "\n".join(wrong)
+
+
+def test_every_rule_with_a_case_is_measured() -> None:
+    """Each rule that has a fail case in a grammar with clients has measured docs."""
+    from tests.interop.matrix.render import generated
+
+    table = generated()
+    for grammar in GRAMMARS:
+        if not load(grammar)["clients"]:
+            continue
+        fails = {
+            c.id.split("/", 1)[1].split("-", 1)[0]
+            for c in discover(grammar)
+            if c.id.startswith("fail/")
+        }
+        missing = fails - set(table)
+        assert not missing, f"{grammar}: rules with cases but no measurement: {sorted(missing)}"

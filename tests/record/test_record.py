@@ -268,7 +268,7 @@ def test_refused_output_leaves_no_raw_file(
     ("source", "code", "expect"),
     [
         (TEXT, 0, "ok: 1 file checked, 0 failed"),
-        (BUGS, 1, "FAILED: 1 file checked, 1 failed; 5 errors, 1 warning"),
+        (BUGS, 1, "FAILED: 1 file checked, 1 failed; 4 errors, 2 warnings"),
     ],
     ids=["conforming", "gateway-bugs"],
 )

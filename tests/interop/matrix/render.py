@@ -5,6 +5,11 @@ client, each case's outcome becomes a phrase (tolerates it, raises ..., returns 
 ..., falls back to non-streaming ...); cases with the same phrase are merged.
 
     python -m tests.interop.matrix.render CODE [CODE ...]
+    python -m tests.interop.matrix.render --write   # sseconform/rules/measured.json
+
+``--write`` regenerates the file the rules' docs read their measured "Which clients break"
+text from (and the severity the matrix implies); ``tests/interop/test_matrix.py`` fails when
+the file, the matrix and the rules' severities disagree.
 """
 
 from __future__ import annotations
@@ -102,8 +107,55 @@ def severity(code: str, data: dict[str, dict[str, Any]] | None = None) -> str | 
     return "error" if any(r["outcome"] in (ERROR, WRONG) for _, _, r in rows) else "warning"
 
 
+#: Rules whose cases break clients although the gateway did nothing wrong: the upstream itself
+#: sent what the rule reports, and a faithful gateway must pass it on. They stay warnings (a
+#: gate must not fail a gateway for its upstream), and their docs say why.
+UPSTREAM_CAUSED = {
+    "F010": (
+        "It stays a warning because the model ran out of tokens, not the gateway: a gateway "
+        "that keeps `length` passes the truncation on faithfully."
+    ),
+}
+
+
+def generated(data: dict[str, dict[str, Any]] | None = None) -> dict[str, dict[str, str]]:
+    """code -> {severity, clients} for every rule with a measured case: measured.json's content."""
+    data = data if data is not None else matrices()
+    codes = sorted(
+        {
+            case.split("/", 1)[1].split("-", 1)[0]
+            for matrix in data.values()
+            for entry in matrix.get("clients", {}).values()
+            for case in entry.get("cases", {})
+            if case.startswith("fail/")
+        }
+    )
+    out = {}
+    for code in codes:
+        text, sev = clients_text(code, data), severity(code, data)
+        if text is None or sev is None:
+            continue
+        if code in UPSTREAM_CAUSED:
+            sev, text = "warning", f"{text} {UPSTREAM_CAUSED[code]}"
+        elif sev == "warning":
+            text += " No measured client breaks or reads wrong content, so it is not an error."
+        out[code] = {"severity": sev, "clients": text}
+    return out
+
+
+def serialised(table: dict[str, dict[str, str]]) -> str:
+    """measured.json as --write writes it."""
+    return json.dumps(table, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     codes = list(argv if argv is not None else sys.argv[1:])
+    if codes == ["--write"]:
+        from sseconform.rules.docs import MEASURED
+
+        MEASURED.write_text(serialised(generated()), encoding="utf-8")
+        print(f"wrote {MEASURED}")
+        return 0
     if not codes:
         print(__doc__.strip().splitlines()[-1].strip(), file=sys.stderr)
         return 2

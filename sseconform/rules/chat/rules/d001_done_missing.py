@@ -6,7 +6,7 @@ from sseconform.rules.docs import RuleDoc
 RULE = define(
     "D001",
     "done-missing",
-    Severity.ERROR,
+    Severity.WARNING,
     None,
     "The stream does not end with `data: [DONE]`.",
     RuleDoc(
@@ -19,7 +19,7 @@ RULE = define(
             "stream from a cut connection by the finish chunk."
         ),
         clients=(
-            "Tolerated by all nine measured clients; it is still part of OpenAI's grammar, and "
+            "It is still part of OpenAI's grammar, and "
             "consumers that take `[DONE]` as proof of a complete answer report a failure."
         ),
         example=('data: {...,"delta":{},"finish_reason":"stop"}\n\n(connection closed)'),

@@ -6,7 +6,7 @@ from sseconform.rules.docs import RuleDoc
 RULE = define(
     "D002",
     "data-after-done",
-    Severity.ERROR,
+    Severity.WARNING,
     None,
     "Events follow `data: [DONE]`.",
     RuleDoc(
@@ -19,7 +19,7 @@ RULE = define(
             "chunk or an error) is lost to clients that stop there."
         ),
         clients=(
-            "Not among the measured shapes. A client that stops at `[DONE]` never sees the later "
+            "Beyond the matrix: A client that stops at `[DONE]` never sees the later "
             "frames; one that reads to the end of the body handles them after it has reported the "
             "response complete."
         ),

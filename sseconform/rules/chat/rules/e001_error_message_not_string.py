@@ -19,8 +19,7 @@ RULE = define(
             "<string>, ...}}`; clients build their exception from that message."
         ),
         clients=(
-            "Measured with a well-formed frame only: an error frame followed by `[DONE]` is "
-            "surfaced by all nine clients, partial text kept. Without a string message, clients "
+            "Beyond the matrix: without a string message, clients "
             "that validate the frame can reject it, and the others raise an error with nothing "
             "readable in it."
         ),

@@ -6,7 +6,7 @@ from sseconform.rules.docs import RuleDoc
 RULE = define(
     "E002",
     "error-not-followed-by-done",
-    Severity.ERROR,
+    Severity.WARNING,
     ERROR_THEN_DONE,
     "No `[DONE]` right after an error.",
     RuleDoc(
@@ -20,8 +20,7 @@ RULE = define(
             "shape (`event: error`, then nothing)."
         ),
         clients=(
-            "Measured: an error frame then `[DONE]` is surfaced by all nine clients. Chunks after "
-            "the error were not measured; a client that stops at the error loses them, one that "
+            "Beyond the matrix: a client that stops at the error loses them, one that "
             "does not appends them to an answer it was told had failed."
         ),
         example=(

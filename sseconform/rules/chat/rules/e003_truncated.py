@@ -20,9 +20,8 @@ RULE = define(
             "open-webui #29628). A silent close lets a partial answer pass for a whole one."
         ),
         clients=(
-            "From the measurements: a missing `[DONE]` is tolerated by all nine clients and a "
-            "missing finish reason only breaks ai 7 `@ai-sdk/openai-compatible` (ERR), so the "
-            "other clients return the partial answer as if it were complete (WRONG)."
+            "Clients that tolerate a missing finish reason return the partial answer as if it "
+            "were complete."
         ),
         example=(
             'data: {...,"delta":{"role":"assistant","content":""}}\n'

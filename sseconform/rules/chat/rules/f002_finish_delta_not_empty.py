@@ -6,7 +6,7 @@ from sseconform.rules.docs import RuleDoc
 RULE = define(
     "F002",
     "finish-delta-not-empty",
-    Severity.ERROR,
+    Severity.WARNING,
     FINAL_EMPTY_DELTA,
     "The finish chunk's delta has content.",
     RuleDoc(
@@ -20,7 +20,7 @@ RULE = define(
             "chunk they may treat as an end marker."
         ),
         clients=(
-            "Not among the measured shapes. Clients that read every delta still get the content; "
+            "Beyond the matrix: Clients that read every delta still get the content; "
             "a client that treats the finish chunk as an end marker and skips its delta loses the "
             "last piece of text or the last argument fragment."
         ),

@@ -18,7 +18,7 @@ RULE = define(
             "Harmless to the measured clients but not the grammar (`delta: {}`); it shows a "
             "gateway that fills every delta from one template."
         ),
-        clients='Tolerated by all nine measured clients (a final `content: ""` was measured).',
+        clients="Clients that append every delta append nothing.",
         example=('data: {...,"delta":{"content":"","tool_calls":[]},"finish_reason":"stop"}\n\n'),
         fix=('data: {...,"delta":{},"finish_reason":"stop"}\n\n'),
     ),

@@ -16,7 +16,7 @@ RULE = define(
             "values differ, which one a client acts on is up to the client."
         ),
         clients=(
-            "Not among the measured shapes. Which finish reason a client reports is then "
+            "Beyond the matrix: Which finish reason a client reports is then "
             "client-specific; if the two differ (say `stop`, then `tool_calls`), some clients may "
             "run the tools and others not."
         ),

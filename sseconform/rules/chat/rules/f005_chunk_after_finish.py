@@ -6,7 +6,7 @@ from sseconform.rules.docs import RuleDoc
 RULE = define(
     "F005",
     "chunk-after-finish",
-    Severity.ERROR,
+    Severity.WARNING,
     FINAL_EMPTY_DELTA,
     "A delta for a choice after its finish.",
     RuleDoc(
@@ -20,7 +20,7 @@ RULE = define(
             "signals it, before flushing the deltas it still holds."
         ),
         clients=(
-            "Not among the measured shapes. Clients that close the message at the finish reason "
+            "Beyond the matrix: Clients that close the message at the finish reason "
             "drop what follows; others append it after the answer was reported complete."
         ),
         example=(

@@ -20,7 +20,7 @@ RULE = define(
             "`error` must not stand in for an error frame."
         ),
         clients=(
-            "Not among the measured shapes. Clients that validate the value reject the chunk; the "
+            "Beyond the matrix: Clients that validate the value reject the chunk; the "
             "others hand it to application code that matches none of its cases."
         ),
         example=('data: {...,"delta":{},"finish_reason":"error"}\n\ndata: [DONE]\n\n'),

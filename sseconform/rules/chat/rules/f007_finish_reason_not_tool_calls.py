@@ -17,7 +17,7 @@ RULE = define(
             "wrong."
         ),
         clients=(
-            "Not among the measured shapes. Agent loops that check the finish reason before "
+            "Beyond the matrix: Agent loops that check the finish reason before "
             "running tools skip the calls and end the turn; clients that look at the accumulated "
             "calls instead are unaffected."
         ),

@@ -16,7 +16,7 @@ RULE = define(
             "before its next request can stall or send an empty turn."
         ),
         clients=(
-            "Not among the measured shapes. Agent loops that branch on the finish reason take the "
+            "Beyond the matrix: Agent loops that branch on the finish reason take the "
             "tool path with nothing to run."
         ),
         example=(

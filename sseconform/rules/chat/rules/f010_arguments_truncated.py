@@ -20,9 +20,8 @@ RULE = define(
             "keep `length`, not turn it into `tool_calls`, so clients know the call is incomplete."
         ),
         clients=(
-            "Truncated arguments break every measured client (ERR or WRONG): ai 5 "
-            "`@ai-sdk/openai` silently drops the call and langchain-openai silently 'repairs' it, "
-            "so an honest `length` is the only clue a client gets."
+            "Clients that do not raise drop or 'repair' the call silently, so an honest "
+            "`length` is the only clue a client gets."
         ),
         example=(
             "data: "

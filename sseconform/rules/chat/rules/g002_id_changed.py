@@ -6,7 +6,7 @@ from sseconform.rules.docs import RuleDoc
 RULE = define(
     "G002",
     "id-changed",
-    Severity.ERROR,
+    Severity.WARNING,
     None,
     "A chunk's `id` differs from the first chunk's.",
     RuleDoc(
@@ -20,7 +20,7 @@ RULE = define(
             "failover that did not keep the id already sent."
         ),
         clients=(
-            "Not among the measured shapes. An accumulating client keeps one id per response, so "
+            "Beyond the matrix: An accumulating client keeps one id per response, so "
             "which one it reports depends on the client; anything that joins logs or billing on "
             "the id sees two responses."
         ),

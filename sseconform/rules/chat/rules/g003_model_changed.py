@@ -6,7 +6,7 @@ from sseconform.rules.docs import RuleDoc
 RULE = define(
     "G003",
     "model-changed",
-    Severity.ERROR,
+    Severity.WARNING,
     None,
     "A chunk's `model` differs from the first chunk's.",
     RuleDoc(
@@ -20,7 +20,7 @@ RULE = define(
             "sent."
         ),
         clients=(
-            "Not among the measured shapes. Clients take the model from one chunk, not "
+            "Beyond the matrix: Clients take the model from one chunk, not "
             "necessarily the last, so they may report a model that did not answer."
         ),
         example=(

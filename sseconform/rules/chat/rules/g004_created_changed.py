@@ -17,7 +17,7 @@ RULE = define(
             "it."
         ),
         clients=(
-            "Not among the measured shapes, and no client is known to depend on it; it is a "
+            "No client is known to depend on it; it is a "
             "warning because it reveals per-chunk stamping or a spliced stream."
         ),
         example=(

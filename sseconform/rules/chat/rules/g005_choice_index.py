@@ -20,7 +20,7 @@ RULE = define(
             "choices (LiteLLM PR #12666)."
         ),
         clients=(
-            "Not among the measured shapes. Clients that key choices by index build a second "
+            "Beyond the matrix: Clients that key choices by index build a second "
             "choice out of part of the answer; code that reads only the first choice misses that "
             "part."
         ),

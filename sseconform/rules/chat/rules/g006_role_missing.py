@@ -19,7 +19,7 @@ RULE = define(
             "that build a message from deltas take the role from there."
         ),
         clients=(
-            "Not among the measured shapes. Clients that assume `assistant` are unaffected; a "
+            "Beyond the matrix: Clients that assume `assistant` are unaffected; a "
             "client that copies the role from the deltas can end up with a message without a role."
         ),
         example=('data: {...,"delta":{"content":"Hi"}}\n\n'),

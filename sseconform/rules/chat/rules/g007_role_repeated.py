@@ -20,7 +20,7 @@ RULE = define(
             "reported as a restart (R001)."
         ),
         clients=(
-            "Not among the measured shapes. Clients that set the role are unaffected; by the "
+            "Beyond the matrix: Clients that set the role are unaffected; by the "
             "mechanism that turns a repeated tool-call id into `call_1call_1...` in the "
             "`.stream()` accumulator, a client that concatenates strings could get "
             "`assistantassistant`."

@@ -17,7 +17,7 @@ RULE = define(
             "message to the conversation sends that role back in its next request."
         ),
         clients=(
-            "Not among the measured shapes. Clients that validate the role against OpenAI's types "
+            "Beyond the matrix: Clients that validate the role against OpenAI's types "
             "reject the chunk; others keep the wrong role in the conversation."
         ),
         example=('data: {...,"delta":{"role":"model","content":""}}\n\n'),

@@ -6,7 +6,7 @@ from sseconform.rules.docs import RuleDoc
 RULE = define(
     "G009",
     "empty-choices",
-    Severity.ERROR,
+    Severity.WARNING,
     None,
     "A chunk with `choices: []` that is not the usage chunk.",
     RuleDoc(

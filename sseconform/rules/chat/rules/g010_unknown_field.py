@@ -20,7 +20,7 @@ RULE = define(
             "fields OpenAI adds later."
         ),
         clients=(
-            "Not among the measured shapes; clients generally ignore keys they do not know, so "
+            "Beyond the matrix: clients generally ignore keys they do not know, so "
             "nothing is expected to break."
         ),
         example=('data: {...,"x_upstream":"anthropic","choices":[...]}\n\n'),

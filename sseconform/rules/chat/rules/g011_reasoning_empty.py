@@ -17,7 +17,7 @@ RULE = define(
             "every chunk."
         ),
         clients=(
-            "Not among the measured shapes. `reasoning_content` is read by "
+            "Beyond the matrix: `reasoning_content` is read by "
             "`@ai-sdk/openai-compatible` and dropped by `@ai-sdk/openai` and langchain "
             "ChatOpenAI; an empty value adds nothing for any of them, and code that takes the "
             "key's presence to mean 'reasoning in progress' is misled."

@@ -19,7 +19,7 @@ RULE = define(
             "fractional values cannot be list positions."
         ),
         clients=(
-            "Not among the measured shapes. Clients that validate chunks reject it; others may "
+            "Beyond the matrix: Clients that validate chunks reject it; others may "
             "file the fragments under a key of their own and report an extra, nameless call."
         ),
         example=(

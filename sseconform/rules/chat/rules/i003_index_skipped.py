@@ -22,7 +22,7 @@ RULE = define(
             "times)."
         ),
         clients=(
-            "Not among the measured shapes as such. Clients that keep calls in a list by index "
+            "Beyond the matrix: Clients that keep calls in a list by index "
             "can get a hole or an IndexError; those that use a mapping still work, but code that "
             "expects `tool_calls[0]` finds nothing there."
         ),

@@ -23,9 +23,9 @@ RULE = define(
             "parses, and the tool cannot be called."
         ),
         clients=(
-            "The index moved mid-call was measured on nine clients: seven of them read two calls "
-            "(one without a name, both with arguments that do not parse) or raise; only clients "
-            "that key by id instead of index (none of the OpenAI SDKs) read it right."
+            "Clients read two calls (one without a name, both with arguments that do not parse) "
+            "or raise; only clients that key by id instead of index (none of the OpenAI SDKs) "
+            "read it right."
         ),
         example=(
             "data: "

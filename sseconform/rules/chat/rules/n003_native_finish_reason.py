@@ -21,7 +21,7 @@ RULE = define(
             "truncation."
         ),
         clients=(
-            "Not among the measured shapes. Clients that validate the value reject the chunk; the "
+            "Beyond the matrix: Clients that validate the value reject the chunk; the "
             "others hand an unknown reason to application code."
         ),
         example=('data: {...,"delta":{},"finish_reason":"tool_use"}\n\n'),

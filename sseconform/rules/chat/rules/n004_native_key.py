@@ -6,7 +6,7 @@ from sseconform.rules.docs import RuleDoc
 RULE = define(
     "N004",
     "native-key",
-    Severity.ERROR,
+    Severity.WARNING,
     NO_NATIVE_LEAK,
     "A native key or type value inside a chunk.",
     RuleDoc(
@@ -21,7 +21,7 @@ RULE = define(
             "stop reason) sits where no chat-completions client looks."
         ),
         clients=(
-            "Not among the measured shapes. Clients that ignore unknown keys lose what the key "
+            "Beyond the matrix: Clients that ignore unknown keys lose what the key "
             "carried, e.g. arguments under `partial_json` never reach `function.arguments`; a "
             "native tool-call `type` fails in clients that check it."
         ),

@@ -21,7 +21,7 @@ RULE = define(
             "#31067)."
         ),
         clients=(
-            "Not among the measured shapes. Clients append every delta, so the user sees the "
+            "Beyond the matrix: Clients append every delta, so the user sees the "
             "partial first attempt followed by the whole second one (a duplicated prefix)."
         ),
         example=(

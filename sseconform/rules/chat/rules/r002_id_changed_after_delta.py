@@ -6,7 +6,7 @@ from sseconform.rules.docs import RuleDoc
 RULE = define(
     "R002",
     "id-changed-after-delta",
-    Severity.ERROR,
+    Severity.WARNING,
     None,
     "The chunk `id` changes after the first delta.",
     RuleDoc(
@@ -20,7 +20,7 @@ RULE = define(
             "#27967, #31067)."
         ),
         clients=(
-            "Not among the measured shapes. Clients append the deltas of both responses into one "
+            "Beyond the matrix: Clients append the deltas of both responses into one "
             "answer (a duplicated or mixed prefix) and report one of the two ids."
         ),
         example=(

@@ -6,7 +6,7 @@ from sseconform.rules.docs import RuleDoc
 RULE = define(
     "R003",
     "model-changed-after-delta",
-    Severity.ERROR,
+    Severity.WARNING,
     None,
     "The `model` changes after the first delta.",
     RuleDoc(
@@ -20,7 +20,7 @@ RULE = define(
             "#27967, #31067)."
         ),
         clients=(
-            "Not among the measured shapes. Clients append the deltas of both models into one "
+            "Beyond the matrix: Clients append the deltas of both models into one "
             "answer and report one of the two models."
         ),
         example=(

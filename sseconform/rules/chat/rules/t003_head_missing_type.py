@@ -6,7 +6,7 @@ from sseconform.rules.docs import RuleDoc
 RULE = define(
     "T003",
     "head-missing-type",
-    Severity.WARNING,
+    Severity.ERROR,
     TOOL_CALL_HEAD,
     "A call's first delta has no `type`.",
     RuleDoc(
@@ -17,8 +17,8 @@ RULE = define(
             "the call."
         ),
         clients=(
-            "Not among the measured shapes; a warning, since a client that assumes function calls "
-            "is unaffected."
+            "A client that assumes function calls is unaffected; one that checks `type` drops "
+            "the call."
         ),
         example=(
             "data: "

@@ -16,7 +16,7 @@ RULE = define(
             "two calls were merged under one index, or ids are generated per fragment."
         ),
         clients=(
-            "Not among the measured shapes as such. Clients key calls off `index`, so the new id "
+            "Beyond the matrix: Clients key calls off `index`, so the new id "
             "does not start a new call: the `.stream()` accumulator concatenates ids (measured "
             "with a repeated id: `call_1call_1...`), giving an id the upstream never issued; "
             "which id other clients keep depends on the client."

@@ -16,7 +16,7 @@ RULE = define(
             "name later means name pieces are streamed, or fragments of two calls were mixed."
         ),
         clients=(
-            "Not among the measured shapes as such. langchain-openai concatenates a repeated name "
+            "Beyond the matrix: langchain-openai concatenates a repeated name "
             "(measured), so a changed one yields a name no function has."
         ),
         example=(

@@ -6,7 +6,7 @@ from sseconform.rules.docs import RuleDoc
 RULE = define(
     "T006",
     "head-repeated",
-    Severity.WARNING,
+    Severity.ERROR,
     TOOL_CALL_HEAD,
     "A later delta repeats the call's id or name.",
     RuleDoc(

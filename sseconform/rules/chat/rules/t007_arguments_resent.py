@@ -20,7 +20,7 @@ RULE = define(
             "native 'done' event carrying the complete arguments."
         ),
         clients=(
-            "Not among the measured shapes as such. Clients concatenate fragments, so the "
+            "Beyond the matrix: Clients concatenate fragments, so the "
             "arguments become `{...}{...}` and no longer parse; what clients then do is ERR or "
             "WRONG everywhere (see F009)."
         ),

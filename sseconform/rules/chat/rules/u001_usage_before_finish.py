@@ -6,7 +6,7 @@ from sseconform.rules.docs import RuleDoc
 RULE = define(
     "U001",
     "usage-before-finish",
-    Severity.ERROR,
+    Severity.WARNING,
     None,
     "The usage chunk comes before a finish chunk.",
     RuleDoc(
@@ -17,7 +17,7 @@ RULE = define(
             "cumulative usage in `message_delta`)."
         ),
         clients=(
-            "Not among the measured shapes. A client that takes the usage chunk as the end of the "
+            "Beyond the matrix: A client that takes the usage chunk as the end of the "
             "answer misses the finish chunk. Separately, the function-calling guide snippet "
             "raises IndexError on a `choices: []` usage chunk it did not ask for."
         ),

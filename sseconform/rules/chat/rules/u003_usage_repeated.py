@@ -6,7 +6,7 @@ from sseconform.rules.docs import RuleDoc
 RULE = define(
     "U003",
     "usage-repeated",
-    Severity.ERROR,
+    Severity.WARNING,
     None,
     "More than one chunk carries usage.",
     RuleDoc(
@@ -17,7 +17,7 @@ RULE = define(
             "count; billing built on either is off."
         ),
         clients=(
-            "Not among the measured shapes. Which usage a client reports depends on the client. "
+            "Beyond the matrix: Which usage a client reports depends on the client. "
             "When usage was not asked for, each `choices: []` usage chunk also raises IndexError "
             "in the function-calling guide snippet."
         ),

@@ -6,7 +6,7 @@ from sseconform.rules.docs import RuleDoc
 RULE = define(
     "U004",
     "usage-totals",
-    Severity.ERROR,
+    Severity.WARNING,
     None,
     "Token counts that contradict each other.",
     RuleDoc(

@@ -17,7 +17,7 @@ RULE = define(
             "upstream."
         ),
         clients=(
-            "Not among the measured shapes. A client that takes usage from the first chunk that "
+            "Beyond the matrix: A client that takes usage from the first chunk that "
             "has it reports a partial count."
         ),
         example=(

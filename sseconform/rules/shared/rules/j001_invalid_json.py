@@ -19,7 +19,7 @@ RULE = define(
             "client, or ends the stream with an exception."
         ),
         clients=(
-            "Not among the measured shapes. openai-python parses each event as JSON, so it raises "
+            "Beyond the matrix: openai-python parses each event as JSON, so it raises "
             "JSONDecodeError, as it does for empty events (openai-python #2722); a client that "
             "skips bad frames loses their content."
         ),

@@ -19,7 +19,7 @@ RULE = define(
             "neither a chunk nor an error."
         ),
         clients=(
-            "Not among the measured shapes. Clients that validate each chunk (the AI SDK does, as "
+            "Beyond the matrix: Clients that validate each chunk (the AI SDK does, as "
             "the leaked-native-frame measurement shows) reject it; clients that read `choices` "
             "from it fail with a type error."
         ),

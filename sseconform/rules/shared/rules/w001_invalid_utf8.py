@@ -20,7 +20,7 @@ RULE = define(
             "through text in another charset: what the user reads is corrupted."
         ),
         clients=(
-            "Not among the measured shapes. A spec-following parser decodes the body as UTF-8 and "
+            "Beyond the matrix: A spec-following parser decodes the body as UTF-8 and "
             "turns every invalid sequence into U+FFFD, so text or tool arguments are silently "
             "altered; a decoder in strict mode raises instead."
         ),

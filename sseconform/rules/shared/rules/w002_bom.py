@@ -16,7 +16,7 @@ RULE = define(
             "event is the role chunk or the first piece of the answer."
         ),
         clients=(
-            "Not in the nine-client table, but openai-python 3.52 and httpx-sse were seen to lose "
+            "Beyond the matrix: openai-python 3.52 and httpx-sse were seen to lose "
             "the first event after a BOM (its first line reads as an unknown field). "
             "Spec-following parsers drop the BOM and read on."
         ),

@@ -17,7 +17,7 @@ RULE = define(
             "so a gateway that passes its framing through inherits it."
         ),
         clients=(
-            "Tolerated by all nine measured clients. Hand-written consumers that split on "
+            "Beyond the matrix: hand-written consumers that split on "
             '"\\n\\n" or test startsWith("data: ") break (openai-python #498; hey-api #3054).'
         ),
         example=(

@@ -16,7 +16,7 @@ RULE = define(
             "line."
         ),
         clients=(
-            "Not among the measured shapes (only CRLF was measured, and tolerated). A "
+            "Beyond the matrix: a "
             'spec-following parser accepts it; hand-written consumers that split on "\\n" never '
             "see a line end, so never see an event."
         ),

@@ -20,7 +20,7 @@ RULE = define(
             "against its output looks for exactly that prefix."
         ),
         clients=(
-            "Tolerated by all nine measured clients. Hand-written consumers that test "
+            "Beyond the matrix: hand-written consumers that test "
             'startsWith("data: ") skip every such event (hey-api #3054; openai-python #498).'
         ),
         example=('data:{...,"delta":{"content":"Hi"}}\n\ndata:[DONE]\n\n'),

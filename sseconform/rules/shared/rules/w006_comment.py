@@ -18,10 +18,7 @@ RULE = define(
             "Comments are the right way to keep a connection alive; they are reported for "
             "information, to show what a gateway adds and how often."
         ),
-        clients=(
-            "Tolerated by all nine measured clients (`: ping` was measured); a spec-following "
-            "parser skips comment lines."
-        ),
+        clients=("A spec-following parser skips comment lines."),
         example=(': OPENROUTER PROCESSING\n\ndata: {...,"delta":{"content":"Hi"}}\n\n'),
         fix=("Nothing to fix. Keep keep-alives as comments, never as data (see W012):\n: ping\n\n"),
     ),

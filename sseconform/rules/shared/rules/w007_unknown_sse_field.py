@@ -20,7 +20,7 @@ RULE = define(
             "`data:` prefix."
         ),
         clients=(
-            "Not among the measured shapes. A spec-following parser ignores the line; when the "
+            "Beyond the matrix: A spec-following parser ignores the line; when the "
             "line was the tail of a payload, the event's data is cut short and does not parse "
             "(J001)."
         ),

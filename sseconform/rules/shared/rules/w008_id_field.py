@@ -16,7 +16,7 @@ RULE = define(
             "state in the client's parser, and popular parsers misbehave once it is set."
         ),
         clients=(
-            "Not in the nine-client table, but after an `id:` was seen, openai-python and "
+            "Beyond the matrix: after an `id:` was seen, openai-python and "
             "httpx-sse dispatch an empty event at a later blank line, and parsing it as JSON "
             "raises JSONDecodeError (openai-python #2722, #3833; httpx-sse #35)."
         ),

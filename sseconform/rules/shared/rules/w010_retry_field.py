@@ -17,7 +17,7 @@ RULE = define(
             "parser state."
         ),
         clients=(
-            "Not among the measured shapes. A spec-following parser stores the delay and "
+            "Beyond the matrix: A spec-following parser stores the delay and "
             "dispatches the event normally. In a block of its own the same line breaks "
             "openai-python and httpx-sse (see W009)."
         ),

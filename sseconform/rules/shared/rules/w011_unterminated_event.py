@@ -22,7 +22,7 @@ RULE = define(
         clients=(
             "A spec-following parser discards the last event (WPT "
             "eventsource/format-data-before-final-empty-line). When that event is `[DONE]`, the "
-            "measured clients still finish, since a missing `[DONE]` is tolerated by all nine; "
+            "measured clients still finish, since they tolerate a missing `[DONE]` (D001); "
             "when it is the finish or usage chunk, a spec-following parser silently loses the "
             "finish reason or the usage."
         ),

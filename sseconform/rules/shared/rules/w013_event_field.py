@@ -20,7 +20,7 @@ RULE = define(
             "listeners for that name, not to `onmessage`."
         ),
         clients=(
-            "Not among the measured shapes. openai-python ignores `event:` names; a "
+            "Beyond the matrix: openai-python ignores `event:` names; a "
             "spec-following parser sets the event type, and clients that dispatch on it can skip "
             "the data."
         ),

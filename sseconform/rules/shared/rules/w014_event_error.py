@@ -6,7 +6,7 @@ from sseconform.rules.docs import RuleDoc
 RULE = define(
     "W014",
     "event-error",
-    Severity.ERROR,
+    Severity.WARNING,
     ERROR_THEN_DONE,
     "An error sent as `event: error`.",
     RuleDoc(
@@ -21,8 +21,8 @@ RULE = define(
         ),
         clients=(
             "openai-python ignores `event:` names, so `event: error` is lost and the data is "
-            "handled as if it were a chunk. The shape all nine measured clients surface is a "
-            "`data:` error frame followed by `[DONE]`."
+            "handled as if it were a chunk. The shape every client surfaces is a `data:` "
+            "error frame followed by `[DONE]`."
         ),
         example=('event: error\ndata: {"message":"upstream overloaded"}\n\n'),
         fix=(

@@ -16,7 +16,7 @@ RULE = define(
         ),
         why="An empty event is not a chunk; clients that parse every event as JSON fail on it.",
         clients=(
-            "Not among the measured shapes. A spec-following parser dispatches the event with "
+            "Beyond the matrix: A spec-following parser dispatches the event with "
             "empty data, and parsing it as JSON raises: the same JSONDecodeError that empty "
             "events cause in openai-python and httpx-sse (openai-python #2722)."
         ),

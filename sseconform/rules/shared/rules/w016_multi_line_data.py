@@ -19,7 +19,7 @@ RULE = define(
             "consumers that read SSE line by line take each `data:` line for a whole chunk."
         ),
         clients=(
-            "Not among the measured shapes. A spec-following parser joins the lines and the JSON "
+            "Beyond the matrix: A spec-following parser joins the lines and the JSON "
             "parses; hand-written consumers that parse each `data:` line on its own fail on the "
             "pieces."
         ),

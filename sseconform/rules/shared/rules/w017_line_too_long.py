@@ -6,7 +6,7 @@ from sseconform.rules.docs import RuleDoc
 RULE = define(
     "W017",
     "line-too-long",
-    Severity.ERROR,
+    Severity.WARNING,
     None,
     "A line longer than the line-length limit.",
     RuleDoc(
@@ -19,7 +19,7 @@ RULE = define(
             "SSE; every client must hold the whole line in memory before it can show any of it."
         ),
         clients=(
-            "Not among the measured shapes. A spec-following parser has no limit and buffers the "
+            "Beyond the matrix: A spec-following parser has no limit and buffers the "
             "whole line; readers with a buffer limit fail, and no client shows anything until the "
             "line ends."
         ),

@@ -19,7 +19,7 @@ RULE = define(
             "status 200) leaves every SSE client with nothing: no chunk, no error frame."
         ),
         clients=(
-            "Not among the measured shapes. A spec-following SSE parser dispatches no event from "
+            "Beyond the matrix: A spec-following SSE parser dispatches no event from "
             "such a body, so clients see an empty stream; httpx-sse raises on a Content-Type that "
             "is not text/event-stream."
         ),

@@ -6,7 +6,7 @@ from sseconform.rules.docs import RuleDoc
 RULE = define(
     "W019",
     "event-too-large",
-    Severity.ERROR,
+    Severity.WARNING,
     None,
     "An event whose data is over the event-size limit.",
     RuleDoc(
