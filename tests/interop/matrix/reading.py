@@ -187,6 +187,9 @@ ANTHROPIC_FINISHES = {
     "model_context_window_exceeded": "length",
     "tool_use": "tool_calls",
     "refusal": "content_filter",
+    # A server tool's loop paused, to be continued by the caller: no chat finish says that, so
+    # a correct client reports it by its own name.
+    "pause_turn": "other:pause_turn",
 }
 
 

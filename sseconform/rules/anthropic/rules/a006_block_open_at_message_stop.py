@@ -7,7 +7,7 @@ from sseconform.rules.docs import RuleDoc
 RULE = define(
     "A006",
     "block-open-at-message-stop",
-    Severity.ERROR,
+    Severity.WARNING,
     BLOCK_ORDER,
     "message_stop while a block is still open.",
     RuleDoc(

@@ -7,7 +7,7 @@ from sseconform.rules.docs import RuleDoc
 RULE = define(
     "A019",
     "stop-reason-unknown",
-    Severity.WARNING,
+    Severity.ERROR,
     STOP_THEN_MESSAGE_STOP,
     "A stop_reason the Messages API does not have.",
     RuleDoc(
@@ -18,7 +18,8 @@ RULE = define(
         ),
         why=(
             "Clients branch on the stop reason; an unknown one is handled as "
-            "'other'. A warning: the API may add stop reasons before this list does."
+            "'other'. An error: every measured client hands its caller a reason it cannot act "
+            "on (when the API adds a stop reason, this list follows)."
         ),
         clients=(
             "anthropic-python 2.12.0, @anthropic-ai/sdk 1.12.0 and Claude Code "

@@ -6,7 +6,7 @@ from sseconform.rules.docs import RuleDoc
 RULE = define(
     "S011",
     "sequence-repeated",
-    Severity.ERROR,
+    Severity.WARNING,
     "sequence-numbers",
     "`sequence_number` repeats or goes back.",
     RuleDoc(

@@ -6,7 +6,7 @@ from sseconform.rules.docs import RuleDoc
 RULE = define(
     "S021",
     "item-id-mismatch",
-    Severity.ERROR,
+    Severity.WARNING,
     "refs-resolve",
     "`item_id` is not the id of the item at `output_index`.",
     RuleDoc(

@@ -6,7 +6,7 @@ from sseconform.rules.docs import RuleDoc
 RULE = define(
     "S025",
     "part-index-skipped",
-    Severity.ERROR,
+    Severity.WARNING,
     "refs-resolve",
     "A part added at an index other than the next.",
     RuleDoc(

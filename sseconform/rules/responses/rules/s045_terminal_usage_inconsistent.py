@@ -6,7 +6,7 @@ from sseconform.rules.docs import RuleDoc
 RULE = define(
     "S045",
     "terminal-usage-inconsistent",
-    Severity.ERROR,
+    Severity.WARNING,
     "one-terminal-event",
     "The terminal usage does not add up.",
     RuleDoc(

@@ -6,7 +6,7 @@ from sseconform.rules.docs import RuleDoc
 RULE = define(
     "S063",
     "anthropic-event-in-responses",
-    Severity.ERROR,
+    Severity.WARNING,
     "no-foreign-shapes",
     "An Anthropic Messages event in a Responses stream.",
     RuleDoc(
