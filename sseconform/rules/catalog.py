@@ -67,6 +67,9 @@ GRAMMARS: tuple[str, ...] = ("chat", "anthropic", "responses")
 #: Families whose rules hold for every grammar (the wire, JSON, the HTTP response).
 SHARED_FAMILIES = frozenset("WJH")
 _FAMILY_GRAMMAR = {"A": "anthropic", "S": "responses"}
+#: Wire rules about `event:` names, which only chat output must not carry (the other grammars
+#: name every event): they belong to chat.
+_CHAT_WIRE = frozenset({"W013", "W014"})
 #: Each grammar's invariants, in report order (the chat ones are the product card's five).
 GRAMMAR_INVARIANTS: dict[str, tuple[str, ...]] = {}
 
@@ -88,6 +91,8 @@ class Rule:
     @property
     def grammar(self) -> str:
         """``chat``, ``anthropic``, ``responses``, or ``any`` (wire, JSON and HTTP rules)."""
+        if self.code in _CHAT_WIRE:
+            return "chat"
         if self.code[0] in SHARED_FAMILIES:
             return "any"
         return _FAMILY_GRAMMAR.get(self.code[0], "chat")

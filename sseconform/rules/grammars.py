@@ -39,8 +39,9 @@ def detect(head: bytes) -> str:
     """The grammar of a body from its first bytes: the first event with data decides.
 
     ``event: message_start`` or data ``{"type": "message_start" | "ping" | ...}`` is Anthropic;
-    ``{"type": "response.*"}`` is Responses; anything else (chunks, errors, not JSON, nothing)
-    is chat, whose rules then say what is wrong with it.
+    ``{"type": "response.*"}`` is Responses; a stream that starts with an error event is told
+    by the error's shape; anything else (chunks, not JSON, nothing) is chat, whose rules then
+    say what is wrong with it.
     """
     for block in head.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n\n"):
         event = None
@@ -65,6 +66,8 @@ def detect(head: bytes) -> str:
             return "responses"
         if kind in ANTHROPIC_TYPES:
             return "anthropic"
+        if kind == "error" and isinstance(obj, dict):
+            return _error_grammar(obj)
         return "chat"
     return "chat"
 
@@ -81,3 +84,14 @@ ANTHROPIC_TYPES = frozenset(
         "ping",
     }
 )
+
+
+def _error_grammar(obj: dict[str, object]) -> str:
+    """An error as the first event: Anthropic nests it (``{"type": "error", "error": {...}}``);
+    the Responses API's is flat and numbered (``code``, ``message``, ``sequence_number``).
+    A typed error of neither shape is no chat chunk either, but chat's rules name it best."""
+    if isinstance(obj.get("error"), dict):
+        return "anthropic"
+    if "sequence_number" in obj or ("message" in obj and "code" in obj):
+        return "responses"
+    return "chat"

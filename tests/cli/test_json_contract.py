@@ -6,8 +6,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from sseconform.recording.format import Response, write_recording
-from sseconform.rules.catalog import INVARIANTS, RULES
+from sseconform.rules.catalog import GRAMMAR_INVARIANTS, INVARIANTS, RULES
 from tests.cli.helpers import run_cli
 from tests.conftest import CASES, ROOT
 
@@ -40,14 +42,15 @@ def _report(*args: str | Path, cwd: Path = ROOT) -> tuple[int, dict[str, Any]]:
     return run.code, json.loads(run.out)
 
 
-def _check_diagnostic(d: dict[str, Any]) -> None:
+def _check_diagnostic(d: dict[str, Any], grammar: str = "chat") -> None:
     assert list(d) == DIAGNOSTIC_KEYS
     assert d["code"] in RULES
     rule = RULES[d["code"]]
     assert d["name"] == rule.name
     assert d["severity"] in ("error", "warning", "info")
     assert d["severity"] == rule.severity.value
-    assert d["invariant"] is None or d["invariant"] in THE_FIVE
+    assert d["invariant"] is None or d["invariant"] in GRAMMAR_INVARIANTS[grammar]
+    assert rule.applies_to(grammar)
     assert d["invariant"] == rule.invariant
     assert isinstance(d["message"], str)
     assert d["message"]
@@ -60,7 +63,7 @@ def _check_diagnostic(d: dict[str, Any]) -> None:
     assert d["pointer"] == "" or d["pointer"].startswith("/")
 
 
-def _check_document(doc: dict[str, Any]) -> None:
+def _check_document(doc: dict[str, Any], grammar: str = "chat") -> None:
     assert set(doc) == TOP_KEYS
     assert isinstance(doc["files"], list)
     for f in doc["files"]:
@@ -69,7 +72,7 @@ def _check_document(doc: dict[str, Any]) -> None:
         assert isinstance(f["ok"], bool)
         assert isinstance(f["diagnostics"], list)
         for d in f["diagnostics"]:
-            _check_diagnostic(d)
+            _check_diagnostic(d, grammar)
     s = doc["summary"]
     for key in SUMMARY_COUNTS:
         assert type(s[key]) is int, key
@@ -80,19 +83,34 @@ def _check_document(doc: dict[str, Any]) -> None:
 
 
 def test_the_five_invariants_are_the_catalog_s() -> None:
-    assert set(INVARIANTS) == THE_FIVE
-    assert {r.invariant for r in RULES.values()} - {None} <= THE_FIVE
+    assert set(INVARIANTS) == THE_FIVE == set(GRAMMAR_INVARIANTS["chat"])
+    assert {r.invariant for r in RULES.values() if r.applies_to("chat")} - {None} <= THE_FIVE
 
 
 def test_every_case_in_one_report() -> None:
-    code, doc = _report("tests/cases")
+    code, doc = _report("tests/cases/pass", "tests/cases/fail")
     assert code == 1
     _check_document(doc)
     seen = {d["code"] for f in doc["files"] for d in f["diagnostics"]}
-    # the cases demonstrate every non-H rule, so the contract is checked on each kind of finding
-    # (the limit cases, W017, W019 and F011, need lower limits than the defaults)
-    assert seen >= {c for c in RULES if not c.startswith("H")} - {"W017", "W019", "F011"}
+    # the cases demonstrate every chat and wire rule, so the contract is checked on each kind
+    # of finding (H rules need recordings; the limit cases, W017, W019 and F011, need lower
+    # limits than the defaults)
+    chat = {c for c, r in RULES.items() if r.applies_to("chat") and not c.startswith("H")}
+    assert seen >= chat - {"W017", "W019", "F011"}
     assert {d["invariant"] for f in doc["files"] for d in f["diagnostics"]} == THE_FIVE | {None}
+
+
+@pytest.mark.parametrize("grammar", ["anthropic", "responses"])
+def test_every_case_of_a_grammar_in_one_report(grammar: str) -> None:
+    """The same contract for the other grammars: each of their rules' cases, one report."""
+    code, doc = _report("--grammar", grammar, f"tests/cases/{grammar}")
+    assert code == 1
+    _check_document(doc, grammar)
+    seen = {d["code"] for f in doc["files"] for d in f["diagnostics"]}
+    family = {c for c, r in RULES.items() if r.grammar == grammar}
+    assert seen & family and seen <= {c for c, r in RULES.items() if r.applies_to(grammar)}
+    invariants = {d["invariant"] for f in doc["files"] for d in f["diagnostics"]} - {None}
+    assert invariants == set(GRAMMAR_INVARIANTS[grammar])
 
 
 def test_counts_agree_with_the_diagnostics() -> None:

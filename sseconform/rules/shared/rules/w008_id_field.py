@@ -1,4 +1,4 @@
-"""W008 id-field: An `id:` field on a chat stream."""
+"""W008 id-field: An `id:` field in an LLM stream."""
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
@@ -8,7 +8,7 @@ RULE = define(
     "id-field",
     Severity.WARNING,
     None,
-    "An `id:` field on a chat stream.",
+    "An `id:` field in an LLM stream.",
     RuleDoc(
         what="An `id:` line inside a block that also carries data.",
         why=(

@@ -1,4 +1,4 @@
-"""W010 retry-field: A `retry:` field on a chat stream."""
+"""W010 retry-field: A `retry:` field in an LLM stream."""
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
@@ -8,7 +8,7 @@ RULE = define(
     "retry-field",
     Severity.WARNING,
     None,
-    "A `retry:` field on a chat stream.",
+    "A `retry:` field in an LLM stream.",
     RuleDoc(
         what="A `retry:` line inside a block that also carries data.",
         why=(
