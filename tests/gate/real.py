@@ -160,7 +160,9 @@ def scorecard(scenarios: dict[str, dict[str, Any]], what: str) -> str:
             lines.append(f"N/A       {name:<32} {note}")
             continue
         keys = sorted({f["key"] for f in s["findings"] if f["severity"] == "error"})
-        lines.append(f"{s['verdict'].upper():<9} {name:<32} {' '.join(keys)}".rstrip())
+        warned = sorted({f["key"] for f in s["findings"] if f["severity"] == "warning"})
+        also = f" (warnings: {' '.join(warned)})" if warned else ""
+        lines.append(f"{s['verdict'].upper():<9} {name:<32} {' '.join(keys)}{also}".rstrip())
     graded = [s for s in scenarios.values() if s["verdict"] != "not-applicable"]
     n = {v: sum(s["verdict"] == v for s in graded) for v in ("pass", "known")}
     lines.append(
