@@ -802,7 +802,12 @@ class Resp:
         self.ev("response.output_item.done", {"output_index": len(self.items), "item": done}, BURST)
         self.items.append(done)
 
-    def message(self, text: str, *, refusal: bool = False, finish: bool = True) -> None:
+    def message(
+        self, text: str, *, refusal: bool = False, finish: bool = True, cut: bool = False
+    ) -> None:
+        """A message item; ``finish=False`` leaves it open (a failure follows), ``cut`` closes it
+        as OpenAI closes an item cut by the token limit or a filter: ``.done`` events with what
+        was streamed, the item ``incomplete``, and kept in the response's output."""
         item_id = self.item_id("msg")
         index = len(self.items)
         item: Obj = {
@@ -829,7 +834,8 @@ class Resp:
         self.ev(f"response.{kind}.done", {**base, **done_fields}, BURST)
         part = {**empty, key: text}
         self.ev("response.content_part.done", {**base, "part": part}, BURST)
-        done = {**item, "status": "completed", "content": [part]}
+        status = "incomplete" if cut else "completed"
+        done = {**item, "status": status, "content": [part]}
         self.ev("response.output_item.done", {"output_index": index, "item": done}, BURST)
         self.items.append(done)
 
@@ -926,12 +932,12 @@ def responses_scenarios(root: Path) -> list[Path]:
 
     def max_tokens(r: Resp) -> None:
         r.reasoning()
-        r.message("Step one: freeze writes on the old cluster and", finish=False)
+        r.message("Step one: freeze writes on the old cluster and", cut=True)
         r.end(r.usage(14, 64, reasoning=48), "incomplete", "max_output_tokens")
 
     def safety(r: Resp) -> None:
         r.reasoning()
-        r.message("I can share general lab safety guidance, but", finish=False)
+        r.message("I can share general lab safety guidance, but", cut=True)
         r.end(r.usage(12, 40, reasoning=24), "incomplete", "content_filter")
 
     def error(r: Resp) -> None:

@@ -83,6 +83,8 @@ class AnthropicChecker(Checker):
         if type(kind) is not str:
             self._untyped(ev, obj)
             return
+        if s.pending_cut is not None and kind not in ("message_delta", "ping"):
+            self._flush_cut()
         handler = self._handlers.get(kind)
         if handler is None:
             self._other(ev, kind)
@@ -210,6 +212,8 @@ class AnthropicChecker(Checker):
             self._begin(ev, "message_delta")
         delta = obj.get("delta")
         reason = delta.get("stop_reason") if type(delta) is dict else None
+        if s.pending_cut is not None:
+            self._flush_cut(cut=reason == "max_tokens")
         if type(reason) is str:
             s.stop_reason = reason
             if reason in OPENAI_FINISH_REASONS:
@@ -412,20 +416,33 @@ class AnthropicChecker(Checker):
         try:
             value = orjson.loads(text)
         except orjson.JSONDecodeError as exc:
-            self._emit(
-                "A013",
+            said = (
                 f"{what}: input is not JSON ({exc.msg} at character {exc.pos} of {len(text)}); "
-                f"it ends {text[-40:]!r}",
-                ev,
+                f"it ends {text[-40:]!r}"
             )
+            if self._s.pending_cut is not None:
+                self._flush_cut()
+            self._s.pending_cut = (ev, said)  # A013 or A036: the stop reason decides
             return
         if type(value) is not dict:
             self._emit("A014", f"{what}: input is JSON {type(value).__name__}, not an object", ev)
+
+    def _flush_cut(self, *, cut: bool = False) -> None:
+        """Report the held tool input: A036 when max_tokens cut the last block, else A013."""
+        pending = self._s.pending_cut
+        self._s.pending_cut = None
+        if pending is not None:
+            ev, said = pending
+            if cut:
+                self._emit("A036", f"{said}: cut by max_tokens", ev)
+            else:
+                self._emit("A013", said, ev)
 
     # -- the end ---------------------------------------------------------------------------
 
     def _end_of_stream(self) -> None:
         s = self._s
+        self._flush_cut()
         if s.ended is not None:
             return
         if not s.began:

@@ -124,6 +124,7 @@ class StreamState:
         "next_index",
         "open",
         "output_tokens",
+        "pending_cut",
         "start_seen",
         "stop_reason",
     )
@@ -139,3 +140,6 @@ class StreamState:
         self.ended_by = ""  # "message_stop" or "error"
         self.after_end_reported = False
         self.name_missing_reported = False
+        #: A tool block whose input did not parse, held until the stop reason says whether
+        #: max_tokens cut it (A036) or not (A013): (its stop event, what to say).
+        self.pending_cut: tuple[Event, str] | None = None

@@ -132,6 +132,11 @@ UPSTREAM_CAUSED = {
         "It stays a warning because the model ran out of tokens, not the gateway: a gateway "
         "that keeps `length` passes the truncation on faithfully."
     ),
+    "A036": (
+        "It stays a warning because the model ran out of tokens, not the gateway: Anthropic's "
+        "own streams cut a call this way, and a gateway that keeps `max_tokens` passes it on "
+        "faithfully."
+    ),
     "A008": (
         "It stays a warning because Anthropic's own streams leave a tool_use block cut by "
         "max_tokens open (a live capture in the real-stream corpus): a gateway that passes this "

@@ -42,6 +42,7 @@ from sseconform.rules.anthropic.rules import (
     a033_finish_reason_as_stop_reason,
     a034_done_in_messages,
     a035_responses_event_in_messages,
+    a036_tool_input_cut,
 )
 
 __all__ = [
@@ -81,4 +82,5 @@ __all__ = [
     "a033_finish_reason_as_stop_reason",
     "a034_done_in_messages",
     "a035_responses_event_in_messages",
+    "a036_tool_input_cut",
 ]

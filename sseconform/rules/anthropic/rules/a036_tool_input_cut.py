@@ -1,0 +1,45 @@
+"""A036 tool-input-cut: A tool block's input cut short by max_tokens."""
+
+from sseconform.rules.anthropic.invariants import TOOL_INPUT_JSON
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "A036",
+    "tool-input-cut",
+    Severity.WARNING,
+    TOOL_INPUT_JSON,
+    "A tool block's input cut short by max_tokens.",
+    RuleDoc(
+        what=(
+            "The last tool_use block's `partial_json` pieces do not join into JSON and the "
+            "stop reason that follows is `max_tokens`: the model ran out of tokens mid-call. "
+            "Invalid input under any other stop reason is A013."
+        ),
+        why=(
+            "Not a gateway bug as such: Anthropic's own streams cut a call this way. The "
+            "gateway must keep `max_tokens` (never `tool_use`), so clients know the call is "
+            "incomplete and do not run it."
+        ),
+        clients=(
+            "Clients that repair partial JSON run the tool with guessed arguments unless they "
+            "check the stop reason first."
+        ),
+        example=(
+            "event: content_block_delta\n"
+            'data: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta",'
+            '"partial_json":"{\\"city\\": \\"Par"}}\n'
+            "\n"
+            "event: content_block_stop\n"
+            'data: {"type":"content_block_stop","index":0}\n'
+            "\n"
+            "event: message_delta\n"
+            'data: {"type":"message_delta","delta":{"stop_reason":"max_tokens",...},...}\n'
+            "\n"
+        ),
+        fix=(
+            "Keep `max_tokens`, never complete or re-label the call; raise the token limit if "
+            "calls are routinely cut."
+        ),
+    ),
+)
