@@ -89,6 +89,8 @@ def render(view: StreamView, width: int, budget: Budget = SUMMARY) -> Renderable
                     border_style="red",
                 )
             )
+        if view.native is not None and (view.native.parts or view.native.status):
+            parts.append(_native(view, budget))
         parts.append(_diagnostics(view, budget))
         if budget.events:
             parts.append(_events(view, budget))
@@ -270,15 +272,16 @@ def _error(view: StreamView) -> RenderableType:
 
 
 def _diagnostics(view: StreamView, budget: Budget) -> RenderableType:
-    if view.translated:
+    if view.translated and view.grammar is None:
         return Text(
-            "diagnostics: native input, shown through sseconform's own translation "
-            "(check a gateway's output with `sseconform check`)",
+            "diagnostics: native input with no grammar of its own to check, shown through "
+            "sseconform's own translation",
             style="dim",
         )
     diags = view.diagnostics
+    grammar = f", {view.grammar} grammar" if view.translated else ""
     table = Table(
-        title=f"diagnostics ({len(diags) + view.suppressed})",
+        title=f"diagnostics ({len(diags) + view.suppressed}{grammar})",
         title_justify="left",
         expand=True,
         box=None,
@@ -298,6 +301,40 @@ def _diagnostics(view: StreamView, budget: Budget) -> RenderableType:
         )
     if not diags:
         table.add_row(Text("none so far", "green"), "", "", "")
+    return table
+
+
+def _native(view: StreamView, budget: Budget) -> RenderableType:
+    """The stream's own blocks (Anthropic) or items (Responses), as they arrived."""
+    native = view.native
+    assert native is not None
+    parts = list(native.parts.values())
+    shown = parts[-max(budget.calls, 2) :]
+    more = len(parts) - len(shown) + native.more
+    title = f"{native.word} ({len(parts) + native.more})"
+    if native.status:
+        title += f": {native.status}"
+    table = Table(title=title, title_justify="left", expand=True, box=None)
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("type", no_wrap=True)
+    table.add_column("name / id", ratio=1, overflow="ellipsis", no_wrap=True)
+    table.add_column("state", no_wrap=True)
+    table.add_column("frame", justify="right", no_wrap=True)
+    table.add_column("deltas", justify="right", no_wrap=True)
+    table.add_column("chars", justify="right", no_wrap=True)
+    for p in shown:
+        style = "green" if p.state in ("closed", "done") else "yellow"
+        table.add_row(
+            Text(str(p.index)),
+            Text(p.kind),
+            Text(p.label),
+            Text(p.state, style),
+            Text(str(p.frame)),
+            Text(str(p.deltas)),
+            Text(str(p.chars)),
+        )
+    if more:
+        table.add_row(Text(f"+{more}", "dim"), Text("earlier or past the limit", "dim"))
     return table
 
 

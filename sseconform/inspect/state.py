@@ -24,9 +24,11 @@ import orjson
 
 from sseconform import providers
 from sseconform.diagnostics import Diagnostic
+from sseconform.inspect.native import NativeParts
 from sseconform.model import Reassembler
-from sseconform.rules.base import Settings
+from sseconform.rules.base import Checker, Settings
 from sseconform.rules.chat.checker import StreamChecker
+from sseconform.rules.grammars import checker_for
 from sseconform.safetext import printable
 from sseconform.sse import Event, SSEDecoder
 from sseconform.translate import Translator, detect_event, translator_for
@@ -41,6 +43,8 @@ GAPS = 1024
 STALLS = 64
 #: Native events held while the dialect is unknown, as the translator does.
 DETECT_WINDOW = 64
+#: Bytes held, before the first events tell the dialect, to check them in its grammar.
+UNCHECKED_MAX = 1024 * 1024
 #: Characters of a non-2xx response's body shown.
 ERROR_BODY = 4096
 
@@ -172,7 +176,13 @@ class StreamView:
         self._decoder = SSEDecoder()
         self._held: list[tuple[float, Event]] = []
         self._translator: Translator | None = None
-        self._checker: StreamChecker | None = StreamChecker(settings)
+        self._settings = settings
+        self._checker: Checker | None = StreamChecker(settings)
+        #: The body as read until the dialect is known, to check it in its own grammar.
+        self._unchecked: list[bytes] | None = []
+        self._unchecked_bytes = 0
+        self.grammar: str | None = "chat"  # what the diagnostics are checked against
+        self.native: NativeParts | None = None  # blocks or items, for Anthropic / Responses
         self.diagnostics: list[Diagnostic] = []
         self.suppressed = 0
         self.error_body = ""  # the start of a non-2xx response's body (not an event stream)
@@ -231,7 +241,16 @@ class StreamView:
                         "utf-8", "replace"
                     )
                 return
-            if self._checker is not None:
+            if self._unchecked is not None and self._translator is None:
+                self._unchecked.append(data)  # the grammar is not known yet
+                self._unchecked_bytes += len(data)
+                if self._unchecked_bytes > UNCHECKED_MAX:  # no event says: check it as chat
+                    held, self._unchecked = self._unchecked, None
+                    if self._checker is not None:
+                        for piece in held:
+                            self._checker.feed(piece)
+                        self._take_diagnostics()
+            elif self._checker is not None:
                 self._checker.feed(data)
                 self._take_diagnostics()
             for ev in self._decoder.feed(data):
@@ -284,8 +303,23 @@ class StreamView:
     def _start(self, dialect: str) -> None:
         self.dialect = dialect
         self._translator = translator_for(dialect)
-        if dialect != providers.OPENAI and self._checker is not None:
-            self._checker = None  # a native stream is not a chunk stream: nothing to check
+        if NativeParts.tracks(dialect):
+            self.native = NativeParts(dialect)
+        grammar = GRAMMAR_OF.get(dialect)
+        early = self._unchecked is None  # a body with no event for long: checked as chat
+        held, self._unchecked = self._unchecked or [], None
+        if self._checker is None or early:
+            return  # an error before the stream (nothing to check), or checked already
+        if grammar is None:  # Gemini has no grammar of its own to check
+            self._checker = None
+            self.grammar = None
+            return
+        if grammar != "chat":
+            self._checker = checker_for(grammar, self._settings)
+            self.grammar = grammar
+        for data in held:
+            self._checker.feed(data)
+        self._take_diagnostics()
 
     def _release(self) -> None:
         held, self._held = self._held, []
@@ -293,6 +327,8 @@ class StreamView:
             self._one(t, ev)
 
     def _one(self, t: float, ev: Event) -> None:
+        if self.native is not None:
+            self.native.feed(ev)
         if not self.translated:
             self._chunk_event(t, ev)
             return
@@ -385,6 +421,14 @@ class StreamView:
         elif self.state in ("ended", "incomplete", "interrupted"):
             bits.append("no [DONE]")
         return ", ".join(bits) if bits else "-"
+
+
+#: The grammar ``check`` knows a dialect's stream by (Gemini has none of its own).
+GRAMMAR_OF = {
+    providers.OPENAI: "chat",
+    providers.ANTHROPIC: "anthropic",
+    providers.RESPONSES: "responses",
+}
 
 
 def _native_type(data: str) -> str | None:

@@ -325,7 +325,7 @@ def diagnostic_codes(screen: str) -> list[str]:
     codes: list[str] = []
     inside = False
     for line in screen.splitlines():
-        if re.match(r"^diagnostics \(\d+\)", line):
+        if re.match(r"^diagnostics \(\d+[,)]", line):
             inside = True
             continue
         if inside:

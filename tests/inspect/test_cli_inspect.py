@@ -13,6 +13,7 @@ import fcntl
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import termios
@@ -27,6 +28,7 @@ from sseconform import providers
 from sseconform.recording.format import RecordingReader, Response, write_recording
 from sseconform.replay.plan import load
 from sseconform.replay.server import ReplayServer
+from tests.conftest import CASES
 from tests.inspect.cli_support import (
     ANTHROPIC_CALL,
     ARGS,
@@ -108,11 +110,39 @@ def test_native_recording(wd: Path) -> None:
     assert call.ident[-1] == "get_weather"
     assert call.status == ["complete", "47 chars", "5 frag."]
     assert call.args == pretty_args({"city": "Lisbon, Portugal", "unit": "celsius"})
-    assert "diagnostics: native input" in out
+    # the stream's own blocks, and diagnostics from its own grammar
+    assert "blocks (1): stop_reason tool_use, message_stop" in out
+    assert re.search(r"^ 0  tool_use  get_weather +closed +2 +6 +47 *$", out, re.M), out
+    assert "diagnostics (0, anthropic grammar)" in out
     rows = event_rows(out)
     assert [r.frame for r in rows] == list(range(1, 13))
     assert rows[0].rest.startswith("message_start") and "role assistant" in rows[0].rest
     assert rows[-1].rest.startswith("message_stop") and "finish tool_calls; [DONE]" in rows[-1].rest
+
+
+def test_responses_recording_shows_its_items(wd: Path) -> None:
+    out = summary(inspect(wd, RECORDINGS / "responses" / "max-tokens-responses.jsonl", "--no-live"))
+    assert "dialect responses \u2192 chunks (translated)" in header(out)
+    assert "items (2): incomplete (max_output_tokens)" in out, out
+    assert re.search(r"^ 0  reasoning .* done ", out, re.M), out
+    assert re.search(r"^ 1  message .* incomplete ", out, re.M), out
+    assert "diagnostics (0, responses grammar)" in out
+
+
+def test_native_stream_is_checked_in_its_grammar(wd: Path) -> None:
+    """A block delta without its block start: inspect finds what `check --grammar auto` does."""
+    case = CASES / "anthropic" / "fail" / "A003-delta-without-block-start" / "stream.sse"
+    out = summary(inspect(wd, case, "--no-live"))
+    run = sseconform("check", "--grammar", "auto", "-f", "json", case, cwd=wd)
+    want = [d["code"] for f in json.loads(run.out)["files"] for d in f["diagnostics"]]
+    assert "A003" in want
+    assert diagnostic_codes(out) == want
+    assert "anthropic grammar)" in out
+
+
+def test_gemini_has_no_grammar_to_check(wd: Path) -> None:
+    out = summary(inspect(wd, RECORDINGS / "gemini" / "text-gemini.jsonl", "--no-live"))
+    assert "no grammar of its own to check" in out
 
 
 def test_chunk_recording_with_parallel_calls(wd: Path) -> None:
