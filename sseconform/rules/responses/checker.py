@@ -304,12 +304,15 @@ class ResponsesChecker(Checker):
             return None
         parts = item.summary if where == "summary" else item.parts
         if i >= len(parts):
-            self._emit(
-                "S024",
-                f"{kind} for {key} {i} of output_index {item.index}, never added",
-                ev,
-                "/" + key,
-            )
+            if not item.lost:  # the cause once; the item's later events follow from it
+                item.lost = True
+                self._emit(
+                    "S024",
+                    f"{kind} for {key} {i} of output_index {item.index}, never added "
+                    "(later events for this item's missing parts are not repeated)",
+                    ev,
+                    "/" + key,
+                )
             return None
         part = parts[i]
         if want is not None and part.kind != want:
@@ -500,6 +503,8 @@ class ResponsesChecker(Checker):
             and got.get(f) != getattr(item, f)
         ]
         differs = self._differs(item, values, final=False)
+        if differs and item.lost:
+            differs = ""  # what was built is short because of S024, already reported
         if changed or differs:
             what = "; ".join(changed) if changed else f"{differs} differs from what was built"
             self._emit(

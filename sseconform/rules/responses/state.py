@@ -114,6 +114,7 @@ class Item:
         "final",
         "id",
         "index",
+        "lost",
         "name",
         "parts",
         "summary",
@@ -127,6 +128,8 @@ class Item:
         self.call_id = obj.get("call_id")
         self.name = obj.get("name")
         self.done = False
+        #: Events went to a part never added (S024, said once): what was built is known short.
+        self.lost = False
         self.parts: list[Part] = []
         self.summary: list[Part] = []
         field = BODY_FIELD.get(self.type) if isinstance(self.type, str) else None
