@@ -237,7 +237,8 @@ class Checker:
                 f"no SSE event in {self.bytes} bytes: "
                 f"the body looks like {_looks_like(self._head_bytes)}",
             )
-        self._end_of_stream()
+        else:  # a body that is not SSE has no stream to end: what would follow is W018's
+            self._end_of_stream()
         self.diagnostics.sort(key=lambda d: (d.offset, d.line))
         return self.diagnostics
 
