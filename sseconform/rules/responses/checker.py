@@ -109,6 +109,9 @@ class ResponsesChecker(Checker):
         self._terminal: Event | None = None
         self._error: Event | None = None
         self._done_sentinel = False
+        #: A call's arguments that did not parse, held until the terminal event says whether
+        #: max_output_tokens cut them (S072) or not (S032): (its event, message, pointer).
+        self._cut: tuple[Event, str, str] | None = None
         self._handlers: dict[str, Callable[[Event, dict[str, Any], str], None]] = {
             "response.output_item.added": self._item_added,
             "response.output_item.done": self._item_done,
@@ -350,6 +353,11 @@ class ResponsesChecker(Checker):
             self._emit("S041", f"{kind} after a terminal event (frame {self._terminal.frame})", ev)
             return
         self._terminal = ev
+        if self._cut is not None:
+            raw = obj.get("response")
+            details = raw.get("incomplete_details") if type(raw) is dict else None
+            reason = details.get("reason") if type(details) is dict else None
+            self._flush_cut(cut=kind == "response.incomplete" and reason == "max_output_tokens")
         response = self._response_identity(ev, obj)
         if response is None:
             return
@@ -457,6 +465,7 @@ class ResponsesChecker(Checker):
         return ""
 
     def _end_of_stream(self) -> None:
+        self._flush_cut()
         if self._terminal is None and self._error is None and not self._done_sentinel:
             self._at_end(
                 "S040",
@@ -671,7 +680,18 @@ class ResponsesChecker(Checker):
         try:
             orjson.loads(text)
         except orjson.JSONDecodeError as exc:
-            self._emit("S032", f"arguments are not JSON ({exc}): {text[:40]!r}", ev, "/" + field)
+            self._flush_cut()  # an earlier call was not the last one: no token limit cut it
+            self._cut = (ev, f"arguments are not JSON ({exc}): {text[:40]!r}", "/" + field)
+
+    def _flush_cut(self, *, cut: bool = False) -> None:
+        """Report held arguments: S072 when max_output_tokens cut them, else S032."""
+        held, self._cut = self._cut, None
+        if held is not None:
+            ev, said, pointer = held
+            if cut:
+                self._emit("S072", f"{said}: cut by max_output_tokens", ev, pointer)
+            else:
+                self._emit("S032", said, ev, pointer)
 
     def _tool_event(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
         want = TOOL_EVENTS[kind.rsplit(".", 1)[0]]

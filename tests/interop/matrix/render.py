@@ -137,6 +137,10 @@ UPSTREAM_CAUSED = {
         "own streams cut a call this way, and a gateway that keeps `max_tokens` passes it on "
         "faithfully."
     ),
+    "S072": (
+        "It stays a warning because the model ran out of tokens, not the gateway: a gateway "
+        "that keeps `response.incomplete` with `max_output_tokens` passes the cut on faithfully."
+    ),
     "A008": (
         "It stays a warning because Anthropic's own streams leave a tool_use block cut by "
         "max_tokens open (a live capture in the real-stream corpus): a gateway that passes this "

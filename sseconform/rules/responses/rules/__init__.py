@@ -62,6 +62,7 @@ from sseconform.rules.responses.rules import (  # noqa: E402  (the invariants co
     s065_unknown_response_event,
     s070_event_name_mismatch,
     s071_event_name_missing,
+    s072_call_arguments_cut,
 )
 
 __all__ = [
@@ -106,4 +107,5 @@ __all__ = [
     "s065_unknown_response_event",
     "s070_event_name_mismatch",
     "s071_event_name_missing",
+    "s072_call_arguments_cut",
 ]
