@@ -253,11 +253,21 @@ def diff(
     upstream: Annotated[
         str, typer.Argument(help="The upstream's stream: native or chunks, raw or a recording.")
     ],
-    gateway: Annotated[str, typer.Argument(help="The gateway's chunk stream (raw or recording).")],
+    gateway: Annotated[
+        str, typer.Argument(help="The gateway's stream (raw or a recording): chunks by default.")
+    ],
     dialect: Annotated[
         str | None,
         typer.Option("--from", help="The upstream's dialect (default: detected)."),
     ] = None,
+    gateway_dialect: Annotated[
+        str,
+        typer.Option(
+            "--gateway-from",
+            help="The gateway's grammar: openai (chunks, what a chat client reads), anthropic "
+            "(a /v1/messages gateway), responses (/v1/responses), gemini, or auto.",
+        ),
+    ] = "openai",
     usage: Annotated[bool, typer.Option(help="Compare the token counts too.")] = False,
     prefix: Annotated[
         bool, typer.Option(help="The upstream failed mid-stream: the gateway may stop short.")
@@ -267,7 +277,8 @@ def diff(
     """Compare what a gateway's stream means with what its upstream sent; exit 1 if they differ.
 
     Text, reasoning, tool calls (names; arguments as JSON), finish reasons, usage and errors;
-    each difference is located in both streams (frame and byte offset).
+    each difference is located in both streams (frame and byte offset). Either stream may be
+    of any grammar: chunks, Anthropic Messages events, Responses events or Gemini.
     """
     from sseconform.gate import report
     from sseconform.gate.content import content_of
@@ -275,6 +286,8 @@ def diff(
     from sseconform.replay.plan import load
 
     check_dialect(dialect)
+    if gateway_dialect != "auto":
+        check_dialect(gateway_dialect)
     if fmt not in ("text", "json"):
         fail(f"unknown format {fmt!r}; formats: text, json")
     try:
@@ -283,7 +296,9 @@ def diff(
     except SseconformError as exc:
         fail(str(exc))
     ca = content_of([x for _, x in a.reads], dialect)
-    cb = content_of([x for _, x in b.reads], "openai")
+    # Any grammar is read by meaning: a native gateway stream goes through the same reference
+    # translation as a native upstream, so the two compare piece by piece.
+    cb = content_of([x for _, x in b.reads], None if gateway_dialect == "auto" else gateway_dialect)
     diffs = compare(ca, cb, usage=usage, prefix_only=prefix)
     report.write_diff(diffs, sys.stdout, fmt, upstream, gateway)
     if diffs:

@@ -1112,3 +1112,46 @@ def test_cli_diff_unknown_format(tmp_path: Path) -> None:
     r = run_cli("diff", "upstream.sse", "gateway.sse", "--format", "junit", cwd=tmp_path)
     assert r.code == 2
     assert "unknown format 'junit'" in r.err
+
+
+# -- streams of any grammar on the gateway's side -----------------------------------------------
+
+
+def test_cli_diff_a_messages_gateway_by_meaning(tmp_path: Path) -> None:
+    """A /v1/messages gateway's stream is read as Anthropic events and compared by meaning."""
+    rec = recordings_dir() / "anthropic" / "tool-call-anthropic.jsonl"
+    r = run_cli("diff", rec, rec, "--gateway-from", "anthropic", "--usage", cwd=tmp_path)
+    assert (r.code, r.out.startswith("same content: ")) == (0, True), r.both
+    r = run_cli("diff", rec, rec, "--gateway-from", "auto", cwd=tmp_path)
+    assert r.code == 0, r.both
+    # read as chunks (the default), an Anthropic stream means nothing a chat client can use
+    r = run_cli("diff", rec, rec, cwd=tmp_path)
+    assert r.code == 1 and "the gateway never sent choice 0" in r.out, r.both
+
+
+def test_cli_diff_a_messages_gateway_that_changed_the_arguments(tmp_path: Path) -> None:
+    up = Anthropic()
+    up.texts(HELLO)
+    gw = Anthropic()
+    gw.texts(["Hello", " there"])
+    (tmp_path / "upstream.sse").write_bytes(up.body)
+    (tmp_path / "gateway.sse").write_bytes(gw.body)
+    r = run_cli("diff", "upstream.sse", "gateway.sse", "--gateway-from", "anthropic", cwd=tmp_path)
+    assert r.code == 1, r.both
+    assert r.out.startswith("text: "), r.out
+    assert "gateway frame" in r.out
+
+
+def test_cli_diff_responses_gateway_against_the_same_meaning_in_chunks(tmp_path: Path) -> None:
+    """Across grammars: a Responses upstream and the chunks it means compare as the same."""
+    root = recordings_dir()
+    rec = root / "responses" / "tool-call-responses.jsonl"
+    golden = root / "golden" / "responses" / "tool-call-responses.sse"
+    r = run_cli("diff", golden, rec, "--gateway-from", "responses", cwd=tmp_path)
+    assert r.code == 0, r.both
+
+
+def test_cli_diff_unknown_gateway_grammar(tmp_path: Path) -> None:
+    rec = recordings_dir() / "anthropic" / "text-anthropic.jsonl"
+    r = run_cli("diff", rec, rec, "--gateway-from", "klingon", cwd=tmp_path)
+    assert r.code == 2 and "unknown dialect 'klingon'" in r.err and "Traceback" not in r.err
