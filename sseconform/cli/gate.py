@@ -42,6 +42,14 @@ def gate(
             "upstream's URL); repeatable.",
         ),
     ] = None,
+    endpoint: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="The gateway endpoint the scenarios call: chat (/v1/chat/completions), "
+            "messages (/v1/messages), responses (/v1/responses), or all; repeatable "
+            "(default: the suite's, else chat).",
+        ),
+    ] = None,
     only: Annotated[
         list[str] | None,
         typer.Option(help="Run only scenarios whose name matches this glob; repeatable."),
@@ -119,7 +127,14 @@ def gate(
         run_suite,
         slug,
     )
-    from sseconform.gate.suite import Route, load_profile, load_suite, parse_header
+    from sseconform.gate.suite import (
+        ENDPOINTS,
+        Route,
+        for_endpoint,
+        load_profile,
+        load_suite,
+        parse_header,
+    )
 
     try:
         profile = load_profile(gateway_profile) if gateway_profile else None
@@ -153,6 +168,10 @@ def gate(
         and in_place != write_baseline.resolve()
     ):
         fail(f"{write_baseline}: exists (use --force, or pass it as --baseline to update it)")
+    endpoints = [e for item in endpoint or [] for e in (ENDPOINTS if item == "all" else [item])]
+    bad_endpoints = [e for e in endpoints if e not in ENDPOINTS]
+    if bad_endpoints:
+        fail(f"--endpoint {bad_endpoints[0]!r}: one of {', '.join(ENDPOINTS)} or all")
     models: dict[str, str] = {}
     for item in model or []:
         name, sep, value = item.partition("=")
@@ -164,6 +183,8 @@ def gate(
         headers = [parse_header(h) for h in header or []]
         known = bl.load(str(baseline), "gate") if baseline is not None else None
         suites = [load_suite(s) for s in (suite or ["builtin:all"])]
+        if endpoints:  # each suite once per endpoint asked for
+            suites = [for_endpoint(su, e) for su in suites for e in dict.fromkeys(endpoints)]
         for su in suites:
             bad = set(models) - set(su.models)
             if bad:

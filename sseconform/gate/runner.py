@@ -34,7 +34,7 @@ from sseconform.api import check_file
 from sseconform.baseline import Baseline, from_findings
 from sseconform.gate.content import Content, content_of
 from sseconform.gate.diff import compare
-from sseconform.gate.suite import UPSTREAM, Scenario, Suite
+from sseconform.gate.suite import ENDPOINT_DIALECT, ENDPOINT_GRAMMAR, UPSTREAM, Scenario, Suite
 from sseconform.record import Request, record
 from sseconform.recording.format import RecordingReader
 from sseconform.replay.plan import ABORT, Loaded, load, make_plan, parse_faults
@@ -103,6 +103,7 @@ class ScenarioResult:
     note: str = ""
     suite: str = ""
     dialect: str = ""  # the upstream's dialect on the wire
+    endpoint: str = "chat"  # the gateway's endpoint: chat, messages or responses
     applicable: bool = True  # False: the gateway's profile says it cannot route this dialect
     upstream_log: list[str] = field(default_factory=list)  # replay's log lines (redacted)
     fixed: list[str] = field(default_factory=list)  # baseline entries no longer seen
@@ -130,6 +131,7 @@ class ScenarioResult:
             "name": self.name,
             "suite": self.suite,
             "dialect": self.dialect,
+            "endpoint": self.endpoint,
             "verdict": self.verdict,
             "expect": self.expect,
             "passed": self.passed,
@@ -257,29 +259,43 @@ def _substitute(value: Any, upstream: str) -> Any:
 
 
 def _request_body(suite: Suite, sc: Scenario, reference: Content) -> dict[str, Any]:
+    """The endpoint's own request shape: chat completions, Anthropic Messages (which needs
+    ``max_tokens`` and always streams usage) or Responses (``input``, flat function tools)."""
     assert sc.upstream is not None
     dialect = sc.served_dialect or sc.upstream
-    body: dict[str, Any] = {
-        "model": sc.model or suite.model_for(dialect),
-        "stream": True,
-        "messages": [{"role": "user", "content": f"sseconform gate scenario {sc.name}"}],
-    }
+    prompt = f"sseconform gate scenario {sc.name}"
     calls = [c for ch in reference.model.choices.values() for c in ch.tool_calls.values()]
     names = sorted({c.name for c in calls if c.name is not None})
-    if sc.tools if sc.tools is not None else bool(names):
-        body["tools"] = [
-            {
-                "type": "function",
-                "function": {
-                    "name": n,
-                    "description": f"a tool of the {sc.name} scenario",
-                    "parameters": {"type": "object", "properties": {}},
-                },
-            }
-            for n in names
-        ]
-    if sc.usage:
-        body["stream_options"] = {"include_usage": True}
+    declare = sc.tools if sc.tools is not None else bool(names)
+    schema: dict[str, Any] = {"type": "object", "properties": {}}
+    about = f"a tool of the {sc.name} scenario"
+    body: dict[str, Any] = {"model": sc.model or suite.model_for(dialect), "stream": True}
+    if suite.endpoint == "messages":
+        body["max_tokens"] = 1024
+        body["messages"] = [{"role": "user", "content": prompt}]
+        if declare:
+            body["tools"] = [
+                {"name": n, "description": about, "input_schema": schema} for n in names
+            ]
+    elif suite.endpoint == "responses":
+        body["input"] = prompt
+        if declare:
+            body["tools"] = [
+                {"type": "function", "name": n, "description": about, "parameters": schema}
+                for n in names
+            ]
+    else:
+        body["messages"] = [{"role": "user", "content": prompt}]
+        if declare:
+            body["tools"] = [
+                {
+                    "type": "function",
+                    "function": {"name": n, "description": about, "parameters": schema},
+                }
+                for n in names
+            ]
+        if sc.usage:
+            body["stream_options"] = {"include_usage": True}
     body.update(suite.route(dialect).request)
     body.update(sc.request)
     return body
@@ -308,7 +324,10 @@ class _Run:
         """The gateway's URL for a dialect's scenarios: a URL given with its path is used as
         is; a base URL gets the dialect's path (profile, suite, ``[dialect.X] path``)."""
         if self.gateway.endswith("/chat/completions"):
-            return self.gateway
+            if self.suite.endpoint == "chat":
+                return self.gateway
+            base = self.gateway.removesuffix("/chat/completions").removesuffix("/v1")
+            return base + self.suite.path_for(dialect)
         path = self.suite.path_for(dialect).replace(UPSTREAM, self.server.url)
         return path if path.startswith("http") else self.gateway + path
 
@@ -316,6 +335,10 @@ class _Run:
         out: dict[str, tuple[str, str]] = {"content-type": ("content-type", "application/json")}
         if self.key:
             out["authorization"] = ("authorization", f"Bearer {self.key}")
+        if self.suite.endpoint == "messages":  # as the Anthropic SDKs and Claude Code send it
+            out["anthropic-version"] = ("anthropic-version", "2023-06-01")
+            if self.key:
+                out["x-api-key"] = ("x-api-key", self.key)
         for name, value in self.suite.headers_for(dialect, sc).items():
             out[name.lower()] = (name, value.replace(UPSTREAM, self.server.url))
         for name, value in self.headers:
@@ -326,12 +349,16 @@ class _Run:
         suite, server = self.suite, self.server
         dialect = sc.served_dialect
         assert dialect is not None
-        base = ScenarioResult(sc.name, "", None, "", 0, 0.0, suite=suite.name, dialect=dialect)
-        if not suite.supports(dialect):
+        base = ScenarioResult(
+            sc.name, "", None, "", 0, 0.0, suite=suite.name, dialect=dialect,
+            endpoint=suite.endpoint,
+        )  # fmt: skip
+        refusal = suite.endpoint_refusal(dialect)
+        if not suite.supports(dialect) or refusal is not None:
             base.applicable = False
             base.expect = sc.expect or "-"
             why = suite.route(dialect).reason
-            base.note = f"the gateway cannot route {dialect} upstreams" + (
+            base.note = refusal or f"the gateway cannot route {dialect} upstreams" + (
                 f": {why}" if why else ""
             )
             return base
@@ -365,7 +392,7 @@ class _Run:
         seconds = time.monotonic() - t0
         time.sleep(0.05)  # let the upstream side log the request it just finished
         served = server.served[before:]
-        g = _Graded(out, outcome.progress.status, suite.allow)
+        g = _Graded(out, outcome.progress.status, suite.allow, suite.endpoint)
         if outcome.progress.status is None:
             g.add("transport", "no-response", f"no answer from the gateway: {outcome.reason}")
         elif _reached(g, sc, served, bool(faults)):
@@ -420,17 +447,23 @@ def _reached(g: _Graded, sc: Scenario, served: list[Served], faulted: bool) -> b
 class _Graded:
     """Findings for one scenario, each located in the gateway's recorded body."""
 
-    def __init__(self, path: str, status: int | None, allow: list[str]) -> None:
+    def __init__(
+        self, path: str, status: int | None, allow: list[str], endpoint: str = "chat"
+    ) -> None:
         self.path = path
         self.status = status
         self.allow = set(allow)
+        self.grammar = ENDPOINT_GRAMMAR[endpoint]
         self.findings: list[Finding] = []
         self.note = ""
         self.body = b""
         if status is not None:
             with open(path, "rb") as fp:
                 self.body = b"".join(b for _, b in RecordingReader(fp, path).reads())
-        self.content = content_of([self.body], providers.OPENAI) if self.ok_status else None
+        # read as the endpoint's clients read it: chunks, or Anthropic / Responses events
+        # through the reference translation, so it compares with the upstream by meaning
+        dialect = ENDPOINT_DIALECT[endpoint]
+        self.content = content_of([self.body], dialect) if self.ok_status else None
         self.starts = self.content.starts if self.content is not None else []
 
     def event_start(self, frame: int | None, offset: int | None) -> int | None:
@@ -485,11 +518,18 @@ def _grade(
             g.note = f"rejected with HTTP {g.status}"
             return
         if upstream_requests < 2:
+            said_error = g.content is not None and g.content.model.error is not None
+            why = (
+                "and then an error event: clients that back off and retry on the status "
+                "(the SDKs do) take it for a failed stream instead"
+                if said_error
+                else "without retrying: a client cannot tell it from success"
+            )
             g.add(
                 "expect",
                 "rejected",
                 f"the upstream failed before the stream ({sc.fault}) and the gateway answered "
-                f"HTTP {g.status} without retrying: a client cannot tell it from success",
+                f"HTTP {g.status} {why}",
                 frame=1 if g.body else None,
                 offset=0 if g.body else None,
             )
@@ -557,7 +597,7 @@ def _said_anything(c: Content) -> bool:
 
 def _checked(g: _Graded) -> None:
     """``check`` on the gateway's recording: errors fail, warnings are listed."""
-    result = check_file(g.path)
+    result = check_file(g.path, grammar=g.grammar)
     for d in result.diagnostics:
         if d.code in g.allow:
             continue

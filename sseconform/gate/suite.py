@@ -8,6 +8,8 @@ A suite is TOML (read with tomllib)::
     speed = 1                        # upstream timing: 1 recorded, 0 as fast as possible
     allow = ["G010"]                 # check codes that do not fail a scenario
 
+    endpoint = "chat"                # which of the gateway's endpoints: chat (default),
+                                     # messages (/v1/messages) or responses (/v1/responses)
     profile = "portkey"              # how the gateway is wired (see below); --gateway-profile
     headers = { "x-team" = "qa" }    # sent with every request to the gateway
 
@@ -43,6 +45,19 @@ A *gateway profile* is the same routing part on its own (``path``, ``headers``,
 port and ``gateway-config``, that config's text); ``litellm`` and ``portkey`` ship in
 ``sseconform/gate/profiles/``. The suite's own settings win over its profile's.
 
+An *endpoint* is the grammar the gateway serves its clients: ``chat`` (chunks at
+``/v1/chat/completions``), ``messages`` (Anthropic Messages events at ``/v1/messages``, for
+Claude Code and the Anthropic SDKs) or ``responses`` (Responses events at ``/v1/responses``,
+for Codex and the Agents SDK). The request is that endpoint's shape, the gateway's stream is
+checked with that grammar and compared by meaning with the upstream's. A profile says which
+(endpoint, dialect) pairs its gateway serves::
+
+    [endpoint.messages]
+    path = "/v1/messages"            # default
+    dialects = ["anthropic"]         # the upstream dialects it serves there (default: all)
+    reason = "why not the others"
+    # supported = false              # the endpoint itself is not served
+
 ``builtin:NAME`` suites (``anthropic``, ``gemini``, ``responses``, ``openai``, ``all``) are
 made here from the bundled recordings: text, one call, parallel calls, text then a call,
 reasoning, usage, max tokens, content filter, an error event mid-stream, 429 (and 529 for
@@ -51,6 +66,7 @@ Anthropic) before the stream, the connection dropped mid-stream, and a 2 s stall
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -62,6 +78,7 @@ from sseconform.errors import InputError, UsageError
 from sseconform.replay.plan import parse_faults
 
 __all__ = [
+    "ENDPOINTS",
     "EXPECTS",
     "PROFILES",
     "Profile",
@@ -69,6 +86,7 @@ __all__ = [
     "Scenario",
     "Suite",
     "builtin_suite",
+    "for_endpoint",
     "load_profile",
     "load_suite",
     "parse_header",
@@ -88,6 +106,7 @@ SUITE_KEYS = frozenset(
         "profile",
         "headers",
         "dialect",
+        "endpoint",
     }
 )
 SCENARIO_KEYS = frozenset(
@@ -108,8 +127,31 @@ SCENARIO_KEYS = frozenset(
 )
 ROUTE_KEYS = frozenset({"headers", "model", "request", "path", "supported", "reason"})
 PROFILE_KEYS = frozenset(
-    {"name", "description", "path", "headers", "dialect", "upstream-port", "gateway-config"}
+    {
+        "name",
+        "description",
+        "path",
+        "headers",
+        "dialect",
+        "endpoint",
+        "upstream-port",
+        "gateway-config",
+    }
 )
+ENDPOINT_KEYS = frozenset({"path", "dialects", "supported", "reason"})
+#: The endpoints a gateway serves its clients, their default paths, and the dialect (and so
+#: the grammar and the reference reading) of what they stream.
+ENDPOINTS: dict[str, str] = {
+    "chat": "/v1/chat/completions",
+    "messages": "/v1/messages",
+    "responses": "/v1/responses",
+}
+ENDPOINT_DIALECT = {
+    "chat": providers.OPENAI,
+    "messages": providers.ANTHROPIC,
+    "responses": providers.RESPONSES,
+}
+ENDPOINT_GRAMMAR = {"chat": "chat", "messages": "anthropic", "responses": "responses"}
 DEFAULT_MODELS = {d: f"sseconform-{d}" for d in providers.DIALECTS}
 DEFAULT_PATH = "/v1/chat/completions"
 BUILTINS = ("anthropic", "gemini", "responses", "openai", "all")
@@ -143,6 +185,16 @@ class Route:
 
 
 @dataclass
+class EndpointRoute:
+    """Where a gateway serves one endpoint, and for which upstream dialects."""
+
+    path: str | None = None
+    dialects: list[str] | None = None  # None: every dialect
+    supported: bool | None = None
+    reason: str = ""
+
+
+@dataclass
 class Profile:
     """How one gateway is wired: the routing part of a suite, shipped or the user's own."""
 
@@ -154,6 +206,7 @@ class Profile:
     routes: dict[str, Route] = field(default_factory=dict)
     upstream_port: int | None = None
     gateway_config: str | None = None
+    endpoints: dict[str, EndpointRoute] = field(default_factory=dict)
 
     def config_text(self, upstream: str) -> str | None:
         """The gateway's own configuration, pointed at ``upstream``."""
@@ -211,6 +264,24 @@ class Suite:
     headers: dict[str, str] = field(default_factory=dict)
     routes: dict[str, Route] = field(default_factory=dict)
     profile: Profile | None = None
+    endpoint: str = "chat"
+
+    @property
+    def endpoint_route(self) -> EndpointRoute:
+        """The profile's word on this suite's endpoint (nothing said: served as defaults)."""
+        if self.profile is None:
+            return EndpointRoute()
+        return self.profile.endpoints.get(self.endpoint, EndpointRoute())
+
+    def endpoint_refusal(self, dialect: str) -> str | None:
+        """Why the gateway does not serve ``dialect`` upstreams on this endpoint, or None."""
+        er = self.endpoint_route
+        why = f": {er.reason}" if er.reason else ""
+        if er.supported is False:
+            return f"the gateway does not serve the {self.endpoint} endpoint{why}"
+        if er.dialects is not None and dialect not in er.dialects:
+            return f"the gateway's {self.endpoint} endpoint does not serve {dialect}{why}"
+        return None
 
     def route(self, dialect: str) -> Route:
         """The suite's settings for ``dialect`` over its profile's."""
@@ -226,6 +297,8 @@ class Suite:
         return self.route(dialect).model or self.models.get(dialect) or "sseconform"
 
     def path_for(self, dialect: str) -> str:
+        if self.endpoint != "chat":  # the dialect's and suite's paths are the chat endpoint's
+            return self.endpoint_route.path or ENDPOINTS[self.endpoint]
         profile_path = self.profile.path if self.profile is not None else None
         return self.route(dialect).path or self.path or profile_path or DEFAULT_PATH
 
@@ -239,6 +312,20 @@ class Suite:
                 out = {n: x for n, x in out.items() if n.lower() != k.lower()}
                 out[k] = v
         return out
+
+
+def for_endpoint(suite: Suite, endpoint: str) -> Suite:
+    """The suite aimed at one endpoint. Off the chat endpoint its scenario names start with
+    the endpoint (``messages/anthropic/text``), so reports and baselines keep them apart."""
+    if endpoint == suite.endpoint:
+        return suite
+    renamed = [
+        dataclasses.replace(sc, name=sc.name if endpoint == "chat" else f"{endpoint}/{sc.name}")
+        for sc in suite.scenarios
+    ]
+    return dataclasses.replace(
+        suite, name=f"{suite.name} ({endpoint})", scenarios=renamed, endpoint=endpoint
+    )
 
 
 def recordings_dir() -> Path:
@@ -318,6 +405,9 @@ def suite_from(data: dict[str, Any], base: Path, source: str) -> Suite:
     path = data.get("path")
     if path is not None:
         path = _path(source, "path", path)
+    endpoint = data.get("endpoint", "chat")
+    if endpoint not in ENDPOINTS:
+        raise _fail(source, "endpoint", f"one of {', '.join(ENDPOINTS)}")
     routes = _routes(source, data.get("dialect", {}))
     for d, name in extra.items():  # [models] is the older spelling of [dialect.X] model
         routes.setdefault(d, Route())
@@ -341,6 +431,7 @@ def suite_from(data: dict[str, Any], base: Path, source: str) -> Suite:
         headers=_headers(source, "headers", data.get("headers", {})),
         routes=routes,
         profile=profile,
+        endpoint=endpoint,
     )
     check_faults(suite)
     return suite
@@ -457,7 +548,38 @@ def load_profile(ref: str) -> Profile:
         routes=_routes(source, data.get("dialect", {})),
         upstream_port=port,
         gateway_config=config,
+        endpoints=_endpoints(source, data.get("endpoint", {})),
     )
+
+
+def _endpoints(source: str, raw: object) -> dict[str, EndpointRoute]:
+    """A profile's ``[endpoint.NAME]`` tables."""
+    if not isinstance(raw, dict):
+        raise _fail(source, "[endpoint]", "tables [endpoint.NAME], one per endpoint")
+    out: dict[str, EndpointRoute] = {}
+    for name, t in raw.items():
+        where = f"[endpoint.{name}]"
+        if name not in ENDPOINTS:
+            raise _fail(source, where, f"unknown endpoint; endpoints: {', '.join(ENDPOINTS)}")
+        if not isinstance(t, dict):
+            raise _fail(source, where, "not a table")
+        unknown = set(t) - ENDPOINT_KEYS
+        if unknown:
+            raise _fail(source, where, f"unknown key(s) {', '.join(sorted(unknown))}")
+        dialects = t.get("dialects")
+        if dialects is not None and (
+            not isinstance(dialects, list) or not set(dialects) <= set(providers.DIALECTS)
+        ):
+            raise _fail(source, where, f"dialects: a list of {', '.join(providers.DIALECTS)}")
+        if "supported" in t and not isinstance(t["supported"], bool):
+            raise _fail(source, where, "supported must be true or false")
+        out[name] = EndpointRoute(
+            path=_path(source, f"{where} path", t["path"]) if "path" in t else None,
+            dialects=dialects,
+            supported=t.get("supported"),
+            reason=str(t.get("reason", "")),
+        )
+    return out
 
 
 def check_faults(suite: Suite) -> None:

@@ -35,6 +35,11 @@ from tests.gate import real
 MASTER_KEY = "sk-sseconform-local-proxy-test"  # a key for a proxy on loopback, not a secret
 DIALECTS = ("anthropic", "gemini", "responses", "openai")
 BASELINE = Path(__file__).with_name("litellm-known.json")
+BASELINES = {
+    "chat": BASELINE,
+    "messages": Path(__file__).with_name("litellm-messages-known.json"),
+    "responses": Path(__file__).with_name("litellm-responses-known.json"),
+}
 
 ENV = {
     # no network: the cost map and the other tables from the package itself
@@ -77,21 +82,35 @@ def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]
         yield url, upstream
 
 
-def test_default_suites_through_litellm(proxy: tuple[str, int], tmp_path: Path) -> None:
+@pytest.mark.parametrize("endpoint", ["chat", "messages", "responses"])
+def test_default_suites_through_litellm(
+    proxy: tuple[str, int], tmp_path: Path, endpoint: str
+) -> None:
+    """Every built-in scenario through one of LiteLLM's endpoints: /v1/chat/completions
+    (chunks), /v1/messages (Anthropic events, for Claude Code) or /v1/responses (for Codex)."""
     url, upstream = proxy
+    baseline = BASELINES[endpoint]
     data, printed = real.gate(
         tmp_path,
         "--gateway", url,
         "--gateway-profile", "litellm",
+        "--endpoint", endpoint,
         "--upstream-port", str(upstream),
         "--key", MASTER_KEY,
-        "--baseline", str(BASELINE),
+        "--baseline", str(baseline),
     )  # fmt: skip
     assert data["profile"] == "litellm"
     scenarios = {s["name"]: s for s in data["scenarios"]}
-    assert set(scenarios) == {s.name for d in DIALECTS for s in builtin_suite(d).scenarios}
+    prefix = "" if endpoint == "chat" else f"{endpoint}/"
+    names = {prefix + s.name for d in DIALECTS for s in builtin_suite(d).scenarios}
+    assert set(scenarios) == names
+    assert {s["endpoint"] for s in scenarios.values()} == {endpoint}
     real.assert_located(scenarios)
-    card = real.scorecard(scenarios, "LiteLLM (baseline tests/gate/litellm-known.json)")
+    where = f"{endpoint} endpoint, baseline tests/gate/{baseline.name}"
+    card = real.scorecard(scenarios, f"LiteLLM ({where})")
     real.write_scorecard("SSECONFORM_LITELLM_SCORECARD", card)
     real.assert_only_known(scenarios)
+    if endpoint != "chat":  # the openai dialect is served through the Responses API there
+        na = {n for n, s in scenarios.items() if s["verdict"] == "not-applicable"}
+        assert na == {n for n in names if n.startswith(f"{endpoint}/openai/")}
     assert data["passed"], printed

@@ -1,0 +1,147 @@
+"""Gate on a gateway's /v1/messages and /v1/responses: suites aimed at an endpoint, profiles
+that say which (endpoint, dialect) pairs a gateway serves, and each endpoint's request shape.
+
+The whole path, through a real gateway, is tests/gate/test_litellm.py (every endpoint)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sseconform.errors import UsageError
+from sseconform.gate.content import content_of
+from sseconform.gate.runner import _request_body, _Run
+from sseconform.gate.suite import (
+    ENDPOINTS,
+    builtin_suite,
+    for_endpoint,
+    load_profile,
+    load_suite,
+)
+from sseconform.replay.plan import load
+from tests.cli.helpers import run_cli
+
+TOOL = "builtin:anthropic/tool-call-anthropic.jsonl"
+
+
+def _body(endpoint: str, usage: bool = False) -> dict[str, object]:
+    suite = for_endpoint(builtin_suite("anthropic"), endpoint)
+    sc = next(s for s in suite.scenarios if s.name.endswith("/tool-call"))
+    sc.usage = usage
+    ref = content_of([load(sc.recording).body], "anthropic")
+    return _request_body(suite, sc, ref)
+
+
+def test_chat_request() -> None:
+    body = _body("chat", usage=True)
+    assert body["messages"] and body["stream"] is True
+    assert body["tools"] == [
+        {
+            "type": "function",
+            "function": {
+                "name": "get_weather",
+                "description": "a tool of the anthropic/tool-call scenario",
+                "parameters": {"type": "object", "properties": {}},
+            },
+        }
+    ]
+    assert body["stream_options"] == {"include_usage": True}
+
+
+def test_messages_request_is_anthropic_s_shape() -> None:
+    body = _body("messages", usage=True)
+    assert body["max_tokens"] == 1024 and body["stream"] is True
+    assert body["messages"] == [
+        {"role": "user", "content": "sseconform gate scenario messages/anthropic/tool-call"}
+    ]
+    [tool] = body["tools"]  # type: ignore[misc]
+    assert set(tool) == {"name", "description", "input_schema"} and tool["name"] == "get_weather"
+    assert "stream_options" not in body  # Anthropic streams usage unasked
+
+
+def test_responses_request_is_the_responses_api_s_shape() -> None:
+    body = _body("responses")
+    assert body["input"] == "sseconform gate scenario responses/anthropic/tool-call"
+    assert "messages" not in body
+    [tool] = body["tools"]  # type: ignore[misc]
+    assert tool["type"] == "function" and tool["name"] == "get_weather" and "parameters" in tool
+
+
+def _run(endpoint: str, gateway: str, key: str | None = "k") -> _Run:
+    suite = for_endpoint(builtin_suite("anthropic"), endpoint)
+    server = type("S", (), {"url": "http://127.0.0.1:9"})()
+    return _Run(suite, gateway, server, "/tmp", key, [])  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("endpoint", list(ENDPOINTS))
+@pytest.mark.parametrize(
+    "gateway", ["http://127.0.0.1:4000", "http://127.0.0.1:4000/v1/chat/completions"]
+)
+def test_each_endpoint_has_its_path(endpoint: str, gateway: str) -> None:
+    assert _run(endpoint, gateway).url("anthropic") == "http://127.0.0.1:4000" + ENDPOINTS[endpoint]
+
+
+def test_messages_requests_carry_anthropic_headers() -> None:
+    sc = builtin_suite("anthropic").scenarios[0]
+    headers = dict(_run("messages", "http://127.0.0.1:4000").request_headers("anthropic", sc))
+    assert headers["anthropic-version"] == "2023-06-01"
+    assert headers["x-api-key"] == "k" and headers["authorization"] == "Bearer k"
+    chat = dict(_run("chat", "http://127.0.0.1:4000").request_headers("anthropic", sc))
+    assert "anthropic-version" not in chat and "x-api-key" not in chat
+
+
+def test_for_endpoint_names_the_scenarios_apart() -> None:
+    base = builtin_suite("gemini")
+    aimed = for_endpoint(base, "responses")
+    assert aimed.endpoint == "responses" and aimed.name == "builtin:gemini (responses)"
+    assert [s.name for s in aimed.scenarios] == [f"responses/{s.name}" for s in base.scenarios]
+    assert base.scenarios[0].name == "gemini/text"  # the original is untouched
+    assert for_endpoint(base, "chat") is base
+
+
+def test_a_suite_file_names_its_endpoint(tmp_path: Path) -> None:
+    path = tmp_path / "s.toml"
+    path.write_text(f'endpoint = "messages"\n[[scenario]]\nname = "a"\nrecording = "{TOOL}"\n')
+    assert load_suite(str(path)).endpoint == "messages"
+    path.write_text(f'endpoint = "grpc"\n[[scenario]]\nname = "a"\nrecording = "{TOOL}"\n')
+    with pytest.raises(UsageError, match="endpoint: one of chat, messages, responses"):
+        load_suite(str(path))
+
+
+def test_shipped_profiles_say_which_pairs_they_serve() -> None:
+    for name, dialect, refused in [
+        ("litellm", "openai", "through the Responses API"),
+        ("portkey", "gemini", "anthropic provider only"),
+    ]:
+        suite = for_endpoint(builtin_suite("all"), "messages")
+        suite.profile = load_profile(name)
+        why = suite.endpoint_refusal(dialect)
+        assert why is not None and refused in why, why
+        assert suite.endpoint_refusal("anthropic") is None
+    suite = for_endpoint(builtin_suite("all"), "responses")
+    suite.profile = load_profile("portkey")
+    assert "does not serve the responses endpoint" in (suite.endpoint_refusal("anthropic") or "")
+
+
+@pytest.mark.parametrize(
+    ("table", "what"),
+    [
+        ('[endpoint.grpc]\npath = "/x"\n', "unknown endpoint"),
+        ('[endpoint.messages]\ndialects = ["klingon"]\n', "dialects: a list of"),
+        ("[endpoint.messages]\nsupported = 1\n", "supported must be true or false"),
+        ('[endpoint.messages]\nfoo = "x"\n', "unknown key(s) foo"),
+        ('[endpoint.messages]\npath = "v1/messages"\n', "a path that starts with /"),
+    ],
+)
+def test_bad_endpoint_tables_are_refused(tmp_path: Path, table: str, what: str) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text(table)
+    with pytest.raises(UsageError) as info:
+        load_profile(str(path))
+    assert what in str(info.value) and "[endpoint" in str(info.value)
+
+
+def test_cli_refuses_an_unknown_endpoint(tmp_path: Path) -> None:
+    r = run_cli("gate", "--gateway", "http://127.0.0.1:9", "--endpoint", "grpc", cwd=tmp_path)
+    assert r.code == 2 and "--endpoint 'grpc'" in r.err and "Traceback" not in r.err
