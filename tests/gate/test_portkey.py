@@ -39,6 +39,7 @@ PRELOAD = HERE / "loopback.mjs"
 SERVER = Path("node_modules", "@portkey-ai", "gateway", "build", "start-server.js")
 VERSION = json.loads((HERE / "package.json").read_text())["dependencies"]["@portkey-ai/gateway"]
 BASELINE = Path(__file__).with_name("portkey-known.json")
+MESSAGES_BASELINE = Path(__file__).with_name("portkey-messages-known.json")
 #: Passed on by Portkey as the provider's key (x-api-key, ?key=, Authorization); the replay
 #: upstream takes any. Not a secret.
 UPSTREAM_KEY = "sk-sseconform-replay-upstream"
@@ -90,6 +91,28 @@ def test_default_suites_through_portkey(gateway: str, tmp_path: Path) -> None:
             assert s["status"] is not None, (name, s)
     real.assert_located(scenarios)
     what = f"Portkey {VERSION} (baseline tests/gate/portkey-known.json)"
+    real.write_scorecard("SSECONFORM_PORTKEY_SCORECARD", real.scorecard(scenarios, what))
+    real.assert_only_known(scenarios)
+    assert data["passed"], printed
+
+
+def test_messages_endpoint_through_portkey(gateway: str, tmp_path: Path) -> None:
+    """Portkey's /v1/messages: its anthropic provider only, passed through; every other
+    (endpoint, dialect) pair is not applicable, as its profile says."""
+    data, printed = real.gate(
+        tmp_path,
+        "--gateway", gateway,
+        "--gateway-profile", "portkey",
+        "--endpoint", "messages",
+        "--key", UPSTREAM_KEY,
+        "--baseline", str(MESSAGES_BASELINE),
+    )  # fmt: skip
+    scenarios = {s["name"]: s for s in data["scenarios"]}
+    graded = {n for n, s in scenarios.items() if s["verdict"] != "not-applicable"}
+    assert graded == {f"messages/{s.name}" for s in builtin_suite("anthropic").scenarios}
+    assert {s["endpoint"] for s in scenarios.values()} == {"messages"}
+    real.assert_located(scenarios)
+    what = f"Portkey {VERSION} (messages endpoint, baseline tests/gate/{MESSAGES_BASELINE.name})"
     real.write_scorecard("SSECONFORM_PORTKEY_SCORECARD", real.scorecard(scenarios, what))
     real.assert_only_known(scenarios)
     assert data["passed"], printed
