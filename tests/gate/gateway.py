@@ -16,6 +16,16 @@ and it can be told to make the mistakes real gateways make, so the tests can sho
 - ``first-event-only``: the upstream is hung up on after its first read, and the stream
   ends there (so a fault placed later never fires).
 
+On ``/v1/messages`` and ``/v1/responses`` it passes an upstream of the same grammar through
+(Anthropic Messages events, Responses events: what a gateway in front of Claude Code or Codex
+does for the provider's own models), and can make these mistakes there:
+
+- ``drop-block-start``: the first ``content_block_start`` never reaches the client;
+- ``repeat-message-start``: ``message_start`` is sent twice;
+- ``skip-sequence``: the third Responses event's ``sequence_number`` is one too high, and
+  every later one with it;
+- ``done-differs``: the first ``response.output_text.done`` loses its last character.
+
 Routing: by model name (as LiteLLM's config does), or, when the request carries
 ``x-test-provider: DIALECT`` (and ``x-test-upstream: BASE-URL``), by those headers (as
 Portkey does), whatever the model.
@@ -45,6 +55,10 @@ MODELS = {
 }
 
 
+#: The native endpoints this gateway passes through, and the grammar each serves.
+NATIVE = {"/v1/messages": "anthropic", "/v1/responses": "responses"}
+
+
 class Gateway:
     def __init__(self, upstream: str, bugs: set[str] | None = None) -> None:
         self.upstream = upstream.rstrip("/")
@@ -63,7 +77,11 @@ class Gateway:
                 gw.requests += 1
                 length = int(self.headers.get("content-length", "0"))
                 body = json.loads(self.rfile.read(length) or b"{}")
-                gw.handle(self, body)
+                native = NATIVE.get(self.path.split("?", 1)[0])
+                if native is not None:
+                    gw.handle_native(self, body, native)
+                else:
+                    gw.handle(self, body)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
@@ -135,6 +153,64 @@ class Gateway:
                         return
                     self._send(h, [{"error": {"message": "upstream connection lost"}}, "[DONE]"])
                     return
+
+    def handle_native(self, h: BaseHTTPRequestHandler, body: dict[str, Any], dialect: str) -> None:
+        """``/v1/messages`` or ``/v1/responses``: the same grammar upstream, passed through
+        event by event (a model of another dialect is refused, as a pass-through would)."""
+        self.last_headers = dict(h.headers.items())
+        wanted = h.headers.get("x-test-provider") or MODELS.get(str(body.get("model")))
+        upstream = h.headers.get("x-test-upstream") or self.upstream
+        if wanted != dialect:
+            self._json(h, 404, {"error": {"message": f"{wanted} is not served here"}})
+            return
+        path = "/v1/messages" if dialect == "anthropic" else "/v1/responses"
+        with httpx.Client(timeout=httpx.Timeout(30.0)) as client:
+            try:
+                with client.stream("POST", upstream + path, json=body) as resp:
+                    if resp.status_code >= 400:
+                        self._raw(h, resp.status_code, resp.read())
+                        return
+                    self._start(h)
+                    dec = SSEDecoder()
+                    state = {"n": 0, "blocks": 0, "done": 0}
+                    for chunk in resp.iter_raw():
+                        for ev in dec.feed(chunk):
+                            h.wfile.write(self._native_event(ev, state))
+                        h.wfile.flush()
+                    for ev in dec.finish():
+                        h.wfile.write(self._native_event(ev, state))
+                    h.wfile.flush()
+            except (httpx.RemoteProtocolError, httpx.ReadError):
+                h.wfile.flush()  # a dropped upstream: the stream just ends (as Portkey does)
+
+    def _native_event(self, ev: Any, state: dict[str, int]) -> bytes:
+        """One event, re-serialised, with this gateway's mistakes made on it."""
+        state["n"] += 1
+        data = ev.data
+        try:
+            obj = json.loads(data)
+        except ValueError:
+            obj = None
+        if isinstance(obj, dict):
+            kind = obj.get("type")
+            if kind == "content_block_start":
+                state["blocks"] += 1
+                if state["blocks"] == 1 and "drop-block-start" in self.bugs:
+                    return b""
+            seq = obj.get("sequence_number")
+            if "skip-sequence" in self.bugs and isinstance(seq, int) and seq >= 2:
+                obj["sequence_number"] = seq + 1
+            if kind == "response.output_text.done" and "done-differs" in self.bugs:
+                state["done"] += 1
+                if state["done"] == 1:
+                    obj["text"] = obj["text"][:-1]
+            data = json.dumps(obj, separators=(",", ":"))
+        name = f"event: {ev.event}\n" if ev.event else ""
+        out = f"{name}data: {data}\n\n".encode()
+        first = isinstance(obj, dict) and obj.get("type") == "message_start"
+        if first and "repeat-message-start" in self.bugs:
+            out += out
+        return out
 
     def _pipe(
         self, h: BaseHTTPRequestHandler, resp: httpx.Response, dialect: str, usage: bool

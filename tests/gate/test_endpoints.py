@@ -1,17 +1,20 @@
 """Gate on a gateway's /v1/messages and /v1/responses: suites aimed at an endpoint, profiles
 that say which (endpoint, dialect) pairs a gateway serves, and each endpoint's request shape.
 
-The whole path, through a real gateway, is tests/gate/test_litellm.py (every endpoint)."""
+End to end: the test gateway's pass-through /v1/messages and /v1/responses (each mistake it can
+make caught under its rule), and through real gateways tests/gate/test_litellm.py and
+test_portkey.py."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from sseconform.errors import UsageError
 from sseconform.gate.content import content_of
-from sseconform.gate.runner import _request_body, _Run
+from sseconform.gate.runner import _request_body, _Run, run_suite
 from sseconform.gate.suite import (
     ENDPOINTS,
     builtin_suite,
@@ -21,6 +24,8 @@ from sseconform.gate.suite import (
 )
 from sseconform.replay.plan import load
 from tests.cli.helpers import run_cli
+from tests.gate.gateway import Gateway
+from tests.gate.test_gate import free_port
 
 TOOL = "builtin:anthropic/tool-call-anthropic.jsonl"
 
@@ -145,3 +150,56 @@ def test_bad_endpoint_tables_are_refused(tmp_path: Path, table: str, what: str) 
 def test_cli_refuses_an_unknown_endpoint(tmp_path: Path) -> None:
     r = run_cli("gate", "--gateway", "http://127.0.0.1:9", "--endpoint", "grpc", cwd=tmp_path)
     assert r.code == 2 and "--endpoint 'grpc'" in r.err and "Traceback" not in r.err
+
+
+# -- end to end: the test gateway's /v1/messages and /v1/responses (a pass-through) ---------------
+
+
+def _gate_native(tmp_path: Path, endpoint: str, dialect: str, bugs: set[str]) -> dict[str, Any]:
+    suite = for_endpoint(builtin_suite(dialect), endpoint)
+    suite.speed = 0
+    port = free_port()
+    gw = Gateway(f"http://127.0.0.1:{port}", bugs)
+    with gw.running():
+        result = run_suite(suite, gw.url, str(tmp_path), upstream_port=port)
+    return {s.name: s for s in result.scenarios}
+
+
+NATIVE_PAIRS = [("messages", "anthropic"), ("responses", "responses")]
+
+
+@pytest.mark.parametrize(("endpoint", "dialect"), NATIVE_PAIRS)
+def test_a_correct_pass_through_passes(tmp_path: Path, endpoint: str, dialect: str) -> None:
+    got = _gate_native(tmp_path, endpoint, dialect, set())
+    assert got and all(n.startswith(f"{endpoint}/{dialect}/") for n in got)
+    # a pass-through keeps everything but a dropped upstream: it just ends the stream there
+    dropped = f"{endpoint}/{dialect}/dropped-mid-stream"
+    for name, s in got.items():
+        if name == dropped:
+            assert s.verdict == "fail", (name, s.findings)
+            continue
+        assert s.verdict == "pass", (name, [(f.code, f.message) for f in s.findings])
+    assert got[f"{endpoint}/{dialect}/text"].endpoint == endpoint
+    codes = {f.code for f in got[dropped].findings if f.severity == "error"}
+    assert codes >= {"A020" if dialect == "anthropic" else "S040"}, codes
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "dialect", "bug", "scenario", "codes"),
+    [
+        ("messages", "anthropic", "drop-block-start", "text", {"A003"}),
+        ("messages", "anthropic", "repeat-message-start", "tool-call", {"A002"}),
+        ("responses", "responses", "skip-sequence", "text", {"S010"}),
+        ("responses", "responses", "done-differs", "text", {"S030"}),
+    ],
+)
+def test_each_native_bug_is_caught_under_its_rule(
+    tmp_path: Path, endpoint: str, dialect: str, bug: str, scenario: str, codes: set[str]
+) -> None:
+    got = _gate_native(tmp_path, endpoint, dialect, {bug})
+    s = got[f"{endpoint}/{dialect}/{scenario}"]
+    found = {f.code for f in s.findings if f.severity == "error" and f.source == "check"}
+    assert s.verdict == "fail" and codes <= found, (bug, [(f.code, f.message) for f in s.findings])
+    for f in s.findings:  # located at the start of an event really in the recorded stream
+        if f.offset is not None and f.excerpt is not None:
+            assert f.excerpt.startswith(("event:", "data:")), f
