@@ -1,4 +1,4 @@
-"""``sseconform translate``: native streams into the chunk grammar."""
+"""``sseconform translate``: any stream we read into chunks, Anthropic or Responses events."""
 
 from __future__ import annotations
 
@@ -31,15 +31,27 @@ def translate(
     ] = False,
     model: Annotated[str | None, typer.Option(help="The model name every chunk carries.")] = None,
     force: Annotated[bool, typer.Option(help="Replace an existing output file.")] = False,
+    to: Annotated[
+        str,
+        typer.Option(
+            "--to",
+            help="chat (chat.completion.chunk frames), anthropic (Messages events, as "
+            "/v1/messages serves) or responses (Responses events, as /v1/responses serves).",
+        ),
+    ] = "chat",
 ) -> None:
-    """Translate a native stream to chat.completion.chunk frames (the reference output).
+    """Translate a stream into the reference output of a grammar (default: chunks).
 
-    A raw body gives a raw SSE body; a recording gives a recording whose chunks keep the
-    arrival time of the native event they came from.
+    Every dialect we read goes into every target; a source already in the target's grammar is
+    passed through as it is. A raw body gives a raw SSE body; a recording gives a recording
+    whose output keeps the arrival time of the event it came from.
     """
+    from sseconform import providers
     from sseconform import translate as tr
 
     check_dialect(dialect)
+    if to not in tr.TARGETS:
+        fail(f"--to {to!r}: one of {', '.join(tr.TARGETS)}")
     if output is not None and output.exists() and not force:
         fail(f"{output}: exists (use --force to replace it)")
     fp = open_input(source)
@@ -49,16 +61,20 @@ def translate(
         head = fp.read(64 * 1024)
         if looks_like_recording(head[:64]):
             _translate_recording(
-                source, head + fp.read(), output, dialect, include_usage, model, force
+                source, head + fp.read(), output, dialect, include_usage, model, force, to
             )
             return
+        if dialect is None and to != "chat":  # a source in the target's grammar passes
+            dialect = providers.detect(head)
 
         def chunks() -> Iterator[bytes]:  # streamed: memory does not grow with the input
             yield head
             while piece := fp.read(256 * 1024):
                 yield piece
 
-        pieces = tr.translate_body(chunks(), dialect, include_usage=include_usage, model=model)
+        pieces = tr.translate_body(
+            chunks(), dialect, include_usage=include_usage, model=model, to=to
+        )
         if output is None:
             for piece in pieces:
                 sys.stdout.buffer.write(piece)
@@ -80,8 +96,9 @@ def _translate_recording(
     include_usage: bool,
     model: str | None,
     force: bool,
+    to: str = "chat",
 ) -> None:
-    """Recording in, recording out: each chunk leaves when its native event arrived."""
+    """Recording in, recording out: each piece leaves when the event it came from arrived."""
     import io
     from datetime import datetime
 
@@ -116,6 +133,7 @@ def _translate_recording(
         model=model,
         created=stamp,
         t_error=(resp.t or 0.0) if resp is not None else 0.0,
+        to=to,
     )
     if output is None:
         sys.stdout.buffer.write(b"".join(b for _, b in out_reads))
@@ -127,7 +145,10 @@ def _translate_recording(
         writer = RecordingWriter(
             output,
             request=reader.request,
-            extra={"translated_from": {"dialect": chosen, "recording": Path(source).name}},
+            extra={
+                "translated_from": {"dialect": chosen, "recording": Path(source).name},
+                "translated_to": to,
+            },
             force=force,
         )
     except OSError as exc:

@@ -20,6 +20,7 @@ from sseconform import providers
 from sseconform.sse import Event, SSEDecoder
 from sseconform.translate.anthropic import AnthropicTranslator
 from sseconform.translate.base import DONE, Emitter, Frame, loads, serialize
+from sseconform.translate.encode import TARGETS, Encoder, encoder_for
 from sseconform.translate.gemini import GeminiTranslator
 from sseconform.translate.openai import OpenAITranslator
 from sseconform.translate.responses import ResponsesTranslator
@@ -27,6 +28,8 @@ from sseconform.translate.responses import ResponsesTranslator
 __all__ = [
     "DIALECTS",
     "DONE",
+    "TARGETS",
+    "TARGET_DIALECT",
     "Frame",
     "Translator",
     "auto_translator",
@@ -172,8 +175,19 @@ def translate_body(
     *,
     include_usage: bool = False,
     model: str | None = None,
+    to: str = "chat",
 ) -> Iterator[bytes]:
-    """Bytes of a native stream in, bytes of the chunk stream out, incrementally."""
+    """Bytes of a native stream in, bytes of the ``to`` grammar out, incrementally: chunks
+    (``chat``), Anthropic Messages events or Responses events (``encode``). A source already
+    in the target's grammar is passed through as it is."""
+    encoder = encoder_for(to)
+    if encoder is not None and dialect == TARGET_DIALECT[to]:
+        yield from chunks
+        return
+    if encoder is not None:
+        yield from _encoded(translate_body(chunks, dialect, include_usage=True, model=model),
+                            encoder)  # fmt: skip
+        return
     t = (
         translator_for(dialect, include_usage=include_usage, model=model, raw=True)
         if dialect
@@ -212,6 +226,33 @@ def translate_body(
 
 MAX_ERROR_BODY = 1 << 20
 
+#: The dialect whose own grammar each target is: such a source is passed through.
+TARGET_DIALECT = {
+    "chat": providers.OPENAI,
+    "anthropic": providers.ANTHROPIC,
+    "responses": providers.RESPONSES,
+}
+
+
+def _encoded(pieces: Iterable[bytes], encoder: Encoder) -> Iterator[bytes]:
+    """Serialised chunk bytes into an encoder, its bytes out, piece by piece."""
+    dec = SSEDecoder()
+    for piece in pieces:
+        out = [b for ev in dec.feed(piece) for b in encoder.feed(_frame(ev.data))]
+        dec.take_anomalies()
+        if out:
+            yield b"".join(out)
+    tail = [b for ev in dec.finish() for b in encoder.feed(_frame(ev.data))] + encoder.finish()
+    if tail:
+        yield b"".join(tail)
+
+
+def _frame(data: str) -> Frame:
+    if data == "[DONE]":
+        return DONE
+    obj = loads(data)
+    return obj if isinstance(obj, dict) else {}
+
 
 def error_body_message(body: bytes) -> str | None:
     """The message of a provider's JSON error body (any dialect's shape); None if not one."""
@@ -242,13 +283,33 @@ def translate_reads(
     model: str | None = None,
     created: int = 0,
     t_error: float = 0.0,
+    to: str = "chat",
 ) -> list[tuple[float, bytes]]:
     """Timed reads of a native body to timed reads of chunks: each chunk leaves when the
     native event it came from arrived, so time to first token survives translation.
 
     A non-2xx ``status`` means the reads are an error body: the grammar's answer to an
     error before the stream is an error frame then ``[DONE]``, sent at ``t_error``.
+    ``to`` other than chat encodes the chunks into that grammar, each piece at its time.
     """
+    encoder = encoder_for(to)
+    if encoder is not None:
+        if dialect == TARGET_DIALECT[to] and 200 <= status < 300:
+            return list(reads)
+        chunked = translate_reads(reads, dialect, status=status, include_usage=True,
+                                  model=model, created=created, t_error=t_error)  # fmt: skip
+        dec = SSEDecoder()
+        encoded: list[tuple[float, bytes]] = []
+        for when, piece in chunked:
+            data = b"".join(b for ev in dec.feed(piece) for b in encoder.feed(_frame(ev.data)))
+            if data:
+                encoded.append((when, data))
+        last = chunked[-1][0] if chunked else 0.0
+        rest = [b for ev in dec.finish() for b in encoder.feed(_frame(ev.data))]
+        rest += encoder.finish()
+        if rest:
+            encoded.append((last, b"".join(rest)))
+        return encoded
     if not 200 <= status < 300:
         body = b"".join(b for _, b in reads)
         text = body[:200].decode("utf-8", "replace")

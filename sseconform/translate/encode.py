@@ -1,0 +1,482 @@
+"""Chunks into the other grammars a gateway serves: Anthropic Messages events (``/v1/messages``,
+for Claude Code and the Anthropic SDKs) and Responses events (``/v1/responses``, for Codex
+and the Agents SDK).
+
+Every input dialect is first read into ``chat.completion.chunk`` frames by its reference
+translator (``translator_for``), so one encoder per target serves every source; a source of
+the target's own grammar is passed through unchanged instead (``translate_body``), which
+keeps what chunks cannot carry (thinking signatures, hosted tools, citations).
+
+The choices a translator into these grammars must make, each in one place:
+
+=====================  ========================================  =================================
+chunk stream           Anthropic Messages                        Responses
+=====================  ========================================  =================================
+ids                    ``msg_`` + the chunk id (kept if it       ``resp_`` + the chunk id; items
+                       starts ``msg_``); tool ids kept            ``rs_``/``msg_``/``fc_`` + it +
+                                                                  the output index; call_id kept
+reasoning              a ``thinking`` block, no signature (none   a ``reasoning`` item with one
+                       can be made up: a client cannot send it    ``summary_text`` part
+                       back; rule A012, a warning)
+text / refusal         a ``text`` block                           a ``message`` item, an
+                                                                  ``output_text`` / ``refusal`` part
+tool call              a ``tool_use`` block, input {} then        a ``function_call`` item,
+                       ``input_json_delta`` per fragment          arguments deltas then ``.done``
+``stop``               ``end_turn``                               ``response.completed``
+``length``             ``max_tokens``                             ``response.incomplete``,
+                                                                  ``max_output_tokens``
+``tool_calls``         ``tool_use``                               ``response.completed``
+``content_filter``     ``refusal``                                ``response.incomplete``,
+                                                                  ``content_filter``
+usage                  ``message_delta`` usage: input_tokens =    input_tokens (cached within,
+                       prompt - cached, cache_read_input_tokens   ``input_tokens_details``),
+                       = cached, output_tokens = completion       output_tokens (reasoning
+                       (zeros in ``message_start``: chunks give   within, ``output_tokens_details``)
+                       usage only at the end)
+error frame            ``event: error`` with ``{"type":"error",   an ``error`` event, then
+                       "error":{"type","message"}}``; the         ``response.failed`` with the
+                       stream ends there (no ``message_stop``)    error and the output so far
+=====================  ========================================  =================================
+
+Memory: an Anthropic encoder keeps the open block only. A Responses encoder must repeat every
+item's whole text in its ``.done`` events and in the terminal response's ``output`` (the
+grammar says so), so it keeps the output's strings until the end: what the grammar costs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from sseconform.translate.base import DONE, Frame
+
+__all__ = ["TARGETS", "AnthropicEncoder", "Encoder", "ResponsesEncoder", "encoder_for"]
+
+#: The grammars ``translate --to`` writes: chunks, and the two an encoder here writes.
+TARGETS = ("chat", "anthropic", "responses")
+
+_STOP = {
+    "stop": "end_turn",
+    "length": "max_tokens",
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "content_filter": "refusal",
+}
+
+
+def _event(name: str, obj: dict[str, Any]) -> bytes:
+    return b"event: " + name.encode() + b"\ndata: " + orjson.dumps(obj) + b"\n\n"
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _int(value: Any) -> int:
+    return value if type(value) is int and value >= 0 else 0
+
+
+class Encoder:
+    """Chunk frames in (dicts, error frames, ``[DONE]``), the target's SSE bytes out."""
+
+    def feed(self, frame: Frame) -> list[bytes]:
+        raise NotImplementedError
+
+    def finish(self) -> list[bytes]:
+        raise NotImplementedError
+
+
+class AnthropicEncoder(Encoder):
+    """Chunks to Anthropic Messages events: one block open at a time, in index order."""
+
+    def __init__(self) -> None:
+        self.started = False
+        self.ended = False
+        self.block: tuple[str, int] | None = None  # (kind, tool call index or -1)
+        self.index = -1  # the open (or last) block's index
+        self.stop: str | None = None
+        self.usage: dict[str, Any] | None = None
+        self.id = "msg_sseconform"
+        self.model = ""
+
+    def feed(self, frame: Frame) -> list[bytes]:
+        if self.ended:
+            return []
+        if frame == DONE:
+            return self._end()
+        if not isinstance(frame, dict):
+            return []
+        if "error" in frame and "choices" not in frame:
+            return self._error(frame["error"])
+        out: list[bytes] = []
+        if not self.started:
+            out += self._start(frame)
+        if isinstance(frame.get("usage"), dict):
+            self.usage = frame["usage"]
+        for choice in frame.get("choices") or []:
+            if not isinstance(choice, dict) or choice.get("index", 0) != 0:
+                continue  # a Messages stream holds one answer: the first choice
+            delta = _dict(choice.get("delta"))
+            out += self._delta(delta)
+            reason = choice.get("finish_reason")
+            if isinstance(reason, str):
+                self.stop = _STOP.get(reason, "end_turn")
+        return out
+
+    def finish(self) -> list[bytes]:
+        if self.ended or not self.started:
+            return []
+        return self._end()
+
+    def _start(self, chunk: dict[str, Any]) -> list[bytes]:
+        self.started = True
+        cid = _str(chunk.get("id"))
+        self.id = cid if cid.startswith("msg_") else f"msg_{cid or 'sseconform'}"
+        self.model = _str(chunk.get("model"))
+        message: dict[str, Any] = {
+            "id": self.id,
+            "type": "message",
+            "role": "assistant",
+            "model": self.model,
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 0, "output_tokens": 0},
+        }
+        return [_event("message_start", {"type": "message_start", "message": message})]
+
+    def _delta(self, delta: dict[str, Any]) -> list[bytes]:
+        out: list[bytes] = []
+        reasoning = _str(delta.get("reasoning_content")) or _str(delta.get("reasoning"))
+        if reasoning:
+            out += self._open("thinking", -1, {"type": "thinking", "thinking": ""})
+            out += self._piece({"type": "thinking_delta", "thinking": reasoning})
+        text = _str(delta.get("content")) + _str(delta.get("refusal"))
+        if text:
+            out += self._open("text", -1, {"type": "text", "text": ""})
+            out += self._piece({"type": "text_delta", "text": text})
+        for call in delta.get("tool_calls") or []:
+            if not isinstance(call, dict):
+                continue
+            fn = _dict(call.get("function"))
+            at = _int(call.get("index"))
+            if self.block != ("tool_use", at):
+                cid = _str(call.get("id")) or f"toolu_{self.id}_{at}"
+                block = {"type": "tool_use", "id": cid, "name": _str(fn.get("name")), "input": {}}
+                out += self._open("tool_use", at, block)
+            args = _str(fn.get("arguments"))
+            if args:
+                out += self._piece({"type": "input_json_delta", "partial_json": args})
+        return out
+
+    def _open(self, kind: str, call: int, block: dict[str, Any]) -> list[bytes]:
+        if self.block == (kind, call):
+            return []
+        out = self._close()
+        self.index += 1
+        self.block = (kind, call)
+        start = {"type": "content_block_start", "index": self.index, "content_block": block}
+        return [*out, _event("content_block_start", start)]
+
+    def _piece(self, delta: dict[str, Any]) -> list[bytes]:
+        obj = {"type": "content_block_delta", "index": self.index, "delta": delta}
+        return [_event("content_block_delta", obj)]
+
+    def _close(self) -> list[bytes]:
+        if self.block is None:
+            return []
+        self.block = None
+        stop = {"type": "content_block_stop", "index": self.index}
+        return [_event("content_block_stop", stop)]
+
+    def _end(self) -> list[bytes]:
+        if not self.started:
+            self.ended = True
+            return []
+        out = self._close()
+        u = self.usage or {}
+        details = u.get("prompt_tokens_details")
+        cached = _int(details.get("cached_tokens")) if isinstance(details, dict) else 0
+        usage = {
+            "input_tokens": max(_int(u.get("prompt_tokens")) - cached, 0),
+            "output_tokens": _int(u.get("completion_tokens")),
+        }
+        if cached:
+            usage["cache_read_input_tokens"] = cached
+        delta = {"stop_reason": self.stop or "end_turn", "stop_sequence": None}
+        out.append(
+            _event("message_delta", {"type": "message_delta", "delta": delta, "usage": usage})
+        )
+        out.append(_event("message_stop", {"type": "message_stop"}))
+        self.ended = True
+        return out
+
+    def _error(self, error: Any) -> list[bytes]:
+        err = error if isinstance(error, dict) else {"message": _str(error)}
+        kind = _str(err.get("type"))
+        message = _str(err.get("message")) or "upstream error"
+        body = {"type": kind if kind.endswith("_error") else "api_error", "message": message}
+        self.ended = True
+        return [_event("error", {"type": "error", "error": body})]
+
+
+class ResponsesEncoder(Encoder):
+    """Chunks to Responses events: items added, streamed, done, in output order; one
+    terminal event whose output is what was streamed."""
+
+    def __init__(self) -> None:
+        self.seq = 0
+        self.started = False
+        self.ended = False
+        self.response: dict[str, Any] = {}
+        self.output: list[dict[str, Any]] = []  # the items done so far (the terminal's output)
+        self.item: dict[str, Any] | None = None  # the open item
+        self.kind: tuple[str, int] | None = None  # (kind, tool call index or -1)
+        self.text = ""  # what the open item's deltas built
+        self.stop: str | None = None
+        self.usage: dict[str, Any] | None = None
+        self.stem = "sseconform"
+
+    def _ev(self, kind: str, fields: dict[str, Any]) -> bytes:
+        obj = {"type": kind, **fields, "sequence_number": self.seq}
+        self.seq += 1
+        return _event(kind, obj)
+
+    def feed(self, frame: Frame) -> list[bytes]:
+        if self.ended:
+            return []
+        if frame == DONE:
+            return self._end()
+        if not isinstance(frame, dict):
+            return []
+        if "error" in frame and "choices" not in frame:
+            return self._error(frame["error"])
+        out: list[bytes] = []
+        if not self.started:
+            out += self._start(frame)
+        if isinstance(frame.get("usage"), dict):
+            self.usage = frame["usage"]
+        for choice in frame.get("choices") or []:
+            if not isinstance(choice, dict) or choice.get("index", 0) != 0:
+                continue
+            delta = _dict(choice.get("delta"))
+            out += self._delta(delta)
+            reason = choice.get("finish_reason")
+            if isinstance(reason, str):
+                self.stop = reason
+        return out
+
+    def finish(self) -> list[bytes]:
+        if self.ended or not self.started:
+            return []
+        return self._end()
+
+    def _start(self, chunk: dict[str, Any]) -> list[bytes]:
+        self.started = True
+        cid = _str(chunk.get("id")) or "sseconform"
+        self.stem = cid.removeprefix("resp_").removeprefix("chatcmpl-")
+        created = chunk.get("created")
+        self.response = {
+            "id": cid if cid.startswith("resp_") else f"resp_{self.stem}",
+            "object": "response",
+            "created_at": created if type(created) is int else 0,
+            "status": "in_progress",
+            "error": None,
+            "incomplete_details": None,
+            "model": _str(chunk.get("model")),
+            "output": [],
+            "usage": None,
+        }
+        return [
+            self._ev("response.created", {"response": self.response}),
+            self._ev("response.in_progress", {"response": self.response}),
+        ]
+
+    def _delta(self, delta: dict[str, Any]) -> list[bytes]:
+        out: list[bytes] = []
+        reasoning = _str(delta.get("reasoning_content")) or _str(delta.get("reasoning"))
+        if reasoning:
+            out += self._open("reasoning", -1, {"type": "reasoning", "summary": []})
+            out.append(self._stream("response.reasoning_summary_text.delta", reasoning))
+        for kind, key in (("output_text", "content"), ("refusal", "refusal")):
+            text = _str(delta.get(key))
+            if text:
+                item = {"type": "message", "status": "in_progress", "role": "assistant"}
+                out += self._open(kind, -1, {**item, "content": []})
+                out.append(self._stream(f"response.{kind}.delta", text))
+        for call in delta.get("tool_calls") or []:
+            if not isinstance(call, dict):
+                continue
+            fn = _dict(call.get("function"))
+            at = _int(call.get("index"))
+            if self.kind != ("function_call", at):
+                item = {
+                    "type": "function_call",
+                    "status": "in_progress",
+                    "arguments": "",
+                    "call_id": _str(call.get("id")) or f"call_{self.stem}_{at}",
+                    "name": _str(fn.get("name")),
+                }
+                out += self._open("function_call", at, item)
+            args = _str(fn.get("arguments"))
+            if args:
+                out.append(self._stream("response.function_call_arguments.delta", args))
+        return out
+
+    def _where(self) -> dict[str, Any]:
+        assert self.item is not None
+        where: dict[str, Any] = {"item_id": self.item["id"], "output_index": len(self.output)}
+        if self.kind is not None and self.kind[0] in ("output_text", "refusal"):
+            where["content_index"] = 0
+        elif self.kind is not None and self.kind[0] == "reasoning":
+            where["summary_index"] = 0
+        return where
+
+    def _stream(self, kind: str, piece: str) -> bytes:
+        self.text += piece
+        fields = {**self._where(), "delta": piece}
+        if kind == "response.output_text.delta":
+            fields["logprobs"] = []
+        return self._ev(kind, fields)
+
+    def _open(self, kind: str, call: int, item: dict[str, Any]) -> list[bytes]:
+        if self.kind == (kind, call):
+            return []
+        out = self._close()
+        prefix = {"reasoning": "rs", "function_call": "fc"}.get(kind, "msg")
+        self.item = {"id": f"{prefix}_{self.stem}_{len(self.output)}", **item}
+        self.kind = (kind, call)
+        self.text = ""
+        added = {"output_index": len(self.output), "item": self.item}
+        out.append(self._ev("response.output_item.added", added))
+        if kind == "reasoning":
+            part = {"type": "summary_text", "text": ""}
+            out.append(
+                self._ev("response.reasoning_summary_part.added", {**self._where(), "part": part})
+            )
+        elif kind in ("output_text", "refusal"):
+            part = self._part(kind, "")
+            out.append(self._ev("response.content_part.added", {**self._where(), "part": part}))
+        return out
+
+    @staticmethod
+    def _part(kind: str, text: str) -> dict[str, Any]:
+        if kind == "refusal":
+            return {"type": "refusal", "refusal": text}
+        return {"type": "output_text", "text": text, "annotations": [], "logprobs": []}
+
+    def _close(self, status: str = "completed") -> list[bytes]:
+        if self.item is None or self.kind is None:
+            return []
+        kind, where, text = self.kind[0], self._where(), self.text
+        out: list[bytes] = []
+        done = dict(self.item)
+        if kind == "reasoning":
+            part = {"type": "summary_text", "text": text}
+            out.append(self._ev("response.reasoning_summary_text.done", {**where, "text": text}))
+            out.append(self._ev("response.reasoning_summary_part.done", {**where, "part": part}))
+            done["summary"] = [part]
+        elif kind in ("output_text", "refusal"):
+            part = self._part(kind, text)
+            key = "text" if kind == "output_text" else "refusal"
+            fields = {**where, key: text}
+            if kind == "output_text":
+                fields["logprobs"] = []
+            out.append(self._ev(f"response.{kind}.done", fields))
+            out.append(self._ev("response.content_part.done", {**where, "part": part}))
+            done["status"], done["content"] = status, [part]
+        else:
+            out.append(
+                self._ev("response.function_call_arguments.done", {**where, "arguments": text})
+            )
+            done["status"], done["arguments"] = status, text
+        out.append(
+            self._ev(
+                "response.output_item.done", {"output_index": where["output_index"], "item": done}
+            )
+        )
+        self.output.append(done)
+        self.item, self.kind, self.text = None, None, ""
+        return out
+
+    def _open_item(self) -> list[dict[str, Any]]:
+        """The item the stream was building when it failed, as far as it got (the failed
+        response's output holds it too, unfinished)."""
+        if self.item is None or self.kind is None:
+            return []
+        kind, item = self.kind[0], dict(self.item)
+        if kind == "reasoning":
+            item["summary"] = [{"type": "summary_text", "text": self.text}]
+        elif kind in ("output_text", "refusal"):
+            item["status"], item["content"] = "incomplete", [self._part(kind, self.text)]
+        else:
+            item["status"], item["arguments"] = "incomplete", self.text
+        return [item]
+
+    def _usage(self) -> dict[str, Any] | None:
+        if self.usage is None:
+            return None
+        u = self.usage
+        prompt, completion = _int(u.get("prompt_tokens")), _int(u.get("completion_tokens"))
+        pd, cd = u.get("prompt_tokens_details"), u.get("completion_tokens_details")
+        cached = _int(pd.get("cached_tokens")) if isinstance(pd, dict) else 0
+        reasoning = _int(cd.get("reasoning_tokens")) if isinstance(cd, dict) else 0
+        return {
+            "input_tokens": prompt,
+            "input_tokens_details": {"cached_tokens": cached},
+            "output_tokens": completion,
+            "output_tokens_details": {"reasoning_tokens": reasoning},
+            "total_tokens": prompt + completion,
+        }
+
+    def _end(self) -> list[bytes]:
+        if not self.started:
+            self.ended = True
+            return []
+        cut = self.stop in ("length", "content_filter")
+        out = self._close("incomplete" if cut else "completed")
+        final = {**self.response, "output": self.output, "usage": self._usage()}
+        if cut:
+            reason = "max_output_tokens" if self.stop == "length" else "content_filter"
+            final["status"], final["incomplete_details"] = "incomplete", {"reason": reason}
+            out.append(self._ev("response.incomplete", {"response": final}))
+        else:
+            final["status"] = "completed"
+            out.append(self._ev("response.completed", {"response": final}))
+        self.ended = True
+        return out
+
+    def _error(self, error: Any) -> list[bytes]:
+        err = error if isinstance(error, dict) else {"message": _str(error)}
+        message = _str(err.get("message")) or "upstream error"
+        code = err.get("code")
+        code = code if isinstance(code, str) else _str(err.get("type")) or "server_error"
+        out: list[bytes] = []
+        if not self.started:
+            out += self._start({})
+        out.append(self._ev("error", {"code": code, "message": message, "param": None}))
+        failed = {
+            **self.response,
+            "status": "failed",
+            "error": {"code": code, "message": message},
+            "output": [*self.output, *self._open_item()],
+        }
+        out.append(self._ev("response.failed", {"response": failed}))
+        self.ended = True
+        return out
+
+
+def encoder_for(target: str) -> Encoder | None:
+    """The encoder into ``target`` (None for chat: chunks are written as they are)."""
+    if target == "anthropic":
+        return AnthropicEncoder()
+    if target == "responses":
+        return ResponsesEncoder()
+    if target == "chat":
+        return None
+    raise ValueError(f"unknown target {target!r}; targets: {', '.join(TARGETS)}")

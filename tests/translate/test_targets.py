@@ -1,0 +1,297 @@
+"""``translate --to anthropic|responses``: every dialect we read into the grammars a gateway
+serves at ``/v1/messages`` and ``/v1/responses``.
+
+Each output must pass ``check --grammar`` of its target with no error, and mean what its
+source means: read back by the reference readers (``gate``'s content fold, compared piece by
+piece) and by the target's own SDK (anthropic-python's stream accumulator, openai-python's
+Responses stream state) against the source's own SDK. Over the bundled recordings and, when
+present, every stream of the real-stream corpus of a dialect we read.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+import openai
+import pytest
+
+from sseconform.api import check_bytes
+from sseconform.gate.content import content_of
+from sseconform.gate.diff import compare
+from sseconform.recording.format import RecordingReader
+from sseconform.replay.plan import load
+from sseconform.rules.catalog import RULES, Severity
+from sseconform.translate import translate_body
+from tests.cli.helpers import run_cli
+from tests.conftest import REAL_STREAMS, ROOT
+from tests.translate_diff.test_differential import (  # noqa: F401  (fixtures)
+    View,
+    _Server,
+    anthropic_view,
+    chat_view,
+    gemini_view,
+    oai,
+    responses_view,
+    server,
+)
+
+TARGETS = ("anthropic", "responses")
+RECORDINGS = ROOT / "recordings"
+#: What a translation may be warned about, and why: a thinking block with no signature (none
+#: can be made up, A012); a call cut by the token limit (A036, S072: the source's own cut);
+#: no usage at the end when the source sent none (S046).
+ALLOWED = frozenset({"A012", "A036", "S072", "S046"})
+#: Not compared by meaning: streams whose own meaning is broken on purpose.
+BROKEN = {"anthropic-tool-call.jsonl": "a buggy gateway's chunks (index skipped, end_turn)"}
+
+
+def _recordings() -> list[Any]:
+    out = []
+    for path in sorted(RECORDINGS.glob("*/*.jsonl")):
+        if path.parent.name == "golden":
+            continue
+        rec = load(str(path))
+        if rec.status == 200:
+            out.append(pytest.param(path, id=f"{path.parent.name}/{path.name}"))
+    return out
+
+
+RECS = _recordings()
+
+
+def _out(body: bytes, dialect: str | None, to: str, step: int = 0) -> bytes:
+    pieces = [body] if not step else [body[i : i + step] for i in range(0, len(body), step)]
+    return b"".join(translate_body(pieces, dialect, to=to))
+
+
+def _errors_and_warnings(body: bytes, grammar: str) -> tuple[list[str], set[str]]:
+    res = check_bytes(body, grammar=grammar)
+    errors = [f"{d.code} {d.message}" for d in res.diagnostics if _sev(d.code) == "error"]
+    return errors, {d.code for d in res.diagnostics if _sev(d.code) == "warning"}
+
+
+def _sev(code: str) -> str:
+    return "error" if RULES[code].severity is Severity.ERROR else RULES[code].severity.value
+
+
+@pytest.mark.parametrize("to", TARGETS)
+@pytest.mark.parametrize("path", RECS)
+def test_every_recording_checks_clean_and_means_the_same(path: Path, to: str) -> None:
+    rec = load(str(path))
+    out = _out(rec.body, rec.dialect, to)
+    errors, warnings = _errors_and_warnings(out, to)
+    assert not errors, errors
+    assert warnings <= ALLOWED, warnings - ALLOWED
+    if path.name in BROKEN:
+        return
+    diffs = compare(content_of([rec.body], rec.dialect), content_of([out], to), usage=True)
+    assert not diffs, [(d.field, d.kind, d.message) for d in diffs]
+
+
+@pytest.mark.parametrize("to", TARGETS)
+@pytest.mark.parametrize("step", [1, 7])
+def test_split_anywhere_the_output_is_the_same(to: str, step: int) -> None:
+    for name in ("gemini/thinking-gemini.jsonl", "chat/parallel-tool-calls.jsonl"):
+        rec = load(str(RECORDINGS / name))
+        assert _out(rec.body, rec.dialect, to, step) == _out(rec.body, rec.dialect, to)
+
+
+def test_a_source_in_the_target_s_grammar_passes_unchanged() -> None:
+    for name, to in (("anthropic/thinking-anthropic.jsonl", "anthropic"),
+                     ("responses/usage-responses.jsonl", "responses")):  # fmt: skip
+        rec = load(str(RECORDINGS / name))
+        assert _out(rec.body, rec.dialect, to) == rec.body
+
+
+def test_an_upstream_error_is_each_grammar_s_error() -> None:
+    rec = load(str(RECORDINGS / "anthropic" / "error-anthropic.jsonl"))
+    out = _out(rec.body, "anthropic", "responses").decode()
+    assert "event: error\n" in out and out.rstrip().split("\n\n")[-1].startswith(
+        "event: response.failed\n"
+    )
+    rec = load(str(RECORDINGS / "responses" / "error-responses.jsonl"))
+    out = _out(rec.body, "responses", "anthropic").decode()
+    last = out.rstrip().split("\n\n")[-1]
+    assert last.startswith("event: error\n") and '"type":"error"' in last
+    assert "message_stop" not in out  # an error ends a Messages stream
+
+
+# -- what the SDKs read ------------------------------------------------------------------------
+
+
+def _source_view(rec: Any, srv: _Server, client: openai.OpenAI) -> View:
+    if rec.dialect == "anthropic":
+        return anthropic_view(srv, rec.body)
+    if rec.dialect == "responses":
+        return responses_view(client, srv, rec.body)
+    if rec.dialect == "gemini":
+        return gemini_view(srv, rec.body)
+    return chat_view(client, srv, rec.body, "openai")
+
+
+def _comparable(v: View) -> tuple[Any, ...]:
+    """Anthropic has no refusal part (a refusal is text there). A stream that failed is
+    compared on that alone: what a client keeps of the partial answer is its own (the
+    Anthropic SDK keeps a snapshot, openai-python's Responses stream raises at the error)."""
+    if v.error is not None:
+        return ("failed",)
+    # a call cut by the token limit: each SDK keeps its own guess at the arguments (the
+    # Anthropic SDK repairs partial JSON, openai-python keeps the text), so names only
+    tools = [name for name, _ in v.tools] if v.finish == "length" else v.tools
+    return (v.text + v.refusal, v.reasoning, tools, v.finish)
+
+
+#: google-genai refuses the bundled Gemini recordings (their thought signatures are made up,
+#: not base64): they are compared by meaning above, as every real Gemini stream is below.
+SDK_SOURCES = [
+    p for p in RECS if p.values[0].name not in BROKEN and p.values[0].parent.name != "gemini"
+]
+
+
+@pytest.mark.parametrize("to", TARGETS)
+@pytest.mark.parametrize("path", SDK_SOURCES)
+def test_the_target_s_sdk_reads_what_the_source_s_sdk_reads(
+    path: Path,
+    to: str,
+    server: _Server,  # noqa: F811  (the differential tests' loopback server)
+    oai: openai.OpenAI,  # noqa: F811
+) -> None:
+    rec = load(str(path))
+    out = _out(rec.body, rec.dialect, to)
+    want = _source_view(rec, server, oai)
+    got = anthropic_view(server, out) if to == "anthropic" else responses_view(oai, server, out)
+    assert _comparable(got) == _comparable(want), (got, want)
+
+
+# -- the command line ---------------------------------------------------------------------------
+
+
+def test_cli_recording_in_recording_out(tmp_path: Path) -> None:
+    src = RECORDINGS / "gemini" / "tool-call-gemini.jsonl"
+    r = run_cli("translate", src, "--to", "anthropic", "-o", "out.jsonl", cwd=tmp_path)
+    assert r.code == 0, r.both
+    with open(tmp_path / "out.jsonl", "rb") as fp:
+        reader = RecordingReader(fp, "out.jsonl")
+        reads = list(reader.reads())
+    assert reader.header["translated_to"] == "anthropic"
+    times = [t for t, _ in reads]
+    assert times == sorted(times) and times[0] > 0  # the source's timing is kept
+    assert run_cli("check", "--grammar", "anthropic", "out.jsonl", cwd=tmp_path).code == 0
+    again = run_cli("translate", src, "--to", "anthropic", "-o", "out.jsonl", cwd=tmp_path)
+    assert again.code == 2 and "exists" in again.err  # nothing is overwritten silently
+
+
+def test_cli_raw_body_and_a_bad_target(tmp_path: Path) -> None:
+    rec = load(str(RECORDINGS / "responses" / "tool-call-responses.jsonl"))
+    (tmp_path / "in.sse").write_bytes(rec.body)
+    r = run_cli("translate", "in.sse", "--to", "anthropic", cwd=tmp_path)
+    assert r.code == 0 and r.out.startswith("event: message_start\n"), r.both
+    r = run_cli("translate", "in.sse", "--to", "grpc", cwd=tmp_path)
+    assert r.code == 2 and "--to 'grpc'" in r.err and "Traceback" not in r.err
+
+
+# -- the real-stream corpus ---------------------------------------------------------------------
+
+MANIFEST = REAL_STREAMS / "MANIFEST.tsv"
+DIALECT = {
+    "anthropic-messages": "anthropic",
+    "gemini": "gemini",
+    "responses": "responses",
+    "chat-completions": "openai",
+}
+
+
+def _rows() -> list[dict[str, str]]:
+    if not MANIFEST.is_file():
+        return []
+    with open(MANIFEST, newline="", encoding="utf-8") as f:
+        return [r for r in csv.DictReader(f, delimiter="\t") if r["api"] in DIALECT]
+
+
+ROWS = _rows()
+
+
+_VERCEL_GEMINI = (
+    "the Vercel AI Gateway's Gemini usage counts reasoning outside completion_tokens; the "
+    "translation reads usage under OpenAI's definition (reasoning within), as U004 does"
+)
+#: (target, stream) -> why its meaning differs: the choices these grammars force.
+KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
+    **{
+        ("anthropic", f"openai/{name}__openai-python.sse"): (
+            "Anthropic has no refusal block: a refusal is text there"
+        )
+        for name in ("parse-pydantic-model-refusal", "refusal-logprobs-events")
+    },
+    **{
+        (to, "openai/parse-pydantic-model-multiple-choices__openai-python.sse"): (
+            "a Messages or Responses stream holds one answer: choices past the first are left out"
+        )
+        for to in TARGETS
+    },
+    **{
+        (to, f"vercel-ai-gateway/vercel{name}__fantasy.sse"): _VERCEL_GEMINI
+        for to in TARGETS
+        for name in (
+            "common-gemini-2.5-flash-multi-tool-streaming-turn1",
+            "common-gemini-2.5-flash-simple-streaming",
+            "common-gemini-2.5-flash-tool-streaming-turn1",
+            "common-gemini-3-pro-preview-multi-tool-streaming-turn1",
+            "common-gemini-3-pro-preview-multi-tool-streaming-turn2",
+            "common-gemini-3-pro-preview-simple-streaming",
+            "common-gemini-3-pro-preview-tool-streaming-turn1",
+            "thinking-gemini-3-pro-preview-thinking-streaming-turn1",
+            "thinking-gemini-3-pro-preview-thinking-streaming-turn2",
+        )
+    },
+    **{
+        (
+            to,
+            "_edited/vertex-gemini/firebase-vertexai-streaming-failure-error-mid-stream"
+            "__firebase-vertexai-test-data.sse",
+        ): (
+            "an error after the last candidate: in these grammars an error ends the stream "
+            "with no stop reason"
+        )
+        for to in TARGETS
+    },
+}
+
+
+@pytest.mark.skipif(not ROWS, reason="../shared/real-streams is not present")
+@pytest.mark.parametrize("to", TARGETS)
+def test_real_streams_translate_into_every_target(to: str) -> None:
+    """Every real stream of a dialect we read: no check error in the output, and the same
+    meaning (the figures are printed; a stream that differs is named with the reason)."""
+    tried, equal, invalid, differing, failing = 0, 0, [], [], []
+    for row in ROWS:
+        body = (REAL_STREAMS / row["path"]).read_bytes()
+        if not body.endswith(b"\n\n"):
+            body = body.rstrip(b"\r\n") + b"\n\n"  # a capture's last event, terminated
+        dialect = DIALECT[row["api"]]
+        out = _out(body, dialect, to)
+        tried += 1
+        if dialect == to and _errors_and_warnings(body, to)[0]:
+            # passed through as it is: a stream its own grammar refuses (an edited fixture,
+            # a capture with events or ids removed) stays what it is
+            invalid.append(row["path"])
+            continue
+        errors, _ = _errors_and_warnings(out, to)
+        if errors:
+            failing.append(f"{row['path']}: {errors[0]}")
+            continue
+        diffs = compare(content_of([body], dialect), content_of([out], to), usage=True)
+        if diffs:
+            differing.append(row["path"])
+            if (to, row["path"]) not in KNOWN_DIFFERENCES:
+                failing.append(f"{row['path']}: {diffs[0].field} {diffs[0].kind}")
+        else:
+            equal += 1
+    figures = {"to": to, "tried": tried, "equal": equal, "invalid source": len(invalid)}
+    print(json.dumps({**figures, "differing (known)": len(differing)}))
+    assert not failing, "\n".join(failing)
+    stale = {p for t, p in KNOWN_DIFFERENCES if t == to} - set(differing)
+    assert not stale, f"no longer differ: drop them from KNOWN_DIFFERENCES: {sorted(stale)}"
