@@ -18,7 +18,8 @@ and it can be told to make the mistakes real gateways make, so the tests can sho
 
 On ``/v1/messages`` and ``/v1/responses`` it passes an upstream of the same grammar through
 (Anthropic Messages events, Responses events: what a gateway in front of Claude Code or Codex
-does for the provider's own models), and can make these mistakes there:
+does for the provider's own models) and translates any other dialect into that grammar (with
+``translate --to``'s encoders); it can make these mistakes on a pass-through:
 
 - ``drop-block-start``: the first ``content_block_start`` never reaches the client;
 - ``repeat-message-start``: ``message_start`` is sent twice;
@@ -45,7 +46,7 @@ from typing import Any
 import httpx
 
 from sseconform.sse import SSEDecoder
-from sseconform.translate import serialize, translator_for
+from sseconform.translate import serialize, translate_body, translator_for
 
 MODELS = {
     "sseconform-anthropic": "anthropic",
@@ -160,8 +161,11 @@ class Gateway:
         self.last_headers = dict(h.headers.items())
         wanted = h.headers.get("x-test-provider") or MODELS.get(str(body.get("model")))
         upstream = h.headers.get("x-test-upstream") or self.upstream
+        if wanted is None:
+            self._json(h, 404, {"error": {"message": f"unknown model {body.get('model')!r}"}})
+            return
         if wanted != dialect:
-            self._json(h, 404, {"error": {"message": f"{wanted} is not served here"}})
+            self._translated(h, body, wanted, dialect, upstream)
             return
         path = "/v1/messages" if dialect == "anthropic" else "/v1/responses"
         with httpx.Client(timeout=httpx.Timeout(30.0)) as client:
@@ -182,6 +186,32 @@ class Gateway:
                     h.wfile.flush()
             except (httpx.RemoteProtocolError, httpx.ReadError):
                 h.wfile.flush()  # a dropped upstream: the stream just ends (as Portkey does)
+
+    def _translated(
+        self, h: BaseHTTPRequestHandler, body: dict[str, Any], source: str, grammar: str,
+        upstream: str,
+    ) -> None:  # fmt: skip
+        """Another dialect's upstream served in this endpoint's grammar, translated as it
+        arrives by sseconform's reference translation (what a correct gateway does)."""
+        path, up_body = self._upstream_request(source, body)
+        with (
+            httpx.Client(timeout=httpx.Timeout(30.0)) as client,
+            client.stream("POST", upstream + path, json=up_body) as resp,
+        ):
+            if resp.status_code >= 400:
+                self._raw(h, resp.status_code, resp.read())
+                return
+            self._start(h)
+
+            def pieces() -> Iterator[bytes]:  # a drop ends the input: the stream was cut
+                try:
+                    yield from resp.iter_raw()
+                except (httpx.RemoteProtocolError, httpx.ReadError):
+                    return
+
+            for piece in translate_body(pieces(), source, to=grammar):
+                h.wfile.write(piece)
+                h.wfile.flush()
 
     def _native_event(self, ev: Any, state: dict[str, int]) -> bytes:
         """One event, re-serialised, with this gateway's mistakes made on it."""

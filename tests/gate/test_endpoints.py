@@ -184,6 +184,25 @@ def test_a_correct_pass_through_passes(tmp_path: Path, endpoint: str, dialect: s
     assert codes >= {"A020" if dialect == "anthropic" else "S040"}, codes
 
 
+TRANSLATED_PAIRS = [
+    (e, d)
+    for e, own in (("messages", "anthropic"), ("responses", "responses"))
+    for d in ("anthropic", "gemini", "responses", "openai")
+    if d != own
+]
+
+
+@pytest.mark.parametrize(("endpoint", "dialect"), TRANSLATED_PAIRS)
+def test_a_correct_translating_gateway_passes(tmp_path: Path, endpoint: str, dialect: str) -> None:
+    """Every other dialect's upstream, translated into the endpoint's grammar as it arrives:
+    every scenario passes, an upstream failure included (the grammar's own error)."""
+    got = _gate_native(tmp_path, endpoint, dialect, set())
+    assert got
+    for name, s in got.items():
+        assert s.verdict == "pass", (name, [(f.code, f.message) for f in s.findings])
+    assert got[f"{endpoint}/{dialect}/dropped-mid-stream"].expect == "error"
+
+
 @pytest.mark.parametrize(
     ("endpoint", "dialect", "bug", "scenario", "codes"),
     [
