@@ -14,13 +14,13 @@ out, and it can only build grammar chunks.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Protocol
+from typing import Any, Protocol
 
 from sseconform import providers
 from sseconform.sse import Event, SSEDecoder
 from sseconform.translate.anthropic import AnthropicTranslator
 from sseconform.translate.base import DONE, Emitter, Frame, loads, serialize
-from sseconform.translate.encode import TARGETS, Encoder, encoder_for
+from sseconform.translate.encode import TARGETS, encoder_for
 from sseconform.translate.gemini import GeminiTranslator
 from sseconform.translate.openai import OpenAITranslator
 from sseconform.translate.responses import ResponsesTranslator
@@ -181,17 +181,39 @@ def translate_body(
     (``chat``), Anthropic Messages events or Responses events (``encode``). A source already
     in the target's grammar is passed through as it is."""
     encoder = encoder_for(to)
-    if encoder is not None and dialect == TARGET_DIALECT[to]:
+    if encoder is None:
+        for frames in _frame_batches(chunks, dialect, include_usage, model, raw=True):
+            out = [f if type(f) is bytes else serialize(f) for f in frames]
+            if out:
+                yield b"".join(out)
+        return
+    if dialect == TARGET_DIALECT[to]:
         yield from chunks
         return
-    if encoder is not None:
-        yield from _encoded(translate_body(chunks, dialect, include_usage=True, model=model),
-                            encoder)  # fmt: skip
-        return
+    # the chunk frames go straight into the encoder: no bytes in between
+    feed = encoder.feed
+    for frames in _frame_batches(chunks, dialect, True, model, raw=False):
+        out = [b for f in frames for b in feed(f)]
+        if out:
+            yield b"".join(out)
+    rest = encoder.finish()
+    if rest:
+        yield b"".join(rest)
+
+
+def _frame_batches(
+    chunks: Iterable[bytes],
+    dialect: str | None,
+    include_usage: bool,
+    model: str | None,
+    *,
+    raw: bool,
+) -> Iterator[list[Any]]:
+    """The chunk frames of each input piece (one list per piece, then the tail)."""
     t = (
-        translator_for(dialect, include_usage=include_usage, model=model, raw=True)
+        translator_for(dialect, include_usage=include_usage, model=model, raw=raw)
         if dialect
-        else auto_translator(include_usage=include_usage, model=model, raw=True)
+        else auto_translator(include_usage=include_usage, model=model, raw=raw)
     )
     dec = SSEDecoder()
     feed = t.feed
@@ -208,20 +230,19 @@ def translate_body(
         if len(trailing) > MAX_ERROR_BODY:  # too long to be an error body: stop keeping it
             base += len(trailing)
             trailing.clear()
-        out = [f if type(f) is bytes else serialize(f) for ev in evs for f in feed(ev)]
+        frames = [f for ev in evs for f in feed(ev)]
         dec.take_anomalies()
-        if out:
-            yield b"".join(out)
+        if frames:
+            yield frames
     evs = dec.finish()
-    tail = [serialize(f) for ev in evs for f in feed(ev)]
+    tail: list[Any] = [f for ev in evs for f in feed(ev)]
     message = None if evs else error_body_message(bytes(trailing))
     if message is not None:
-        error = {"error": {"message": message, "type": "upstream_error"}}
-        tail += [serialize(error), serialize(DONE)]
+        tail += [{"error": {"message": message, "type": "upstream_error"}}, DONE]
     else:
-        tail += [serialize(f) for f in t.finish()]
+        tail += t.finish()
     if tail:
-        yield b"".join(tail)
+        yield tail
 
 
 MAX_ERROR_BODY = 1 << 20
@@ -232,19 +253,6 @@ TARGET_DIALECT = {
     "anthropic": providers.ANTHROPIC,
     "responses": providers.RESPONSES,
 }
-
-
-def _encoded(pieces: Iterable[bytes], encoder: Encoder) -> Iterator[bytes]:
-    """Serialised chunk bytes into an encoder, its bytes out, piece by piece."""
-    dec = SSEDecoder()
-    for piece in pieces:
-        out = [b for ev in dec.feed(piece) for b in encoder.feed(_frame(ev.data))]
-        dec.take_anomalies()
-        if out:
-            yield b"".join(out)
-    tail = [b for ev in dec.finish() for b in encoder.feed(_frame(ev.data))] + encoder.finish()
-    if tail:
-        yield b"".join(tail)
 
 
 def _frame(data: str) -> Frame:

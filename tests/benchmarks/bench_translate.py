@@ -1,6 +1,6 @@
 """Benchmark: `translate` throughput on an Anthropic Messages stream against the floor.
 
-Run:  python tests/benchmarks/bench_translate.py [--quick] [--compact] [--profile]
+Run:  python tests/benchmarks/bench_translate.py [--quick] [--compact] [--profile] [--memory]
 
 Prints, measured in the same run on the same bytes (a ~35 MB stream, ~3.5 MB with --quick):
 - translation: ``translate_body(pieces, "anthropic")`` over the body in 64 KiB pieces, every
@@ -15,9 +15,13 @@ with ``input_json_delta`` fragments, content_block_stop, message_delta, message_
 JSON is spaced (``{"type": "content_block_delta", "index": 0, ...}``); ``--compact`` writes
 it without spaces, as most captures in ../shared/real-streams do. Before timing, the output
 is checked once: no `check` error, and the text and tool arguments come through whole.
-``--profile`` adds the time of each stage (decoder, JSON parse, translator, serialize) and a
-cProfile of one translation. Figures are medians of several runs, taken in rounds (one of
-each run per round) so that load from elsewhere on the machine falls on all alike.
+Then ``--to``: that stream into Responses events, and the Responses output into Anthropic
+events, each against the floor on its own input (target >= 0.5x); ``--memory`` adds the peak
+memory allocated while translating 10 and 100 MB (a Responses input's terminal event repeats
+the whole output, so reading it costs that event's size). ``--profile`` adds the time of
+each stage (decoder, JSON parse, translator, serialize) and a cProfile of one translation.
+Figures are medians of several runs, taken in rounds (one of each run per round) so that load
+from elsewhere on the machine falls on all alike.
 """
 
 from __future__ import annotations
@@ -174,13 +178,82 @@ def pieces(body: bytes) -> list[bytes]:
     return [body[i : i + READ] for i in range(0, len(body), READ)]
 
 
-def run_translate(chunks: list[bytes], dialect: str | None = "anthropic") -> int:
+def run_translate(chunks: list[bytes], dialect: str | None = "anthropic", to: str = "chat") -> int:
     from sseconform.translate import translate_body
 
     n = 0
-    for out in translate_body(iter(chunks), dialect):
+    for out in translate_body(iter(chunks), dialect, to=to):
         n += len(out)
     return n
+
+
+def targets(body: bytes, repeat: int) -> None:
+    """``--to anthropic|responses``: Anthropic into Responses events, and (that output as the
+    input) Responses into Anthropic events, each against the floor on its own input; the
+    outputs pass their grammar's check with no error."""
+    from sseconform.api import check_bytes
+    from sseconform.translate import translate_body
+
+    as_responses = b"".join(translate_body([body], "anthropic", to="responses"))
+    cases = {
+        "anthropic": ("responses", as_responses),
+        "responses": ("anthropic", body),
+    }
+    print("into the agents' grammars (translate --to):")
+    for to, (source, data) in [
+        ("responses", ("anthropic", body)),
+        ("anthropic", cases["anthropic"]),
+    ]:
+        chunks = pieces(data)
+        out = b"".join(translate_body(iter(chunks), source, to=to))
+        res = check_bytes(out, grammar=to)
+        errors = [d for d in res.diagnostics if d.severity.value == "error"]
+        if errors:
+            raise SystemExit(f"--to {to}: check errors {errors[:3]}")
+        t = timed(
+            {
+                "to": (lambda c, s=source, x=to: run_translate(c, s, x), chunks),
+                "floor": (run_floor, chunks),
+            },
+            repeat,
+        )
+        mb = len(data) / 1e6
+        print(
+            f"  {source} -> {to:<10} {mb:6.1f} MB in  {t['to']:7.3f} s  {mb / t['to']:6.1f} MB/s"
+            f"   floor {t['floor']:6.3f} s   ratio {t['floor'] / t['to']:4.2f}x (target >= 0.5x)"
+        )
+
+
+_MEMORY = """
+import gc, sys, tracemalloc
+sys.path.insert(0, sys.argv[1])
+from tests.benchmarks.bench_translate import anthropic_stream, pieces
+from sseconform.translate import translate_body
+size, source, to = float(sys.argv[2]), sys.argv[3], sys.argv[4]
+body, _, _ = anthropic_stream(int(size * 1e6), compact=True)
+if source != "anthropic":
+    body = b"".join(translate_body([body], "anthropic", to=source))
+chunks = pieces(body)
+del body
+gc.collect()
+tracemalloc.start()
+for _ in translate_body(iter(chunks), source, to=to):
+    pass
+print(tracemalloc.get_traced_memory()[1])
+"""
+
+
+def memory(size_mb: float, source: str, to: str) -> float:
+    """Peak memory (MiB) allocated while a fresh process translates a generated stream of
+    ``size_mb`` (tracemalloc; the input, read before, is not counted)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parents[2])
+    argv = [sys.executable, "-c", _MEMORY, root, str(size_mb), source, to]
+    out = subprocess.run(argv, capture_output=True, text=True, check=True)
+    return int(out.stdout.strip()) / 2**20
 
 
 def run_floor(chunks: list[bytes]) -> int:
@@ -323,6 +396,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="a ~3.5 MB stream, 3 repeats")
     ap.add_argument("--compact", action="store_true", help="JSON without spaces")
     ap.add_argument("--profile", action="store_true", help="cProfile one translation too")
+    ap.add_argument("--memory", action="store_true", help="peak memory per target too")
     args = ap.parse_args()
     repeat = 3 if args.quick else 5
     size = 3_500_000 if args.quick else 35_000_000
@@ -367,6 +441,12 @@ def main() -> None:
         f"  for reference, check on the translated output: {t['check']:7.3f} s  "
         f"{mb_out / t['check']:7.1f} MB/s of output  ({mb / t['check']:.1f} MB/s of native input)"
     )
+    targets(body, repeat)
+    if args.memory:
+        print("peak memory allocated while translating (MiB, tracemalloc, the input not counted)")
+        for source, to in (("anthropic", "responses"), ("responses", "anthropic")):
+            small, big = memory(10, source, to), memory(100, source, to)
+            print(f"  {source} -> {to:<10} 10 MB: {small:7.1f}   100 MB: {big:7.1f}")
     if args.profile:
         stages(chunks, n_events, repeat)
         profile(chunks, 25)
