@@ -237,7 +237,7 @@ class ResponsesEncoder(Encoder):
         self.output: list[dict[str, Any]] = []  # the items done so far (the terminal's output)
         self.item: dict[str, Any] | None = None  # the open item
         self.kind: tuple[str, int] | None = None  # (kind, tool call index or -1)
-        self.text = ""  # what the open item's deltas built
+        self.pieces: list[str] = []  # what the open item's deltas built (joined at its end)
         self.stop: str | None = None
         self.usage: dict[str, Any] | None = None
         self.stem = "sseconform"
@@ -338,7 +338,7 @@ class ResponsesEncoder(Encoder):
         return where
 
     def _stream(self, kind: str, piece: str) -> bytes:
-        self.text += piece
+        self.pieces.append(piece)
         fields = {**self._where(), "delta": piece}
         if kind == "response.output_text.delta":
             fields["logprobs"] = []
@@ -351,7 +351,7 @@ class ResponsesEncoder(Encoder):
         prefix = {"reasoning": "rs", "function_call": "fc"}.get(kind, "msg")
         self.item = {"id": f"{prefix}_{self.stem}_{len(self.output)}", **item}
         self.kind = (kind, call)
-        self.text = ""
+        self.pieces = []
         added = {"output_index": len(self.output), "item": self.item}
         out.append(self._ev("response.output_item.added", added))
         if kind == "reasoning":
@@ -373,7 +373,7 @@ class ResponsesEncoder(Encoder):
     def _close(self, status: str = "completed") -> list[bytes]:
         if self.item is None or self.kind is None:
             return []
-        kind, where, text = self.kind[0], self._where(), self.text
+        kind, where, text = self.kind[0], self._where(), "".join(self.pieces)
         out: list[bytes] = []
         done = dict(self.item)
         if kind == "reasoning":
@@ -401,7 +401,7 @@ class ResponsesEncoder(Encoder):
             )
         )
         self.output.append(done)
-        self.item, self.kind, self.text = None, None, ""
+        self.item, self.kind, self.pieces = None, None, []
         return out
 
     def _open_item(self) -> list[dict[str, Any]]:
@@ -409,13 +409,13 @@ class ResponsesEncoder(Encoder):
         response's output holds it too, unfinished)."""
         if self.item is None or self.kind is None:
             return []
-        kind, item = self.kind[0], dict(self.item)
+        kind, item, text = self.kind[0], dict(self.item), "".join(self.pieces)
         if kind == "reasoning":
-            item["summary"] = [{"type": "summary_text", "text": self.text}]
+            item["summary"] = [{"type": "summary_text", "text": text}]
         elif kind in ("output_text", "refusal"):
-            item["status"], item["content"] = "incomplete", [self._part(kind, self.text)]
+            item["status"], item["content"] = "incomplete", [self._part(kind, text)]
         else:
-            item["status"], item["arguments"] = "incomplete", self.text
+            item["status"], item["arguments"] = "incomplete", text
         return [item]
 
     def _usage(self) -> dict[str, Any] | None:
