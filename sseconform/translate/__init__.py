@@ -255,13 +255,6 @@ TARGET_DIALECT = {
 }
 
 
-def _frame(data: str) -> Frame:
-    if data == "[DONE]":
-        return DONE
-    obj = loads(data)
-    return obj if isinstance(obj, dict) else {}
-
-
 def error_body_message(body: bytes) -> str | None:
     """The message of a provider's JSON error body (any dialect's shape); None if not one."""
     text = body.strip()
@@ -301,44 +294,46 @@ def translate_reads(
     ``to`` other than chat encodes the chunks into that grammar, each piece at its time.
     """
     encoder = encoder_for(to)
-    if encoder is not None:
-        if dialect == TARGET_DIALECT[to] and 200 <= status < 300:
-            return list(reads)
-        chunked = translate_reads(reads, dialect, status=status, include_usage=True,
-                                  model=model, created=created, t_error=t_error)  # fmt: skip
-        dec = SSEDecoder()
-        encoded: list[tuple[float, bytes]] = []
-        for when, piece in chunked:
-            data = b"".join(b for ev in dec.feed(piece) for b in encoder.feed(_frame(ev.data)))
-            if data:
-                encoded.append((when, data))
-        last = chunked[-1][0] if chunked else 0.0
-        rest = [b for ev in dec.finish() for b in encoder.feed(_frame(ev.data))]
-        rest += encoder.finish()
-        if rest:
-            encoded.append((last, b"".join(rest)))
-        return encoded
+    if encoder is not None and dialect == TARGET_DIALECT[to] and 200 <= status < 300:
+        return list(reads)
+    usage = include_usage or encoder is not None  # an encoder carries usage into its target
+    out: list[tuple[float, bytes]] = []
+    for when, frames in _timed_frames(reads, dialect, status, usage, model, created, t_error):
+        if encoder is None:
+            piece = b"".join(serialize(f) for f in frames)
+        else:  # the chunk frames straight into the encoder: no bytes in between
+            piece = b"".join(b for f in frames for b in encoder.feed(f))
+        if piece:
+            out.append((when, piece))
+    rest = encoder.finish() if encoder is not None else []
+    if rest:
+        out.append((out[-1][0] if out else t_error, b"".join(rest)))
+    return out
+
+
+def _timed_frames(
+    reads: Iterable[tuple[float, bytes]],
+    dialect: str,
+    status: int,
+    include_usage: bool,
+    model: str | None,
+    created: int,
+    t_error: float,
+) -> Iterator[tuple[float, list[Frame]]]:
+    """The chunk frames of each read, at its time (the tail at the last read's)."""
     if not 200 <= status < 300:
         body = b"".join(b for _, b in reads)
         text = body[:200].decode("utf-8", "replace")
         message = error_body_message(body) or text or f"HTTP {status}"
-        frames: list[Frame] = [
-            {"error": {"message": message, "type": "upstream_error", "code": status}},
-            DONE,
-        ]
-        return [(t_error, b"".join(serialize(f) for f in frames))]
+        error = {"error": {"message": message, "type": "upstream_error", "code": status}}
+        yield t_error, [error, DONE]
+        return
     t = translator_for(dialect, include_usage=include_usage, model=model, created=created)
-    out: list[tuple[float, bytes]] = []
     dec = SSEDecoder()
     last = 0.0
     for when, chunk in reads:
         last = when
         for ev in dec.feed(chunk):
-            piece = b"".join(serialize(f) for f in t.feed(ev))
-            if piece:
-                out.append((when, piece))
+            yield when, t.feed(ev)
         dec.take_anomalies()
-    tail = [f for ev in dec.finish() for f in t.feed(ev)] + t.finish()
-    if tail:
-        out.append((last, b"".join(serialize(f) for f in tail)))
-    return out
+    yield last, [f for ev in dec.finish() for f in t.feed(ev)] + t.finish()

@@ -82,27 +82,15 @@ def _int(value: Any) -> int:
 
 
 class Encoder:
-    """Chunk frames in (dicts, error frames, ``[DONE]``), the target's SSE bytes out."""
-
-    def feed(self, frame: Frame) -> list[bytes]:
-        raise NotImplementedError
-
-    def finish(self) -> list[bytes]:
-        raise NotImplementedError
-
-
-class AnthropicEncoder(Encoder):
-    """Chunks to Anthropic Messages events: one block open at a time, in index order."""
+    """Chunk frames in (dicts, error frames, ``[DONE]``), the target's SSE bytes out. The
+    walk over a frame is shared; a target says how a stream starts, what a delta becomes,
+    how it ends and fails, and what a finish reason is called."""
 
     def __init__(self) -> None:
         self.started = False
         self.ended = False
-        self.block: tuple[str, int] | None = None  # (kind, tool call index or -1)
-        self.index = -1  # the open (or last) block's index
         self.stop: str | None = None
         self.usage: dict[str, Any] | None = None
-        self.id = "msg_sseconform"
-        self.model = ""
 
     def feed(self, frame: Frame) -> list[bytes]:
         if self.ended:
@@ -113,25 +101,51 @@ class AnthropicEncoder(Encoder):
             return []
         if "error" in frame and "choices" not in frame:
             return self._error(frame["error"])
-        out: list[bytes] = []
-        if not self.started:
-            out += self._start(frame)
+        out = [] if self.started else self._start(frame)
         if isinstance(frame.get("usage"), dict):
             self.usage = frame["usage"]
         for choice in frame.get("choices") or []:
             if not isinstance(choice, dict) or choice.get("index", 0) != 0:
-                continue  # a Messages stream holds one answer: the first choice
-            delta = _dict(choice.get("delta"))
-            out += self._delta(delta)
+                continue  # these grammars hold one answer: the first choice
+            out += self._delta(_dict(choice.get("delta")))
             reason = choice.get("finish_reason")
             if isinstance(reason, str):
-                self.stop = _STOP.get(reason, "end_turn")
+                self.stop = self._stop_of(reason)
         return out
 
     def finish(self) -> list[bytes]:
         if self.ended or not self.started:
             return []
         return self._end()
+
+    def _start(self, chunk: dict[str, Any]) -> list[bytes]:
+        raise NotImplementedError
+
+    def _delta(self, delta: dict[str, Any]) -> list[bytes]:
+        raise NotImplementedError
+
+    def _end(self) -> list[bytes]:
+        raise NotImplementedError
+
+    def _error(self, error: Any) -> list[bytes]:
+        raise NotImplementedError
+
+    def _stop_of(self, reason: str) -> str:
+        return reason
+
+
+class AnthropicEncoder(Encoder):
+    """Chunks to Anthropic Messages events: one block open at a time, in index order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.block: tuple[str, int] | None = None  # (kind, tool call index or -1)
+        self.index = -1  # the open (or last) block's index
+        self.id = "msg_sseconform"
+        self.model = ""
+
+    def _stop_of(self, reason: str) -> str:
+        return _STOP.get(reason, "end_turn")
 
     def _start(self, chunk: dict[str, Any]) -> list[bytes]:
         self.started = True
@@ -230,51 +244,19 @@ class ResponsesEncoder(Encoder):
     terminal event whose output is what was streamed."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.seq = 0
-        self.started = False
-        self.ended = False
         self.response: dict[str, Any] = {}
         self.output: list[dict[str, Any]] = []  # the items done so far (the terminal's output)
         self.item: dict[str, Any] | None = None  # the open item
         self.kind: tuple[str, int] | None = None  # (kind, tool call index or -1)
         self.pieces: list[str] = []  # what the open item's deltas built (joined at its end)
-        self.stop: str | None = None
-        self.usage: dict[str, Any] | None = None
         self.stem = "sseconform"
 
     def _ev(self, kind: str, fields: dict[str, Any]) -> bytes:
         obj = {"type": kind, **fields, "sequence_number": self.seq}
         self.seq += 1
         return _event(kind, obj)
-
-    def feed(self, frame: Frame) -> list[bytes]:
-        if self.ended:
-            return []
-        if frame == DONE:
-            return self._end()
-        if not isinstance(frame, dict):
-            return []
-        if "error" in frame and "choices" not in frame:
-            return self._error(frame["error"])
-        out: list[bytes] = []
-        if not self.started:
-            out += self._start(frame)
-        if isinstance(frame.get("usage"), dict):
-            self.usage = frame["usage"]
-        for choice in frame.get("choices") or []:
-            if not isinstance(choice, dict) or choice.get("index", 0) != 0:
-                continue
-            delta = _dict(choice.get("delta"))
-            out += self._delta(delta)
-            reason = choice.get("finish_reason")
-            if isinstance(reason, str):
-                self.stop = reason
-        return out
-
-    def finish(self) -> list[bytes]:
-        if self.ended or not self.started:
-            return []
-        return self._end()
 
     def _start(self, chunk: dict[str, Any]) -> list[bytes]:
         self.started = True

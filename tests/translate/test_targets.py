@@ -10,7 +10,6 @@ present, every stream of the real-stream corpus of a dialect we read.
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 from typing import Any
@@ -195,24 +194,8 @@ def test_cli_raw_body_and_a_bad_target(tmp_path: Path) -> None:
 
 # -- the real-stream corpus ---------------------------------------------------------------------
 
-MANIFEST = REAL_STREAMS / "MANIFEST.tsv"
-DIALECT = {
-    "anthropic-messages": "anthropic",
-    "gemini": "gemini",
-    "responses": "responses",
-    "chat-completions": "openai",
-}
-
-
-def _rows() -> list[dict[str, str]]:
-    if not MANIFEST.is_file():
-        return []
-    with open(MANIFEST, newline="", encoding="utf-8") as f:
-        return [r for r in csv.DictReader(f, delimiter="\t") if r["api"] in DIALECT]
-
-
-ROWS = _rows()
-
+# the corpus rows of a dialect we read, as the chunk translation's corpus test reads them
+from tests.translate.test_corpus import DIALECT, ROWS  # noqa: E402
 
 _VERCEL_GEMINI = (
     "the Vercel AI Gateway's Gemini usage counts reasoning outside completion_tokens; the "
