@@ -26,7 +26,12 @@ from sseconform.rules.catalog import RULES, Severity
 from sseconform.translate import translate_body
 from tests.cli.helpers import run_cli
 from tests.conftest import REAL_STREAMS, ROOT
+from tests.translate.test_corpus import DIALECT, ROWS
 from tests.translate_diff.test_differential import (  # noqa: F401  (fixtures)
+    ACCUMULATOR_REFUSES,
+    LOST_DELTAS,
+    NO_FINISH,
+    NOT_STREAMS,
     View,
     _Server,
     anthropic_view,
@@ -194,9 +199,6 @@ def test_cli_raw_body_and_a_bad_target(tmp_path: Path) -> None:
 
 # -- the real-stream corpus ---------------------------------------------------------------------
 
-# the corpus rows of a dialect we read, as the chunk translation's corpus test reads them
-from tests.translate.test_corpus import DIALECT, ROWS  # noqa: E402
-
 _VERCEL_GEMINI = (
     "the Vercel AI Gateway's Gemini usage counts reasoning outside completion_tokens; the "
     "translation reads usage under OpenAI's definition (reasoning within), as U004 does"
@@ -278,3 +280,97 @@ def test_real_streams_translate_into_every_target(to: str) -> None:
     assert not failing, "\n".join(failing)
     stale = {p for t, p in KNOWN_DIFFERENCES if t == to} - set(differing)
     assert not stale, f"no longer differ: drop them from KNOWN_DIFFERENCES: {sorted(stale)}"
+
+
+# -- the real-stream corpus, as the SDKs read it ----------------------------------------------
+
+#: The source's SDK refuses these streams, so there is nothing to compare with.
+SOURCE_SDK_REFUSES = {
+    **ACCUMULATOR_REFUSES,
+    "openai/parse-pydantic-model-multiple-choices__openai-python.sse": (
+        "two choices: the chat view reads one answer, as a Messages or Responses stream holds"
+    ),
+}
+_EA = "_edited/anthropic/"
+_VX = "_edited/vertex-gemini/firebase-vertexai-streaming-"
+_FB = "__firebase-vertexai-test-data.sse"
+#: (target, stream) -> why the target's SDK reads something else than the source's SDK.
+SDK_KNOWN: dict[tuple[str, str], str] = {
+    ("responses", f"{_EA}spliced-message-start__vercel-ai.sse"): (
+        "a second message starts mid-call: the anthropic SDK splices both into one message; "
+        "the translation ends in an error event, as after any first delta"
+    ),
+    ("anthropic", "openai/phase.1__vercel-ai.sse"): (
+        f"{LOST_DELTAS} (the capture kept 4 of the deltas)"
+    ),
+    ("anthropic", "_edited/openai/shell-container.1__vercel-ai.sse"): (
+        f"{LOST_DELTAS} (a hand-made fixture's deltas say less than its output_text.done)"
+    ),
+    **{
+        (to, f"{_VX}{name}{_FB}"): why
+        for to in TARGETS
+        for name, why in (
+            ("failure-empty-content", NO_FINISH),
+            ("success-quotes-escaped", NO_FINISH),
+            *((n, NOT_STREAMS[f"{_VX}{n}{_FB}"]) for n in ("failure-invalid-json",)),
+            *((n, NOT_STREAMS[f"{_VX}{n}{_FB}"]) for n in ("failure-malformed-content",)),
+        )
+    },
+}
+
+
+#: The source SDK's view of each stream, read once for both targets.
+_SOURCE_VIEWS: dict[str, View] = {}
+
+
+@pytest.mark.skipif(not ROWS, reason="../shared/real-streams is not present")
+@pytest.mark.filterwarnings("ignore::UserWarning")  # pydantic chatter on unknown tool types
+@pytest.mark.parametrize("to", TARGETS)
+def test_real_streams_the_target_s_sdk_reads_what_the_source_s_sdk_reads(
+    to: str,
+    server: _Server,  # noqa: F811
+    oai: openai.OpenAI,  # noqa: F811
+) -> None:
+    """Every real stream of a dialect we read, through real SDK code over loopback HTTP: the
+    source's own SDK on the source, the target's SDK (anthropic-python's accumulator,
+    openai-python's Responses stream state) on the translation. Figures are printed."""
+
+    class _Rec:
+        def __init__(self, body: bytes, dialect: str) -> None:
+            self.body, self.dialect = body, dialect
+
+    tried, equal, refused, differing, failing = 0, 0, 0, [], []
+    for row in ROWS:
+        path = row["path"]
+        body = (REAL_STREAMS / path).read_bytes()
+        if not body.endswith(b"\n\n"):
+            body = body.rstrip(b"\r\n") + b"\n\n"
+        dialect = DIALECT[row["api"]]
+        tried += 1
+        if path in SOURCE_SDK_REFUSES:
+            refused += 1
+            continue
+        want = _SOURCE_VIEWS.get(path) or _source_view(_Rec(body, dialect), server, oai)
+        _SOURCE_VIEWS[path] = want
+        out = _out(body, dialect, to)
+        got = anthropic_view(server, out) if to == "anthropic" else responses_view(oai, server, out)
+        if _comparable(got) == _comparable(want):
+            equal += 1
+            continue
+        differing.append(path)
+        if (to, path) not in SDK_KNOWN:
+            failing.append(f"{path}: {_comparable(want)!r:.200} != {_comparable(got)!r:.200}")
+    print(
+        json.dumps(
+            {
+                "to": to,
+                "tried": tried,
+                "equal": equal,
+                "source SDK refuses": refused,
+                "differing (known)": len(differing) - len(failing),
+            }
+        )
+    )
+    assert not failing, "\n".join(failing)
+    stale = {p for t, p in SDK_KNOWN if t == to} - set(differing)
+    assert not stale, f"no longer differ: drop them from SDK_KNOWN: {sorted(stale)}"
