@@ -15,7 +15,15 @@ from sseconform.gate.diff import Difference
 from sseconform.gate.runner import VERDICTS, Finding, ScenarioResult, SuiteResult
 from sseconform.safetext import printable
 
-__all__ = ["FORMATS", "document", "scorecard", "totals", "write", "write_diff"]
+__all__ = [
+    "FORMATS",
+    "document",
+    "endpoint_matrix",
+    "scorecard",
+    "totals",
+    "write",
+    "write_diff",
+]
 
 FORMATS = ("text", "json", "junit", "github")
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -80,6 +88,65 @@ def scorecard(results: SuiteResult | list[SuiteResult]) -> str:
     return "\n".join(lines)
 
 
+#: A cell of the endpoint matrix: the verdict, ``+w`` when it passed with warnings.
+_CELL = {"pass": "pass", "known": "known", "fail": "FAIL", "unreached": "unreached"}
+_ENDPOINT_ORDER = ("chat", "messages", "responses")
+
+
+def endpoint_matrix(scenarios: list[dict[str, Any]]) -> str:
+    """Scenario by endpoint: one row per scenario (its name without the endpoint's prefix), a
+    column per endpoint the run covered, then each column's totals and, under the table, the
+    error keys behind every cell that is not a plain pass. Takes the JSON report's scenario
+    dicts, so a saved report can be tabled too."""
+    endpoints = sorted(
+        {s["endpoint"] for s in scenarios},
+        key=lambda e: (_ENDPOINT_ORDER.index(e) if e in _ENDPOINT_ORDER else 9, e),
+    )
+    rows: dict[str, dict[str, dict[str, Any]]] = {}
+    for s in scenarios:
+        base = printable(s["name"].removeprefix(f"{s['endpoint']}/"))
+        rows.setdefault(base, {})[s["endpoint"]] = s
+    width = max([len("scenario"), *(len(n) for n in rows)]) + 2
+    col = max(12, *(len(e) + 2 for e in endpoints))
+    lines = ["scenario".ljust(width) + "".join(e.ljust(col) for e in endpoints)]
+    notes = []
+    for base in sorted(rows):
+        cells = []
+        for e in endpoints:
+            s = rows[base].get(e)
+            if s is None:
+                cells.append("-")
+                continue
+            if s["verdict"] == "not-applicable":
+                cells.append("n/a")
+                continue
+            errors = sorted({f["key"] for f in s["findings"] if f["severity"] == "error"})
+            warned = any(f["severity"] == "warning" for f in s["findings"])
+            cells.append(_CELL[s["verdict"]] + ("+w" if warned and s["verdict"] == "pass" else ""))
+            if errors:
+                notes.append(f"  {e} {base}: {' '.join(errors)}")
+        lines.append(base.ljust(width) + "".join(c.ljust(col) for c in cells))
+    sums = []
+    for e in endpoints:
+        graded = [r[e] for r in rows.values() if e in r and r[e]["verdict"] != "not-applicable"]
+        sums.append(f"{sum(s['verdict'] == 'pass' for s in graded)}/{len(graded)} pass")
+    lines.append("".ljust(width) + "".join(c.ljust(col) for c in sums))
+    known = [
+        str(sum(r[e]["verdict"] == "known" for r in rows.values() if e in r)) for e in endpoints
+    ]
+    lines.append("known only".ljust(width) + "".join(c.ljust(col) for c in known))
+    na = [
+        str(sum(r[e]["verdict"] == "not-applicable" for r in rows.values() if e in r))
+        for e in endpoints
+    ]
+    lines.append("not applicable".ljust(width) + "".join(c.ljust(col) for c in na))
+    if notes:
+        lines.append("error keys (known ones included):")
+        lines.extend(notes)
+    lines.append("pass+w: passed with warnings; n/a: the gateway's profile cannot route it")
+    return "\n".join(printable(line.rstrip()) for line in lines)
+
+
 def write(results: SuiteResult | list[SuiteResult], out: TextIO, fmt: str) -> None:
     """One document for any number of suites, in every format."""
     results = [results] if isinstance(results, SuiteResult) else results
@@ -141,6 +208,8 @@ def _text(results: list[SuiteResult], out: TextIO) -> None:
                     out.write(f"      | {printable(f.excerpt)}\n")
         out.write("\n")
     out.write(scorecard(results) + "\n")
+    if len({s.endpoint for s in _scenarios(results)}) > 1:
+        out.write("\n" + endpoint_matrix([s.to_dict() for s in _scenarios(results)]) + "\n")
 
 
 def _scenario_head(s: ScenarioResult) -> str:

@@ -7,6 +7,7 @@ test_portkey.py."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ import pytest
 
 from sseconform.errors import UsageError
 from sseconform.gate.content import content_of
+from sseconform.gate.report import endpoint_matrix
 from sseconform.gate.runner import _request_body, _Run, run_suite
 from sseconform.gate.suite import (
     ENDPOINTS,
@@ -23,10 +25,12 @@ from sseconform.gate.suite import (
     load_suite,
 )
 from sseconform.replay.plan import load
+from tests import snapshot
 from tests.cli.helpers import run_cli
 from tests.gate.gateway import Gateway
-from tests.gate.test_gate import free_port
+from tests.gate.test_gate import free_port, gate_cli
 
+SNAPSHOTS = Path(__file__).parent / "snapshots"
 TOOL = "builtin:anthropic/tool-call-anthropic.jsonl"
 
 
@@ -222,3 +226,42 @@ def test_each_native_bug_is_caught_under_its_rule(
     for f in s.findings:  # located at the start of an event really in the recorded stream
         if f.offset is not None and f.excerpt is not None:
             assert f.excerpt.startswith(("event:", "data:")), f
+
+
+# -- the endpoint matrix (scenario x endpoint), as a gate over several endpoints prints it -------
+
+
+def _sc(name: str, endpoint: str, verdict: str, *findings: tuple[str, str]) -> dict[str, Any]:
+    prefix = "" if endpoint == "chat" else f"{endpoint}/"
+    return {
+        "name": prefix + name,
+        "endpoint": endpoint,
+        "verdict": verdict,
+        "findings": [{"key": k, "severity": sev} for k, sev in findings],
+    }
+
+
+def test_endpoint_matrix_has_a_column_per_endpoint() -> None:
+    scenarios = [
+        _sc("anthropic/text", "chat", "pass"),
+        _sc("anthropic/text", "messages", "pass", ("A012", "warning")),
+        _sc("anthropic/text", "responses", "known", ("S024", "error")),
+        _sc("openai/usage", "chat", "fail", ("U004", "error"), ("F005", "warning")),
+        _sc("openai/usage", "messages", "not-applicable"),
+        _sc("openai/usage", "responses", "unreached"),
+        _sc("gemini/<script>\x1b[31m", "messages", "pass"),
+    ]
+    snapshot.compare(SNAPSHOTS / "endpoint-matrix.txt", endpoint_matrix(scenarios) + "\n")
+
+
+def test_gate_over_every_endpoint_prints_the_matrix(tmp_path: Path) -> None:
+    port = free_port()
+    with Gateway(f"http://127.0.0.1:{port}", set()).running() as gw:
+        report = tmp_path / "report.txt"
+        run = gate_cli(tmp_path, gw.url, port, "--endpoint", "all", "-o", str(report),
+                       only="*anthropic/text")  # fmt: skip
+    assert run.code == 0, run.both
+    text = report.read_text()
+    head = next(line for line in text.splitlines() if line.startswith("scenario "))
+    assert head.split() == ["scenario", "chat", "messages", "responses"]
+    assert re.search(r"^anthropic/text +pass +pass +pass$", text, re.M), text

@@ -24,9 +24,11 @@ import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from sseconform.gate.report import endpoint_matrix
 from sseconform.gate.suite import builtin_suite
 from tests.cli.helpers import run_cli
 from tests.conftest import ROOT
@@ -82,6 +84,10 @@ def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]
         yield url, upstream
 
 
+#: Each endpoint's scenarios as its test saw them, for the scorecard with a column per endpoint.
+_BY_ENDPOINT: dict[str, list[dict[str, Any]]] = {}
+
+
 @pytest.mark.parametrize("endpoint", ["chat", "messages", "responses"])
 def test_default_suites_through_litellm(
     proxy: tuple[str, int], tmp_path: Path, endpoint: str
@@ -101,6 +107,7 @@ def test_default_suites_through_litellm(
     )  # fmt: skip
     assert data["profile"] == "litellm"
     scenarios = {s["name"]: s for s in data["scenarios"]}
+    _BY_ENDPOINT[endpoint] = data["scenarios"]
     prefix = "" if endpoint == "chat" else f"{endpoint}/"
     names = {prefix + s.name for d in DIALECTS for s in builtin_suite(d).scenarios}
     assert set(scenarios) == names
@@ -114,3 +121,15 @@ def test_default_suites_through_litellm(
         na = {n for n, s in scenarios.items() if s["verdict"] == "not-applicable"}
         assert na == {n for n in names if n.startswith(f"{endpoint}/openai/")}
     assert data["passed"], printed
+
+
+def test_scorecard_has_a_column_per_endpoint() -> None:
+    """After the three endpoints ran: one table, scenario by endpoint (CI prints it)."""
+    if set(_BY_ENDPOINT) != {"chat", "messages", "responses"}:
+        pytest.skip("runs after the three endpoints' tests, in the same session")
+    table = endpoint_matrix([s for e in ("chat", "messages", "responses") for s in _BY_ENDPOINT[e]])
+    head = table.splitlines()[0].split()
+    assert head == ["scenario", "chat", "messages", "responses"]
+    real.write_scorecard(
+        "SSECONFORM_LITELLM_SCORECARD", f"LiteLLM, every endpoint (scenario by endpoint):\n{table}"
+    )
