@@ -54,7 +54,9 @@ checked with that grammar and compared by meaning with the upstream's. A profile
 
     [endpoint.messages]
     path = "/v1/messages"            # default
-    dialects = ["anthropic"]         # the upstream dialects it serves there (default: all)
+    dialects = ["anthropic"]         # the upstream dialects it serves there (default: all;
+                                     # one named here is served even if its [dialect.*]
+                                     # table says supported = false for the chat endpoint)
     reason = "why not the others"
     # supported = false              # the endpoint itself is not served
 
@@ -291,7 +293,11 @@ class Suite:
         return own
 
     def supports(self, dialect: str) -> bool:
-        return self.route(dialect).supported is not False
+        """A dialect the endpoint names in its ``dialects`` is served there, even when its
+        ``[dialect.*]`` table says ``supported = false`` (which then speaks of the chat
+        endpoint: a gateway may pass a dialect through on its own endpoint only)."""
+        named = self.endpoint != "chat" and dialect in (self.endpoint_route.dialects or [])
+        return named or self.route(dialect).supported is not False
 
     def model_for(self, dialect: str) -> str:
         return self.route(dialect).model or self.models.get(dialect) or "sseconform"

@@ -128,9 +128,15 @@ def test_shipped_profiles_say_which_pairs_they_serve() -> None:
         why = suite.endpoint_refusal(dialect)
         assert why is not None and refused in why, why
         assert suite.endpoint_refusal("anthropic") is None
+    # Portkey's /v1/responses passes OpenAI's Responses API through: the responses dialect is
+    # served there, though its [dialect.responses] says no for the chat endpoint
+    chat = builtin_suite("all")
+    chat.profile = load_profile("portkey")
+    assert not chat.supports("responses")
     suite = for_endpoint(builtin_suite("all"), "responses")
-    suite.profile = load_profile("portkey")
-    assert "does not serve the responses endpoint" in (suite.endpoint_refusal("anthropic") or "")
+    suite.profile = chat.profile
+    assert suite.supports("responses") and suite.endpoint_refusal("responses") is None
+    assert "does not serve anthropic" in (suite.endpoint_refusal("anthropic") or "")
 
 
 @pytest.mark.parametrize(

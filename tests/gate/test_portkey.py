@@ -39,7 +39,6 @@ PRELOAD = HERE / "loopback.mjs"
 SERVER = Path("node_modules", "@portkey-ai", "gateway", "build", "start-server.js")
 VERSION = json.loads((HERE / "package.json").read_text())["dependencies"]["@portkey-ai/gateway"]
 BASELINE = Path(__file__).with_name("portkey-known.json")
-MESSAGES_BASELINE = Path(__file__).with_name("portkey-messages-known.json")
 #: Passed on by Portkey as the provider's key (x-api-key, ?key=, Authorization); the replay
 #: upstream takes any. Not a secret.
 UPSTREAM_KEY = "sk-sseconform-replay-upstream"
@@ -96,23 +95,30 @@ def test_default_suites_through_portkey(gateway: str, tmp_path: Path) -> None:
     assert data["passed"], printed
 
 
-def test_messages_endpoint_through_portkey(gateway: str, tmp_path: Path) -> None:
-    """Portkey's /v1/messages: its anthropic provider only, passed through; every other
-    (endpoint, dialect) pair is not applicable, as its profile says."""
+#: Portkey's other endpoints: each serves one dialect, passed through (its profile says so).
+PASS_THROUGH = {"messages": "anthropic", "responses": "responses"}
+
+
+@pytest.mark.parametrize("endpoint", sorted(PASS_THROUGH))
+def test_pass_through_endpoints_of_portkey(gateway: str, tmp_path: Path, endpoint: str) -> None:
+    """Portkey's /v1/messages (its anthropic provider) and /v1/responses (OpenAI's Responses
+    API), each passed through; every other (endpoint, dialect) pair is not applicable."""
+    baseline = Path(__file__).with_name(f"portkey-{endpoint}-known.json")
     data, printed = real.gate(
         tmp_path,
         "--gateway", gateway,
         "--gateway-profile", "portkey",
-        "--endpoint", "messages",
+        "--endpoint", endpoint,
         "--key", UPSTREAM_KEY,
-        "--baseline", str(MESSAGES_BASELINE),
+        "--baseline", str(baseline),
     )  # fmt: skip
     scenarios = {s["name"]: s for s in data["scenarios"]}
     graded = {n for n, s in scenarios.items() if s["verdict"] != "not-applicable"}
-    assert graded == {f"messages/{s.name}" for s in builtin_suite("anthropic").scenarios}
-    assert {s["endpoint"] for s in scenarios.values()} == {"messages"}
+    own = builtin_suite(PASS_THROUGH[endpoint]).scenarios
+    assert graded == {f"{endpoint}/{s.name}" for s in own}
+    assert {s["endpoint"] for s in scenarios.values()} == {endpoint}
     real.assert_located(scenarios)
-    what = f"Portkey {VERSION} (messages endpoint, baseline tests/gate/{MESSAGES_BASELINE.name})"
+    what = f"Portkey {VERSION} ({endpoint} endpoint, baseline tests/gate/{baseline.name})"
     real.write_scorecard("SSECONFORM_PORTKEY_SCORECARD", real.scorecard(scenarios, what))
     real.assert_only_known(scenarios)
     assert data["passed"], printed
