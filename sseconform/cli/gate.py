@@ -86,6 +86,15 @@ def gate(
     speed: Annotated[
         float | None, typer.Option(help="Upstream timing: 1 recorded, 0 fastest.", min=0)
     ] = None,
+    concurrency: Annotated[
+        int,
+        typer.Option(
+            help="Scenarios in flight at once (each request is tagged in its prompt, so the "
+            "upstream tells them apart; the report keeps the suite's order).",
+            min=1,
+            max=256,
+        ),
+    ] = 1,
     timeout: Annotated[
         float | None,
         typer.Option(help="Seconds without a byte before a scenario gives up.", min=0.001),
@@ -233,6 +242,7 @@ def gate(
                     select=chosen,
                     on_start=started,
                     on_result=done,
+                    concurrency=concurrency,
                 )
             )
     except SseconformError as exc:

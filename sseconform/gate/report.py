@@ -113,10 +113,11 @@ def endpoint_matrix(scenarios: list[dict[str, Any]]) -> str:
     for base in sorted(rows):
         cells = []
         for e in endpoints:
-            s = rows[base].get(e)
-            if s is None:
+            cell = rows[base].get(e)
+            if cell is None:
                 cells.append("-")
                 continue
+            s = cell
             if s["verdict"] == "not-applicable":
                 cells.append("n/a")
                 continue

@@ -19,10 +19,13 @@ found there, so it can be checked against the recording.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import re
 import time
+import uuid
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -216,10 +219,13 @@ def run_suite(
     select: Callable[[Scenario], bool] | None = None,
     on_start: Callable[[str], None] | None = None,
     on_result: Callable[[ScenarioResult], None] | None = None,
+    concurrency: int = 1,
 ) -> SuiteResult:
     """Run every scenario of ``suite`` through ``gateway``; recordings go to ``out_dir``.
 
     ``headers`` (``gate --header``) go with every request, over the suite's and profile's.
+    ``concurrency`` scenarios are in flight at once (each request tagged, so the upstream
+    tells them apart); results come in the suite's order whatever order they finish in.
     """
     upstream = _Upstream(suite)
     os.makedirs(out_dir, exist_ok=True)
@@ -236,13 +242,26 @@ def run_suite(
         if on_start is not None:
             on_start(server.url)
         run = _Run(suite, gateway.rstrip("/"), server, out_dir, key, headers or [])
-        for sc in suite.scenarios:
-            if select is not None and not select(sc):
-                continue
-            result = run.one(sc, upstream.by_scenario[sc.name])
-            results.append(result)
-            if on_result is not None:
-                on_result(result)
+        run.shared = concurrency <= 1
+        chosen = [sc for sc in suite.scenarios if select is None or select(sc)]
+        if concurrency <= 1:
+            for sc in chosen:
+                result = run.one(sc, upstream.by_scenario[sc.name])
+                results.append(result)
+                if on_result is not None:
+                    on_result(result)
+        else:
+            with ThreadPoolExecutor(max_workers=concurrency) as pool:
+                futures = {
+                    pool.submit(run.one, sc, upstream.by_scenario[sc.name]): n
+                    for n, sc in enumerate(chosen)
+                }
+                done: dict[int, ScenarioResult] = {}
+                for future in as_completed(futures):
+                    done[futures[future]] = result = future.result()
+                    if on_result is not None:
+                        on_result(result)
+            results = [done[n] for n in range(len(chosen))]
     profile = suite.profile.name if suite.profile is not None else None
     return SuiteResult(suite.name, gateway.rstrip("/"), server.url, results, profile)
 
@@ -258,12 +277,18 @@ def _substitute(value: Any, upstream: str) -> Any:
     return value
 
 
-def _request_body(suite: Suite, sc: Scenario, reference: Content) -> dict[str, Any]:
+def _request_body(
+    suite: Suite, sc: Scenario, reference: Content, tag: str | None = None
+) -> dict[str, Any]:
     """The endpoint's own request shape: chat completions, Anthropic Messages (which needs
-    ``max_tokens`` and always streams usage) or Responses (``input``, flat function tools)."""
+    ``max_tokens`` and always streams usage) or Responses (``input``, flat function tools).
+    ``tag`` goes into the prompt as ``[sseconform:TAG]``: the replay upstream finds the
+    scenario by it, whatever else is in flight."""
     assert sc.upstream is not None
     dialect = sc.served_dialect or sc.upstream
     prompt = f"sseconform gate scenario {sc.name}"
+    if tag is not None:
+        prompt += f" [sseconform:{tag}]"
     calls = [c for ch in reference.model.choices.values() for c in ch.tool_calls.values()]
     names = sorted({c.name for c in calls if c.name is not None})
     declare = sc.tools if sc.tools is not None else bool(names)
@@ -319,6 +344,11 @@ class _Run:
         self.out_dir = out_dir
         self.key = key
         self.headers = headers
+        #: one scenario at a time: untagged requests (a gateway that drops the tag) are
+        #: still the running scenario's; in flight with others, only tagged ones are
+        self.shared = True
+        self._tags = itertools.count(1)
+        self._nonce = uuid.uuid4().hex[:8]
 
     def url(self, dialect: str) -> str:
         """The gateway's URL for a dialect's scenarios: a URL given with its path is used as
@@ -376,9 +406,12 @@ class _Run:
         rules = [Rule(recording=rec.name, path=dialect, fault=sc.fault, times=sc.fault_times)]
         if sc.fault_times is not None:
             rules.append(Rule(recording=rec.name, path=dialect))
-        server.rules = rules
+        tag = f"{self._nonce}.{next(self._tags)}.{slug(sc.name)}"
+        server.route_tag(tag, rules)
+        if self.shared:
+            server.rules = [dataclasses.replace(r) for r in rules]
         before = len(server.served)
-        body = _substitute(_request_body(suite, sc, ref_clean), server.url)
+        body = _substitute(_request_body(suite, sc, ref_clean, tag), server.url)
         out = str(Path(self.out_dir) / f"{slug(sc.name)}.jsonl")
         t0 = time.monotonic()
         outcome = record(
@@ -391,7 +424,10 @@ class _Run:
         )
         seconds = time.monotonic() - t0
         time.sleep(0.05)  # let the upstream side log the request it just finished
-        served = server.served[before:]
+        if self.shared:  # the tagged ones, and any the gateway sent without the tag
+            served = [x for x in server.served[before:] if x.tag in (tag, None)]
+        else:
+            served = server.served_for(tag)
         g = _Graded(out, outcome.progress.status, suite.allow, suite.endpoint)
         if outcome.progress.status is None:
             g.add("transport", "no-response", f"no answer from the gateway: {outcome.reason}")

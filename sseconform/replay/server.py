@@ -10,8 +10,11 @@ Recordings are loaded before the server starts and looked up by name in memory: 
 request ever reaches the file system.
 
 Which recording answers a request, in order: the ``x-sseconform-recording`` header (a file
-name), a scenario rule, then the path (its dialect), then the model (body ``model`` or the
-Gemini path), rotating among equal candidates so multi-turn runs get turn 1, then turn 2.
+name), the rules of the request's tag (a ``[sseconform:TAG]`` marker in its body: ``gate`` and
+``load`` put one in every prompt, which every gateway forwards, so that hundreds of requests in
+flight each find their own scenario), a scenario rule, then the path (its dialect), then the
+model (body ``model`` or the Gemini path), rotating among equal candidates so multi-turn runs
+get turn 1, then turn 2.
 Faults come from the ``x-sseconform-fault`` header, the scenario rule or ``--fault``. A Gemini
 request without ``alt=sse`` gets what Google sends then: the same events as a JSON array.
 
@@ -50,6 +53,8 @@ from sseconform.replay.scenario import Rule
 from sseconform.safetext import printable
 
 SELECT_HEADER = "x-sseconform-recording"
+#: A request's tag, anywhere in its body (JSON keeps these characters as they are).
+TAG = re.compile(rb"\[sseconform:([A-Za-z0-9_.:/-]{1,200})\]")
 FAULT_HEADER = "x-sseconform-fault"
 MAX_HEAD = 64 * 1024
 MAX_BODY = 16 * 1024 * 1024
@@ -90,6 +95,7 @@ class Served:
     #: reset, before the natural end). A client that left before a fault's point leaves it out.
     fired: list[str] = field(default_factory=list)
     framing: str = "sse"  # or "json-array": Gemini asked without alt=sse
+    tag: str | None = None  # the request's [sseconform:TAG], if it carried one
 
     def line(self) -> str:
         """One log line; request text is escaped, so a client cannot write to the terminal."""
@@ -138,6 +144,7 @@ class ReplayServer:
         self.measure = measure
         self.strict = strict  # only rules (or the selection header) choose: no fallback
         self.served: list[Served] = []
+        self.tagged: dict[str, list[Rule]] = {}  # a tag's own rules (see tag_of)
         self._rotation: dict[tuple[str | None, str | None], int] = {}
         self._server: asyncio.base_events.Server | None = None
         self._connections: set[asyncio.Task[Any]] = set()
@@ -271,6 +278,16 @@ class ReplayServer:
 
     # -- requests --------------------------------------------------------------------------
 
+    def route_tag(self, tag: str, rules: list[Rule]) -> None:
+        """Requests carrying ``[sseconform:TAG]`` are answered by these rules alone."""
+        with self._lock:
+            self.tagged[tag] = rules
+
+    def served_for(self, tag: str) -> list[Served]:
+        """The requests that carried ``tag``, in the order they ended."""
+        with self._lock:
+            return [s for s in self.served if s.tag == tag]
+
     def choose(
         self, path: str, headers: dict[str, str], body: bytes
     ) -> tuple[Loaded | None, Faults, float]:
@@ -285,8 +302,10 @@ class ReplayServer:
             return self.recordings.get(named.strip()), faults, speed
         dialect, path_model = providers.dialect_of_path(path)
         model = model or path_model
+        tag = tag_of(body)
         with self._lock:
-            for rule in self.rules:
+            tagged = self.tagged.get(tag) if tag is not None else None
+            for rule in tagged if tagged is not None else self.rules:
                 if rule.matches(path, dialect, model, headers):
                     rule.used += 1
                     if rule.fault is not None and FAULT_HEADER not in headers:
@@ -294,7 +313,7 @@ class ReplayServer:
                     if rule.speed is not None:
                         speed = rule.speed
                     return self.recordings[rule.recording], faults, speed
-        if dialect is None or self.strict:
+        if dialect is None or self.strict or tagged is not None:
             return None, faults, speed
         candidates = [r for r in self.recordings.values() if r.dialect == dialect]
         exact = [r for r in candidates if model is not None and r.model == model]
@@ -332,18 +351,18 @@ class ReplayServer:
             msg = _scrub(str(exc), secrets)
             await _plain(writer, 400, _error(msg), close=not keep, head_only=head_only)
             fault = _scrub(headers.get(FAULT_HEADER, ""), secrets)
-            self._log(Served(client, method, shown, None, 400, fault))
+            self._log(Served(client, method, shown, None, 400, fault, tag=tag_of(body)))
             return keep
         spec = _scrub(faults.spec, secrets)
         if rec is None:
             names = ", ".join(sorted(self.recordings))
             msg = f"no recording for {method} {shown} (serving: {names})"
             await _plain(writer, 404, _error(msg), close=not keep, head_only=head_only)
-            self._log(Served(client, method, shown, None, 404, spec))
+            self._log(Served(client, method, shown, None, 404, spec, tag=tag_of(body)))
             return keep
         array = rec.dialect == providers.GEMINI and _wants_array(path)
         plan = make_plan(rec, speed=speed, split=self.split, faults=faults, array=array)
-        served = Served(client, method, shown, rec.name, plan.status, spec)
+        served = Served(client, method, shown, rec.name, plan.status, spec, tag=tag_of(body))
         served.framing = "json-array" if array else "sse"
         try:
             return await self._execute(
@@ -722,6 +741,12 @@ async def _body(conn: _Input, headers: dict[str, str]) -> bytes:
     if length > MAX_BODY:
         raise ValueError("bad content-length")
     return await conn.readexactly(length) if length else b""
+
+
+def tag_of(body: bytes) -> str | None:
+    """The ``[sseconform:TAG]`` a request carries in its body (the first), or None."""
+    m = TAG.search(body)
+    return m.group(1).decode("ascii") if m else None
 
 
 def _model(body: bytes) -> str | None:

@@ -14,7 +14,9 @@ and it can be told to make the mistakes real gateways make, so the tests can sho
 - ``retry``: an upstream 4xx/5xx before the stream is retried once (a clean retry);
 - ``wrong-path``: the upstream is called on a path no provider serves (a wiring mistake);
 - ``first-event-only``: the upstream is hung up on after its first read, and the stream
-  ends there (so a fault placed later never fires).
+  ends there (so a fault placed later never fires);
+- ``strip-tag``: the prompt is rewritten on its way up, losing the ``[sseconform:TAG]``
+  marker the replay upstream routes concurrent requests by.
 
 On ``/v1/messages`` and ``/v1/responses`` it passes an upstream of the same grammar through
 (Anthropic Messages events, Responses events: what a gateway in front of Claude Code or Codex
@@ -38,6 +40,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -104,15 +107,28 @@ class Gateway:
     # -- one request -----------------------------------------------------------------------
 
     def _upstream_request(self, dialect: str, body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        msgs = body.get("messages", [])
+        """The upstream's request: the client's prompt forwarded, as every gateway does (a
+        Responses ``input`` string becomes a user message)."""
+        msgs = body.get("messages")
+        if not isinstance(msgs, list):
+            text = body.get("input")
+            msgs = [{"role": "user", "content": text}] if isinstance(text, str) else []
+        if "strip-tag" in self.bugs:  # a gateway that rewrites the prompt
+            msgs = [{**m, "content": re.sub(r"\[sseconform:[^\]]*\]", "", str(m.get("content")))}
+                    for m in msgs if isinstance(m, dict)]  # fmt: skip
         if dialect == "anthropic":
             return "/v1/messages", {"model": "claude", "max_tokens": 1024, "stream": True,
                                     "messages": msgs}  # fmt: skip
         if dialect == "gemini":
-            return "/v1beta/models/gemini-x:streamGenerateContent?alt=sse", {"contents": []}
+            contents = [
+                {"role": "user", "parts": [{"text": str(m.get("content"))}]}
+                for m in msgs
+                if isinstance(m, dict)
+            ]
+            return "/v1beta/models/gemini-x:streamGenerateContent?alt=sse", {"contents": contents}
         if dialect == "responses":
             return "/v1/responses", {"model": "gpt-x", "stream": True, "input": msgs}
-        return "/v1/chat/completions", {**body, "model": "gpt-x"}
+        return "/v1/chat/completions", {**body, "messages": msgs, "model": "gpt-x"}
 
     def handle(self, h: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
         self.last_headers = dict(h.headers.items())
