@@ -182,6 +182,27 @@ def _totals(m: Reassembler) -> dict[tuple[int, str], int]:
     return out
 
 
+class ContentFolder:
+    """:func:`content_of` as it arrives: ``feed(bytes)`` any split, then ``finish()``. Holds
+    what the content is (text, calls, usage), never the bytes."""
+
+    def __init__(self, dialect: str | None = None, *, include_usage: bool = True) -> None:
+        self._b = _Builder(dialect, include_usage)
+        self._dec = SSEDecoder()
+
+    def feed(self, data: bytes) -> None:
+        event = self._b.event
+        for ev in self._dec.feed(data):
+            event(ev)
+        self._dec.take_anomalies()
+
+    def finish(self) -> Content:
+        for ev in self._dec.finish():
+            self._b.event(ev)
+        self._b.finish()
+        return self._b.c
+
+
 def content_of(
     reads: Iterable[bytes], dialect: str | None = None, *, include_usage: bool = True
 ) -> Content:
@@ -190,15 +211,10 @@ def content_of(
     A native stream's usage is translated into a usage chunk (``include_usage``), so it can
     be compared with the one a gateway sends when asked.
     """
-    b = _Builder(dialect, include_usage)
-    dec = SSEDecoder()
+    folder = ContentFolder(dialect, include_usage=include_usage)
     for data in reads:
-        for ev in dec.feed(data):
-            b.event(ev)
-    for ev in dec.finish():
-        b.event(ev)
-    b.finish()
-    return b.c
+        folder.feed(data)
+    return folder.finish()
 
 
 def describe(value: Any) -> str:

@@ -35,12 +35,13 @@ import orjson
 from sseconform import providers
 from sseconform.api import check_file
 from sseconform.baseline import Baseline, from_findings
+from sseconform.diagnostics import Diagnostic
 from sseconform.gate.content import Content, content_of
 from sseconform.gate.diff import compare
 from sseconform.gate.suite import ENDPOINT_DIALECT, ENDPOINT_GRAMMAR, UPSTREAM, Scenario, Suite
 from sseconform.record import Request, record
 from sseconform.recording.format import RecordingReader
-from sseconform.replay.plan import ABORT, Loaded, load, make_plan, parse_faults
+from sseconform.replay.plan import ABORT, Faults, Loaded, load, make_plan, parse_faults
 from sseconform.replay.scenario import Rule
 from sseconform.replay.server import ReplayServer, Served
 from sseconform.rules.catalog import Severity
@@ -326,6 +327,56 @@ def _request_body(
     return body
 
 
+@dataclass
+class References:
+    """What a scenario's upstream sends, read once: the expectation, and the content of the
+    first answer (with its fault) and of a clean one (after a retry)."""
+
+    faults: Faults
+    expect: str
+    first: Content | None  # None: a JSON error body, no stream
+    clean: Content
+    dropped: bool  # the first answer ends in a dropped connection
+
+
+def references(sc: Scenario, rec: Loaded, dialect: str) -> References:
+    faults = parse_faults(sc.fault)
+    first = make_plan(rec, speed=0, faults=faults)
+    clean = make_plan(rec, speed=0)
+    ref_first = content_of([first.body], dialect) if not first.json_body else None
+    if ref_first is not None and first.ending == ABORT and ref_first.model.error is None:
+        # A chunk or Gemini stream cannot say it was cut: the dropped connection does.
+        ref_first.model.error = {"message": "the upstream connection dropped"}
+        ref_first.error_at = ref_first.last
+    ref_clean = content_of([clean.body], dialect)
+    expect = sc.expectation(ref_clean.model.error is not None)
+    return References(faults, expect, ref_first, ref_clean, first.ending == ABORT)
+
+
+def grade_stream(
+    sc: Scenario,
+    ref: References,
+    status: int | None,
+    content: Content | None,
+    diagnostics: list[Diagnostic],
+    *,
+    complete: bool,
+    reason: str,
+    allow: list[str],
+    endpoint: str,
+    upstream_requests: int = 1,
+) -> tuple[list[Finding], str]:
+    """The findings (and note) for one gateway stream that was checked and folded as it
+    arrived (``load``): the gate's own grading, without a recording."""
+    g = _Graded.streamed(status, content, diagnostics, allow, endpoint)
+    if status is None:
+        g.add("transport", "no-response", f"no answer from the gateway: {reason}")
+    else:
+        _grade(g, sc, ref.expect, complete, reason, ref.dropped, ref.first, ref.clean,
+               upstream_requests)  # fmt: skip
+    return g.findings, g.note
+
+
 class _Run:
     """One suite's scenarios through one gateway, against one running upstream."""
 
@@ -392,17 +443,8 @@ class _Run:
                 f": {why}" if why else ""
             )
             return base
-        faults = parse_faults(sc.fault)
-        first = make_plan(rec, speed=0, faults=faults)
-        clean = make_plan(rec, speed=0)
-        ref_first = content_of([first.body], dialect) if not first.json_body else None
-        if ref_first is not None and first.ending == ABORT and ref_first.model.error is None:
-            # A chunk or Gemini stream cannot say it was cut: the dropped connection does.
-            ref_first.model.error = {"message": "the upstream connection dropped"}
-            ref_first.error_at = ref_first.last
-        ref_clean = content_of([clean.body], dialect)
-        has_error = ref_clean.model.error is not None
-        expect = sc.expectation(has_error)
+        ref = references(sc, rec, dialect)
+        faults, expect, ref_first, ref_clean = ref.faults, ref.expect, ref.first, ref.clean
         rules = [Rule(recording=rec.name, path=dialect, fault=sc.fault, times=sc.fault_times)]
         if sc.fault_times is not None:
             rules.append(Rule(recording=rec.name, path=dialect))
@@ -432,7 +474,7 @@ class _Run:
         if outcome.progress.status is None:
             g.add("transport", "no-response", f"no answer from the gateway: {outcome.reason}")
         elif _reached(g, sc, served, bool(faults)):
-            _grade(g, sc, expect, outcome.complete, outcome.reason, first.ending == ABORT,
+            _grade(g, sc, expect, outcome.complete, outcome.reason, ref.dropped,
                    ref_first, ref_clean, len(served))  # fmt: skip
         base.expect = expect
         base.status = outcome.progress.status
@@ -501,11 +543,34 @@ class _Graded:
         dialect = ENDPOINT_DIALECT[endpoint]
         self.content = content_of([self.body], dialect) if self.ok_status else None
         self.starts = self.content.starts if self.content is not None else []
+        #: check's diagnostics when the stream was checked as it arrived (``load``): None,
+        #: check the recording at ``path``
+        self.diagnostics: list[Diagnostic] | None = None
+
+    @classmethod
+    def streamed(
+        cls,
+        status: int | None,
+        content: Content | None,
+        diagnostics: list[Diagnostic],
+        allow: list[str],
+        endpoint: str,
+    ) -> _Graded:
+        """A stream that was checked and folded as it arrived, never kept: findings are
+        located by frame and offset, with no excerpt."""
+        g = cls.__new__(cls)
+        g.path, g.status, g.allow = "", status, set(allow)
+        g.grammar = ENDPOINT_GRAMMAR[endpoint]
+        g.findings, g.note, g.body = [], "", b""
+        g.content = content if g.ok_status else None
+        g.starts = content.starts if content is not None else []
+        g.diagnostics = diagnostics
+        return g
 
     def event_start(self, frame: int | None, offset: int | None) -> int | None:
         """Where a finding is: the event start its source gives (check and the content fold
         both locate at event starts), or, for a frame alone, that frame's start."""
-        if offset is not None and offset < len(self.body):
+        if offset is not None and (offset < len(self.body) or self.diagnostics is not None):
             return offset
         if frame is not None and 1 <= frame <= len(self.starts):
             return self.starts[frame - 1]
@@ -633,8 +698,10 @@ def _said_anything(c: Content) -> bool:
 
 def _checked(g: _Graded) -> None:
     """``check`` on the gateway's recording: errors fail, warnings are listed."""
-    result = check_file(g.path, grammar=g.grammar)
-    for d in result.diagnostics:
+    diagnostics = g.diagnostics
+    if diagnostics is None:
+        diagnostics = check_file(g.path, grammar=g.grammar).diagnostics
+    for d in diagnostics:
         if d.code in g.allow:
             continue
         sev = d.severity
