@@ -37,6 +37,10 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
         | {"safetext", "api", "record", "replay", "baseline"},
         {"orjson"},
     ),
+    "load": (
+        {"gate", "replay", "rules", "diagnostics", "safetext"},
+        {"orjson", "locust", "requests"},
+    ),
     "inspect": (
         {"sse", "model", "rules", "diagnostics", "translate", "providers", "recording", "errors"}
         | {"safetext"},

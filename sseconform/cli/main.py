@@ -15,7 +15,7 @@ from sseconform.cli.app import app
 
 # The commands register themselves on import; this order is the order of --help.
 # isort: off
-from sseconform.cli import check, rules, record, replay, translate, inspect, gate  # noqa: F401
+from sseconform.cli import check, rules, record, replay, translate, inspect, gate, load  # noqa: F401
 # isort: on
 
 __all__ = ["app", "main"]

@@ -392,6 +392,7 @@ class _Run:
         self.suite = suite
         self.gateway = gateway
         self.server = server
+        self.upstream_url = server.url
         self.out_dir = out_dir
         self.key = key
         self.headers = headers
@@ -401,6 +402,21 @@ class _Run:
         self._tags = itertools.count(1)
         self._nonce = uuid.uuid4().hex[:8]
 
+    @classmethod
+    def requests_only(
+        cls,
+        suite: Suite,
+        gateway: str,
+        upstream_url: str,
+        key: str | None,
+        headers: list[tuple[str, str]],
+    ) -> _Run:
+        """The request side of a run (URLs, headers) for an upstream running elsewhere."""
+        run = cls.__new__(cls)
+        run.suite, run.gateway, run.key, run.headers = suite, gateway.rstrip("/"), key, headers
+        run.upstream_url = upstream_url
+        return run
+
     def url(self, dialect: str) -> str:
         """The gateway's URL for a dialect's scenarios: a URL given with its path is used as
         is; a base URL gets the dialect's path (profile, suite, ``[dialect.X] path``)."""
@@ -409,7 +425,7 @@ class _Run:
                 return self.gateway
             base = self.gateway.removesuffix("/chat/completions").removesuffix("/v1")
             return base + self.suite.path_for(dialect)
-        path = self.suite.path_for(dialect).replace(UPSTREAM, self.server.url)
+        path = self.suite.path_for(dialect).replace(UPSTREAM, self.upstream_url)
         return path if path.startswith("http") else self.gateway + path
 
     def request_headers(self, dialect: str, sc: Scenario) -> list[tuple[str, str]]:
@@ -421,9 +437,9 @@ class _Run:
             if self.key:
                 out["x-api-key"] = ("x-api-key", self.key)
         for name, value in self.suite.headers_for(dialect, sc).items():
-            out[name.lower()] = (name, value.replace(UPSTREAM, self.server.url))
+            out[name.lower()] = (name, value.replace(UPSTREAM, self.upstream_url))
         for name, value in self.headers:
-            out[name.lower()] = (name, value.replace(UPSTREAM, self.server.url))
+            out[name.lower()] = (name, value.replace(UPSTREAM, self.upstream_url))
         return list(out.values())
 
     def one(self, sc: Scenario, rec: Loaded) -> ScenarioResult:

@@ -33,6 +33,7 @@ import re
 import socket
 import struct
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,6 +58,10 @@ SELECT_HEADER = "x-sseconform-recording"
 TAG = re.compile(rb"\[sseconform:([A-Za-z0-9_.:/-]{1,200})\]")
 FAULT_HEADER = "x-sseconform-fault"
 MAX_HEAD = 64 * 1024
+#: A write later than this after its schedule counts as late (the upstream falling behind).
+LATE = 0.010
+#: Tags whose rules are kept (a retry of the same request finds them): bounded.
+MAX_RESOLVED = 65536
 MAX_BODY = 16 * 1024 * 1024
 #: The most one write puts in the transport: bounds what a slow reader's connection holds.
 MAX_WRITE = 64 * 1024
@@ -145,6 +150,15 @@ class ReplayServer:
         self.strict = strict  # only rules (or the selection header) choose: no fallback
         self.served: list[Served] = []
         self.tagged: dict[str, list[Rule]] = {}  # a tag's own rules (see tag_of)
+        #: rules for a tag not routed yet (``load``: the tag names its scenario), kept for
+        #: the tag's later requests (retries) in a bounded cache
+        self.resolve_tag: Callable[[str], list[Rule] | None] | None = None
+        self._resolved: OrderedDict[str, list[Rule]] = OrderedDict()
+        #: always counted, in O(1) memory: scheduled writes, those later than LATE, the worst
+        self.writes = 0
+        self.late_writes = 0
+        self.requests_seen = 0
+        self.max_late = 0.0
         self._rotation: dict[tuple[str | None, str | None], int] = {}
         self._server: asyncio.base_events.Server | None = None
         self._connections: set[asyncio.Task[Any]] = set()
@@ -304,7 +318,16 @@ class ReplayServer:
         model = model or path_model
         tag = tag_of(body)
         with self._lock:
+            self.requests_seen += 1
             tagged = self.tagged.get(tag) if tag is not None else None
+            if tagged is None and tag is not None and self.resolve_tag is not None:
+                tagged = self._resolved.get(tag)
+                if tagged is None:
+                    tagged = self.resolve_tag(tag)
+                    if tagged is not None:
+                        self._resolved[tag] = tagged
+                        if len(self._resolved) > MAX_RESOLVED:
+                            self._resolved.popitem(last=False)
             for rule in tagged if tagged is not None else self.rules:
                 if rule.matches(path, dialect, model, headers):
                     rule.used += 1
@@ -496,8 +519,14 @@ class ReplayServer:
             await pause(due)
             piece = bytes(view)
             writer.write(b"%x\r\n%b\r\n" % (len(piece), piece) if chunked else piece)
-            if self.measure and first:
-                served.lateness.append(loop.time() - due)
+            if first:
+                late = loop.time() - due
+                self.writes += 1
+                if late > LATE:
+                    self.late_writes += 1
+                self.max_late = max(self.max_late, late)
+                if self.measure:
+                    served.lateness.append(late)
             await writer.drain()
             served.sent += len(piece)
             while marks and marks[0][0] <= offset + len(piece):

@@ -16,7 +16,12 @@ and it can be told to make the mistakes real gateways make, so the tests can sho
 - ``first-event-only``: the upstream is hung up on after its first read, and the stream
   ends there (so a fault placed later never fires);
 - ``strip-tag``: the prompt is rewritten on its way up, losing the ``[sseconform:TAG]``
-  marker the replay upstream routes concurrent requests by.
+  marker the replay upstream routes concurrent requests by;
+- ``load-corrupt``: under concurrency only (another request in flight), every tenth request
+  loses its first content delta (a buffer that drops a write when it is full);
+- ``cross-talk``: under concurrency only, every tenth request gets, in place of its first
+  content delta, the latest content delta of another stream in flight (a chunk of one
+  response in another's stream).
 
 On ``/v1/messages`` and ``/v1/responses`` it passes an upstream of the same grammar through
 (Anthropic Messages events, Responses events: what a gateway in front of Claude Code or Codex
@@ -69,6 +74,10 @@ class Gateway:
         self.bugs = bugs or set()
         self.requests = 0
         self.last_headers: dict[str, str] = {}
+        self.in_flight = 0
+        self.lock = threading.Lock()
+        #: the latest content delta of each stream in flight (cross-talk takes another's)
+        self.latest: dict[int, str] = {}
         gw = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -78,7 +87,20 @@ class Gateway:
                 pass
 
             def do_POST(self) -> None:
-                gw.requests += 1
+                with gw.lock:
+                    gw.requests += 1
+                    gw.in_flight += 1
+                    number, crowded = gw.requests, gw.in_flight > 1
+                self.corrupt = crowded and number % 10 == 0
+                self.number = number
+                try:
+                    self.post()
+                finally:
+                    with gw.lock:
+                        gw.in_flight -= 1
+                        gw.latest.pop(number, None)
+
+            def post(self) -> None:
                 length = int(self.headers.get("content-length", "0"))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 native = NATIVE.get(self.path.split("?", 1)[0])
@@ -87,7 +109,10 @@ class Gateway:
                 else:
                     gw.handle(self, body)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            request_queue_size = 256  # a load test's connections are not refused
+
+        self.server = Server(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
 
     @property
@@ -281,6 +306,14 @@ class Gateway:
                             contents += 1
                             if contents == 3 and "lose-token" in self.bugs:
                                 continue
+                            if contents == 1 and self._corrupted(h, "load-corrupt"):
+                                continue
+                            if contents == 1 and self._corrupted(h, "cross-talk"):
+                                other = self._other(h)
+                                if other is not None:
+                                    ch["delta"]["content"] = other
+                            with self.lock:
+                                self.latest[getattr(h, "number", 0)] = ch["delta"]["content"]
                         if ch.get("finish_reason") == "length" and "wrong-finish" in self.bugs:
                             ch["finish_reason"] = "stop"
                     out.append(f)
@@ -292,6 +325,19 @@ class Gateway:
         ):
             return
         self._send(h, frames)
+
+    def _corrupted(self, h: BaseHTTPRequestHandler, bug: str) -> bool:
+        return bug in self.bugs and bool(getattr(h, "corrupt", False))
+
+    def _other(self, h: BaseHTTPRequestHandler) -> str | None:
+        """The latest content delta of another stream in flight (one that differs)."""
+        mine = getattr(h, "number", 0)
+        with self.lock:
+            own = self.latest.get(mine)
+            for n, text in self.latest.items():
+                if n != mine and text != own:
+                    return text
+        return None
 
     # -- writing ---------------------------------------------------------------------------
 

@@ -1,0 +1,243 @@
+"""What a load run sends and how it grades each stream, without Locust: the scenarios of the
+suites prepared once per process (request bytes with a slot for the tag, the upstream's
+references), and a grader that checks and folds one gateway stream as it arrives.
+
+The CLI process (which runs the replay upstream) and every Locust process (local, master or
+worker) prepare the same plan from the same settings, so a tag ``L<index>.<user>.<n>`` names
+the same scenario everywhere: the upstream resolves it to that scenario's recording and
+faults, the user grades the stream against that scenario's references.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from sseconform.diagnostics import Diagnostic
+from sseconform.gate.content import ContentFolder
+from sseconform.gate.runner import (
+    Finding,
+    References,
+    _request_body,
+    _Run,
+    _Upstream,
+    grade_stream,
+    references,
+)
+from sseconform.gate.suite import (
+    ENDPOINT_DIALECT,
+    ENDPOINT_GRAMMAR,
+    Scenario,
+    Suite,
+    for_endpoint,
+    load_profile,
+    load_suite,
+)
+from sseconform.replay.plan import Loaded
+from sseconform.replay.scenario import Rule
+from sseconform.rules.grammars import checker_for
+
+__all__ = ["LoadScenario", "Outcome", "Settings", "StreamGrader", "prepare", "rules_for_tag"]
+
+_SLOT = "@@sseconform-tag@@"
+_TAG = re.compile(r"L([0-9]{1,6})\.")
+
+
+@dataclass
+class Settings:
+    """Everything a process needs to prepare the plan (JSON: the CLI hands it to Locust)."""
+
+    gateway: str
+    upstream: str  # the replay upstream's base URL
+    suites: list[str] = field(default_factory=lambda: ["builtin:all"])
+    profile: str | None = None
+    endpoints: list[str] = field(default_factory=list)
+    only: list[str] = field(default_factory=list)
+    headers: list[tuple[str, str]] = field(default_factory=list)
+    report: str | None = None  # where the master (or the local runner) writes its JSON
+
+    def to_json(self) -> bytes:
+        return orjson.dumps(self.__dict__)
+
+    @classmethod
+    def from_json(cls, data: bytes) -> Settings:
+        raw = orjson.loads(data)
+        raw["headers"] = [tuple(h) for h in raw.get("headers", [])]
+        return cls(**raw)
+
+
+@dataclass
+class LoadScenario:
+    """One scenario, ready to send any number of times."""
+
+    index: int
+    name: str
+    endpoint: str
+    url: str
+    headers: dict[str, str]
+    body_head: bytes
+    body_tail: bytes
+    scenario: Scenario
+    ref: References
+    allow: list[str]
+    rules: list[Rule]  # the upstream's rules for one tag (copied per tag)
+    recording: Loaded  # what the upstream serves for it
+
+    def body(self, tag: str) -> bytes:
+        return self.body_head + tag.encode("ascii") + self.body_tail
+
+
+def prepare(settings: Settings, key: str | None) -> list[LoadScenario]:
+    """Every applicable scenario of the settings' suites (per endpoint), in a fixed order."""
+    import fnmatch
+
+    profile = load_profile(settings.profile) if settings.profile else None
+    suites: list[Suite] = []
+    for spec in settings.suites:
+        su = load_suite(spec)
+        if profile is not None and su.profile is None:
+            su.profile = profile
+        suites += [for_endpoint(su, e) for e in settings.endpoints] or [su]
+    out: list[LoadScenario] = []
+    for su in suites:
+        up = _Upstream(su)
+        run = _Run.requests_only(su, settings.gateway, settings.upstream, key, settings.headers)
+        for sc in su.scenarios:
+            if settings.only and not any(fnmatch.fnmatchcase(sc.name, p) for p in settings.only):
+                continue
+            dialect = sc.served_dialect
+            assert dialect is not None
+            if not su.supports(dialect) or su.endpoint_refusal(dialect) is not None:
+                continue
+            rec = up.by_scenario[sc.name]
+            ref = references(sc, rec, dialect)
+            body = _request_body(su, sc, ref.clean, _SLOT)
+            text = orjson.dumps(body).decode().replace("{upstream}", settings.upstream)
+            head, _, tail = text.partition(_SLOT)
+            rules = [Rule(recording=rec.name, path=dialect, fault=sc.fault, times=sc.fault_times)]
+            if sc.fault_times is not None:
+                rules.append(Rule(recording=rec.name, path=dialect))
+            out.append(
+                LoadScenario(
+                    index=len(out),
+                    name=sc.name,
+                    endpoint=su.endpoint,
+                    url=run.url(dialect),
+                    headers=dict(run.request_headers(dialect, sc)),
+                    body_head=head.encode(),
+                    body_tail=tail.encode(),
+                    scenario=sc,
+                    ref=ref,
+                    allow=list(su.allow),
+                    rules=rules,
+                    recording=rec,
+                )
+            )
+    return out
+
+
+def rules_for_tag(plan: list[LoadScenario], tag: str) -> list[Rule] | None:
+    """The upstream's rules for a load tag: fresh ones, so each request counts its own
+    faulted attempts (``fault_times``)."""
+    m = _TAG.match(tag)
+    if m is None or int(m.group(1)) >= len(plan):
+        return None
+    own = plan[int(m.group(1))].rules
+    return [Rule(r.recording, r.path, fault=r.fault, times=r.times) for r in own]
+
+
+@dataclass
+class Outcome:
+    """One stream, graded: what Locust reports and the load report counts."""
+
+    name: str
+    status: int | None
+    conforming: bool
+    errors: list[str]  # finding keys that fail (check codes, diff:KIND:FIELD, expect:NAME)
+    warnings: list[str]
+    message: str  # the first failing finding, for Locust's failure table
+    ttft: float | None  # seconds from the request to the first content byte
+    gaps: list[float]  # seconds between reads (the largest few are enough: see StreamGrader)
+    seconds: float
+    bytes: int
+
+
+class StreamGrader:
+    """One gateway stream: ``feed(piece)`` as it arrives (checked and folded, never kept),
+    then ``finish(complete, reason)``. Gaps between reads are kept as their count and the
+    largest ``MAX_GAPS`` (a stall is what matters), in O(1) memory."""
+
+    MAX_GAPS = 64
+
+    def __init__(self, sc: LoadScenario, status: int | None, started: float) -> None:
+        self.sc = sc
+        self.status = status
+        self.started = started
+        self.ok = status is not None and 200 <= status < 300
+        grammar = ENDPOINT_GRAMMAR[sc.endpoint]
+        self.checker = checker_for(grammar) if self.ok else None
+        self.folder = ContentFolder(ENDPOINT_DIALECT[sc.endpoint]) if self.ok else None
+        self.first: float | None = None
+        self.last: float | None = None
+        self.gaps: list[float] = []
+        self.bytes = 0
+
+    def feed(self, piece: bytes, now: float | None = None) -> None:
+        now = time.perf_counter() if now is None else now
+        if not piece:
+            return
+        self.bytes += len(piece)
+        if self.first is None:
+            self.first = now
+        elif self.last is not None:
+            gap = now - self.last
+            if len(self.gaps) < self.MAX_GAPS:
+                self.gaps.append(gap)
+            elif gap > min(self.gaps):
+                self.gaps[self.gaps.index(min(self.gaps))] = gap
+        self.last = now
+        if self.checker is not None and self.folder is not None:
+            self.checker.feed(piece)
+            self.folder.feed(piece)
+
+    def finish(self, complete: bool, reason: str = "", now: float | None = None) -> Outcome:
+        now = time.perf_counter() if now is None else now
+        diagnostics: list[Diagnostic] = self.checker.finish() if self.checker else []
+        content = self.folder.finish() if self.folder else None
+        findings, _ = grade_stream(
+            self.sc.scenario,
+            self.sc.ref,
+            self.status,
+            content,
+            diagnostics,
+            complete=complete,
+            reason=reason,
+            allow=self.sc.allow,
+            endpoint=self.sc.endpoint,
+        )
+        errors = [f for f in findings if f.severity == "error"]
+        return Outcome(
+            name=self.sc.name,
+            status=self.status,
+            conforming=not errors,
+            errors=[f.key for f in errors],
+            warnings=[f.key for f in findings if f.severity != "error"],
+            message=_message(errors[0]) if errors else "",
+            ttft=None if self.first is None else self.first - self.started,
+            gaps=self.gaps,
+            seconds=now - self.started,
+            bytes=self.bytes,
+        )
+
+
+def _message(f: Finding) -> str:
+    where = f" (frame {f.frame})" if f.frame is not None else ""
+    return f"{f.key}{where}: {f.message}"[:300]
+
+
+def outcome_dict(o: Outcome) -> dict[str, Any]:
+    return dict(o.__dict__)

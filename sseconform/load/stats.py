@@ -1,0 +1,245 @@
+"""A load run's figures: conformance counts, finding codes, time to first token, gaps and
+throughput, in memory that does not grow with the number of streams (histograms with fixed
+relative precision), mergeable across Locust workers (``to_dict`` / ``merge``)."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from typing import Any
+
+from sseconform.load.plan import Outcome
+from sseconform.safetext import printable
+
+__all__ = ["Histogram", "LoadStats"]
+
+
+class Histogram:
+    """Durations in seconds, bucketed at ~2% relative precision: percentiles within that."""
+
+    STEP = math.log(1.02)
+
+    def __init__(self) -> None:
+        self.buckets: Counter[int] = Counter()
+        self.count = 0
+
+    def add(self, seconds: float) -> None:
+        ms = max(seconds * 1000.0, 0.001)
+        self.buckets[round(math.log(ms) / self.STEP)] += 1
+        self.count += 1
+
+    def percentile(self, q: float) -> float | None:
+        """The value at quantile ``q`` (0..1), in milliseconds."""
+        if not self.count:
+            return None
+        rank = max(1, math.ceil(q * self.count))
+        seen = 0
+        for b in sorted(self.buckets):
+            seen += self.buckets[b]
+            if seen >= rank:
+                return round(math.exp(b * self.STEP), 3)
+        return None
+
+    def to_dict(self) -> dict[str, int]:
+        return {str(k): v for k, v in self.buckets.items()}
+
+    def merge(self, data: dict[str, int]) -> None:
+        for k, v in data.items():
+            self.buckets[int(k)] += v
+            self.count += v
+
+
+class LoadStats:
+    """Counts over every graded stream; a timeline per second of the run."""
+
+    def __init__(self) -> None:
+        self.requests = 0
+        self.conforming = 0
+        self.no_response = 0
+        self.codes: Counter[str] = Counter()  # failing finding keys, once per stream
+        self.examples: dict[str, str] = {}  # a failing key -> the first message seen for it
+        self.warnings: Counter[str] = Counter()
+        self.scenarios: dict[str, list[int]] = {}  # name -> [requests, nonconforming]
+        self.ttft = Histogram()
+        self.gaps = Histogram()
+        self.duration = Histogram()
+        self.bytes = 0
+        self.first: float | None = None  # wall-clock seconds of the first and last stream end
+        self.last: float | None = None
+        self.timeline: dict[
+            int, list[float]
+        ] = {}  # second -> [streams, nonconforming, ttft sum, n]
+
+    def add(self, o: Outcome, at: float) -> None:
+        self.requests += 1
+        self.conforming += o.conforming
+        if o.status is None:
+            self.no_response += 1
+        for key in set(o.errors):
+            self.codes[key] += 1
+        if o.errors and o.errors[0] not in self.examples and len(self.examples) < 200:
+            self.examples[o.errors[0]] = f"{o.name}: {o.message}"
+        for key in set(o.warnings):
+            self.warnings[key] += 1
+        row = self.scenarios.setdefault(o.name, [0, 0])
+        row[0] += 1
+        row[1] += not o.conforming
+        if o.ttft is not None:
+            self.ttft.add(o.ttft)
+        for g in o.gaps:
+            self.gaps.add(g)
+        self.duration.add(o.seconds)
+        self.bytes += o.bytes
+        self.first = at if self.first is None else min(self.first, at)
+        self.last = at if self.last is None else max(self.last, at)
+        sec = self.timeline.setdefault(int(at), [0, 0, 0.0, 0])
+        sec[0] += 1
+        sec[1] += not o.conforming
+        if o.ttft is not None:
+            sec[2] += o.ttft
+            sec[3] += 1
+
+    @property
+    def nonconforming(self) -> int:
+        return self.requests - self.conforming
+
+    def to_dict(self) -> dict[str, Any]:
+        """What a worker sends its master (and what ``merge`` takes)."""
+        return {
+            "requests": self.requests,
+            "conforming": self.conforming,
+            "no_response": self.no_response,
+            "codes": dict(self.codes),
+            "examples": self.examples,
+            "warnings": dict(self.warnings),
+            "scenarios": self.scenarios,
+            "ttft": self.ttft.to_dict(),
+            "gaps": self.gaps.to_dict(),
+            "duration": self.duration.to_dict(),
+            "bytes": self.bytes,
+            "first": self.first,
+            "last": self.last,
+            "timeline": {str(k): v for k, v in self.timeline.items()},
+        }
+
+    def merge(self, d: dict[str, Any]) -> None:
+        self.requests += d["requests"]
+        self.conforming += d["conforming"]
+        self.no_response += d["no_response"]
+        self.codes.update(d["codes"])
+        for k, v in d.get("examples", {}).items():
+            if k not in self.examples and len(self.examples) < 200:
+                self.examples[k] = v
+        self.warnings.update(d["warnings"])
+        for name, (n, bad) in d["scenarios"].items():
+            row = self.scenarios.setdefault(name, [0, 0])
+            row[0] += n
+            row[1] += bad
+        self.ttft.merge(d["ttft"])
+        self.gaps.merge(d["gaps"])
+        self.duration.merge(d["duration"])
+        self.bytes += d["bytes"]
+        for which, pick in (("first", min), ("last", max)):
+            if d[which] is not None:
+                mine = getattr(self, which)
+                setattr(self, which, d[which] if mine is None else pick(mine, d[which]))
+        for k, v in d["timeline"].items():
+            sec = self.timeline.setdefault(int(k), [0, 0, 0.0, 0])
+            for i in range(4):
+                sec[i] += v[i]
+
+    def report(self, **extra: Any) -> dict[str, Any]:
+        """The JSON report: counts, codes, percentiles (ms), throughput, and ``extra``
+        (the run's settings, the upstream's own figures)."""
+        span = (self.last - self.first) if self.first is not None and self.last else 0.0
+        pct = {"p50": 0.5, "p95": 0.95, "p99": 0.99}
+        diff_kinds: Counter[str] = Counter()
+        for key, n in self.codes.items():
+            if key.startswith("diff:"):
+                diff_kinds[key.split(":")[1]] += n
+        start = min(self.timeline) if self.timeline else 0
+        return {
+            "requests": self.requests,
+            "conforming": self.conforming,
+            "nonconforming": self.nonconforming,
+            "no_response": self.no_response,
+            "nonconforming_rate": round(self.nonconforming / self.requests, 4)
+            if self.requests
+            else 0.0,
+            "codes": dict(self.codes.most_common()),
+            "diff_kinds": dict(diff_kinds.most_common()),
+            "examples": self.examples,
+            "warnings": dict(self.warnings.most_common()),
+            "scenarios": {
+                n: {"requests": r, "nonconforming": b}
+                for n, (r, b) in sorted(self.scenarios.items())
+            },
+            "ttft_ms": {k: self.ttft.percentile(q) for k, q in pct.items()},
+            "gap_ms": {k: self.gaps.percentile(q) for k, q in pct.items()},
+            "duration_ms": {k: self.duration.percentile(q) for k, q in pct.items()},
+            "throughput": {
+                "streams_per_s": round(self.requests / span, 2) if span > 0 else None,
+                "mb_per_s": round(self.bytes / span / 1e6, 3) if span > 0 else None,
+                "seconds": round(span, 2),
+            },
+            "timeline": [
+                {
+                    "second": k - start,
+                    "streams": v[0],
+                    "nonconforming": v[1],
+                    "ttft_ms_mean": round(v[2] / v[3] * 1000, 2) if v[3] else None,
+                }
+                for k, v in sorted(self.timeline.items())
+            ],
+            **extra,
+        }
+
+
+def text_report(r: dict[str, Any]) -> str:
+    """The table a person reads at a glance."""
+    rate = f"{r['nonconforming_rate'] * 100:.1f}%"
+    lines = [
+        f"streams        {r['requests']:>8}   conforming {r['conforming']}   "
+        f"nonconforming {r['nonconforming']} ({rate})"
+        + (f"   no response {r['no_response']}" if r["no_response"] else ""),
+        f"{'':15}{'p50':>10}{'p95':>10}{'p99':>10}",
+    ]
+    for label, key in (("ttft ms", "ttft_ms"), ("gap ms", "gap_ms"), ("stream ms", "duration_ms")):
+        vals = [r[key][p] for p in ("p50", "p95", "p99")]
+        lines.append(
+            f"{label:15}" + "".join(f"{v:>10.1f}" if v is not None else f"{'-':>10}" for v in vals)
+        )
+    t = r["throughput"]
+    if t["streams_per_s"] is not None:
+        lines.append(
+            f"throughput     {t['streams_per_s']} streams/s, {t['mb_per_s']} MB/s "
+            f"over {t['seconds']} s"
+        )
+    if r["codes"]:
+        lines.append("findings (streams):")
+        for k, n in r["codes"].items():
+            lines.append(f"  {n:>7}  {printable(k)}")
+            if k in r.get("examples", {}):
+                lines.append(f"           e.g. {printable(r['examples'][k])[:150]}")
+    bad = {n: s for n, s in r["scenarios"].items() if s["nonconforming"]}
+    if bad:
+        lines.append("nonconforming by scenario:")
+        lines += [
+            f"  {s['nonconforming']:>7}/{s['requests']:<7} {printable(n)}" for n, s in bad.items()
+        ]
+    up = r.get("upstream")
+    if up:
+        lines.append(
+            f"upstream: {up['requests']} requests; {up['late_writes']} of {up['writes']} writes "
+            f"later than {up['late_ms']} ms (worst {up['max_late_ms']} ms)"
+            + (f": {up['limited']}" if up.get("limited") else "")
+        )
+    cpu = r.get("cpu")
+    if cpu:
+        lines.append(
+            f"cpu (share of one core): upstream {cpu['upstream']:.0%}, "
+            f"load generator {cpu['load_generator']:.0%}"
+        )
+    if r.get("limited_by"):
+        lines.append(f"limited by: {'; '.join(r['limited_by'])}")
+    return "\n".join(lines) + "\n"

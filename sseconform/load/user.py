@@ -1,0 +1,169 @@
+"""The Locust user: streams scenarios through the gateway and grades every stream as it
+arrives. Each stream is one Locust request event (type ``SSE``, named by its scenario): a
+nonconforming stream is a failure whose error is its failing finding keys, so Locust's own
+stats, CSV and web UI show conformance beside latency.
+
+Use it in your own locustfile::
+
+    from sseconform.load.user import SseconformUser
+
+    class Streams(SseconformUser):
+        pass  # wait_time, weight, tasks of your own: as for any Locust user
+
+and give it the run's settings in ``$SSECONFORM_LOAD_SETTINGS`` (a JSON file, as
+``sseconform load --write-settings FILE`` writes it; the gateway key in
+``$SSECONFORM_GATEWAY_KEY``). Distributed (``--master`` / ``--worker``), every process reads
+the same settings; workers send their figures to the master, which writes the report.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import threading
+import time
+from typing import Any
+
+import orjson
+import requests
+from locust import User, constant, events, task
+from locust.env import Environment
+from locust.runners import MasterRunner, WorkerRunner
+
+from sseconform.load.plan import LoadScenario, Outcome, Settings, StreamGrader, prepare
+from sseconform.load.stats import LoadStats
+
+__all__ = ["Nonconforming", "SseconformUser"]
+
+SETTINGS_ENV = "SSECONFORM_LOAD_SETTINGS"
+READ = 64 * 1024
+
+
+class Nonconforming(Exception):
+    """A stream that broke the grammar or changed the meaning: its failing finding keys."""
+
+
+class _State:
+    """This process's plan and figures, made once (at Locust's init)."""
+
+    def __init__(self) -> None:
+        self.settings: Settings | None = None
+        self.plan: list[LoadScenario] = []
+        self.stats = LoadStats()
+        self.lock = threading.Lock()
+
+    def load(self) -> None:
+        if self.settings is not None:
+            return
+        path = os.environ.get(SETTINGS_ENV)
+        if not path:
+            raise RuntimeError(f"${SETTINGS_ENV} is not set: the load run's settings file")
+        with open(path, "rb") as fp:
+            self.settings = Settings.from_json(fp.read())
+        self.plan = prepare(self.settings, os.environ.get("SSECONFORM_GATEWAY_KEY"))
+        if not self.plan:
+            raise RuntimeError("no applicable scenario in the load settings")
+
+
+STATE = _State()
+
+
+def _on_init(environment: Environment, **_: Any) -> None:
+    if isinstance(environment.runner, MasterRunner):
+        return  # the master sends nothing: it adds up its workers' figures
+    STATE.load()  # a bad settings file fails at start, not in every user
+
+
+def _to_master(client_id: str, data: dict[str, Any], **_: Any) -> None:
+    with STATE.lock:  # what this worker saw since its last report
+        data["sseconform"] = STATE.stats.to_dict()
+        STATE.stats = LoadStats()
+
+
+def _from_worker(client_id: str, data: dict[str, Any], **_: Any) -> None:
+    if "sseconform" in data:
+        with STATE.lock:
+            STATE.stats.merge(data["sseconform"])
+
+
+def _write_report(environment: Environment, **_: Any) -> None:
+    if isinstance(environment.runner, WorkerRunner):
+        return
+    settings = STATE.settings
+    if settings is None:
+        path = os.environ.get(SETTINGS_ENV)
+        if not path:
+            return
+        with open(path, "rb") as fp:
+            settings = Settings.from_json(fp.read())
+    if not settings.report:
+        return
+    with STATE.lock:
+        data = STATE.stats.to_dict()
+    with open(settings.report, "wb") as fp:
+        fp.write(orjson.dumps(data))
+
+
+events.init.add_listener(_on_init)  # type: ignore[no-untyped-call]
+events.report_to_master.add_listener(_to_master)  # type: ignore[no-untyped-call]
+events.worker_report.add_listener(_from_worker)  # type: ignore[no-untyped-call]
+events.quitting.add_listener(_write_report)  # type: ignore[no-untyped-call]
+
+
+class SseconformUser(User):
+    """Picks a scenario at random, streams it through the gateway, grades it."""
+
+    abstract = True
+    wait_time = constant(0)
+
+    def __init__(self, environment: Environment) -> None:
+        super().__init__(environment)
+        self.session = requests.Session()
+        self.uid = f"{os.getpid()}-{id(self):x}"
+        self.sent = 0
+
+    def on_stop(self) -> None:
+        self.session.close()
+
+    @task
+    def stream(self) -> None:
+        STATE.load()
+        sc = random.choice(STATE.plan)
+        self.sent += 1
+        outcome = self.send(sc, f"L{sc.index}.{self.uid}.{self.sent}")
+        with STATE.lock:
+            STATE.stats.add(outcome, time.time())
+        self.environment.events.request.fire(
+            request_type="SSE",
+            name=sc.name,
+            response_time=outcome.seconds * 1000,
+            response_length=outcome.bytes,
+            response=None,
+            context={"ttft_ms": None if outcome.ttft is None else outcome.ttft * 1000},
+            exception=None if outcome.conforming else Nonconforming(" ".join(outcome.errors)),
+        )
+
+    def send(self, sc: LoadScenario, tag: str) -> Outcome:
+        """One request, its stream read and graded piece by piece (never kept whole)."""
+        started = time.perf_counter()
+        try:
+            resp = self.session.post(
+                sc.url, data=sc.body(tag), headers=sc.headers, stream=True, timeout=(10, 60)
+            )
+        except requests.RequestException as exc:
+            return StreamGrader(sc, None, started).finish(False, f"{type(exc).__name__}: {exc}")
+        grader = StreamGrader(sc, resp.status_code, started)
+        complete, reason = True, ""
+        raw = resp.raw
+        try:
+            if raw.chunked:  # each chunk as it arrives
+                for piece in raw.read_chunked(READ, decode_content=True):
+                    grader.feed(piece)
+            else:  # what has arrived, up to READ: never wait for a full READ
+                while piece := raw.read1(READ):
+                    grader.feed(piece)
+        except Exception as exc:  # a reset, a broken chunk: the stream did not end cleanly
+            complete, reason = False, f"{type(exc).__name__}: {exc}"
+        finally:
+            resp.close()
+        return grader.finish(complete, reason)
