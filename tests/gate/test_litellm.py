@@ -20,6 +20,7 @@ The scorecard is written to ``$SSECONFORM_LITELLM_SCORECARD`` when set (CI print
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections.abc import Iterator
@@ -133,3 +134,26 @@ def test_scorecard_has_a_column_per_endpoint() -> None:
     real.write_scorecard(
         "SSECONFORM_LITELLM_SCORECARD", f"LiteLLM, every endpoint (scenario by endpoint):\n{table}"
     )
+
+
+def test_load_through_litellm(proxy: tuple[str, int], tmp_path: Path) -> None:
+    """``sseconform load``: a short run of every chat scenario from ten users at once
+    completes, and every stream is graded (the scenarios pass one at a time, above)."""
+    pytest.importorskip("locust")
+    url, upstream = proxy
+    run = run_cli(
+        "load", "--gateway", url, "--gateway-profile", "litellm", "--upstream-port", str(upstream),
+        "--key", MASTER_KEY, "--users", "10", "--spawn-rate", "10", "--run-time", "6s",
+        "--format", "json", "-o", str(tmp_path / "load.json"), cwd=tmp_path, timeout=180,
+    )  # fmt: skip
+    assert run.code in (0, 1), run.both[-3000:]
+    report = json.loads((tmp_path / "load.json").read_text())
+    assert report["requests"] >= 20, report
+    assert report["requests"] == report["conforming"] + report["nonconforming"]
+    assert report["upstream"]["requests"] >= report["requests"] - report["no_response"]
+    card = (
+        f"LiteLLM under load (10 users, 6 s): {report['requests']} streams, "
+        f"{report['conforming']} conforming; TTFT p50 {report['ttft_ms']['p50']} ms, "
+        f"p99 {report['ttft_ms']['p99']} ms; codes {report['codes']}"
+    )
+    real.write_scorecard("SSECONFORM_LITELLM_SCORECARD", card)
