@@ -92,6 +92,13 @@ def load(
     print_locustfile: Annotated[
         bool, typer.Option(help="Print the path of sseconform's locustfile and exit.")
     ] = False,
+    gateway_pid: Annotated[
+        list[int] | None,
+        typer.Option(
+            help="The gateway's process ids (Linux, same machine; repeatable): their CPU share "
+            "is measured too, to say whether the gateway was the limit.",
+        ),
+    ] = None,
     force: Annotated[bool, typer.Option(help="Replace an existing --output.")] = False,
 ) -> None:
     """Stream the suites' scenarios through a gateway from many users at once (Locust,
@@ -178,9 +185,11 @@ def load(
         if key:
             env["SSECONFORM_GATEWAY_KEY"] = key
         before = resource.getrusage(resource.RUSAGE_SELF)
+        gw_before = _cpu_seconds(gateway_pid or [])
         wall = time.monotonic()
         cpu_warned = _run_locust(argv, env)
         wall = time.monotonic() - wall
+        gw_cpu = (_cpu_seconds(gateway_pid or []) - gw_before) / wall if gateway_pid else None
         after = resource.getrusage(resource.RUSAGE_SELF)
         kids = resource.getrusage(resource.RUSAGE_CHILDREN)
         try:
@@ -200,6 +209,8 @@ def load(
         limited.append(f"the upstream kept a core {up_cpu:.0%} busy")
     if cpu_warned or gen_cpu > CPU_LIMIT:
         limited.append(f"the load generator (Locust) kept a core {gen_cpu:.0%} busy")
+    if gw_cpu is not None and gw_cpu / len(gateway_pid or [1]) > CPU_LIMIT:
+        limited.insert(0, f"the gateway kept its cores {gw_cpu:.0%} busy (of one core)")
     report = stats.report(
         settings={
             "gateway": gateway,
@@ -217,7 +228,11 @@ def load(
             "max_late_ms": round(server.max_late * 1000, 1),
             "limited": "; ".join(x for x in limited if x.startswith("the upstream")),
         },
-        cpu={"upstream": round(up_cpu, 3), "load_generator": round(gen_cpu, 3)},
+        cpu={
+            "upstream": round(up_cpu, 3),
+            "load_generator": round(gen_cpu, 3),
+            **({"gateway": round(gw_cpu, 3)} if gw_cpu is not None else {}),
+        },
         limited_by=limited or ["the gateway (neither the upstream nor Locust was saturated)"],
     )
     text = json.dumps(report, indent=2) + "\n"
@@ -268,6 +283,19 @@ def _serve(path: Path, key: str | None, speed: float) -> None:
         fail(f"cannot listen on {settings.upstream}: {exc.strerror}")
     except KeyboardInterrupt:
         typer.echo("sseconform load: upstream stopped", err=True)
+
+
+def _cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU seconds of processes, from /proc (0 for one that is gone)."""
+    total = 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+    return total
 
 
 def _run_locust(argv: list[str], env: dict[str, str]) -> bool:

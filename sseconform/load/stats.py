@@ -236,9 +236,10 @@ def text_report(r: dict[str, Any]) -> str:
         )
     cpu = r.get("cpu")
     if cpu:
+        gw = f", gateway {cpu['gateway']:.0%}" if "gateway" in cpu else ""
         lines.append(
             f"cpu (share of one core): upstream {cpu['upstream']:.0%}, "
-            f"load generator {cpu['load_generator']:.0%}"
+            f"load generator {cpu['load_generator']:.0%}{gw}"
         )
     if r.get("limited_by"):
         lines.append(f"limited by: {'; '.join(r['limited_by'])}")
