@@ -10,6 +10,7 @@ run fails if it is anywhere. A test that keeps a secret on purpose names its fil
 from __future__ import annotations
 
 import base64
+import sys
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,16 @@ def _secret_forms() -> list[bytes]:
         enc = base64.b64encode(pad + raw)
         forms.append(enc[4 if pad else 0 : -4])
     return forms
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Locust patches the whole process with gevent when imported, which breaks every asyncio
+    server the tests start in a thread; it must only ever run in its own process."""
+    if "locust" in sys.modules or "gevent.monkey" in sys.modules:
+        raise pytest.UsageError(
+            "a test module imported locust/gevent into the test process; check it with "
+            "importlib.util.find_spec and run Locust in a subprocess (sseconform load)"
+        )
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

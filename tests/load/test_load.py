@@ -7,6 +7,7 @@ in tests/gate/test_litellm.py."""
 from __future__ import annotations
 
 import csv
+import importlib.util
 import json
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,11 @@ from tests.cli.helpers import run_cli
 from tests.gate.gateway import Gateway
 from tests.gate.test_gate import free_port
 
-pytest.importorskip("locust")
+#: Locust runs in its own process (``sseconform load``): importing it here would monkey-patch
+#: this test process with gevent and break every asyncio server the other tests start.
+needs_locust = pytest.mark.skipif(
+    importlib.util.find_spec("locust") is None, reason="Locust is not installed (sseconform[load])"
+)
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 #: Scenarios whose every stream has text (a corruption of a content delta always shows).
@@ -42,6 +47,7 @@ def _load(tmp: Path, bugs: set[str], *args: str, users: int = 20, seconds: int =
     return run, report
 
 
+@needs_locust
 @pytest.mark.parametrize(
     ("bug", "code"), [("load-corrupt", "diff:lost:text"), ("cross-talk", "diff:changed:text")]
 )
@@ -62,6 +68,7 @@ def test_the_fault_rate_under_concurrency_is_recovered(tmp_path: Path, bug: str,
     assert 0 < int(stats["Aggregated"]["Failure Count"]) <= r["nonconforming"]
 
 
+@needs_locust
 def test_a_correct_gateway_conforms_under_load(tmp_path: Path) -> None:
     run, r = _load(tmp_path, set(), "--speed", "0", users=10, seconds=5)
     assert r["requests"] > 20 and r["nonconforming"] == 0, (r["codes"], r["examples"])
@@ -71,6 +78,7 @@ def test_a_correct_gateway_conforms_under_load(tmp_path: Path) -> None:
     assert set(r["cpu"]) == {"upstream", "load_generator"} and r["limited_by"]
 
 
+@needs_locust
 def test_text_report(tmp_path: Path) -> None:
     _load(tmp_path, {"load-corrupt"}, *TEXT, "--format", "text", users=10, seconds=4)
     text = (tmp_path / "report.json").read_text()
