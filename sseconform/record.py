@@ -51,6 +51,8 @@ class Outcome:
     complete: bool
     reason: str
     redacted: list[str]
+    #: ``time.monotonic()`` when the request was sent: the recording's times count from it
+    started: float = 0.0
 
 
 class Interrupted(Exception):
@@ -177,7 +179,7 @@ def record(
         for ev in decoder.finish():
             prog.events += 1
             _ttft(prog, ev.data, prog.elapsed)
-    return Outcome(out, prog, complete, reason, list(redactor.found))
+    return Outcome(out, prog, complete, reason, list(redactor.found), t0)
 
 
 def _count(prog: Progress, decoder: SSEDecoder, chunk: bytes, now: float) -> None:

@@ -41,6 +41,7 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
         {"gate", "replay", "rules", "diagnostics", "safetext"},
         {"orjson", "locust", "requests"},
     ),
+    "html": ({"gate", "api", "rules", "diagnostics", "safetext", "version"}, set()),
     "inspect": (
         {"sse", "model", "rules", "diagnostics", "translate", "providers", "recording", "errors"}
         | {"safetext"},

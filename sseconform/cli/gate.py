@@ -68,7 +68,13 @@ def gate(
     out: Annotated[
         Path, typer.Option(help="Folder for the gateway's recorded streams.", metavar="DIR")
     ] = Path("sseconform-gate"),
-    fmt: Annotated[str, typer.Option("--format", help="text, json, junit or github.")] = "text",
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="text, json, junit, github or html (one self-contained page: use -o FILE).",
+        ),
+    ] = "text",
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write the report here.", metavar="FILE")
     ] = None,
@@ -162,8 +168,8 @@ def gate(
         raise typer.Exit(0)
     if gateway is None:
         fail("--gateway URL is required")
-    if fmt not in report.FORMATS:
-        fail(f"unknown format {fmt!r}; formats: {', '.join(report.FORMATS)}")
+    if fmt not in (*report.FORMATS, "html"):
+        fail(f"unknown format {fmt!r}; formats: {', '.join(report.FORMATS)}, html")
     if out.exists() and (not out.is_dir() or any(out.iterdir())) and not force:
         fail(f"{out}: exists and is not empty (use --force to write into it, or another --out)")
     if output is not None and output.exists() and not force:
@@ -243,6 +249,7 @@ def gate(
                     on_start=started,
                     on_result=done,
                     concurrency=concurrency,
+                    evidence=fmt == "html",
                 )
             )
     except SseconformError as exc:
@@ -256,7 +263,12 @@ def gate(
     import io
 
     buf = io.StringIO()
-    report.write(results, buf, fmt)
+    if fmt == "html":
+        from sseconform.html.gate import render
+
+        buf.write(render(results))
+    else:
+        report.write(results, buf, fmt)
     if output is None:
         sys.stdout.write(buf.getvalue())
     else:

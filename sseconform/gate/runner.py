@@ -38,6 +38,7 @@ from sseconform.baseline import Baseline, from_findings
 from sseconform.diagnostics import Diagnostic
 from sseconform.gate.content import Content, content_of
 from sseconform.gate.diff import compare
+from sseconform.gate.evidence import Evidence, collect
 from sseconform.gate.suite import ENDPOINT_DIALECT, ENDPOINT_GRAMMAR, UPSTREAM, Scenario, Suite
 from sseconform.record import Request, record
 from sseconform.recording.format import RecordingReader
@@ -111,6 +112,9 @@ class ScenarioResult:
     applicable: bool = True  # False: the gateway's profile says it cannot route this dialect
     upstream_log: list[str] = field(default_factory=list)  # replay's log lines (redacted)
     fixed: list[str] = field(default_factory=list)  # baseline entries no longer seen
+    #: what the HTML report shows (both sides' content, timelines, event bytes), when asked
+    #: for (``run_suite(evidence=True)``); never in the JSON report
+    evidence: Evidence | None = None
 
     @property
     def verdict(self) -> str:
@@ -221,12 +225,14 @@ def run_suite(
     on_start: Callable[[str], None] | None = None,
     on_result: Callable[[ScenarioResult], None] | None = None,
     concurrency: int = 1,
+    evidence: bool = False,
 ) -> SuiteResult:
     """Run every scenario of ``suite`` through ``gateway``; recordings go to ``out_dir``.
 
     ``headers`` (``gate --header``) go with every request, over the suite's and profile's.
     ``concurrency`` scenarios are in flight at once (each request tagged, so the upstream
     tells them apart); results come in the suite's order whatever order they finish in.
+    ``evidence``: keep what the HTML report shows of each scenario (:mod:`.evidence`).
     """
     upstream = _Upstream(suite)
     os.makedirs(out_dir, exist_ok=True)
@@ -244,6 +250,7 @@ def run_suite(
             on_start(server.url)
         run = _Run(suite, gateway.rstrip("/"), server, out_dir, key, headers or [])
         run.shared = concurrency <= 1
+        run.evidence = evidence
         chosen = [sc for sc in suite.scenarios if select is None or select(sc)]
         if concurrency <= 1:
             for sc in chosen:
@@ -399,6 +406,7 @@ class _Run:
         #: one scenario at a time: untagged requests (a gateway that drops the tag) are
         #: still the running scenario's; in flight with others, only tagged ones are
         self.shared = True
+        self.evidence = False
         self._tags = itertools.count(1)
         self._nonce = uuid.uuid4().hex[:8]
 
@@ -500,6 +508,12 @@ class _Run:
         base.seconds = seconds
         base.findings = g.findings
         base.note = g.note
+        if self.evidence:
+            upstream = ref_clean if ref_first is None or expect == "rejected" else ref_first
+            base.evidence = collect(
+                findings=g.findings, upstream=upstream, gateway=g.content, recording=out,
+                body=g.body, served=served, t0=outcome.started,
+            )  # fmt: skip
         return base
 
 

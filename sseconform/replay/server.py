@@ -101,6 +101,18 @@ class Served:
     fired: list[str] = field(default_factory=list)
     framing: str = "sse"  # or "json-array": Gemini asked without alt=sse
     tag: str | None = None  # the request's [sseconform:TAG], if it carried one
+    #: when measured (``measure=True``, the gate's upstream), for the report's timeline:
+    #: the loop time (``time.monotonic``) the request arrived, the plan it was answered
+    #: with, each planned write's (seconds after arrival, offset in the payload) as it left,
+    #: and the seconds after arrival each ``fired`` fault took effect
+    started: float = 0.0
+    plan: Plan | None = None
+    times: list[tuple[float, int]] = field(default_factory=list)
+    fired_at: list[float] = field(default_factory=list)
+
+    def fire(self, fault: str, at: float) -> None:
+        self.fired.append(fault)
+        self.fired_at.append(at)
 
     def line(self) -> str:
         """One log line; request text is escaped, so a client cannot write to the terminal."""
@@ -387,6 +399,9 @@ class ReplayServer:
         plan = make_plan(rec, speed=speed, split=self.split, faults=faults, array=array)
         served = Served(client, method, shown, rec.name, plan.status, spec, tag=tag_of(body))
         served.framing = "json-array" if array else "sse"
+        served.started = start
+        if self.measure:
+            served.plan = plan
         try:
             return await self._execute(
                 plan,
@@ -490,7 +505,7 @@ class ReplayServer:
                 writer, plan.status, plan.body, reason=plan.reason, close=not keep,
                 head_only=not body,
             )  # fmt: skip
-            served.fired.append("status")
+            served.fire("status", loop.time() - start)
             served.sent = len(plan.body) if body else 0
             served.ending = "error response"
             return
@@ -515,7 +530,7 @@ class ReplayServer:
             # a bounded piece at a time: a slow reader's connection holds at most this much
             due = start + t
             if first and offset == plan.stall_at:
-                served.fired.append("stall")
+                served.fire("stall", loop.time() - start)
             await pause(due)
             piece = bytes(view)
             writer.write(b"%x\r\n%b\r\n" % (len(piece), piece) if chunked else piece)
@@ -527,14 +542,15 @@ class ReplayServer:
                 self.max_late = max(self.max_late, late)
                 if self.measure:
                     served.lateness.append(late)
+                    served.times.append((due + late - start, offset))
             await writer.drain()
             served.sent += len(piece)
             while marks and marks[0][0] <= offset + len(piece):
-                served.fired.append(marks.pop(0)[1])
+                served.fire(marks.pop(0)[1], loop.time() - start)
         if plan.ending == ABORT:
             await _flushed(writer)
             if plan.cut:
-                served.fired.append("drop")
+                served.fire("drop", loop.time() - start)
             served.ending = "dropped"
             _reset(writer)
             return

@@ -1,0 +1,287 @@
+"""What the HTML report shows of one scenario, gathered while its streams are at hand.
+
+Both streams' meaning side by side (text, reasoning, each call's arguments pretty-printed),
+where they first part, when each upstream and gateway event arrived (and when the upstream's
+fault took effect), and the gateway's bytes each finding points at. Plain data
+(:meth:`Evidence.to_dict`), so the page writer stays a pure function of it.
+
+Everything is bounded: a field's text, the marks on a timeline and an event's bytes are
+capped, and a cap that cut something says so.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from sseconform.gate.content import Content
+from sseconform.recording.format import RecordingReader
+from sseconform.sse import Event, SSEDecoder
+
+if TYPE_CHECKING:  # the runner builds evidence; only the types are needed here
+    from sseconform.gate.runner import Finding
+    from sseconform.replay.server import Served
+
+__all__ = ["Evidence", "collect", "first_difference", "label_of", "side_of"]
+
+#: Characters kept of one field (text, reasoning, a call's arguments) on one side.
+MAX_TEXT = 32 * 1024
+#: Marks kept on one side of a timeline (a longer stream keeps its first ones).
+MAX_MARKS = 1500
+#: Bytes kept of the event a finding points at.
+MAX_EVENT = 2048
+_FIELD = re.compile(
+    r"^(?:choices\[(\d+)\]\.)?(text|reasoning|refusal|tool_calls\[(\d+)\]\.arguments)$"
+)
+
+
+@dataclass
+class Evidence:
+    """One scenario's evidence (see the module docstring); ``t`` is seconds after the
+    gateway's request was sent, for both sides."""
+
+    upstream: list[dict[str, Any]] | None = None  # choices, as :func:`side_of` gives them
+    gateway: list[dict[str, Any]] | None = None
+    upstream_extra: dict[str, Any] = field(default_factory=dict)  # finish, usage, error
+    gateway_extra: dict[str, Any] = field(default_factory=dict)
+    first: dict[str, Any] | None = None  # see first_difference
+    upstream_marks: list[dict[str, Any]] = field(default_factory=list)
+    gateway_marks: list[dict[str, Any]] = field(default_factory=list)
+    faults: list[dict[str, Any]] = field(default_factory=list)  # {"t", "fault", "request"}
+    upstream_events: int = 0  # events in all (the marks may stop at MAX_MARKS)
+    gateway_events: int = 0
+    events: dict[int, str] = field(default_factory=dict)  # gateway byte offset -> event text
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "upstream": self.upstream,
+            "gateway": self.gateway,
+            "upstream_extra": self.upstream_extra,
+            "gateway_extra": self.gateway_extra,
+            "first": self.first,
+            "upstream_marks": self.upstream_marks,
+            "gateway_marks": self.gateway_marks,
+            "faults": self.faults,
+            "upstream_events": self.upstream_events,
+            "gateway_events": self.gateway_events,
+            "events": {str(k): v for k, v in self.events.items()},
+        }
+
+
+def _cap(text: str) -> dict[str, Any]:
+    return {"value": text[:MAX_TEXT], "cut": max(0, len(text) - MAX_TEXT)}
+
+
+def pretty_arguments(raw: str) -> str:
+    """A call's arguments as people read them: indented JSON, or the raw text when it is
+    not JSON (then the raw text is the evidence)."""
+    try:
+        return orjson.dumps(orjson.loads(raw), option=orjson.OPT_INDENT_2).decode()
+    except orjson.JSONDecodeError:
+        return raw
+
+
+def side_of(c: Content | None) -> tuple[list[dict[str, Any]] | None, dict[str, Any]]:
+    """One stream's meaning, per choice: text, reasoning, refusal and calls (arguments
+    pretty-printed, each field capped); and the stream's finish reasons, usage and error."""
+    if c is None:
+        return None, {}
+    m = c.model
+    choices = []
+    for idx in sorted(m.choices):
+        ch = m.choices[idx]
+        calls = [
+            {
+                "id": call.id,
+                "name": call.name,
+                "arguments": _cap(pretty_arguments(call.arguments)),
+            }
+            for _, call in sorted(ch.tool_calls.items())
+        ]
+        choices.append(
+            {
+                "index": idx,
+                "text": _cap(ch.text),
+                "reasoning": _cap(ch.reasoning),
+                "refusal": _cap(ch.refusal),
+                "calls": calls,
+                "finish": ch.finish_reason,
+            }
+        )
+    extra: dict[str, Any] = {}
+    if m.usage is not None:
+        extra["usage"] = m.usage
+    if m.error is not None:
+        extra["error"] = m.error
+    return choices, extra
+
+
+def _value(choices: list[dict[str, Any]] | None, idx: int, name: str, call: int | None) -> str:
+    if not choices:
+        return ""
+    ch = next((c for c in choices if c["index"] == idx), None)
+    if ch is None:
+        return ""
+    if call is not None:
+        return ch["calls"][call]["arguments"]["value"] if call < len(ch["calls"]) else ""
+    return str(ch[name]["value"])
+
+
+def first_difference(
+    findings: list[Finding], up: list[dict[str, Any]] | None, gw: list[dict[str, Any]] | None
+) -> dict[str, Any] | None:
+    """The first difference the diff found, and, for a text-like field (text, reasoning,
+    refusal, a call's arguments as shown), the character where the two sides part: the
+    length of their common prefix in what the page shows."""
+    for f in findings:
+        if f.source != "diff" or not f.field:
+            continue
+        out: dict[str, Any] = {"field": f.field, "kind": f.code, "message": f.message}
+        m = _FIELD.match(f.field)
+        if m is not None:
+            idx = int(m.group(1) or 0)
+            call = int(m.group(3)) if m.group(3) is not None else None
+            name = "arguments" if call is not None else m.group(2)
+            a, b = _value(up, idx, name, call), _value(gw, idx, name, call)
+            n = 0
+            for n, (x, y) in enumerate(zip(a, b, strict=False)):  # noqa: B007
+                if x != y:
+                    break
+            else:
+                n = min(len(a), len(b))
+            out.update(choice=idx, name=name, call=call, char=n)
+        return out
+    return None
+
+
+_CONTENT_KEYS = ("content", "reasoning_content", "reasoning", "tool_calls", "refusal")
+
+
+def label_of(ev: Event) -> tuple[str, bool]:
+    """A short name for an event on a timeline, and whether it carries content (text,
+    reasoning, a call's name or arguments): what time to first token waits for."""
+    if ev.event:
+        name = ev.event
+        return name[:40], name.endswith("delta") or name == "content_block_start"
+    data = ev.data
+    if data.strip() == "[DONE]":
+        return "[DONE]", False
+    try:
+        obj = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return "not JSON", False
+    if not isinstance(obj, dict):
+        return "JSON", False
+    kind = obj.get("type")
+    if isinstance(kind, str):  # Anthropic or Responses events without an event: line
+        return kind[:40], kind.endswith("delta")
+    if "error" in obj:
+        return "error", False
+    choices = obj.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+        ch = choices[0]
+        d = ch.get("delta")
+        delta: dict[str, Any] = d if isinstance(d, dict) else {}
+        keys = [k for k in _CONTENT_KEYS if delta.get(k)]
+        if keys:
+            return "delta " + "+".join(keys), True
+        if ch.get("finish_reason"):
+            return f"finish {ch['finish_reason']}"[:40], False
+        return ("role" if delta.get("role") else "chunk"), False
+    if isinstance(choices, list) and obj.get("usage"):
+        return "usage", False
+    cands = obj.get("candidates")
+    if isinstance(cands, list) and cands and isinstance(cands[0], dict):
+        parts = (cands[0].get("content") or {}).get("parts") or []
+        if parts:
+            return "candidate parts", True
+        if cands[0].get("finishReason"):
+            return f"finish {cands[0]['finishReason']}"[:40], False
+    return "chunk", False
+
+
+def _gateway_marks(path: str, ev: Evidence) -> None:
+    """Each gateway event at the time the read that completed it arrived."""
+    dec = SSEDecoder()
+
+    def take(t: float, events: list[Event]) -> None:
+        for e in events:
+            ev.gateway_events += 1
+            if len(ev.gateway_marks) < MAX_MARKS:
+                label, content = label_of(e)
+                ev.gateway_marks.append(
+                    {"t": round(t, 4), "label": label, "content": content, "frame": e.frame}
+                )
+
+    t = 0.0
+    with open(path, "rb") as fp:
+        reader = RecordingReader(fp, path)
+        for t, data in reader.reads():
+            take(t, dec.feed(data))
+    take(t, dec.finish())
+
+
+def _upstream_marks(served: list[Served], t0: float, ev: Evidence) -> None:
+    """Each upstream event at the time its write left the replay server, per request (a
+    retry is a second request); the faults at the time they took effect."""
+    for n, s in enumerate(served, 1):
+        base = s.started - t0
+        for at, fault in zip(s.fired_at, s.fired, strict=False):
+            ev.faults.append({"t": round(base + at, 4), "fault": fault, "request": n})
+        plan = s.plan
+        if plan is None:
+            continue
+        starts = {a: b for _, a, b in plan.spans}
+        dec = SSEDecoder()
+        for at, offset in s.times:
+            end = starts.get(offset)
+            if end is None:
+                continue
+            if s.framing != "sse":  # Gemini's JSON array: a write is an element
+                found = [("JSON array element", True)]
+            else:
+                found = [label_of(e) for e in dec.feed(plan.payload[offset:end])]
+            for label, content in found:
+                ev.upstream_events += 1
+                if len(ev.upstream_marks) < MAX_MARKS:
+                    ev.upstream_marks.append(
+                        {"t": round(base + at, 4), "label": label, "content": content,
+                         "request": n}
+                    )  # fmt: skip
+
+
+def _event_bytes(body: bytes, offset: int) -> str:
+    """The event that starts at ``offset``: up to its blank line, capped."""
+    window = body[offset : offset + MAX_EVENT + 4]
+    m = re.search(rb"\r\n\r\n|\n\n|\r\r", window)
+    piece = window[: m.end()] if m is not None else window[:MAX_EVENT]
+    return piece[:MAX_EVENT].decode("utf-8", "replace")
+
+
+def collect(
+    *,
+    findings: list[Finding],
+    upstream: Content | None,
+    gateway: Content | None,
+    recording: str,
+    body: bytes,
+    served: list[Served],
+    t0: float,
+) -> Evidence:
+    """Everything the page shows of one scenario (see the module docstring)."""
+    ev = Evidence()
+    ev.upstream, ev.upstream_extra = side_of(upstream)
+    ev.gateway, ev.gateway_extra = side_of(gateway)
+    ev.first = first_difference(findings, ev.upstream, ev.gateway)
+    if gateway is None and body:  # an HTTP error: its body is what the client got
+        ev.gateway_extra["body"] = body[:MAX_EVENT].decode("utf-8", "replace")
+    if recording and body:
+        _gateway_marks(recording, ev)
+    _upstream_marks(served, t0, ev)
+    for f in findings:
+        if f.offset is not None and f.offset < len(body) and f.offset not in ev.events:
+            ev.events[f.offset] = _event_bytes(body, f.offset)
+    return ev

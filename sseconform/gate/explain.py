@@ -1,0 +1,63 @@
+"""What the gate's own findings mean (a check finding is a rule: ``sseconform rule CODE``).
+
+One short paragraph per source and code, shown beside each finding in the HTML report, so a
+reader who did not write the gateway knows what happened and why a client cares.
+"""
+
+from __future__ import annotations
+
+__all__ = ["explain"]
+
+_DIFF = {
+    "lost": "Content the upstream sent never reached the client: the gateway dropped a delta "
+    "(often one that arrived in the same read as another, or the last one before the end).",
+    "duplicated": "The client received some content twice. A gateway that retries or fails "
+    "over after the first delta has already gone out restarts the answer inside the same "
+    "stream.",
+    "extra": "The client received content the upstream never sent (an invented choice or "
+    "call, or another request's chunk: cross-talk between streams under load).",
+    "reordered": "The same pieces arrived in a different order than the upstream sent them.",
+    "changed": "The client received something other than what the upstream sent at this "
+    "place: a different text, name, argument value, finish reason or usage count.",
+    "missing": "Something the upstream's answer had (a choice, a finish reason, usage, an "
+    "error) is absent from the gateway's stream.",
+    "error": "The upstream failed and the gateway's stream says so differently (or not at "
+    "all): a client cannot tell a cut answer from a whole one.",
+    "usage": "The token counts differ from the upstream's, read with one definition on both "
+    "sides: billing and context accounting built on them are wrong.",
+}
+
+_OTHER = {
+    "expect:error-then-done": "The upstream failed mid-stream, yet the gateway's stream ends "
+    "like a successful one: no error frame. Clients take the partial answer for the whole "
+    "answer; the contract is an error frame, then the stream's normal end.",
+    "expect:rejected": "The upstream refused the request before streaming (a status error). "
+    "The gateway should answer with that status (or retry and succeed); it streamed or "
+    "answered in a way a client cannot retry on.",
+    "expect:failover": "The gateway sent another upstream request after the stream had "
+    "started; a retry after the first delta can splice or duplicate content.",
+    "expect:content": "The upstream streamed a whole answer and the gateway answered with an "
+    "HTTP error instead.",
+    "expect:error": "The upstream failed mid-stream; the gateway answered with an HTTP error "
+    "and lost what had already been generated, or streamed no error at all.",
+    "expect:content-or-error": "The gateway neither passed the whole answer on nor ended its "
+    "stream with an error frame.",
+    "transport:no-response": "The gateway never answered the request (refused, reset or "
+    "timed out before a status line).",
+    "transport:incomplete": "The gateway's stream did not end cleanly: the connection was "
+    "reset, the chunked body was cut, or it stalled past the suite's timeout.",
+    "upstream:not-reached": "The upstream never saw a request, so nothing was tested: the "
+    "gateway is not routed to the replay upstream for this dialect (see --gateway-profile).",
+    "upstream:refused": "The gateway called the upstream on a path or in a dialect this "
+    "scenario does not serve, so nothing was tested.",
+    "upstream:fault-not-fired": "The upstream was reached, but the fault the scenario is "
+    "about never took effect (the gateway stopped reading first), so it was not tested.",
+}
+
+
+def explain(source: str, code: str) -> str:
+    """The paragraph for a gate finding (``diff``, ``expect``, ``transport``, ``upstream``);
+    empty for a check finding, whose docs are its rule's."""
+    if source == "diff":
+        return _DIFF.get(code, "")
+    return _OTHER.get(f"{source}:{code}", "")

@@ -1,0 +1,416 @@
+"""``gate --format html``: one page for any number of suites (results in, HTML out).
+
+A summary matrix per endpoint (scenario by upstream dialect, each cell the verdict, linking
+to its scenario), new failures listed apart from known (baseline) ones, then per scenario:
+its findings with their rule's explanation and the gateway's event bytes, both streams'
+content side by side with the first difference marked, and a timeline of when each event
+arrived on both sides. The timeline is inline SVG written here: no charting library to
+inline, readable without script, one element per event (which the tests count).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from typing import Any
+
+from sseconform.gate.explain import explain
+from sseconform.gate.report import MARKS, totals
+from sseconform.gate.runner import Finding, ScenarioResult, SuiteResult
+from sseconform.html.page import attr, esc, page, slug
+from sseconform.rules import catalog
+from sseconform.version import __version__
+
+__all__ = ["render"]
+
+_ORDER = ("chat", "messages", "responses")
+_VERDICT_WORD = {
+    "pass": "pass",
+    "known": "known",
+    "fail": "FAIL",
+    "unreached": "unreached",
+    "not-applicable": "n/a",
+}
+
+
+def render(results: list[SuiteResult]) -> str:
+    """The page for a gate run (scenarios carry evidence when run with ``evidence=True``)."""
+    scenarios = [s for r in results for s in r.scenarios]
+    gateway = results[0].gateway if results else ""
+    profile = next((r.profile for r in results if r.profile), None)
+    head = [
+        f"<header><h1>sseconform gate: {esc(gateway)}</h1>",
+        f'<p class="muted">profile {esc(profile or "none")}; suites '
+        f"{esc(', '.join(r.suite for r in results))}; sseconform {esc(__version__)}</p>",
+        f'<p id="totals"><strong>{esc(totals(results))}</strong></p></header>',
+    ]
+    body = [*head, _matrices(scenarios), _lists(scenarios), _filters()]
+    body += [_scenario(s) for s in scenarios]
+    return page(f"sseconform gate: {gateway}", "\n".join(body))
+
+
+def _base(s: ScenarioResult) -> str:
+    return s.name.removeprefix(f"{s.endpoint}/")
+
+
+def _split(name: str) -> tuple[str, str]:
+    dialect, _, case = name.partition("/")
+    return (dialect, case) if case else ("", dialect)
+
+
+def _matrices(scenarios: list[ScenarioResult]) -> str:
+    """One table per endpoint: a row per case, a column per upstream dialect."""
+    out = ['<section id="matrix"><h2>Summary</h2>']
+    endpoints = sorted(
+        {s.endpoint for s in scenarios},
+        key=lambda e: (_ORDER.index(e) if e in _ORDER else 9, e),
+    )
+    for endpoint in endpoints:
+        cells: dict[str, dict[str, ScenarioResult]] = {}
+        dialects: list[str] = []
+        for s in scenarios:
+            if s.endpoint != endpoint:
+                continue
+            dialect, case = _split(_base(s))
+            if dialect not in dialects:
+                dialects.append(dialect)
+            cells.setdefault(case, {})[dialect] = s
+        out.append(f'<h3>endpoint {esc(endpoint)}</h3><div class="wrap">')
+        out.append(
+            f'<table class="matrix sortable" data-endpoint={attr(endpoint)}><thead><tr>'
+            "<th>scenario</th>" + "".join(f"<th>{esc(d or '-')}</th>" for d in dialects)
+        )
+        out.append("</tr></thead><tbody>")
+        for case in sorted(cells):
+            row = [f"<tr><td>{esc(case)}</td>"]
+            for d in dialects:
+                cell = cells[case].get(d)
+                if cell is None:
+                    row.append('<td class="v-empty"></td>')
+                    continue
+                s = cell
+                v = s.verdict
+                word = _VERDICT_WORD[v]
+                if v == "pass" and any(f.severity == "warning" for f in s.findings):
+                    word += "+w"
+                row.append(
+                    f'<td class="v v-{v}" data-verdict={attr(v)} data-scenario={attr(s.name)}>'
+                    f'<a href="#{slug(s.name)}" title={attr(s.name)}>{esc(word)}</a></td>'
+                )
+            out.append("".join(row) + "</tr>")
+        out.append("</tbody></table></div>")
+    out.append(
+        '<p class="muted">pass+w: passed with warnings; known: only deviations the '
+        "baseline accepts; unreached: the upstream never got the request, nothing was "
+        "tested; n/a: the gateway's profile cannot route it.</p></section>"
+    )
+    return "\n".join(out)
+
+
+def _lists(scenarios: list[ScenarioResult]) -> str:
+    """New failures, and apart from them the deviations the baseline already knows."""
+    failing = [s for s in scenarios if s.verdict in ("fail", "unreached")]
+    known = [s for s in scenarios if any(f.known for f in s.findings)]
+    fixed = [(s, k) for s in scenarios for k in s.fixed]
+    out = ['<section id="failures"><h2>New failures</h2>']
+    if failing:
+        out.append("<ul>")
+        for s in failing:
+            keys = sorted({f.key for f in s.findings if f.severity == "error" and not f.known})
+            out.append(
+                f'<li><a href="#{slug(s.name)}">{esc(s.name)}</a> '
+                f"<code>{esc(', '.join(keys))}</code></li>"
+            )
+        out.append("</ul>")
+    else:
+        out.append("<p>None.</p>")
+    out.append('</section><section id="known"><h2>Known deviations (baseline)</h2>')
+    if known:
+        out.append("<ul>")
+        for s in known:
+            keys = sorted({f.key for f in s.findings if f.known})
+            out.append(
+                f'<li><a href="#{slug(s.name)}">{esc(s.name)}</a> '
+                f"<code>{esc(', '.join(keys))}</code></li>"
+            )
+        out.append("</ul>")
+    else:
+        out.append("<p>None.</p>")
+    for s, k in fixed:
+        out.append(
+            f"<p>Fixed: {esc(s.name)} no longer shows <code>{esc(k)}</code>: drop it from "
+            "the baseline.</p>"
+        )
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def _filters() -> str:
+    buttons = "".join(
+        f'<button type="button" data-show="{v}" aria-pressed="{str(v == "all").lower()}">'
+        f"{w}</button>"
+        for v, w in (
+            ("all", "all"),
+            ("fail", "failed"),
+            ("unreached", "unreached"),
+            ("known", "known"),
+            ("pass", "passed"),
+        )
+    )
+    return f'<h2>Scenarios</h2><div id="filters" class="filters hidden">show: {buttons}</div>'
+
+
+def _where(f: Finding) -> str:
+    if f.frame is None:
+        return ""
+    return f"frame {f.frame}, byte {f.offset}" if f.offset is not None else f"frame {f.frame}"
+
+
+def _doc(f: Finding) -> str:
+    """The finding's explanation: its rule's docs for a check code, the gate's own else."""
+    if f.source == "check":
+        try:
+            rule = catalog.get(f.code)
+            d = catalog.doc(rule.code)
+        except KeyError:
+            return ""
+        parts = [
+            f"<p><strong>{esc(rule.name)}</strong>: {esc(rule.summary)}</p>",
+            f"<p><em>What it does.</em> {esc(d.what)}</p>",
+            f"<p><em>Why it matters.</em> {esc(d.why)}</p>",
+            f"<p><em>Which clients break.</em> {esc(d.which_clients)}</p>",
+            f"<p><em>Fix.</em> {esc(d.fix)}</p>",
+        ]
+        return (
+            f'<details class="doc"><summary>What {esc(f.code)} means</summary>'
+            f"{''.join(parts)}</details>"
+        )
+    text = explain(f.source, f.code)
+    return f'<p class="doc muted">{esc(text)}</p>' if text else ""
+
+
+def _finding(f: Finding, events: dict[str, str]) -> str:
+    sev = "known" if f.known else f"sev-{f.severity}"
+    where = _where(f)
+    label = "known" if f.known else f.severity
+    out = [
+        f'<li class="finding {sev}" data-key={attr(f.key)}>'
+        f'<span class="code">{esc(f.key)}</span> <span class="muted">{esc(label)}'
+        f"{esc('; ' + where) if where else ''}</span><br>{esc(f.message)}"
+    ]
+    raw = events.get(str(f.offset)) if f.offset is not None else None
+    if raw is None and f.excerpt:
+        raw = f.excerpt
+    if raw:
+        out.append(f'<div class="label">the gateway\'s event at byte {esc(f.offset)}</div>')
+        out.append(f'<pre class="bytes">{esc(raw)}</pre>')
+    out.append(_doc(f))
+    out.append("</li>")
+    return "".join(out)
+
+
+def _scenario(s: ScenarioResult) -> str:
+    v = s.verdict
+    ev = s.evidence.to_dict() if s.evidence is not None else None
+    status = f"HTTP {s.status}" if s.status is not None else "no response"
+    out = [
+        f'<section class="scenario s-{v}" id="{slug(s.name)}" data-verdict={attr(v)}>',
+        f'<h2><span class="badge v-{v}">{esc(MARKS[v])}</span> {esc(s.name)}</h2>',
+    ]
+    if v == "not-applicable":
+        out.append(f'<p class="muted">{esc(s.note)}</p></section>')
+        return "".join(out)
+    out.append(
+        f'<p class="muted">expect {esc(s.expect)}; {esc(status)}; {s.upstream_requests} '
+        f"upstream request(s); {s.seconds:.2f} s"
+        + (f"; {esc(s.note)}" if s.note else "")
+        + (f"; recording {esc(s.recording)}" if s.recording else "")
+        + "</p>"
+    )
+    events = ev["events"] if ev else {}
+    new = [f for f in s.findings if not f.known]
+    known = [f for f in s.findings if f.known]
+    if new:
+        out.append('<h3>Findings</h3><ul class="findings">')
+        out += [_finding(f, events) for f in new]
+        out.append("</ul>")
+    if known:
+        out.append('<details class="known-findings"><summary>Known deviations (baseline): ')
+        out.append(f'{len(known)}</summary><ul class="findings">')
+        out += [_finding(f, events) for f in known]
+        out.append("</ul></details>")
+    if ev is not None:
+        out.append(_content(ev))
+        out.append(_timeline(ev))
+    if s.upstream_log:
+        out.append('<details><summary>upstream log</summary><pre class="log">')
+        out.append(esc("\n".join(s.upstream_log)) + "</pre></details>")
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def _field(value: dict[str, Any], mark: int | None) -> str:
+    """One field's text, with the first difference marked at char ``mark``."""
+    text = str(value["value"])
+    cut = f'<span class="muted"> [{value["cut"]} more chars]</span>' if value["cut"] else ""
+    if mark is None:
+        return f"<pre>{esc(text)}{cut}</pre>"
+    here = text[mark : mark + 1]
+    return (
+        f'<pre>{esc(text[:mark])}<mark class="first-diff" data-char="{mark}">'
+        f"{esc(here) if here else '&#x2038;'}</mark>"
+        f'<span class="after-diff">{esc(text[mark + 1 :])}</span>{cut}</pre>'
+    )
+
+
+def _one_side(
+    choices: list[dict[str, Any]] | None, extra: dict[str, Any], first: dict[str, Any] | None
+) -> str:
+    if choices is None:
+        body = extra.get("body")
+        if body:
+            return f'<div class="label">HTTP error body</div><pre>{esc(body)}</pre>'
+        return '<p class="muted">no stream</p>'
+    out = []
+    for ch in choices:
+        idx = ch["index"]
+        pre = f"choice {idx}: " if len(choices) > 1 else ""
+
+        def mark_for(name: str, call: int | None = None, idx: int = idx) -> int | None:
+            if first is None or "char" not in first:
+                return None
+            if first["choice"] != idx or first["name"] != name or first["call"] != call:
+                return None
+            return int(first["char"])
+
+        for name in ("reasoning", "text", "refusal"):
+            if ch[name]["value"] or mark_for(name) is not None:
+                out.append(f'<div class="label">{esc(pre + name)}</div>')
+                out.append(
+                    f'<div class="field" data-field={attr(name)}>'
+                    f"{_field(ch[name], mark_for(name))}</div>"
+                )
+        for i, call in enumerate(ch["calls"]):
+            out.append(
+                f'<div class="label">{esc(pre)}tool call {i}: <code>{esc(call["name"])}'
+                f'</code> <span class="muted">{esc(call["id"] or "no id")}</span></div>'
+            )
+            out.append(
+                f'<div class="field" data-field="call-{i}">'
+                f"{_field(call['arguments'], mark_for('arguments', i))}</div>"
+            )
+        finish = ch["finish"]
+        out.append(f'<div class="label">finish reason: <code>{esc(finish)}</code></div>')
+    if "usage" in extra:
+        out.append(f'<div class="label">usage: <code>{esc(_short(extra["usage"]))}</code></div>')
+    if "error" in extra:
+        out.append(f'<div class="label">error: <code>{esc(_short(extra["error"]))}</code></div>')
+    return "".join(out)
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= 400 else text[:399] + "\u2026"
+
+
+def _content(ev: dict[str, Any]) -> str:
+    first = ev["first"]
+    head = "<h3>Content</h3>"
+    if first is not None:
+        where = f" at char {first['char']}" if "char" in first else ""
+        head += (
+            f'<p class="first">First difference: <code>{esc(first["field"])}</code> '
+            f"({esc(first['kind'])}){esc(where)}</p>"
+        )
+    else:
+        head += '<p class="first muted">Same meaning on both sides.</p>'
+    return (
+        f'{head}<div class="sides"><div class="side up"><h4>upstream sent</h4>'
+        f"{_one_side(ev['upstream'], ev['upstream_extra'], first)}</div>"
+        '<div class="side gw"><h4>the gateway\'s client got</h4>'
+        f"{_one_side(ev['gateway'], ev['gateway_extra'], first)}</div></div>"
+    )
+
+
+_W, _LEFT, _RIGHT = 1000.0, 80.0, 20.0
+_LANE = {"up": 32.0, "gw": 72.0}
+
+
+def _x(t: float, tmax: float) -> float:
+    return round(_LEFT + (_W - _LEFT - _RIGHT) * (max(t, 0.0) / tmax), 1)
+
+
+def _ttft(marks: list[dict[str, Any]]) -> float | None:
+    return next((m["t"] for m in marks if m["content"]), None)
+
+
+def _timeline(ev: dict[str, Any]) -> str:
+    """When each event arrived, upstream above, gateway below; content-bearing events drawn
+    thicker, time to first token dashed, each fault a red triangle, the longest gap named."""
+    up, gw, faults = ev["upstream_marks"], ev["gateway_marks"], ev["faults"]
+    times = [m["t"] for m in up] + [m["t"] for m in gw] + [f["t"] for f in faults]
+    if not times:
+        return ""
+    tmax = max(max(times), 0.001) * 1.02
+    out = [
+        f'<h3>Timeline</h3><svg class="timeline" viewBox="0 0 {_W:.0f} 112" role="img" '
+        f'aria-label="when each event arrived">',
+        f'<text x="4" y="{_LANE["up"] + 4}">upstream</text>',
+        f'<text x="4" y="{_LANE["gw"] + 4}">gateway</text>',
+    ]
+    for k in range(5):
+        t = tmax * k / 4
+        x = _x(t, tmax)
+        out.append(f'<line class="axis" x1="{x}" y1="14" x2="{x}" y2="90"/>')
+        out.append(f'<text x="{x}" y="106" text-anchor="middle">{t:.2f} s</text>')
+    for side, marks in (("up", up), ("gw", gw)):
+        y = _LANE[side]
+        first = _ttft(marks)
+        if first is not None:
+            x = _x(first, tmax)
+            out.append(
+                f'<line class="ttft {side}" x1="{x}" y1="{y - 14}" x2="{x}" y2="{y + 14}">'
+                f"<title>{'upstream' if side == 'up' else 'gateway'} time to first token: "
+                f"{first:.3f} s</title></line>"
+            )
+        for m in marks:
+            x = _x(m["t"], tmax)
+            cls = f"ev {side}" + (" c" if m["content"] else "")
+            req = f" (request {m['request']})" if m.get("request", 1) != 1 else ""
+            out.append(
+                f'<line class="{cls}" x1="{x}" y1="{y - 8}" x2="{x}" y2="{y + 8}">'
+                f"<title>{m['t']:.3f} s {esc(m['label'])}{req}</title></line>"
+            )
+        gap = _longest_gap(marks)
+        if gap is not None and gap[1] - gap[0] >= 0.5:
+            a, b = _x(gap[0], tmax), _x(gap[1], tmax)
+            out.append(
+                f'<text class="gap" x="{(a + b) / 2:.1f}" y="{y - 11}" text-anchor="middle">'
+                f"gap {gap[1] - gap[0]:.2f} s</text>"
+            )
+    for f in faults:
+        x = _x(f["t"], tmax)
+        y = _LANE["up"] - 10
+        out.append(
+            f'<path class="fault" d="M{x},{y + 8} l-5,-9 h10 z"><title>fault {esc(f["fault"])} '
+            f"took effect at {f['t']:.3f} s (request {f['request']})</title></path>"
+        )
+    out.append("</svg>")
+    extra = []
+    sides = (("upstream", ev["upstream_events"], up), ("gateway", ev["gateway_events"], gw))
+    for side, n, marks in sides:
+        t = _ttft(marks)
+        extra.append(
+            f"{side}: {n} events" + (f", first token at {t:.3f} s" if t is not None else "")
+            + (f" (first {len(marks)} drawn)" if n > len(marks) else "")
+        )  # fmt: skip
+    out.append(f'<p class="muted">{esc("; ".join(extra))}</p>')
+    return "".join(out)
+
+
+def _longest_gap(marks: list[dict[str, Any]]) -> tuple[float, float] | None:
+    best: tuple[float, float] | None = None
+    for a, b in itertools.pairwise(marks):
+        if best is None or b["t"] - a["t"] > best[1] - best[0]:
+            best = (a["t"], b["t"])
+    return best

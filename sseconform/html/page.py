@@ -1,0 +1,64 @@
+"""The page every HTML report shares: escaping, the document shell, styles and the script.
+
+One self-contained file: styles and script inline, nothing fetched when it is viewed. The
+page's Content-Security-Policy allows no network and only the one inline script whose
+hash it names, so even markup that slipped through escaping could not run script. All
+text from the wire goes through :func:`esc` (element text and attribute values alike).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import re
+from pathlib import Path
+
+__all__ = ["attr", "esc", "page", "slug", "visible"]
+
+#: C0/C1 controls other than newline and tab, and the JS line separators, made visible.
+_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0)) if c not in (9, 10)}
+_CONTROLS.update({0x2028: "\\u2028", 0x2029: "\\u2029"})
+
+
+def visible(text: str) -> str:
+    """Control characters (but newline and tab) as escapes, as a terminal report shows them."""
+    return text.translate(_CONTROLS)
+
+
+def esc(text: object) -> str:
+    """Anything, as safe element text or a quoted attribute value."""
+    return html.escape(visible(str(text)), quote=True)
+
+
+def attr(text: object) -> str:
+    """A quoted attribute value."""
+    return f'"{esc(text)}"'
+
+
+def slug(name: str) -> str:
+    """An id from a scenario or file name: letters, digits and dashes only."""
+    return re.sub(r"[^A-Za-z0-9]+", "-", name).strip("-").lower() or "x"
+
+
+_HERE = Path(__file__).parent
+#: Styles and the script, inlined into every page (kept as files to be read and linted).
+STYLE = (_HERE / "page.css").read_text(encoding="utf-8")
+SCRIPT = (_HERE / "page.js").read_text(encoding="utf-8")
+
+
+def page(title: str, body: str) -> str:
+    """The whole document around ``body`` (already escaped HTML)."""
+    digest = base64.b64encode(hashlib.sha256(SCRIPT.encode()).digest()).decode()
+    csp = (
+        "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+        f"script-src 'sha256-{digest}'; base-uri 'none'; form-action 'none'"
+    )
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width,initial-scale=1">'
+        f'<meta http-equiv="Content-Security-Policy" content={attr(csp)}>'
+        f'<meta name="referrer" content="no-referrer"><title>{esc(title)}</title>'
+        f"<style>{STYLE}</style></head>\n<body>\n{body}\n<script>{SCRIPT}</script>\n"
+        "</body></html>\n"
+    )
