@@ -336,3 +336,55 @@ def _is_stream_file(f: Path) -> bool:
             return looks_like_recording(fp.read(64))
     except OSError:
         return False
+
+
+def event_bytes(path: str, offsets: Iterable[int], limit: int = 2048) -> dict[int, bytes]:
+    """The bytes of the events that start at these body offsets (a recording's body, or the
+    raw file), each up to the blank line that ends it and at most ``limit`` bytes: what a
+    report shows beside a finding. Reads the body once, holding only those windows."""
+    wanted = sorted({o for o in offsets if o >= 0})
+    if not wanted or path in ("-", "<stdin>"):
+        return {}
+    out: dict[int, bytearray] = {}
+    done: set[int] = set()
+    pos = 0
+    try:
+        with open(path, "rb") as fp:
+            head = fp.read(READ_SIZE)
+            chunks: Iterator[bytes]
+            if looks_like_recording(head):
+                reader = RecordingReader(Prepend(head, fp), path)
+                chunks = (data for _t, data in reader.reads())
+            else:
+                chunks = _file_chunks(head, fp)
+            i = 0
+            for chunk in chunks:
+                end = pos + len(chunk)
+                while i < len(wanted) and wanted[i] < end:
+                    out[wanted[i]] = bytearray()
+                    i += 1
+                for start, buf in out.items():
+                    if start in done or start >= end:
+                        continue
+                    buf += chunk[max(0, start - pos) :]
+                    cut = _event_end(buf)
+                    if cut is not None or len(buf) >= limit:
+                        del buf[min(cut or limit, limit) :]
+                        done.add(start)
+                pos = end
+                if i == len(wanted) and len(done) == len(out):
+                    break
+    except (OSError, RecordingError):
+        pass  # a report without excerpts; check already said what is wrong with the file
+    return {k: bytes(v[:limit]) for k, v in out.items()}
+
+
+def _file_chunks(head: bytes, fp: IO[bytes]) -> Iterator[bytes]:
+    yield head
+    while chunk := fp.read(READ_SIZE):
+        yield chunk
+
+
+def _event_end(buf: bytearray) -> int | None:
+    ends = [i + len(sep) for sep in (b"\r\n\r\n", b"\n\n", b"\r\r") if (i := buf.find(sep)) >= 0]
+    return min(ends) if ends else None

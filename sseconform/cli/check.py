@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, TextIO
 
 import typer
 
 from sseconform.cli.app import app, fail
 from sseconform.errors import SseconformError, UsageError
+
+if TYPE_CHECKING:
+    from sseconform.api import FileResult
 
 
 @app.command()
@@ -27,7 +31,7 @@ def check(
         typer.Option(
             "--format",
             "-f",
-            help="text, json, junit, github or sarif.",
+            help="text, json, junit, github, sarif or html (one self-contained page).",
             show_default=False,
             metavar="FORMAT",
         ),
@@ -123,9 +127,9 @@ def check(
                 f"unknown grammar {grammar_name!r}; grammars: {', '.join(cfg.GRAMMAR_CHOICES)}"
             )
         try:
-            reporter = get_reporter(fmt_name)
+            reporter = _html_reporter if fmt_name == "html" else get_reporter(fmt_name)
         except ValueError as exc:
-            raise UsageError(str(exc)) from None
+            raise UsageError(f"{exc}, html") from None
         if (statistics or quiet) and fmt_name != "text":
             what = "--statistics" if statistics else "--quiet"
             raise UsageError(
@@ -202,3 +206,16 @@ def check(
     if exit_zero:
         raise typer.Exit(0)
     raise typer.Exit(0 if all(r.ok(strict=is_strict) for r in results) else 1)
+
+
+def _html_reporter(results: Sequence[FileResult], out: TextIO, strict: bool) -> None:
+    """``--format html``: the page, with each finding's event bytes read back from its file."""
+    from sseconform.api import event_bytes
+    from sseconform.html.check import render
+
+    events = {
+        r.path: event_bytes(r.path, [d.offset for d in r.diagnostics if d.line])
+        for r in results
+        if r.error is None
+    }
+    out.write(render(results, strict, events))

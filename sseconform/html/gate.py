@@ -17,8 +17,7 @@ from typing import Any
 from sseconform.gate.explain import explain
 from sseconform.gate.report import MARKS, totals
 from sseconform.gate.runner import Finding, ScenarioResult, SuiteResult
-from sseconform.html.page import attr, esc, page, slug
-from sseconform.rules import catalog
+from sseconform.html.page import anchors, attr, esc, page, rule_doc
 from sseconform.version import __version__
 
 __all__ = ["render"]
@@ -44,9 +43,14 @@ def render(results: list[SuiteResult]) -> str:
         f"{esc(', '.join(r.suite for r in results))}; sseconform {esc(__version__)}</p>",
         f'<p id="totals"><strong>{esc(totals(results))}</strong></p></header>',
     ]
-    body = [*head, _matrices(scenarios), _lists(scenarios), _filters()]
-    body += [_scenario(s) for s in scenarios]
+    ids = _ids(scenarios)
+    body = [*head, _matrices(scenarios, ids), _lists(scenarios, ids), _filters()]
+    body += [_scenario(s, ids[id(s)]) for s in scenarios]
     return page(f"sseconform gate: {gateway}", "\n".join(body))
+
+
+def _ids(scenarios: list[ScenarioResult]) -> dict[int, str]:
+    return {id(s): a for s, a in zip(scenarios, anchors([s.name for s in scenarios]), strict=True)}
 
 
 def _base(s: ScenarioResult) -> str:
@@ -58,7 +62,7 @@ def _split(name: str) -> tuple[str, str]:
     return (dialect, case) if case else ("", dialect)
 
 
-def _matrices(scenarios: list[ScenarioResult]) -> str:
+def _matrices(scenarios: list[ScenarioResult], ids: dict[int, str]) -> str:
     """One table per endpoint: a row per case, a column per upstream dialect."""
     out = ['<section id="matrix"><h2>Summary</h2>']
     endpoints = sorted(
@@ -95,7 +99,7 @@ def _matrices(scenarios: list[ScenarioResult]) -> str:
                     word += "+w"
                 row.append(
                     f'<td class="v v-{v}" data-verdict={attr(v)} data-scenario={attr(s.name)}>'
-                    f'<a href="#{slug(s.name)}" title={attr(s.name)}>{esc(word)}</a></td>'
+                    f'<a href="#{ids[id(s)]}" title={attr(s.name)}>{esc(word)}</a></td>'
                 )
             out.append("".join(row) + "</tr>")
         out.append("</tbody></table></div>")
@@ -107,7 +111,7 @@ def _matrices(scenarios: list[ScenarioResult]) -> str:
     return "\n".join(out)
 
 
-def _lists(scenarios: list[ScenarioResult]) -> str:
+def _lists(scenarios: list[ScenarioResult], ids: dict[int, str]) -> str:
     """New failures, and apart from them the deviations the baseline already knows."""
     failing = [s for s in scenarios if s.verdict in ("fail", "unreached")]
     known = [s for s in scenarios if any(f.known for f in s.findings)]
@@ -118,7 +122,7 @@ def _lists(scenarios: list[ScenarioResult]) -> str:
         for s in failing:
             keys = sorted({f.key for f in s.findings if f.severity == "error" and not f.known})
             out.append(
-                f'<li><a href="#{slug(s.name)}">{esc(s.name)}</a> '
+                f'<li><a href="#{ids[id(s)]}">{esc(s.name)}</a> '
                 f"<code>{esc(', '.join(keys))}</code></li>"
             )
         out.append("</ul>")
@@ -130,7 +134,7 @@ def _lists(scenarios: list[ScenarioResult]) -> str:
         for s in known:
             keys = sorted({f.key for f in s.findings if f.known})
             out.append(
-                f'<li><a href="#{slug(s.name)}">{esc(s.name)}</a> '
+                f'<li><a href="#{ids[id(s)]}">{esc(s.name)}</a> '
                 f"<code>{esc(', '.join(keys))}</code></li>"
             )
         out.append("</ul>")
@@ -169,22 +173,7 @@ def _where(f: Finding) -> str:
 def _doc(f: Finding) -> str:
     """The finding's explanation: its rule's docs for a check code, the gate's own else."""
     if f.source == "check":
-        try:
-            rule = catalog.get(f.code)
-            d = catalog.doc(rule.code)
-        except KeyError:
-            return ""
-        parts = [
-            f"<p><strong>{esc(rule.name)}</strong>: {esc(rule.summary)}</p>",
-            f"<p><em>What it does.</em> {esc(d.what)}</p>",
-            f"<p><em>Why it matters.</em> {esc(d.why)}</p>",
-            f"<p><em>Which clients break.</em> {esc(d.which_clients)}</p>",
-            f"<p><em>Fix.</em> {esc(d.fix)}</p>",
-        ]
-        return (
-            f'<details class="doc"><summary>What {esc(f.code)} means</summary>'
-            f"{''.join(parts)}</details>"
-        )
+        return rule_doc(f.code)
     text = explain(f.source, f.code)
     return f'<p class="doc muted">{esc(text)}</p>' if text else ""
 
@@ -209,12 +198,12 @@ def _finding(f: Finding, events: dict[str, str]) -> str:
     return "".join(out)
 
 
-def _scenario(s: ScenarioResult) -> str:
+def _scenario(s: ScenarioResult, anchor: str) -> str:
     v = s.verdict
     ev = s.evidence.to_dict() if s.evidence is not None else None
     status = f"HTTP {s.status}" if s.status is not None else "no response"
     out = [
-        f'<section class="scenario s-{v}" id="{slug(s.name)}" data-verdict={attr(v)}>',
+        f'<section class="scenario s-{v}" id="{anchor}" data-verdict={attr(v)}>',
         f'<h2><span class="badge v-{v}">{esc(MARKS[v])}</span> {esc(s.name)}</h2>',
     ]
     if v == "not-applicable":

@@ -14,7 +14,9 @@ import html
 import re
 from pathlib import Path
 
-__all__ = ["attr", "esc", "page", "slug", "visible"]
+from sseconform.rules import catalog
+
+__all__ = ["anchors", "attr", "esc", "page", "rule_doc", "slug", "visible"]
 
 #: C0/C1 controls other than newline and tab, and the JS line separators, made visible.
 _CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0)) if c not in (9, 10)}
@@ -42,7 +44,24 @@ def slug(name: str) -> str:
 
 
 _HERE = Path(__file__).parent
+
+
 #: Styles and the script, inlined into every page (kept as files to be read and linted).
+def anchors(names: list[str]) -> list[str]:
+    """A unique element id per name, in order (two names may slug alike)."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for name in names:
+        base = candidate = slug(name)
+        n = 1
+        while candidate in seen:
+            n += 1
+            candidate = f"{base}-{n}"
+        seen.add(candidate)
+        out.append(candidate)
+    return out
+
+
 STYLE = (_HERE / "page.css").read_text(encoding="utf-8")
 SCRIPT = (_HERE / "page.js").read_text(encoding="utf-8")
 
@@ -61,4 +80,22 @@ def page(title: str, body: str) -> str:
         f'<meta name="referrer" content="no-referrer"><title>{esc(title)}</title>'
         f"<style>{STYLE}</style></head>\n<body>\n{body}\n<script>{SCRIPT}</script>\n"
         "</body></html>\n"
+    )
+
+
+def rule_doc(code: str) -> str:
+    """A rule's documentation, folded: what ``sseconform rule CODE`` prints ("" for a code
+    that is not a rule)."""
+    try:
+        rule = catalog.get(code)
+        doc = catalog.doc(rule.code)
+    except KeyError:
+        return ""
+    return (
+        f'<details class="doc"><summary>What {esc(rule.code)} means</summary>'
+        f"<p><strong>{esc(rule.name)}</strong>: {esc(rule.summary)}</p>"
+        f"<p><em>What it does.</em> {esc(doc.what)}</p>"
+        f"<p><em>Why it matters.</em> {esc(doc.why)}</p>"
+        f"<p><em>Which clients break.</em> {esc(doc.which_clients)}</p>"
+        f"<pre>{esc(doc.example)}</pre><p class='fix'><em>Fix.</em> {esc(doc.fix)}</p></details>"
     )

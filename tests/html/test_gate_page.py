@@ -1,0 +1,172 @@
+"""The gate's HTML page as a pure function of results: everything from the wire escaped (no
+markup, script, link or control character from a stream reaches the page as such), known
+deviations apart from new failures, the first difference marked, and a reviewed snapshot of
+the body for a small run."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from pathlib import Path
+
+from sseconform.gate.evidence import Evidence, first_difference, side_of
+from sseconform.gate.runner import Finding, ScenarioResult, SuiteResult
+from sseconform.html.page import SCRIPT, visible
+from tests import snapshot
+from tests.html.dom import Node, parse
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+HOSTILE = (
+    '<script>alert(1)</script></textarea><a href="javascript:alert(2)">x</a>'
+    '\x1b[31m\u2028"><img src=x onerror=alert(3)><!-- -->]]>'
+)
+
+
+def _side(text: str, args: str = "") -> list[dict[str, object]]:
+    calls = [{"id": "c1", "name": HOSTILE, "arguments": {"value": args, "cut": 0}}] if args else []
+    return [
+        {
+            "index": 0,
+            "text": {"value": text, "cut": 0},
+            "reasoning": {"value": "", "cut": 0},
+            "refusal": {"value": "", "cut": 0},
+            "calls": calls,
+            "finish": "stop",
+        }
+    ]
+
+
+def _marks(n: int, t0: float, label: str) -> list[dict[str, object]]:
+    return [{"t": t0 + i * 0.05, "label": label, "content": i > 0, "request": 1} for i in range(n)]
+
+
+def _result() -> SuiteResult:
+    lost = Finding("diff", "lost", f"text: chars missing {HOSTILE}", "error", 3, 120,
+                   HOSTILE, "text")  # fmt: skip
+    check = Finding("check", "E003", f"truncated {HOSTILE}", "error", 4, 200, None)
+    known = Finding("expect", "error-then-done", "no error frame", "error", 4, 200, None,
+                    known=True)  # fmt: skip
+    up, gw = _side("The sky is blue" + HOSTILE, '{"a": 1}'), _side("The sky blue" + HOSTILE)
+    ev = Evidence(
+        upstream=up,
+        gateway=gw,
+        upstream_extra={"error": {"message": HOSTILE}},
+        first=first_difference([lost], up, gw),
+        upstream_marks=_marks(4, 0.1, HOSTILE),
+        gateway_marks=_marks(3, 0.12, "delta content"),
+        faults=[{"t": 0.2, "fault": HOSTILE, "request": 1}],
+        upstream_events=4,
+        gateway_events=3,
+        events={120: f"data: {HOSTILE}\n\n"},
+    )
+    failing = ScenarioResult(
+        f"anthropic/{HOSTILE}", "content", 200, "out/x.jsonl", 1, 0.5,
+        [lost, check, known], note=HOSTILE, dialect="anthropic",
+        upstream_log=[HOSTILE], evidence=ev,
+    )  # fmt: skip
+    passing = ScenarioResult("openai/text", "content", 200, "out/y.jsonl", 1, 0.3,
+                             dialect="openai")  # fmt: skip
+    only_known = ScenarioResult("openai/stall", "content", 200, "out/z.jsonl", 1, 0.3,
+                                [known], dialect="openai")  # fmt: skip
+    na = ScenarioResult("gemini/text", "-", None, "", 0, 0.0, note="cannot route gemini",
+                        dialect="gemini", applicable=False)  # fmt: skip
+    return SuiteResult("builtin:all", "http://127.0.0.1:9", "http://127.0.0.1:8",
+                       [failing, passing, only_known, na])  # fmt: skip
+
+
+def _render() -> str:
+    from sseconform.html.gate import render
+
+    return render([_result()])
+
+
+def test_nothing_from_the_wire_becomes_markup() -> None:
+    page = _render()
+    dom = parse(page)
+    scripts = dom.find_all("script")
+    assert [s.text for s in scripts] == [SCRIPT]
+    assert not dom.find_all("img") and not dom.find_all("textarea")
+    for n in dom.iter():
+        assert not any(k.startswith("on") for k in n.attrs), n
+        if n.tag == "a":
+            assert n.attrs["href"].startswith("#"), n.attrs
+    assert "javascript:alert(2)" in dom.text  # shown, as text
+    assert "\x1b" not in page and "\u2028" not in page
+    assert "\\x1b[31m" in dom.text and "\\u2028" in dom.text
+    assert "<script>alert(1)" not in page and "<!-- -->" not in page
+
+
+def test_the_page_allows_only_its_own_script_and_no_network() -> None:
+    dom = parse(_render())
+    csp = dom.find("meta", http_equiv="Content-Security-Policy").attrs["content"]
+    digest = base64.b64encode(hashlib.sha256(SCRIPT.encode()).digest()).decode()
+    assert "default-src 'none'" in csp
+    assert f"script-src 'sha256-{digest}'" in csp
+    assert not dom.find_all("link") and not dom.find_all("iframe")
+
+
+def test_known_deviations_are_apart_from_new_failures() -> None:
+    dom = parse(_render())
+    failures = dom.find("section", id="failures").text
+    known = dom.find("section", id="known").text
+    assert "anthropic/" in failures and "openai/stall" not in failures
+    assert "openai/stall" in known and "expect:error-then-done" in known
+    cells = {n.attrs["data-scenario"]: n.attrs["data-verdict"] for n in dom.find_all("td", "v")}
+    assert cells["openai/stall"] == "known" and cells["openai/text"] == "pass"
+    assert cells["gemini/text"] == "not-applicable"
+    assert cells[f"anthropic/{visible(HOSTILE)}"] == "fail"  # controls shown escaped
+
+
+def _mark(section: Node, side: str) -> tuple[str, Node]:
+    field = section.find("div", f"side {side}".split()[1]).find("div", "field", data_field="text")
+    pre = field.find("pre")
+    before = pre.children[0]
+    assert isinstance(before, str)
+    return before, pre.find("mark", "first-diff")
+
+
+def test_the_first_difference_is_marked_where_the_texts_part() -> None:
+    dom = parse(_render())
+    section = next(
+        s for s in dom.find_all("section", "scenario") if s.attrs["data-verdict"] == "fail"
+    )
+    for side in ("up", "gw"):
+        before, mark = _mark(section, side)
+        assert before == "The sky "
+        assert mark.attrs["data-char"] == "8"
+    assert _mark(section, "up")[1].text == "i" and _mark(section, "gw")[1].text == "b"
+
+
+def test_the_timeline_has_a_mark_per_event_and_the_fault() -> None:
+    dom = parse(_render())
+    svg = dom.find("svg", "timeline")
+    assert len(svg.find_all("line", "up")) == 4 + 1  # every event, and time to first token
+    assert len([n for n in svg.find_all("line") if {"ev", "up"} <= n.classes]) == 4
+    assert len([n for n in svg.find_all("line") if {"ev", "gw"} <= n.classes]) == 3
+    assert len(svg.find_all("path", "fault")) == 1
+
+
+def test_content_side_of_a_stream() -> None:
+    from sseconform.gate.content import content_of
+
+    body = (
+        b'data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\n'
+        b'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","type":'
+        b'"function","function":{"name":"f","arguments":"{\\"x\\": [1,2]}"}}]},'
+        b'"finish_reason":"tool_calls"}]}\n\ndata: [DONE]\n\n'
+    )
+    choices, extra = side_of(content_of([body], "openai"))
+    assert choices is not None
+    assert choices[0]["text"]["value"] == "hi"
+    assert choices[0]["calls"][0]["arguments"]["value"] == '{\n  "x": [\n    1,\n    2\n  ]\n}'
+    assert choices[0]["finish"] == "tool_calls" and extra == {}
+
+
+def test_body_snapshot() -> None:
+    page = _render()
+    body = page[page.index("<body>") : page.index("<script>")]
+    snapshot.compare(
+        SNAPSHOTS / "gate-page-body.html",
+        re.sub(r"sseconform \d[\w.]*", "sseconform VERSION", body),
+    )
