@@ -66,7 +66,9 @@ def load(
         str | None,
         typer.Option(help="Bearer key for the gateway (default: $SSECONFORM_GATEWAY_KEY)."),
     ] = None,
-    fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+    fmt: Annotated[
+        str, typer.Option("--format", help="text, json or html (one self-contained page).")
+    ] = "text",
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write the report here.", metavar="FILE")
     ] = None,
@@ -99,6 +101,14 @@ def load(
             "is measured too, to say whether the gateway was the limit.",
         ),
     ] = None,
+    render: Annotated[
+        list[Path] | None,
+        typer.Option(
+            help="Do not run: report on saved JSON reports (--format json) instead; with "
+            "--format html, one page for them all (one run per user count, say). Repeatable.",
+            metavar="REPORT",
+        ),
+    ] = None,
     force: Annotated[bool, typer.Option(help="Replace an existing --output.")] = False,
 ) -> None:
     """Stream the suites' scenarios through a gateway from many users at once (Locust,
@@ -109,7 +119,7 @@ def load(
 
     from sseconform.gate.suite import ENDPOINTS, load_profile, parse_header
     from sseconform.load.plan import Settings, prepare, rules_for_tag
-    from sseconform.load.stats import LoadStats, text_report
+    from sseconform.load.stats import LoadStats
     from sseconform.replay.server import ReplayServer
 
     locustfile = Path(__file__).resolve().parents[1] / "load" / "locustfile.py"
@@ -119,12 +129,15 @@ def load(
     if serve_upstream is not None:
         _serve(serve_upstream, key or os.environ.get("SSECONFORM_GATEWAY_KEY"), speed)
         raise typer.Exit(0)
-    if gateway is None:
-        fail("--gateway URL is required")
-    if fmt not in ("text", "json"):
-        fail(f"unknown format {fmt!r}; formats: text, json")
+    if fmt not in ("text", "json", "html"):
+        fail(f"unknown format {fmt!r}; formats: text, json, html")
     if output is not None and output.exists() and not force:
         fail(f"{output}: exists (use --force to replace it)")
+    if render:
+        _emit([_saved(p) for p in render], fmt, output)
+        raise typer.Exit(0)
+    if gateway is None:
+        fail("--gateway URL is required")
     endpoints = [e for item in endpoint or [] for e in (ENDPOINTS if item == "all" else [item])]
     if any(e not in ENDPOINTS for e in endpoints):
         fail(f"--endpoint: one of {', '.join(ENDPOINTS)} or all")
@@ -235,14 +248,48 @@ def load(
         },
         limited_by=limited or ["the gateway (neither the upstream nor Locust was saturated)"],
     )
-    text = json.dumps(report, indent=2) + "\n"
-    if fmt == "text":
-        text = text_report(report)
+    _emit([report], fmt, output)
+    raise typer.Exit(1 if report["nonconforming"] else 0)
+
+
+def _emit(reports: list[dict[str, Any]], fmt: str, output: Path | None) -> None:
+    import json
+
+    from sseconform.load.stats import text_report
+
+    if fmt == "html":
+        from sseconform.html.load import render
+
+        text = render(reports)
+    elif fmt == "text":
+        text = "\n".join(text_report(r) for r in reports)
+    else:
+        text = json.dumps(reports[0] if len(reports) == 1 else reports, indent=2) + "\n"
     if output is None:
         sys.stdout.write(text)
     else:
         output.write_text(text, encoding="utf-8")
-    raise typer.Exit(1 if report["nonconforming"] else 0)
+
+
+_KEYS = ("requests", "nonconforming", "nonconforming_rate", "ttft_ms", "throughput", "timeline")
+
+
+def _saved(path: Path) -> dict[str, Any]:
+    """A report ``load --format json`` wrote, or a clear message why it is not one."""
+    import json
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        fail(f"{path}: cannot read it: {exc.strerror}")
+    except UnicodeDecodeError as exc:
+        fail(f"{path}: not a JSON report (byte {exc.start} is not UTF-8)")
+    except json.JSONDecodeError as exc:
+        fail(f"{path}: not a JSON report (line {exc.lineno}, column {exc.colno}): {exc.msg}")
+    missing = [k for k in _KEYS if not isinstance(data, dict) or k not in data]
+    if missing:
+        fail(f"{path}: not a load report (--format json): no {', '.join(missing)}")
+    return dict(data)
 
 
 def _serve(path: Path, key: str | None, speed: float) -> None:

@@ -66,11 +66,12 @@ class LoadStats:
         self.bytes = 0
         self.first: float | None = None  # wall-clock seconds of the first and last stream end
         self.last: float | None = None
-        self.timeline: dict[
-            int, list[float]
-        ] = {}  # second -> [streams, nonconforming, ttft sum, n]
+        #: second -> [streams, nonconforming, ttft sum, ttft n, users]; users: the most
+        #: simulated users running in that second (Locust's count; the master's total when
+        #: distributed), so conformance and TTFT can be read per concurrency level
+        self.timeline: dict[int, list[float]] = {}
 
-    def add(self, o: Outcome, at: float) -> None:
+    def add(self, o: Outcome, at: float, users: int = 0) -> None:
         self.requests += 1
         self.conforming += o.conforming
         if o.status is None:
@@ -92,7 +93,8 @@ class LoadStats:
         self.bytes += o.bytes
         self.first = at if self.first is None else min(self.first, at)
         self.last = at if self.last is None else max(self.last, at)
-        sec = self.timeline.setdefault(int(at), [0, 0, 0.0, 0])
+        sec = self.timeline.setdefault(int(at), [0, 0, 0.0, 0, 0])
+        sec[4] = max(sec[4], users)
         sec[0] += 1
         sec[1] += not o.conforming
         if o.ttft is not None:
@@ -144,9 +146,17 @@ class LoadStats:
                 mine = getattr(self, which)
                 setattr(self, which, d[which] if mine is None else pick(mine, d[which]))
         for k, v in d["timeline"].items():
-            sec = self.timeline.setdefault(int(k), [0, 0, 0.0, 0])
+            sec = self.timeline.setdefault(int(k), [0, 0, 0.0, 0, 0])
             for i in range(4):
                 sec[i] += v[i]
+            sec[4] = max(sec[4], v[4] if len(v) > 4 else 0)
+
+    def users_at(self, seconds: list[int], users: int) -> None:
+        """The run's user count, as the master knows it, for seconds its workers reported
+        (each worker only knows its own users)."""
+        for k in seconds:
+            if k in self.timeline:
+                self.timeline[k][4] = max(self.timeline[k][4], users)
 
     def report(self, **extra: Any) -> dict[str, Any]:
         """The JSON report: counts, codes, percentiles (ms), throughput, and ``extra``
@@ -185,14 +195,38 @@ class LoadStats:
             "timeline": [
                 {
                     "second": k - start,
+                    "users": int(v[4]),
                     "streams": v[0],
                     "nonconforming": v[1],
                     "ttft_ms_mean": round(v[2] / v[3] * 1000, 2) if v[3] else None,
                 }
                 for k, v in sorted(self.timeline.items())
             ],
+            "levels": self.levels(),
             **extra,
         }
+
+    def levels(self) -> list[dict[str, Any]]:
+        """Conformance and TTFT per concurrency level: the seconds grouped by how many users
+        ran in them (a ramp-up passes through several levels)."""
+        by: dict[int, list[float]] = {}
+        for v in self.timeline.values():
+            row = by.setdefault(int(v[4]), [0, 0, 0, 0.0, 0])
+            row[0] += 1
+            for i in range(4):
+                row[i + 1] += v[i]
+        return [
+            {
+                "users": users,
+                "seconds": int(r[0]),
+                "streams": int(r[1]),
+                "nonconforming": int(r[2]),
+                "conforming_rate": round(1 - r[2] / r[1], 4) if r[1] else None,
+                "ttft_ms_mean": round(r[3] / r[4] * 1000, 2) if r[4] else None,
+                "streams_per_s": round(r[1] / r[0], 2) if r[0] else None,
+            }
+            for users, r in sorted(by.items())
+        ]
 
 
 def text_report(r: dict[str, Any]) -> str:
@@ -227,6 +261,13 @@ def text_report(r: dict[str, Any]) -> str:
         lines += [
             f"  {s['nonconforming']:>7}/{s['requests']:<7} {printable(n)}" for n, s in bad.items()
         ]
+    levels = r.get("levels") or []
+    if len(levels) > 1:
+        lines.append("by concurrency:  users  streams  conforming  mean ttft ms")
+        for lv in levels:
+            rate = "-" if lv["conforming_rate"] is None else f"{lv['conforming_rate']:.1%}"
+            ttft = "-" if lv["ttft_ms_mean"] is None else f"{lv['ttft_ms_mean']:.0f}"
+            lines.append(f"{'':16}{lv['users']:>6}{lv['streams']:>9}{rate:>12}{ttft:>14}")
     up = r.get("upstream")
     if up:
         lines.append(

@@ -51,6 +51,7 @@ class _State:
         self.plan: list[LoadScenario] = []
         self.stats = LoadStats()
         self.lock = threading.Lock()
+        self.environment: Environment | None = None
 
     def load(self) -> None:
         if self.settings is not None:
@@ -69,6 +70,7 @@ STATE = _State()
 
 
 def _on_init(environment: Environment, **_: Any) -> None:
+    STATE.environment = environment
     if isinstance(environment.runner, MasterRunner):
         return  # the master sends nothing: it adds up its workers' figures
     STATE.load()  # a bad settings file fails at start, not in every user
@@ -82,8 +84,11 @@ def _to_master(client_id: str, data: dict[str, Any], **_: Any) -> None:
 
 def _from_worker(client_id: str, data: dict[str, Any], **_: Any) -> None:
     if "sseconform" in data:
+        env = STATE.environment
+        users = env.runner.user_count if env is not None and env.runner is not None else 0
         with STATE.lock:
             STATE.stats.merge(data["sseconform"])
+            STATE.stats.users_at([int(k) for k in data["sseconform"]["timeline"]], users)
 
 
 def _write_report(environment: Environment, **_: Any) -> None:
@@ -131,8 +136,10 @@ class SseconformUser(User):
         sc = random.choice(STATE.plan)
         self.sent += 1
         outcome = self.send(sc, f"L{sc.index}.{self.uid}.{self.sent}")
+        runner = self.environment.runner
+        users = runner.user_count if runner is not None else 0
         with STATE.lock:
-            STATE.stats.add(outcome, time.time())
+            STATE.stats.add(outcome, time.time(), users)
         self.environment.events.request.fire(
             request_type="SSE",
             name=sc.name,

@@ -73,6 +73,13 @@ def test_a_correct_gateway_conforms_under_load(tmp_path: Path) -> None:
     run, r = _load(tmp_path, set(), "--speed", "0", users=10, seconds=5)
     assert r["requests"] > 20 and r["nonconforming"] == 0, (r["codes"], r["examples"])
     assert run.code == 0
+    assert (
+        r["levels"][-1]["users"] == 10 and sum(x["streams"] for x in r["levels"]) == r["requests"]
+    )
+    page = run_cli(
+        "load", "--render", "report.json", "--format", "html", "-o", "r.html", cwd=tmp_path
+    )
+    assert page.code == 0 and "Every stream conformed." in (tmp_path / "r.html").read_text()
     assert r["ttft_ms"]["p50"] is not None and r["throughput"]["streams_per_s"] > 0
     assert r["upstream"]["requests"] >= r["requests"]
     assert set(r["cpu"]) == {"upstream", "load_generator"} and r["limited_by"]
