@@ -78,6 +78,14 @@ def gate(
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write the report here.", metavar="FILE")
     ] = None,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            help="Also write the HTML page here (beside a JUnit or JSON report, for CI).",
+            metavar="FILE",
+        ),
+    ] = None,
     key: Annotated[
         str | None,
         typer.Option(
@@ -172,8 +180,9 @@ def gate(
         fail(f"unknown format {fmt!r}; formats: {', '.join(report.FORMATS)}, html")
     if out.exists() and (not out.is_dir() or any(out.iterdir())) and not force:
         fail(f"{out}: exists and is not empty (use --force to write into it, or another --out)")
-    if output is not None and output.exists() and not force:
-        fail(f"{output}: exists (use --force to replace it)")
+    for path in (output, html):
+        if path is not None and path.exists() and not force:
+            fail(f"{path}: exists (use --force to replace it)")
     rewrite = write_baseline is not None and write_baseline.exists()
     in_place = None if baseline is None else baseline.resolve()
     if (
@@ -249,7 +258,7 @@ def gate(
                     on_start=started,
                     on_result=done,
                     concurrency=concurrency,
-                    evidence=fmt == "html",
+                    evidence=fmt == "html" or html is not None,
                 )
             )
     except SseconformError as exc:
@@ -263,10 +272,14 @@ def gate(
     import io
 
     buf = io.StringIO()
-    if fmt == "html":
+    if fmt == "html" or html is not None:
         from sseconform.html.gate import render
 
-        buf.write(render(results))
+        page = render(results)
+        if html is not None:
+            html.write_text(page, encoding="utf-8")
+    if fmt == "html":
+        buf.write(page)
     else:
         report.write(results, buf, fmt)
     if output is None:

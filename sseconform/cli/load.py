@@ -241,6 +241,10 @@ def load(
             "max_late_ms": round(server.max_late * 1000, 1),
             "limited": "; ".join(x for x in limited if x.startswith("the upstream")),
         },
+        memory={  # Linux counts ru_maxrss in KiB: the largest child, Locust's process
+            "load_generator_max_rss_mb": round(kids.ru_maxrss / 1024, 1),
+            "upstream_max_rss_mb": round(after.ru_maxrss / 1024, 1),
+        },
         cpu={
             "upstream": round(up_cpu, 3),
             "load_generator": round(gen_cpu, 3),

@@ -282,6 +282,12 @@ def text_report(r: dict[str, Any]) -> str:
             f"cpu (share of one core): upstream {cpu['upstream']:.0%}, "
             f"load generator {cpu['load_generator']:.0%}{gw}"
         )
+    mem = r.get("memory")
+    if mem:
+        lines.append(
+            f"memory (peak RSS): load generator {mem['load_generator_max_rss_mb']} MB, "
+            f"upstream and sseconform {mem['upstream_max_rss_mb']} MB"
+        )
     if r.get("limited_by"):
         lines.append(f"limited by: {'; '.join(r['limited_by'])}")
     return "\n".join(lines) + "\n"

@@ -105,15 +105,30 @@ def running(
 
 
 def gate(out: Path, *args: str) -> tuple[dict[str, Any], str]:
-    """``sseconform gate ARGS``, its JSON report parsed, and what it printed."""
+    """``sseconform gate ARGS``, its JSON report parsed, and what it printed; the HTML page
+    (``--html``) is written beside it, as ``report.html``, and checked against the JSON."""
     report = out / "report.json"
     run = run_cli(
         "gate", *args, "--out", str(out / "streams"), "--format", "json",
-        "--output", str(report), cwd=ROOT, timeout=900,
+        "--output", str(report), "--html", str(out / "report.html"), cwd=ROOT, timeout=900,
     )  # fmt: skip
     assert run.code in (0, 1), run.both  # graded, whatever the grades
     assert "Traceback" not in run.both
-    return json.loads(report.read_text()), run.both
+    data = json.loads(report.read_text())
+    assert_page(out / "report.html", data)
+    return data, run.both
+
+
+def assert_page(page: Path, data: dict[str, Any]) -> None:
+    """The HTML page shows the JSON report's verdicts, each scenario once, under 2 MB."""
+    from tests.html.dom import parse
+
+    text = page.read_text(encoding="utf-8")
+    assert len(text.encode()) < 2_000_000, len(text)
+    dom = parse(text)
+    cells = {n.attrs["data-scenario"]: n.attrs["data-verdict"] for n in dom.find_all("td", "v")}
+    assert cells == {s["name"]: s["verdict"] for s in data["scenarios"]}
+    assert len(dom.find_all("section", "scenario")) == len(data["scenarios"])
 
 
 def body(path: str) -> bytes:

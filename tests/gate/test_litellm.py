@@ -116,6 +116,8 @@ def test_default_suites_through_litellm(
     assert {s["endpoint"] for s in scenarios.values()} == {endpoint}
     real.assert_located(scenarios)
     where = f"{endpoint} endpoint, baseline tests/gate/{baseline.name}"
+    size = (tmp_path / "report.html").stat().st_size
+    where += f"; HTML report {size / 1024:.0f} KiB"
     card = real.scorecard(scenarios, f"LiteLLM ({where})")
     real.write_scorecard("SSECONFORM_LITELLM_SCORECARD", card)
     real.assert_only_known(scenarios)

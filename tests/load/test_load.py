@@ -86,6 +86,20 @@ def test_a_correct_gateway_conforms_under_load(tmp_path: Path) -> None:
 
 
 @needs_locust
+def test_memory_per_simulated_user_is_bounded(tmp_path: Path) -> None:
+    """Each user holds a session and one stream's grader (never the stream): Locust's peak
+    memory grows by well under a MiB per user (figures: bench_load_memory.py)."""
+    peaks = {}
+    for users in (5, 60):
+        (tmp_path / str(users)).mkdir()
+        _, r = _load(tmp_path / str(users), set(), "--speed", "0", users=users, seconds=4)
+        assert r["requests"] > users, r
+        peaks[users] = r["memory"]["load_generator_max_rss_mb"]
+    per_user = (peaks[60] - peaks[5]) / 55
+    assert per_user < 1.0, peaks
+
+
+@needs_locust
 def test_text_report(tmp_path: Path) -> None:
     _load(tmp_path, {"load-corrupt"}, *TEXT, "--format", "text", users=10, seconds=4)
     text = (tmp_path / "report.json").read_text()
