@@ -33,11 +33,12 @@ async def _client(port: int, bodies: list[tuple[str, bytes]], until: float, out:
     while time.monotonic() < until:
         path, body = random.choice(bodies)
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        sent = body.replace(b"@N@", str(n).encode())  # before its length is taken
         head = (
             f"POST {path} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
-            f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
+            f"content-length: {len(sent)}\r\nconnection: close\r\n\r\n"
         ).encode()
-        writer.write(head + body.replace(b"@N@", str(n).encode()))
+        writer.write(head + sent)
         n += 1
         got = 0
         try:
