@@ -79,7 +79,8 @@ def load(
         Path | None,
         typer.Option(
             help="Write the settings file for running Locust by hand (distributed: see "
-            "README) and exit; the upstream is then yours to start.",
+            "README) and exit; the upstream is then yours to start. With -o FILE, the master "
+            "writes its JSON report there when it quits.",
             metavar="FILE",
         ),
     ] = None,
@@ -172,6 +173,8 @@ def load(
     if write_settings is not None:
         if port == 0:
             fail("--write-settings needs --upstream-port: every process must find the upstream")
+        if output is not None:  # where the master writes its report when it quits
+            settings.report = str(output.resolve())
         write_settings.write_bytes(settings.to_json())
         typer.echo(f"sseconform load: settings for {len(plan)} scenarios in {write_settings}")
         raise typer.Exit(0)
@@ -210,7 +213,7 @@ def load(
         except OSError:
             fail("Locust ended without a report (its output is above)", 1)
     stats = LoadStats()
-    stats.merge(data)
+    stats.merge(data["state"])
     late = server.late_writes / server.writes if server.writes and speed > 0 else 0.0
     # the upstream runs in this process; Locust (one process, gevent) is its only child
     up_cpu = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) / wall

@@ -104,9 +104,14 @@ def _write_report(environment: Environment, **_: Any) -> None:
     if not settings.report:
         return
     with STATE.lock:
-        data = STATE.stats.to_dict()
+        state = STATE.stats.to_dict()
+        # the report a person reads (what ``load --render`` takes), and the raw state that
+        # ``sseconform load`` adds its own figures to
+        report = STATE.stats.report(
+            settings={"gateway": settings.gateway, "locust": "distributed or by hand"}
+        )
     with open(settings.report, "wb") as fp:
-        fp.write(orjson.dumps(data))
+        fp.write(orjson.dumps({**report, "state": state}))
 
 
 events.init.add_listener(_on_init)  # type: ignore[no-untyped-call]
