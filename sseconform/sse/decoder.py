@@ -132,6 +132,25 @@ class SSEDecoder:
         """Line number and byte offset where the next unread line starts."""
         return self._line, self._offset
 
+    def at_boundary(self) -> bool:
+        """Between events: nothing held (no partial line, no open block, no pending CR)."""
+        return (
+            self._started
+            and not self._buf
+            and not self._parts
+            and self._block_offset < 0
+            and not self._skipping
+            and not self._id_lines
+        )
+
+    def advance(self, nbytes: int, lines: int, frames: int) -> None:
+        """Count events that were read elsewhere (``translate``'s fast lane reads plain
+        ``event:``/``data:`` events itself), so later positions and frame numbers stay true.
+        Only between events (:meth:`at_boundary`)."""
+        self._offset += nbytes
+        self._line += lines
+        self._frame += frames
+
     def take_anomalies(self) -> list[Anomaly]:
         """Hand over the anomalies found so far, so a long stream never piles them up."""
         out = self.anomalies

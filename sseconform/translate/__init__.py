@@ -14,6 +14,7 @@ out, and it can only build grammar chunks.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from functools import partial
 from typing import Any, Protocol
 
 from sseconform import providers
@@ -22,6 +23,7 @@ from sseconform.translate.anthropic import AnthropicTranslator
 from sseconform.translate.base import DONE, Emitter, Frame, loads, serialize
 from sseconform.translate.encode import TARGETS, encoder_for
 from sseconform.translate.gemini import GeminiTranslator
+from sseconform.translate.lane import run_lane
 from sseconform.translate.openai import OpenAITranslator
 from sseconform.translate.responses import ResponsesTranslator
 
@@ -176,10 +178,13 @@ def translate_body(
     include_usage: bool = False,
     model: str | None = None,
     to: str = "chat",
+    fast: bool = True,
 ) -> Iterator[bytes]:
     """Bytes of a native stream in, bytes of the ``to`` grammar out, incrementally: chunks
     (``chat``), Anthropic Messages events or Responses events (``encode``). A source already
-    in the target's grammar is passed through as it is."""
+    in the target's grammar is passed through as it is. ``fast``: into Anthropic or Responses
+    events, take plain deltas by the fast lane (:mod:`.lane`; the same bytes out: False is
+    for the tests that compare the two)."""
     encoder = encoder_for(to)
     if encoder is None:
         for frames in _frame_batches(chunks, dialect, include_usage, model, raw=True):
@@ -190,6 +195,11 @@ def translate_body(
     if dialect == TARGET_DIALECT[to]:
         yield from chunks
         return
+    if fast and dialect is not None:
+        t = translator_for(dialect, include_usage=True, model=model, raw=False)
+        if isinstance(t, AnthropicTranslator | ResponsesTranslator):  # bytes to bytes
+            yield from run_lane(chunks, t, encoder, partial(_tail, t), MAX_ERROR_BODY)
+            return
     # the chunk frames go straight into the encoder: no bytes in between
     feed = encoder.feed
     for frames in _frame_batches(chunks, dialect, True, model, raw=False):
@@ -199,6 +209,16 @@ def translate_body(
     rest = encoder.finish()
     if rest:
         yield b"".join(rest)
+
+
+def _tail(t: Translator, evs: list[Event], trailing: bytes) -> list[Any]:
+    """The frames that end a stream: its last events, then the translator's end, or the
+    provider's bare JSON error body when it ended with one (as ``_frame_batches`` does)."""
+    tail: list[Any] = [f for ev in evs for f in t.feed(ev)]
+    message = None if evs else error_body_message(trailing)
+    if message is not None:
+        return [*tail, {"error": {"message": message, "type": "upstream_error"}}, DONE]
+    return tail + t.finish()
 
 
 def _frame_batches(

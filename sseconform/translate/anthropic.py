@@ -16,6 +16,7 @@ from sseconform import providers
 from sseconform.jsonstr import JSON_STRING, find_literal, is_plain_literal
 from sseconform.sse import Event
 from sseconform.translate.base import DELTA_SUFFIX, MALFORMED, Emitter, Frame, Guarded, loads
+from sseconform.translate.lane import lane_cut
 
 FINISH = providers.ANTHROPIC_FINISH
 
@@ -34,8 +35,12 @@ class AnthropicTranslator(Guarded):
         # event equal to it but for that literal is the same delta with another string.
         self._tmpl: _Template | None = None
         self._args_sent: set[int] = set()  # calls that got a non-empty arguments fragment
+        #: the last event, when it was a plain text or arguments delta: (event, object, key,
+        #: call), for ``translate --to``'s fast lane (``lane_template``)
+        self._lane: tuple[Event, dict[str, Any], str, int] | None = None
 
     def feed(self, ev: Event) -> list[Frame]:
+        self._lane = None
         try:
             t = self._tmpl
             if t is not None:
@@ -74,12 +79,14 @@ class AnthropicTranslator(Guarded):
                     if type(value) is str:
                         if dtype == "text_delta" and block[0] == "text":
                             self.e.text(value)
+                            self._lane = (ev, obj, "text", -1)
                             if self.e.raw:
                                 self._tmpl = _template(ev.data, obj, "text", -1, self.e)
                             return self.e.take()
                         if dtype == "input_json_delta" and block[0] == "tool" and value:
                             self._args_sent.add(block[1])
                             self.e.arguments(block[1], value)
+                            self._lane = (ev, obj, "partial_json", block[1])
                             if self.e.raw:
                                 self._tmpl = _template(
                                     ev.data, obj, "partial_json", block[1], self.e
@@ -115,6 +122,25 @@ class AnthropicTranslator(Guarded):
         if not self.e.closed:
             self.e.ended_early("before message_stop")
         return self.e.take()
+
+    # -- translate --to's fast lane (sseconform.translate.lane) ------------------------------
+
+    def lane_template(self) -> tuple[str | None, bytes, int, bool] | None:
+        """The last event, cut around its delta string, if it was a plain delta. A block's
+        index keeps its kind for the stream (a repeated start is ignored) and a call in it
+        has its arguments already, so an event equal but for the string is the same delta
+        of the same block, with nothing else to record."""
+        if self._lane is None or self.e.closed:
+            return None
+        ev, obj, key, call = self._lane
+        cut = lane_cut(ev.data, obj, ("delta", key), seq=False)
+        return None if cut is None else (ev.event, cut, call, False)
+
+    def lane_next(self) -> int:
+        return -1  # Anthropic events are not numbered
+
+    def lane_set_next(self, n: int) -> None:
+        pass
 
     def _message_start(self, msg: dict[str, Any]) -> None:
         if self._started:

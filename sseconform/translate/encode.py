@@ -118,6 +118,17 @@ class Encoder:
             return []
         return self._end()
 
+    def lane_writer(self, call: int) -> tuple[bytes, bytes, bool, list[Any] | None] | None:
+        """How the fast lane writes deltas of ``call`` (-1: text) while its block or item
+        is the open one (``sseconform.translate.lane``); None: the slow path."""
+        return None
+
+    def lane_next(self) -> int:
+        return -1
+
+    def lane_set_next(self, n: int) -> None:
+        pass
+
     def _start(self, chunk: dict[str, Any]) -> list[bytes]:
         raise NotImplementedError
 
@@ -188,6 +199,17 @@ class AnthropicEncoder(Encoder):
                 out += self._piece({"type": "input_json_delta", "partial_json": args})
         return out
 
+    def lane_writer(self, call: int) -> tuple[bytes, bytes, bool, list[Any] | None] | None:
+        """Deltas as ``_piece`` writes them, around their literal."""
+        if self.ended or self.block != (("text", -1) if call < 0 else ("tool_use", call)):
+            return None
+        kind, key = (b"text_delta", b"text") if call < 0 else (b"input_json_delta", b"partial_json")
+        head = (
+            b'event: content_block_delta\ndata: {"type":"content_block_delta","index":%d,'
+            b'"delta":{"type":"%b","%b":' % (self.index, kind, key)
+        )
+        return head, b"}}\n\n", False, None
+
     def _open(self, kind: str, call: int, block: dict[str, Any]) -> list[bytes]:
         if self.block == (kind, call):
             return []
@@ -250,7 +272,9 @@ class ResponsesEncoder(Encoder):
         self.output: list[dict[str, Any]] = []  # the items done so far (the terminal's output)
         self.item: dict[str, Any] | None = None  # the open item
         self.kind: tuple[str, int] | None = None  # (kind, tool call index or -1)
-        self.pieces: list[str] = []  # what the open item's deltas built (joined at its end)
+        #: what the open item's deltas built (joined at its end): strings, and the fast lane's
+        #: JSON literals (bytes, decoded together at the end)
+        self.pieces: list[str | bytes] = []
         self.stem = "sseconform"
 
     def _ev(self, kind: str, fields: dict[str, Any]) -> bytes:
@@ -326,6 +350,37 @@ class ResponsesEncoder(Encoder):
             fields["logprobs"] = []
         return self._ev(kind, fields)
 
+    def lane_writer(self, call: int) -> tuple[bytes, bytes, bool, list[Any] | None] | None:
+        """Deltas as ``_stream`` writes them, around their literal; the literals go to the
+        item's pieces (its ``.done`` events repeat the whole text)."""
+        if self.ended or self.kind != (
+            ("output_text", -1) if call < 0 else ("function_call", call)
+        ):
+            return None
+        name = (
+            "response.output_text.delta" if call < 0 else "response.function_call_arguments.delta"
+        )
+        fields = orjson.dumps({"type": name, **self._where()})[:-1]
+        head = b"event: " + name.encode() + b"\ndata: " + fields + b',"delta":'
+        tail = b',"logprobs":[],' if call < 0 else b","
+        return head, tail + b'"sequence_number":%d}\n\n', True, self.pieces
+
+    def lane_next(self) -> int:
+        return self.seq
+
+    def lane_set_next(self, n: int) -> None:
+        self.seq = n
+
+    def _text(self) -> str:
+        """The open item's text: its string pieces, and its literal pieces decoded (all of
+        them in one parse, as one JSON array)."""
+        pieces = self.pieces
+        if all(type(p) is str for p in pieces):
+            return "".join(pieces)  # type: ignore[arg-type]
+        if all(type(p) is bytes for p in pieces):
+            return "".join(orjson.loads(b"[" + b",".join(pieces) + b"]"))  # type: ignore[arg-type]
+        return "".join(p if type(p) is str else orjson.loads(p) for p in pieces)
+
     def _open(self, kind: str, call: int, item: dict[str, Any]) -> list[bytes]:
         if self.kind == (kind, call):
             return []
@@ -355,7 +410,7 @@ class ResponsesEncoder(Encoder):
     def _close(self, status: str = "completed") -> list[bytes]:
         if self.item is None or self.kind is None:
             return []
-        kind, where, text = self.kind[0], self._where(), "".join(self.pieces)
+        kind, where, text = self.kind[0], self._where(), self._text()
         out: list[bytes] = []
         done = dict(self.item)
         if kind == "reasoning":
@@ -391,7 +446,7 @@ class ResponsesEncoder(Encoder):
         response's output holds it too, unfinished)."""
         if self.item is None or self.kind is None:
             return []
-        kind, item, text = self.kind[0], dict(self.item), "".join(self.pieces)
+        kind, item, text = self.kind[0], dict(self.item), self._text()
         if kind == "reasoning":
             item["summary"] = [{"type": "summary_text", "text": text}]
         elif kind in ("output_text", "refusal"):

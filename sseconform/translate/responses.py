@@ -14,6 +14,7 @@ from typing import Any
 
 from sseconform.sse import Event
 from sseconform.translate.base import MALFORMED, Emitter, Frame, Guarded, loads
+from sseconform.translate.lane import lane_cut
 
 MAX_PENDING = 64  # events held waiting for a missing number; beyond that the gap is skipped
 
@@ -27,10 +28,17 @@ class ResponsesTranslator(Guarded):
         self._sent: dict[int, int] = {}  # call index -> argument characters sent
         self._next_seq: int | None = None
         self._pending: dict[int, dict[str, Any]] = {}
+        #: the event being fed, its object, and (call, output index) when it was a plain
+        #: text or arguments delta handled at once: for translate --to's fast lane
+        self._lane_ev: Event | None = None
+        self._lane_obj: Any = None
+        self._lane: tuple[int, int] | None = None
 
     def feed(self, ev: Event) -> list[Frame]:
+        self._lane = None
         try:
             obj = loads(ev.data)
+            self._lane_ev, self._lane_obj = ev, obj
             if not isinstance(obj, dict) or self.e.closed:
                 return self.e.take()
             seq = obj.get("sequence_number")
@@ -78,6 +86,8 @@ class ResponsesTranslator(Guarded):
                     self._args(call, str(item["arguments"]))
         elif kind == "response.output_text.delta":
             self.e.text(str(obj.get("delta", "")))
+            if obj is self._lane_obj:
+                self._lane = (-1, -1)
         elif kind == "response.refusal.delta":
             self.e.refusal(str(obj.get("delta", "")))
         elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
@@ -86,6 +96,8 @@ class ResponsesTranslator(Guarded):
             streamed = self._calls.get(_index(obj))
             if streamed is not None:
                 self._args(streamed, str(obj.get("delta", "")))
+                if obj is self._lane_obj:
+                    self._lane = (streamed, _index(obj))
         elif kind == "response.function_call_arguments.done":
             done = self._calls.get(_index(obj))
             whole = str(obj.get("arguments", ""))
@@ -111,6 +123,29 @@ class ResponsesTranslator(Guarded):
             nested: dict[str, Any] = raw if isinstance(raw, dict) else {}
             msg = obj.get("message") or nested.get("message") or "upstream error"
             self.e.error(str(msg), "upstream_error", obj.get("code") or nested.get("code"))
+
+    # -- translate --to's fast lane (sseconform.translate.lane) ------------------------------
+
+    def lane_template(self) -> tuple[str | None, bytes, int, bool] | None:
+        """The last event, cut around its delta string and its sequence number, if it was a
+        plain text or arguments delta handled as it came (nothing held for reordering); for
+        a call, one still named by its output index with arguments sent already (so its
+        ``.done`` is not taken for a whole call's). The lane checks each number."""
+        if self._lane is None or self._pending or self.e.closed or self._lane_ev is None:
+            return None
+        ev, (call, at) = self._lane_ev, self._lane
+        if call >= 0 and (self._calls.get(at) != call or self._sent.get(call, 0) == 0):
+            return None
+        if type(self._lane_obj) is not dict:
+            return None
+        cut = lane_cut(ev.data, self._lane_obj, ("delta",), seq=True)
+        return None if cut is None else (ev.event, cut, call, True)
+
+    def lane_next(self) -> int:
+        return -1 if self._next_seq is None else self._next_seq
+
+    def lane_set_next(self, n: int) -> None:
+        self._next_seq = n
 
     def _args(self, call: int, fragment: str) -> None:
         self._sent[call] = self._sent.get(call, 0) + len(fragment)
