@@ -158,9 +158,12 @@ class _Template:
 
 
 def _literal(lit: bytes) -> bytes | None:
-    """The literal as orjson writes its value: as is without escapes (valid UTF-8), else
-    decoded and dumped again; None when it is not valid."""
-    if b"\\" not in lit:
+    """The literal as orjson writes its value; None when it is not valid. Without ``\\u``
+    or ``\\/`` escapes it is that already (orjson writes the short escapes and everything
+    else raw): it is kept once its UTF-8 is checked. Else decoded and dumped again, into a
+    bytes object of its own size (orjson's output keeps a larger allocation, which the
+    Responses encoder would hold for every piece until the item's end)."""
+    if b"\\u" not in lit and b"\\/" not in lit:
         if lit.isascii():
             return lit
         try:
@@ -169,7 +172,7 @@ def _literal(lit: bytes) -> bytes | None:
             return None
         return lit
     try:
-        return orjson.dumps(orjson.loads(lit))
+        return bytes(memoryview(orjson.dumps(orjson.loads(lit))))
     except orjson.JSONDecodeError:
         return None
 
