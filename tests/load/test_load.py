@@ -47,20 +47,28 @@ def _load(tmp: Path, bugs: set[str], *args: str, users: int = 20, seconds: int =
     return run, report
 
 
+#: What each corruption reads as. Cross-talk puts another stream's latest delta in place of
+#: the first one: usually other text (changed); when the other stream is further along the
+#: same recording, the text of a later delta of this one (duplicated).
+CODES = {
+    "load-corrupt": {"diff:lost:text"},
+    "cross-talk": {"diff:changed:text", "diff:duplicated:text"},
+}
+
+
 @needs_locust
-@pytest.mark.parametrize(
-    ("bug", "code"), [("load-corrupt", "diff:lost:text"), ("cross-talk", "diff:changed:text")]
-)
-def test_the_fault_rate_under_concurrency_is_recovered(tmp_path: Path, bug: str, code: str) -> None:
+@pytest.mark.parametrize("bug", sorted(CODES))
+def test_the_fault_rate_under_concurrency_is_recovered(tmp_path: Path, bug: str) -> None:
     run, r = _load(tmp_path, {bug}, *TEXT, "--csv", str(tmp_path / "locust"))
     assert r["requests"] >= 100, r
     assert abs(r["nonconforming_rate"] - 0.10) <= 0.03, r
-    assert set(r["codes"]) == {code}, r["codes"]
+    assert r["codes"] and set(r["codes"]) <= CODES[bug], r["codes"]
     assert run.code == 1
     # Locust's own stats name the failures by their finding
     with open(tmp_path / "locust_failures.csv", newline="") as fp:
         failures = list(csv.DictReader(fp))
-    assert failures and all(code in row["Error"] for row in failures), failures
+    assert failures, failures
+    assert all(any(code in row["Error"] for code in CODES[bug]) for row in failures), failures
     with open(tmp_path / "locust_stats.csv", newline="") as fp:
         stats = {row["Name"]: row for row in csv.DictReader(fp)}
     # Locust writes its CSV when the run time ends; streams still in flight then finish
