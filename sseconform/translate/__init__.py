@@ -21,7 +21,7 @@ from sseconform import providers
 from sseconform.sse import Event, SSEDecoder
 from sseconform.translate.anthropic import AnthropicTranslator
 from sseconform.translate.base import DONE, Emitter, Frame, loads, serialize
-from sseconform.translate.encode import TARGETS, encoder_for
+from sseconform.translate.encode import TARGETS, ChatWriter, encoder_for
 from sseconform.translate.gemini import GeminiTranslator
 from sseconform.translate.lane import run_lane
 from sseconform.translate.openai import OpenAITranslator
@@ -182,11 +182,16 @@ def translate_body(
 ) -> Iterator[bytes]:
     """Bytes of a native stream in, bytes of the ``to`` grammar out, incrementally: chunks
     (``chat``), Anthropic Messages events or Responses events (``encode``). A source already
-    in the target's grammar is passed through as it is. ``fast``: into Anthropic or Responses
-    events, take plain deltas by the fast lane (:mod:`.lane`; the same bytes out: False is
-    for the tests that compare the two)."""
+    in the target's grammar is passed through as it is. ``fast``: with the dialect known, take
+    plain deltas by the fast lane (:mod:`.lane`; the same bytes out: False is for the tests
+    that compare the two)."""
     encoder = encoder_for(to)
     if encoder is None:
+        if fast and dialect is not None:
+            t = translator_for(dialect, include_usage=include_usage, model=model, raw=False)
+            if isinstance(t, LANE_SOURCES):  # bytes to bytes
+                yield from run_lane(chunks, t, ChatWriter(), partial(_tail, t), MAX_ERROR_BODY)
+                return
         for frames in _frame_batches(chunks, dialect, include_usage, model, raw=True):
             out = [f if type(f) is bytes else serialize(f) for f in frames]
             if out:
@@ -197,7 +202,7 @@ def translate_body(
         return
     if fast and dialect is not None:
         t = translator_for(dialect, include_usage=True, model=model, raw=False)
-        if isinstance(t, AnthropicTranslator | ResponsesTranslator):  # bytes to bytes
+        if isinstance(t, LANE_SOURCES):  # bytes to bytes
             yield from run_lane(chunks, t, encoder, partial(_tail, t), MAX_ERROR_BODY)
             return
     # the chunk frames go straight into the encoder: no bytes in between
@@ -266,6 +271,8 @@ def _frame_batches(
 
 
 MAX_ERROR_BODY = 1 << 20
+#: The translators the fast lane can drive (every one: each offers its lane methods).
+LANE_SOURCES = (AnthropicTranslator, GeminiTranslator, OpenAITranslator, ResponsesTranslator)
 
 #: The dialect whose own grammar each target is: such a source is passed through.
 TARGET_DIALECT = {

@@ -142,6 +142,9 @@ class AnthropicTranslator(Guarded):
     def lane_set_next(self, n: int) -> None:
         pass
 
+    def lane_took(self, event: bytes) -> None:
+        pass  # nothing the template leaves open is kept
+
     def _message_start(self, msg: dict[str, Any]) -> None:
         if self._started:
             if not self._blocks:

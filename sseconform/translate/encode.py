@@ -49,9 +49,16 @@ from typing import Any
 
 import orjson
 
-from sseconform.translate.base import DONE, Frame
+from sseconform.translate.base import DELTA_SUFFIX, DONE, Frame, serialize
 
-__all__ = ["TARGETS", "AnthropicEncoder", "Encoder", "ResponsesEncoder", "encoder_for"]
+__all__ = [
+    "TARGETS",
+    "AnthropicEncoder",
+    "ChatWriter",
+    "Encoder",
+    "ResponsesEncoder",
+    "encoder_for",
+]
 
 #: The grammars ``translate --to`` writes: chunks, and the two an encoder here writes.
 TARGETS = ("chat", "anthropic", "responses")
@@ -506,6 +513,42 @@ class ResponsesEncoder(Encoder):
         out.append(self._ev("response.failed", {"response": failed}))
         self.ended = True
         return out
+
+
+class ChatWriter:
+    """Chunk frames written as they are (``translate --to chat``), with what the fast lane
+    needs: the bytes every delta of the stream starts with (its id, created and model, fixed
+    once a chunk went out, so taken from the last chunk written)."""
+
+    def __init__(self) -> None:
+        self.ended = False
+        self._head: bytes | None = None  # ``data: {"id":..,"model":..,"choices":[{"index":0``
+
+    def feed(self, frame: Frame) -> list[bytes]:
+        if frame == DONE or (type(frame) is dict and "error" in frame):
+            self.ended = True
+        elif type(frame) is dict and frame.get("choices"):
+            head = {k: frame.get(k) for k in ("id", "object", "created", "model")}
+            self._head = b"data: " + orjson.dumps(head)[:-1] + b',"choices":[{"index":0,"delta":'
+        return [serialize(frame)]
+
+    def finish(self) -> list[bytes]:
+        return []
+
+    def lane_writer(self, call: int) -> tuple[bytes, bytes, bool, list[Any] | None] | None:
+        """Deltas of choice 0 as the Emitter writes them, around their literal."""
+        if self.ended or self._head is None:
+            return None
+        if call < 0:
+            return self._head + b'{"content":', b"}" + DELTA_SUFFIX, False, None
+        head = self._head + b'{"tool_calls":[{"index":%d,"function":{"arguments":' % call
+        return head, b"}}]}" + DELTA_SUFFIX, False, None
+
+    def lane_next(self) -> int:
+        return -1
+
+    def lane_set_next(self, n: int) -> None:
+        pass
 
 
 def encoder_for(target: str) -> Encoder | None:

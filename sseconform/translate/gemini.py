@@ -18,6 +18,7 @@ from sseconform import providers
 from sseconform.sse import Event
 from sseconform.translate.base import MALFORMED, Emitter, Frame, Guarded, loads, stable_id
 from sseconform.translate.jsonpath import ArgsBuilder
+from sseconform.translate.lane import lane_cut
 
 FINISH = providers.GEMINI_FINISH
 
@@ -39,8 +40,11 @@ class GeminiTranslator(Guarded):
         self._reasons: dict[int, str] = {}  # candidate -> its latest finish reason
         self._calls_seen = 0
         self._seed = ""
+        #: the last event, when it was candidate 0's plain text part (translate --to's lane)
+        self._lane: tuple[Event, dict[str, Any]] | None = None
 
     def feed(self, ev: Event) -> list[Frame]:
+        self._lane = None
         try:
             obj = loads(ev.data)
             if not isinstance(obj, dict) or self.e.closed:
@@ -62,27 +66,60 @@ class GeminiTranslator(Guarded):
                     obj.get("responseId") and f"chatcmpl-{obj['responseId']}",
                     obj.get("modelVersion"),
                 )
-            usage = obj.get("usageMetadata")
-            if isinstance(usage, dict) and "promptTokenCount" in usage:
-                thoughts = usage.get("thoughtsTokenCount")
-                completion = (usage.get("candidatesTokenCount") or 0) + (thoughts or 0)
-                self.e.set_usage(
-                    usage.get("promptTokenCount"),
-                    completion,
-                    cached=usage.get("cachedContentTokenCount"),
-                    reasoning=thoughts,
-                )
+            self._usage(obj)
             feedback = obj.get("promptFeedback")
             blocked = isinstance(feedback, dict) and feedback.get("blockReason")
             if blocked and not obj.get("candidates"):
                 self.e.start()
                 self._reasons[0] = "SAFETY"  # the prompt was blocked: nothing will follow
-            for pos, cand in enumerate(obj.get("candidates") or []):
+            candidates = obj.get("candidates") or []
+            for pos, cand in enumerate(candidates):
                 if isinstance(cand, dict):
                     self._candidate(int(cand.get("index", pos)), cand)
+            one = type(candidates) is list and len(candidates) == 1 and not blocked
+            if one and "error" not in obj and _plain_text(candidates[0]):
+                self._lane = (ev, obj)
             return self.e.take()
         except MALFORMED as exc:  # a malformed upstream: the grammar's error frame
             return self.e.malformed(f"event {ev.frame}", exc)
+
+    def _usage(self, obj: dict[str, Any]) -> None:
+        usage = obj.get("usageMetadata")
+        if isinstance(usage, dict) and "promptTokenCount" in usage:
+            thoughts = usage.get("thoughtsTokenCount")
+            completion = (usage.get("candidatesTokenCount") or 0) + (thoughts or 0)
+            self.e.set_usage(
+                usage.get("promptTokenCount"),
+                completion,
+                cached=usage.get("cachedContentTokenCount"),
+                reasoning=thoughts,
+            )
+
+    # -- translate --to's fast lane (sseconform.translate.lane) ------------------------------
+
+    def lane_template(self) -> tuple[str | None, bytes, int, bool] | None:
+        """The last event, cut around its text and its usage counts, if it was candidate 0's
+        plain text part: an event equal to it but for those adds that text and nothing else
+        (the head is set by the first event only; a call being streamed is not touched by a
+        text part); the usage is read from the last one the lane took (``lane_took``)."""
+        if self._lane is None or self.e.closed:
+            return None
+        ev, obj = self._lane
+        path = ("candidates", 0, "content", "parts", 0, "text")
+        cut = lane_cut(ev.data, obj, path, seq=False, numbers="usageMetadata")
+        return None if cut is None else (ev.event, cut, -1, False)
+
+    def lane_next(self) -> int:
+        return -1  # Gemini's events are not numbered
+
+    def lane_set_next(self, n: int) -> None:
+        pass
+
+    def lane_took(self, event: bytes) -> None:
+        """The usage the last event the lane took carried, as ``feed`` would have set it."""
+        obj = loads(event[event.index(b"data: ") + 6 :].decode())
+        if type(obj) is dict:
+            self._usage(obj)
 
     def _end_of_stream(self) -> list[Frame]:
         """Gemini has no [DONE] and older streams repeat finishReason on every chunk, so a
@@ -150,3 +187,20 @@ class GeminiTranslator(Guarded):
         streaming = self._open.pop(index, None)
         if streaming is not None:
             self.e.arguments(streaming.call, streaming.builder.close(), index)
+
+
+def _plain_text(cand: Any) -> bool:
+    """Candidate 0 with one text part (not a thought, no call) and no finish reason."""
+    if type(cand) is not dict or cand.get("finishReason") or cand.get("index", 0) != 0:
+        return False
+    if type(cand.get("index", 0)) is not int:
+        return False
+    content = cand.get("content")
+    parts = content.get("parts") if type(content) is dict else None
+    if type(parts) is not list or len(parts) != 1 or type(parts[0]) is not dict:
+        return False
+    part = parts[0]
+    text = part.get("text")
+    return (
+        type(text) is str and bool(text) and not part.get("thought") and "functionCall" not in part
+    )

@@ -29,6 +29,7 @@ recording, the real streams, and streams split at awkward points.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
@@ -66,6 +67,11 @@ class LaneTranslator(Protocol):
         """The lane took events up to ``n - 1``."""
         ...
 
+    def lane_took(self, event: bytes) -> None:
+        """The last event the lane took, whole (a translator that keeps a value the
+        template leaves open, as Gemini's usage, reads it from there)."""
+        ...
+
 
 class LaneEncoder(Protocol):
     def feed(self, frame: Any) -> list[bytes]: ...
@@ -83,33 +89,67 @@ class LaneEncoder(Protocol):
     def lane_set_next(self, n: int) -> None: ...
 
 
-def lane_cut(data: str, obj: dict[str, Any], path: tuple[str, ...], seq: bool) -> bytes | None:
-    """A regex (bytes) for ``data`` with its string at ``path`` (and its ``sequence_number``,
-    when ``seq``) left open as groups ``lit`` (and ``seq``), proven by a probe parse; None
-    when the cut is not certain."""
-    if _PROBE in data or str(_PROBE_SEQ) in data or "\n" in data or "\r" in data:
+#: Top-level strings a translator never reads, different in every event: OpenAI's
+#: ``obfuscation`` padding (chat chunks and Responses events). A template leaves them open.
+IGNORED = ("obfuscation",)
+
+
+def lane_cut(
+    data: str,
+    obj: dict[str, Any],
+    path: tuple[str | int, ...],
+    seq: bool,
+    numbers: str | None = None,
+) -> bytes | None:
+    """A regex (bytes) for ``data`` with its string at ``path`` (keys and list indexes; and
+    its ``sequence_number``, when ``seq``) left open as groups ``lit`` (and ``seq``), the
+    :data:`IGNORED` strings open too, and every whole number in the object at the top-level
+    key ``numbers`` (counts that grow from event to event, as Gemini's usage), proven by a
+    probe parse; None when the cut is not certain."""
+    if _PROBE in data or str(_PROBE_SEQ)[:9] in data or "\n" in data or "\r" in data:
         return None
-    span = find_literal(data, path[-1])
+    key = path[-1]
+    span = find_literal(data, key) if isinstance(key, str) else None
     if span is None:
         return None
     holes = [(span[0], span[1], "lit")]
+    for name in IGNORED:
+        if type(obj.get(name)) is str:
+            skip = find_literal(data, name)
+            if skip is None:
+                return None
+            holes.append((skip[0], skip[1], name))
     if seq:
         found = list(re.finditer(_SEQ, data))
         if len(found) != 1:
             return None
         holes.append((found[0].start(1), found[0].end(1), "seq"))
+    if numbers is not None and type(obj.get(numbers)) is dict:
+        within = _value_span(data, numbers)
+        if within is None:
+            return None
+        for m in _NUMBER.finditer(data, *within):
+            holes.append((m.start(1), m.end(1), "num"))
     holes.sort()
-    if len(holes) == 2 and holes[0][1] > holes[1][0]:
+    if any(a[1] > b[0] for a, b in itertools.pairwise(holes)):
         return None
     probe_text, pattern, at = [], [], 0
+    nums: dict[int, int] = {}  # probe number -> the number it stands for
     for a, b, kind in holes:
-        probe_text += [data[at:a], f'"{_PROBE}"' if kind == "lit" else str(_PROBE_SEQ)]
+        if kind == "num":
+            nums[_PROBE_SEQ + 1 + len(nums)] = int(data[a:b])
+            probe_text += [data[at:a], str(_PROBE_SEQ + len(nums))]
+        else:
+            probe_text += [data[at:a], str(_PROBE_SEQ) if kind == "seq" else f'"{_PROBE}"']
         pattern.append(re.escape(data[at:a].encode()))
-        pattern.append(
-            b"(?P<lit>" + JSON_STRING.pattern.encode() + b")"
-            if kind == "lit"
-            else b"(?P<seq>0|[1-9][0-9]*)"
-        )
+        if kind == "lit":
+            pattern.append(b"(?P<lit>" + JSON_STRING.pattern.encode() + b")")
+        elif kind == "seq":
+            pattern.append(b"(?P<seq>0|[1-9][0-9]*)")
+        elif kind == "num":
+            pattern.append(b"(?:0|[1-9][0-9]*)")
+        else:  # an ignored string: printable ASCII only (nothing to check or decode)
+            pattern.append(_PLAIN)
         at = b
     probe_text.append(data[at:])
     pattern.append(re.escape(data[at:].encode()))
@@ -117,23 +157,88 @@ def lane_cut(data: str, obj: dict[str, Any], path: tuple[str, ...], seq: bool) -
         probe = orjson.loads("".join(probe_text))
     except orjson.JSONDecodeError:
         return None
-    target: Any = probe
-    for key in path[:-1]:
-        target = target.get(key) if isinstance(target, dict) else None
-    if not isinstance(target, dict) or target.get(path[-1]) != _PROBE:
+    if type(probe) is not dict:
         return None
+    target: Any = probe
     source: Any = obj
-    for key in path[:-1]:
-        source = source[key]
-    target[path[-1]] = source[path[-1]]
+    for step in path[:-1]:
+        target, source = _step(target, step), _step(source, step)
+    if type(target) is not dict or target.get(key) != _PROBE or type(source) is not dict:
+        return None
+    target[key] = source[key]
+    for name in IGNORED:
+        if name in obj and type(obj[name]) is str:
+            if probe.get(name) != _PROBE:
+                return None
+            probe[name] = obj[name]
     if seq:
         if probe.get("sequence_number") != _PROBE_SEQ:
             return None
         probe["sequence_number"] = obj.get("sequence_number")
+    if nums and (numbers is None or _put_back(probe.get(numbers), nums) != len(nums)):
+        return None
     if probe != obj:
         return None
     return b"".join(pattern)
 
+
+#: A whole number as a JSON value (after ``:``, ``[`` or ``,``; before ``,``, ``]`` or ``}``).
+_NUMBER = re.compile(r"[:\[,]\s*(0|[1-9][0-9]*)(?=\s*[,\]}])")
+
+
+def _value_span(data: str, key: str) -> tuple[int, int] | None:
+    """Where the one object after ``"key":`` lies in ``data`` (its braces matched, strings
+    skipped); None if the key is not there once or its value is not an object."""
+    needle = f'"{key}":'
+    i = data.find(needle)
+    if i < 0 or data.find(needle, i + 1) >= 0:
+        return None
+    at = i + len(needle)
+    while at < len(data) and data[at] in " \t":
+        at += 1
+    if at >= len(data) or data[at] != "{":
+        return None
+    depth, j = 0, at
+    while j < len(data):
+        c = data[j]
+        if c == '"':
+            m = JSON_STRING.match(data, j)
+            if m is None:
+                return None
+            j = m.end()
+            continue
+        if c in "{[":
+            depth += 1
+        elif c in "}]":
+            depth -= 1
+            if depth == 0:
+                return at, j + 1
+        j += 1
+    return None
+
+
+def _put_back(node: Any, nums: dict[int, int]) -> int:
+    """Each probe number in ``node`` replaced by the number it stands for; how many."""
+    n = 0
+    items = node.items() if type(node) is dict else enumerate(node) if type(node) is list else ()
+    for k, v in list(items):
+        if type(v) is int and v in nums:
+            node[k] = nums[v]
+            n += 1
+        elif type(v) in (dict, list):
+            n += _put_back(v, nums)
+    return n
+
+
+def _step(node: Any, step: str | int) -> Any:
+    """One step down a path: a key of a dict or an index of a list (else None)."""
+    if type(step) is int:
+        return node[step] if type(node) is list and 0 <= step < len(node) else None
+    return node.get(step) if type(node) is dict else None
+
+
+#: The first line end: LF, CRLF, or a CR that is not (yet) followed by anything.
+_EOL = re.compile(rb"\n|\r\n|\r(?=[^\n])")
 
 #: A literal that is its own value as orjson writes it: printable ASCII, no quote or escape.
 _PLAIN = rb'"[ !#-\[\]-~]*"'
@@ -145,8 +250,10 @@ class _Template:
 
     __slots__ = ("call", "lines", "numbered", "plain", "rx")
 
-    def __init__(self, name: str | None, data: bytes, call: int, numbered: bool) -> None:
-        head = b"event: " + name.encode() + b"\ndata: " if name is not None else b"data: "
+    def __init__(
+        self, name: str | None, data: bytes, call: int, numbered: bool, eol: bytes
+    ) -> None:
+        head = b"event: " + name.encode() + eol + b"data: " if name is not None else b"data: "
         self.rx = re.compile(re.escape(head) + data)
         any_string = b"(?P<lit>" + JSON_STRING.pattern.encode() + b")"
         self.plain = re.compile(
@@ -192,7 +299,11 @@ def run_lane(
     limit = min(dec.max_line, dec.max_event) - 64
     feed, encode = t.feed, encoder.feed
     carry = b""
-    general = False  # a CR was seen: the decoder reads everything from here on
+    general = False  # a CR in a LF stream: the decoder reads everything from here on
+    sep = b""  # the blank line that ends an event, once known: LF, or CRLF (as Gemini writes)
+    seplen = 0
+    eol = b"\n"
+    last_seg = b""  # the last event the lane took (its translator may read it at hand-back)
     trailing = bytearray()  # the bytes after the last event, as the slow path keeps them
     base = 0  # input offset of trailing[0]
     # the template and the writer; the sequence numbers in and out while the lane runs
@@ -215,6 +326,7 @@ def run_lane(
         nonlocal seq_in, seq_out, took, lit_group
         if took:  # the events the lane took lie between the decoder's last read and ``at``
             dec.advance(at - dec.position()[1], took * lines, took)
+            t.lane_took(last_seg)
             took = 0
         if rx is not None:  # hand the numbers back before the slow path reads on
             if numbered_in:
@@ -229,7 +341,7 @@ def run_lane(
             cut = t.lane_template()
             writer = encoder.lane_writer(cut[2]) if cut is not None else None
             if cut is not None and writer is not None:
-                tmpl = _Template(*cut)
+                tmpl = _Template(*cut, eol)
                 rx_any, plain_re = tmpl.rx.fullmatch, tmpl.plain
                 rx, call, lines, numbered_in = (
                     tmpl.plain.fullmatch,
@@ -249,14 +361,25 @@ def run_lane(
             continue
         trailing += chunk
         last = 0  # where the last event read from this chunk ended
-        if general or b"\r" in chunk:
+        if not sep and not general:  # the first line's end says which blank line ends events
+            head_bytes = carry + chunk if carry else chunk
+            m_eol = _EOL.search(head_bytes)
+            if m_eol is not None:
+                if m_eol.group() == b"\n":
+                    sep = b"\n\n"
+                elif m_eol.group() == b"\r\n":
+                    sep, eol = b"\r\n\r\n", b"\r\n"  # every line CRLF, as Gemini writes
+                else:  # CR alone: the decoder reads it all
+                    general = True
+                seplen = len(sep)
+        if general or (sep == b"\n\n" and b"\r" in chunk):
             general = True
             out, last = slow(carry + chunk, pos)
             pos += len(carry) + len(chunk)
             carry = b""
         else:
             data = carry + chunk if carry else chunk
-            parts = data.split(b"\n\n")
+            parts = data.split(sep) if sep else [data]
             carry = parts.pop()
             check = len(data) > limit
             out = []
@@ -265,18 +388,19 @@ def run_lane(
             for i, seg in enumerate(parts):
                 if rx is None or (check and len(seg) > limit):
                     continue
-                m = rx(seg)
+                m = rx(seg) if seg.isascii() else None  # a plain literal is ASCII
                 if m is None and (m := rx_any(seg)) is None:
                     continue
                 if start < i:  # the events before it first, in order (they may change it)
-                    at = mark_at + sum(map(len, parts[mark:start])) + 2 * (start - mark)
-                    batch = b"\n\n".join(parts[start:i]) + b"\n\n"
+                    at = mark_at + sum(map(len, parts[mark:start])) + seplen * (start - mark)
+                    batch = sep.join(parts[start:i]) + sep
                     got, end = slow(batch, at)
                     out += got
                     last, start, mark, mark_at = end or last, i, i, at + len(batch)
                     if rx is None:
                         continue
-                    if (m := rx(seg)) is None and (m := rx_any(seg)) is None:
+                    m = rx(seg) if seg.isascii() else None
+                    if m is None and (m := rx_any(seg)) is None:
                         continue
                 lit = m.group(lit_group)
                 if m.re is not plain_re:  # not plain: escapes or UTF-8 to check
@@ -296,13 +420,14 @@ def run_lane(
                     if pieces is not None:
                         pieces.append(lit)
                 took += 1
+                last_seg = seg
                 start = i + 1
             if took and start:  # the lane took parts[start - 1] last (after any slow batch)
-                lane_end = mark_at + sum(map(len, parts[mark:start])) + 2 * (start - mark)
+                lane_end = mark_at + sum(map(len, parts[mark:start])) + seplen * (start - mark)
                 last = max(last, lane_end)
             if start < len(parts):
-                at = mark_at + sum(map(len, parts[mark:start])) + 2 * (start - mark)
-                got, end = slow(b"\n\n".join(parts[start:]) + b"\n\n", at)
+                at = mark_at + sum(map(len, parts[mark:start])) + seplen * (start - mark)
+                got, end = slow(sep.join(parts[start:]) + sep, at)
                 out += got
                 last = end or last
             pos += len(data) - len(carry)

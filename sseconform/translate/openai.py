@@ -18,6 +18,7 @@ from typing import Any
 
 from sseconform.sse import Event
 from sseconform.translate.base import DONE, MALFORMED, Emitter, Frame, Guarded, loads, stable_id
+from sseconform.translate.lane import lane_cut
 
 
 class _Choice:
@@ -37,8 +38,13 @@ class OpenAITranslator(Guarded):
         self.e = emitter
         self._choices: dict[int, _Choice] = {}
         self._seen_done = False
+        #: the last event, when it was a plain content or arguments delta of choice 0:
+        #: (event, object, path of its string, call or -1), for ``translate --to``'s fast lane
+        self._lane: tuple[Event, dict[str, Any], tuple[str | int, ...], int] | None = None
+        self._made = False  # the event being fed made a new call
 
     def feed(self, ev: Event) -> list[Frame]:
+        self._lane = None
         try:
             if self.e.closed:
                 return self.e.take()
@@ -76,15 +82,65 @@ class OpenAITranslator(Guarded):
             if not isinstance(choices, list) or not choices:
                 return self.e.take()  # Azure's prompt-filter chunk, a usage chunk
             self.e.head(obj.get("id") or None, obj.get("model"), obj.get("created"))
+            self._made = False
             for pos, ch in enumerate(choices):
                 if isinstance(ch, dict):
                     self._choice(
                         int(ch.get("index", pos)) if isinstance(ch.get("index", pos), int) else pos,
                         ch,
                     )
+            if len(choices) == 1 and ev.event != "error" and type(usage) is not dict:
+                self._lane = self._plain_delta(ev, obj, choices[0])
             return self.e.take()
         except MALFORMED as exc:  # a malformed upstream: the grammar's error frame
             return self.e.malformed(f"event {ev.frame}", exc)
+
+    # -- translate --to's fast lane (sseconform.translate.lane) ------------------------------
+
+    def _plain_delta(
+        self, ev: Event, obj: dict[str, Any], ch: Any
+    ) -> tuple[Event, dict[str, Any], tuple[str | int, ...], int] | None:
+        """This chunk, if it was choice 0's plain content delta, or an arguments delta of a
+        call it had already: a chunk equal to it but for that string would do nothing else
+        (the head is fixed once a chunk went out, the call is found the same way, the
+        reasoning and refusal keys say nothing, no finish, no usage)."""
+        if type(ch) is not dict or type(ch.get("index", 0)) is not int or ch.get("index", 0):
+            return None
+        c = self._choices.get(0)
+        delta = ch.get("delta")
+        if c is None or c.finish is not None or ch.get("finish_reason") or type(delta) is not dict:
+            return None
+        for key in ("reasoning_content", "reasoning", "reasoning_details", "refusal"):
+            if delta.get(key) not in (None, ""):
+                return None
+        content, calls = delta.get("content"), delta.get("tool_calls")
+        if type(content) is str and content and not calls:
+            return (ev, obj, ("choices", 0, "delta", "content"), -1)
+        if content not in (None, "") or type(calls) is not list or len(calls) != 1:
+            return None
+        fn = calls[0].get("function") if type(calls[0]) is dict else None
+        if self._made or c.last is None or type(fn) is not dict:
+            return None
+        args = fn.get("arguments")
+        if type(args) is not str or not args:
+            return None
+        return (ev, obj, ("choices", 0, "delta", "tool_calls", 0, "function", "arguments"), c.last)
+
+    def lane_template(self) -> tuple[str | None, bytes, int, bool] | None:
+        if self._lane is None or self.e.closed:
+            return None
+        ev, obj, path, call = self._lane
+        cut = lane_cut(ev.data, obj, path, seq=False)
+        return None if cut is None else (ev.event, cut, call, False)
+
+    def lane_next(self) -> int:
+        return -1  # chat chunks are not numbered
+
+    def lane_set_next(self, n: int) -> None:
+        pass
+
+    def lane_took(self, event: bytes) -> None:
+        pass  # nothing the template leaves open is kept
 
     def _end_of_stream(self) -> list[Frame]:
         if not self.e.closed:
@@ -149,6 +205,7 @@ class OpenAITranslator(Guarded):
             cid = tid or stable_id("call_", self.e.id, index, len(c.ids))
             name = fn["name"] if isinstance(fn.get("name"), str) else ""
             call = self.e.call(cid, name, "", index)
+            self._made = True
             c.ids[cid] = call
             if isinstance(upstream, int) and not isinstance(upstream, bool):
                 c.calls[upstream] = call

@@ -147,6 +147,9 @@ class ResponsesTranslator(Guarded):
     def lane_set_next(self, n: int) -> None:
         self._next_seq = n
 
+    def lane_took(self, event: bytes) -> None:
+        pass  # nothing the template leaves open is kept
+
     def _args(self, call: int, fragment: str) -> None:
         self._sent[call] = self._sent.get(call, 0) + len(fragment)
         self.e.arguments(call, fragment)

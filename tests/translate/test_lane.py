@@ -15,11 +15,22 @@ import pytest
 
 from sseconform.recording.format import RecordingReader
 from sseconform.translate import anthropic as anthropic_mod
+from sseconform.translate import gemini as gemini_mod
+from sseconform.translate import openai as openai_mod
+from sseconform.translate import responses as responses_mod
 from sseconform.translate import translate_body
 from tests.conftest import REAL_STREAMS, ROOT
 from tests.translate.test_corpus import DIALECT, ROWS
 
-PAIRS = [("anthropic", "responses"), ("responses", "anthropic")]
+PAIRS = [
+    ("anthropic", "responses"),
+    ("responses", "anthropic"),
+    ("openai", "anthropic"),
+    ("openai", "responses"),
+    ("gemini", "anthropic"),
+    ("gemini", "responses"),
+    *((source, "chat") for source in ("anthropic", "responses", "openai", "gemini")),
+]
 
 
 def _out(body: bytes, dialect: str, to: str, fast: bool, step: int = 0) -> bytes:
@@ -109,39 +120,103 @@ def _responses(body: bytes) -> bytes:
     return _out(body, "anthropic", "responses", False)
 
 
+def _obfuscated(body: bytes) -> bytes:
+    """Every event with an ``obfuscation`` string of its own, as OpenAI sends them."""
+    out = []
+    for n, ev in enumerate(body.split(b"\n\n")[:-1]):
+        if ev.endswith(b"}"):
+            ev = ev[:-1] + b',"obfuscation":"%s"}' % (b"pad" * (n % 7))
+        out.append(ev)
+    return b"\n\n".join(out) + b"\n\n"
+
+
+def _chat(body: bytes) -> bytes:
+    """The same answer as chat chunks (the slow path's translation)."""
+    return b"".join(translate_body([body], "anthropic"))
+
+
+def _gemini(tokens: list[str], *, crlf: bool = True) -> bytes:
+    """Gemini's chunks: a few tokens each, usage counts that grow on every chunk, lines
+    ended with CRLF as the API writes them; then a whole call and the finish."""
+    out, prompt = (
+        [],
+        {"promptTokenCount": 9, "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 9}]},
+    )
+    for n in range(0, len(tokens), 3):
+        usage = {**prompt, "candidatesTokenCount": n + 1, "totalTokenCount": n + 10}
+        part = {"text": "".join(tokens[n : n + 3])}
+        out.append(
+            {
+                "candidates": [{"content": {"parts": [part], "role": "model"}, "index": 0}],
+                "usageMetadata": usage,
+                "modelVersion": "gemini-3-pro",
+                "responseId": "r1",
+            }
+        )
+    call = {"functionCall": {"name": "f", "args": {"a": "b"}}}
+    out.append(
+        {
+            "candidates": [
+                {"content": {"parts": [call], "role": "model"}, "finishReason": "STOP", "index": 0}
+            ],
+            "usageMetadata": {
+                **prompt,
+                "candidatesTokenCount": 99,
+                "totalTokenCount": 108,
+                "thoughtsTokenCount": 7,
+            },
+            "modelVersion": "gemini-3-pro",
+        }
+    )
+    eol = "\r\n" if crlf else "\n"
+    text = "".join(f"data: {json.dumps(o, ensure_ascii=False)}{eol}{eol}" for o in out)
+    return text.encode()  # fmt: skip
+
+
 CASES: dict[str, tuple[str, bytes]] = {
+    "gemini": ("gemini", _gemini(TOKENS)),
+    "gemini-lf": ("gemini", _gemini(TOKENS, crlf=False)),
     "anthropic": ("anthropic", _anthropic(TOKENS, args=ARGS)),
     "anthropic-no-event-lines": ("anthropic", _anthropic(TOKENS, args=ARGS, name=False)),
     "responses": ("responses", _responses(_anthropic(TOKENS, args=ARGS))),
+    "responses-obfuscated": ("responses", _obfuscated(_responses(_anthropic(TOKENS, args=ARGS)))),
+    "chat": ("openai", _chat(_anthropic(TOKENS, args=ARGS))),
+    "chat-obfuscated": ("openai", _obfuscated(_chat(_anthropic(TOKENS, args=ARGS)))),
+    "chat-crlf": ("openai", _chat(_anthropic(TOKENS, args=ARGS)).replace(b"\n", b"\r\n")),
 }
 
 
 def _variants() -> list[tuple[str, str, bytes]]:
     out = []
     for name, (dialect, body) in CASES.items():
-        events = body.split(b"\n\n")[:-1]
+        crlf = body.index(b"\n") > 0 and body[body.index(b"\n") - 1] == 13
+        nl, other = (b"\r\n", b"\n") if crlf else (b"\n", b"\r\n")
+        sep = nl + nl
+        events = body.split(sep)[:-1]
         mid = len(events) // 2
         out += [
             (f"{name}/plain", dialect, body),
             (f"{name}/bom", dialect, b"\xef\xbb\xbf" + body),
-            (f"{name}/crlf-halfway", dialect,
-             b"\n\n".join(events[:mid]) + b"\n\n" + b"\r\n\r\n".join(events[mid:]) + b"\r\n\r\n"),
+            (f"{name}/other-line-ends-halfway", dialect,
+             sep.join(events[:mid]) + sep + (other * 2).join(events[mid:]) + other * 2),
+            (f"{name}/a-lone-cr-halfway", dialect,
+             sep.join(events[:mid]) + sep + b"\r\r".join(events[mid:]) + b"\r\r"),
             (f"{name}/comments", dialect,
-             b"\n\n".join(e if i % 5 else b": keep-alive\n" + e for i, e in enumerate(events))
-             + b"\n\n"),
+             sep.join(e if i % 5 else b": keep-alive" + nl + e for i, e in enumerate(events))
+             + sep),
             (f"{name}/id-lines", dialect,
-             b"\n\n".join(e if i % 3 else b"id: %d\n" % i + e for i, e in enumerate(events))
-             + b"\n\n"),
-            (f"{name}/extra-blank-lines", dialect, b"\n\n\n".join(events) + b"\n\n"),
+             sep.join(e if i % 3 else b"id: %d" % i + nl + e for i, e in enumerate(events))
+             + sep),
+            (f"{name}/extra-blank-lines", dialect, (sep + nl).join(events) + sep),
             (f"{name}/malformed-halfway", dialect,
-             b"\n\n".join(events[:mid]) + b"\n\nevent: content_block_delta\ndata: {oops\n\n"
-             + b"\n\n".join(events[mid:]) + b"\n\n"),
+             sep.join(events[:mid]) + sep + b"event: content_block_delta" + nl + b"data: {oops"
+             + sep + sep.join(events[mid:]) + sep),
             (f"{name}/invalid-utf8-in-a-literal", dialect,
              body.replace(b" caf\xc3\xa9", b" caf\xc3(", 3)),
-            (f"{name}/cut-after-deltas", dialect, b"\n\n".join(events[:mid]) + b"\n\n"),
-            (f"{name}/unterminated-last", dialect, b"\n\n".join(events[:mid]) + b"\n\ndata: {"),
+            (f"{name}/cut-after-deltas", dialect, sep.join(events[:mid]) + sep),
+            (f"{name}/unterminated-last", dialect, sep.join(events[:mid]) + sep + b"data: {"),
             (f"{name}/error-body-at-the-end", dialect,
-             b"\n\n".join(events[:mid]) + b'\n\n{"error": {"message": "overloaded", "type": "x"}}'),
+             sep.join(events[:mid]) + sep + b'{"error": {"message": "overloaded", "type": "x"}}'),
             (f"{name}/huge-literal", dialect,
              body.replace(b"x" * 50, b"y" * (2 * 1024 * 1024), 1)),
         ]  # fmt: skip
@@ -156,25 +231,39 @@ def _variants() -> list[tuple[str, str, bytes]]:
 
 @pytest.mark.parametrize(("dialect", "body"), [pytest.param(d, b, id=n) for n, d, b in _variants()])
 def test_streams_made_to_trip_it(dialect: str, body: bytes) -> None:
-    to = "responses" if dialect == "anthropic" else "anthropic"
     big = len(body) > 1 << 20  # the huge literal: not a byte at a time
-    _same(body, dialect, to, (0, 64 * 1024, 1 << 20) if big else (0, 1, 5, 64, 4096))
+    for to in ("chat", "anthropic", "responses"):
+        if to != dialect:
+            _same(body, dialect, to, (0, 64 * 1024, 1 << 20) if big else (0, 1, 5, 64, 4096))
 
 
-def test_it_takes_most_events_of_a_usual_stream(monkeypatch: pytest.MonkeyPatch) -> None:
+USUAL = _anthropic(["tok"] * 500, args=['{"a":', ' "b"', "}"] * 20)
+SOURCES = {
+    "anthropic": (anthropic_mod.AnthropicTranslator, USUAL),
+    "responses": (responses_mod.ResponsesTranslator, _obfuscated(_responses(USUAL))),
+    "openai": (openai_mod.OpenAITranslator, _obfuscated(_chat(USUAL))),
+    "gemini": (gemini_mod.GeminiTranslator, _gemini(["tok"] * 1700)),
+}
+
+
+@pytest.mark.parametrize(("dialect", "to"), PAIRS)
+def test_it_takes_most_events_of_a_usual_stream(
+    monkeypatch: pytest.MonkeyPatch, dialect: str, to: str
+) -> None:
     """Counted by the translator's slow-path feeds: the first piece (no template yet), each
-    block's first deltas, the starts and stops; not one per delta."""
+    block's first deltas, the starts and stops; not one per delta (with OpenAI's
+    ``obfuscation`` strings too)."""
+    cls, body = SOURCES[dialect]
     fed = {"n": 0}
-    real = anthropic_mod.AnthropicTranslator.feed
+    real = cls.feed
 
-    def counting(self: anthropic_mod.AnthropicTranslator, ev: object) -> object:
+    def counting(self: object, ev: object) -> object:
         fed["n"] += 1
         return real(self, ev)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(anthropic_mod.AnthropicTranslator, "feed", counting)
-    body = _anthropic(["tok"] * 500, args=['{"a":', ' "b"', "}"])
-    _out(body, "anthropic", "responses", True, 4096)
-    assert fed["n"] < 50, fed  # of 510 events
+    monkeypatch.setattr(cls, "feed", counting)
+    _out(body, dialect, to, True, 4096)
+    assert fed["n"] < 50, fed  # of over 560 events
     fed["n"] = 0
-    _out(body, "anthropic", "responses", False, 4096)
-    assert fed["n"] > 500
+    _out(body, dialect, to, False, 4096)
+    assert fed["n"] > 560
