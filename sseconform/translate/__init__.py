@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from functools import partial
+from itertools import chain
 from typing import Any, Protocol
 
 from sseconform import providers
@@ -109,6 +110,10 @@ def detect_event(ev: Event) -> str | None:
     return None
 
 
+#: Events the auto translator holds while none names its dialect.
+_HOLD = 64
+
+
 class _Detecting:
     """Holds events until one names the dialect, then hands everything to that translator."""
 
@@ -126,7 +131,7 @@ class _Detecting:
         if self._inner is None:
             dialect = detect_event(ev)
             self._held.append(ev)
-            if dialect is None and len(self._held) < 64:
+            if dialect is None and len(self._held) < _HOLD:
                 return []
             self._start(dialect or self._default)
         assert self._inner is not None
@@ -186,6 +191,8 @@ def translate_body(
     plain deltas by the fast lane (:mod:`.lane`; the same bytes out: False is for the tests
     that compare the two)."""
     encoder = encoder_for(to)
+    if dialect is None and (fast or encoder is not None):  # a source in the target's grammar
+        chunks, dialect = _sniff(chunks)  # passes, fast or not
     if encoder is None:
         if fast and dialect is not None:
             t = translator_for(dialect, include_usage=include_usage, model=model, raw=False)
@@ -214,6 +221,41 @@ def translate_body(
     rest = encoder.finish()
     if rest:
         yield b"".join(rest)
+
+
+#: How much input ``_sniff`` holds while no event names its dialect.
+MAX_SNIFF = 1 << 20
+
+
+def _sniff(chunks: Iterable[bytes]) -> tuple[Iterator[bytes], str | None]:
+    """The input again, whole, and its dialect as the auto translator picks it (the first
+    event that names one; OpenAI's when 64 events or the whole input went by without);
+    None when over ``MAX_SNIFF`` bytes came first (the auto translator reads on)."""
+    it = iter(chunks)
+    held: list[bytes] = []
+    size = seen = 0
+    dec = SSEDecoder()
+    for chunk in it:
+        held.append(chunk)
+        size += len(chunk)
+        for ev in dec.feed(chunk):
+            if ev.end > MAX_SNIFF:  # the same answer however the input is cut
+                return chain(held, it), None
+            seen += 1
+            found = detect_event(ev)
+            if found is not None or seen >= _HOLD:
+                return chain(held, it), found or providers.OPENAI
+        dec.take_anomalies()
+        if size > MAX_SNIFF:
+            return chain(held, it), None
+    for ev in dec.finish():
+        if ev.end > MAX_SNIFF:
+            return iter(held), None
+        seen += 1
+        found = detect_event(ev)
+        if found is not None or seen >= _HOLD:
+            return iter(held), found or providers.OPENAI
+    return iter(held), None if size > MAX_SNIFF else providers.OPENAI
 
 
 def _tail(t: Translator, evs: list[Event], trailing: bytes) -> list[Any]:

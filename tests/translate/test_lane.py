@@ -33,12 +33,12 @@ PAIRS = [
 ]
 
 
-def _out(body: bytes, dialect: str, to: str, fast: bool, step: int = 0) -> bytes:
+def _out(body: bytes, dialect: str | None, to: str, fast: bool, step: int = 0) -> bytes:
     pieces = [body] if not step else [body[i : i + step] for i in range(0, len(body), step)]
     return b"".join(translate_body(pieces, dialect, to=to, fast=fast))
 
 
-def _same(body: bytes, dialect: str, to: str, steps: tuple[int, ...]) -> None:
+def _same(body: bytes, dialect: str | None, to: str, steps: tuple[int, ...]) -> None:
     want = _out(body, dialect, to, False)
     for step in steps:
         got = _out(body, dialect, to, True, step)
@@ -63,6 +63,14 @@ RECORDINGS = sorted(p for p in (ROOT / "recordings").glob("*/*.jsonl"))
 def test_every_recording_any_split(path: Path, dialect: str, to: str) -> None:
     """Whatever the recording's own dialect: read as this one, the output is the same."""
     _same(_body(path), dialect, to, (0, 1, 7, 4096))
+
+
+@pytest.mark.parametrize("to", ["chat", "anthropic", "responses"])
+@pytest.mark.parametrize("path", RECORDINGS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_the_dialect_found_as_the_auto_translator_finds_it(path: Path, to: str) -> None:
+    """No dialect given: the lane reads the one the first events name, with the bytes the
+    auto translator gives."""
+    _same(_body(path), None, to, (0, 1, 4096))
 
 
 @pytest.mark.skipif(not ROWS, reason="../shared/real-streams is not present")
@@ -267,3 +275,14 @@ def test_it_takes_most_events_of_a_usual_stream(
     fed["n"] = 0
     _out(body, dialect, to, False, 4096)
     assert fed["n"] > 560
+
+
+@pytest.mark.parametrize("to", ["chat", "anthropic", "responses"])
+def test_no_dialect_named_for_a_long_while(to: str) -> None:
+    """A megabyte of comments before the first event: the auto translator reads on; only
+    comments and pings: OpenAI's, as the auto translator's default."""
+    body = CASES["anthropic"][1]
+    _same(b": " + b"x" * (2 << 20) + b"\n\n" + body, None, to, (0, 64 * 1024))
+    _same(b": keep-alive\n\n" * 100 + body, None, to, (0, 5, 4096))
+    _same(b": keep-alive\n\n" * 3, None, to, (0, 1))
+    _same(b'{"error": {"message": "overloaded", "type": "x"}}', None, to, (0, 1))
