@@ -15,10 +15,13 @@ with ``input_json_delta`` fragments, content_block_stop, message_delta, message_
 JSON is spaced (``{"type": "content_block_delta", "index": 0, ...}``); ``--compact`` writes
 it without spaces, as most captures in ../shared/real-streams do. Before timing, the output
 is checked once: no `check` error, and the text and tool arguments come through whole.
-Then ``--to``: that stream into Responses events, and the Responses output into Anthropic
-events, each against the floor on its own input (target >= 0.5x); ``--memory`` adds the peak
-memory allocated while translating 10 and 100 MB (a Responses input's terminal event repeats
-the whole output, so reading it costs that event's size). ``--profile`` adds the time of
+Then ``--to``: the same answer in every dialect we read (the Anthropic stream; Responses
+events and chat chunks made from it, with OpenAI's ``obfuscation`` padding on every event; a
+Gemini stream of the same size with CRLF lines and growing usage counts) into every other
+grammar, each against the floor on its own input (target >= 0.5x); ``--memory`` adds the
+peak memory allocated while translating 10 and 100 MB into Anthropic and Responses events (a
+Responses input's terminal event repeats the whole output, so reading it costs that event's
+size). ``--profile`` adds the time of
 each stage (decoder, JSON parse, translator, serialize) and a cProfile of one translation.
 Figures are medians of several runs, taken in rounds (one of each run per round) so that load
 from elsewhere on the machine falls on all alike.
@@ -187,52 +190,121 @@ def run_translate(chunks: list[bytes], dialect: str | None = "anthropic", to: st
     return n
 
 
+def obfuscated(body: bytes) -> bytes:
+    """Every event with an ``obfuscation`` string of its own (random padding, 0-15
+    characters), as OpenAI's chat and Responses streams carry."""
+    rng = random.Random(11)
+    alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+    out = []
+    for ev in body.split(b"\n\n")[:-1]:
+        if ev.endswith(b"}"):
+            pad = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 15))).encode()
+            ev = ev[:-1] + b',"obfuscation":"' + pad + b'"}'
+        out.append(ev)
+    return b"\n\n".join(out) + b"\n\n"
+
+
+def gemini_stream(total_bytes: int, *, seed: int = 5) -> bytes:
+    """A ``streamGenerateContent?alt=sse`` body of about ``total_bytes``: chunks of 1-12
+    tokens, each with the usage counts so far (growing, as Gemini 2.5 and 3 send them), lines
+    ended with CRLF as the API writes them; a whole function call and the finish at the end."""
+    rng = random.Random(seed)
+    prompt = {
+        "promptTokenCount": 394,
+        "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 394}],
+    }
+    parts: list[bytes] = []
+    size = n = 0
+    while size < total_bytes:
+        k = rng.randint(1, 12)
+        n += k
+        obj = {
+            "candidates": [
+                {
+                    "content": {
+                        "parts": [{"text": "".join(rng.choice(TOKENS) for _ in range(k))}],
+                        "role": "model",
+                    },
+                    "index": 0,
+                }
+            ],
+            "usageMetadata": {**prompt, "candidatesTokenCount": n, "totalTokenCount": 394 + n},
+            "modelVersion": "gemini-2.5-flash",
+            "responseId": "dX6LadKVC7SZ28oPr9yJoQs",
+        }
+        parts.append(b"data: " + orjson.dumps(obj) + b"\r\n\r\n")
+        size += len(parts[-1])
+    call = {"functionCall": {"name": "write_file", "args": {"path": "notes/out.md"}}}
+    end = {
+        "candidates": [
+            {"content": {"parts": [call], "role": "model"}, "finishReason": "STOP", "index": 0}
+        ],
+        "usageMetadata": {**prompt, "candidatesTokenCount": n + 9, "totalTokenCount": 403 + n},
+        "modelVersion": "gemini-2.5-flash",
+        "responseId": "dX6LadKVC7SZ28oPr9yJoQs",
+    }
+    parts.append(b"data: " + orjson.dumps(end) + b"\r\n\r\n")
+    return b"".join(parts)
+
+
+#: Each source's grammar, as ``check --grammar`` names it (a source in it passes through).
+OWN = {"anthropic": "anthropic", "responses": "responses", "openai": "chat", "gemini": None}
+
+
+def sources(body: bytes) -> dict[str, bytes]:
+    """The same answer in every dialect we read: the Anthropic stream, and from it Responses
+    events and chat chunks (each with OpenAI's ``obfuscation`` strings); a Gemini stream of
+    the same size."""
+    from sseconform.translate import translate_body
+
+    return {
+        "anthropic": body,
+        "responses": obfuscated(b"".join(translate_body([body], "anthropic", to="responses"))),
+        "openai": obfuscated(b"".join(translate_body([body], "anthropic", to="chat"))),
+        "gemini": gemini_stream(len(body)),
+    }
+
+
 def targets(body: bytes, repeat: int) -> None:
-    """``--to anthropic|responses``: Anthropic into Responses events, and (that output as the
-    input) Responses into Anthropic events, each against the floor on its own input; the
-    outputs pass their grammar's check with no error."""
+    """Every source into every other grammar, each against the floor on its own input (the
+    target: >= 0.5x); every output passes its grammar's check with no error."""
     from sseconform.api import check_bytes
     from sseconform.translate import translate_body
 
-    as_responses = b"".join(translate_body([body], "anthropic", to="responses"))
-    cases = {
-        "anthropic": ("responses", as_responses),
-        "responses": ("anthropic", body),
-    }
-    print("into the agents' grammars (translate --to):")
-    for to, (source, data) in [
-        ("responses", ("anthropic", body)),
-        ("anthropic", cases["anthropic"]),
-    ]:
+    print("every source into every target (translate --to), MB/s of input, ratio to its floor:")
+    for source, data in sources(body).items():
         chunks = pieces(data)
-        out = b"".join(translate_body(iter(chunks), source, to=to))
-        res = check_bytes(out, grammar=to)
-        errors = [d for d in res.diagnostics if d.severity.value == "error"]
-        if errors:
-            raise SystemExit(f"--to {to}: check errors {errors[:3]}")
-        t = timed(
-            {
-                "to": (lambda c, s=source, x=to: run_translate(c, s, x), chunks),
-                "floor": (run_floor, chunks),
-            },
-            repeat,
-        )
+        runs: dict[str, tuple[Callable[[list[bytes]], int], list[bytes]]] = {
+            "floor": (run_floor, chunks)
+        }
+        for to in ("chat", "anthropic", "responses"):
+            if OWN[source] == to:
+                continue
+            out = b"".join(translate_body(iter(chunks), source, to=to))
+            res = check_bytes(out, grammar=to)
+            errors = [d for d in res.diagnostics if d.severity.value == "error"]
+            if errors:
+                raise SystemExit(f"{source} --to {to}: check errors {errors[:3]}")
+            runs[to] = (lambda c, s=source, x=to: run_translate(c, s, x), chunks)
+        t = timed(runs, repeat)
         mb = len(data) / 1e6
-        print(
-            f"  {source} -> {to:<10} {mb:6.1f} MB in  {t['to']:7.3f} s  {mb / t['to']:6.1f} MB/s"
-            f"   floor {t['floor']:6.3f} s   ratio {t['floor'] / t['to']:4.2f}x (target >= 0.5x)"
-        )
+        for to in runs:
+            if to != "floor":
+                print(
+                    f"  {source:<9} -> {to:<9} {mb:6.1f} MB  {t[to]:7.3f} s  "
+                    f"{mb / t[to]:6.1f} MB/s   floor {t['floor']:6.3f} s   "
+                    f"ratio {t['floor'] / t[to]:4.2f}x"
+                )
 
 
 _MEMORY = """
 import gc, sys, tracemalloc
 sys.path.insert(0, sys.argv[1])
-from tests.benchmarks.bench_translate import anthropic_stream, pieces
+from tests.benchmarks.bench_translate import anthropic_stream, pieces, sources
 from sseconform.translate import translate_body
 size, source, to = float(sys.argv[2]), sys.argv[3], sys.argv[4]
 body, _, _ = anthropic_stream(int(size * 1e6), compact=True)
-if source != "anthropic":
-    body = b"".join(translate_body([body], "anthropic", to=source))
+body = sources(body)[source]
 chunks = pieces(body)
 del body
 gc.collect()
@@ -257,17 +329,19 @@ def memory(size_mb: float, source: str, to: str) -> float:
 
 
 def run_floor(chunks: list[bytes]) -> int:
-    """Split on blank lines, then ``orjson.loads`` the data line of each event."""
+    """Split on blank lines (LF, or CRLF when the stream's lines end so), then
+    ``orjson.loads`` the data line of each event (not chat's ``[DONE]``)."""
     n = 0
     buf = b""
     loads = orjson.loads
+    sep = b"\r\n\r\n" if chunks and chunks[0].find(b"\r\n") >= 0 else b"\n\n"
     for c in chunks:
         buf += c
-        events = buf.split(b"\n\n")
+        events = buf.split(sep)
         buf = events.pop()
         for ev in events:
             i = ev.find(b"data: ")
-            if i >= 0:
+            if i >= 0 and ev[i + 6 :] != b"[DONE]":
                 loads(ev[i + 6 :])
                 n += 1
     return n
@@ -444,9 +518,11 @@ def main() -> None:
     targets(body, repeat)
     if args.memory:
         print("peak memory allocated while translating (MiB, tracemalloc, the input not counted)")
-        for source, to in (("anthropic", "responses"), ("responses", "anthropic")):
-            small, big = memory(10, source, to), memory(100, source, to)
-            print(f"  {source} -> {to:<10} 10 MB: {small:7.1f}   100 MB: {big:7.1f}")
+        for source, own in OWN.items():
+            for to in ("anthropic", "responses"):
+                if to != own:
+                    small, big = memory(10, source, to), memory(100, source, to)
+                    print(f"  {source:<9} -> {to:<9} 10 MB: {small:7.1f}   100 MB: {big:7.1f}")
     if args.profile:
         stages(chunks, n_events, repeat)
         profile(chunks, 25)
