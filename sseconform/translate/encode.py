@@ -125,7 +125,7 @@ class Encoder:
             return []
         return self._end()
 
-    def lane_writer(self, call: int) -> tuple[bytes, bytes, bool, list[Any] | None] | None:
+    def lane_writer(self, call: int) -> tuple[bytes, bytes, bool, bytearray | None] | None:
         """How the fast lane writes deltas of ``call`` (-1: text) while its block or item
         is the open one (``sseconform.translate.lane``); None: the slow path."""
         return None
@@ -206,7 +206,7 @@ class AnthropicEncoder(Encoder):
                 out += self._piece({"type": "input_json_delta", "partial_json": args})
         return out
 
-    def lane_writer(self, call: int) -> tuple[bytes, bytes, bool, list[Any] | None] | None:
+    def lane_writer(self, call: int) -> tuple[bytes, bytes, bool, bytearray | None] | None:
         """Deltas as ``_piece`` writes them, around their literal."""
         if self.ended or self.block != (("text", -1) if call < 0 else ("tool_use", call)):
             return None
@@ -279,9 +279,10 @@ class ResponsesEncoder(Encoder):
         self.output: list[dict[str, Any]] = []  # the items done so far (the terminal's output)
         self.item: dict[str, Any] | None = None  # the open item
         self.kind: tuple[str, int] | None = None  # (kind, tool call index or -1)
-        #: what the open item's deltas built (joined at its end): strings, and the fast lane's
-        #: JSON literals (bytes, decoded together at the end)
-        self.pieces: list[str | bytes] = []
+        #: what the open item's deltas built: their JSON string literals' insides, one after
+        #: the other (together one literal, decoded once at the item's end; no object per
+        #: delta, so a long answer costs about its own size here)
+        self.pieces = bytearray()
         self.stem = "sseconform"
 
     def _ev(self, kind: str, fields: dict[str, Any]) -> bytes:
@@ -351,13 +352,13 @@ class ResponsesEncoder(Encoder):
         return where
 
     def _stream(self, kind: str, piece: str) -> bytes:
-        self.pieces.append(piece)
+        self.pieces += orjson.dumps(piece)[1:-1]
         fields = {**self._where(), "delta": piece}
         if kind == "response.output_text.delta":
             fields["logprobs"] = []
         return self._ev(kind, fields)
 
-    def lane_writer(self, call: int) -> tuple[bytes, bytes, bool, list[Any] | None] | None:
+    def lane_writer(self, call: int) -> tuple[bytes, bytes, bool, bytearray | None] | None:
         """Deltas as ``_stream`` writes them, around their literal; the literals go to the
         item's pieces (its ``.done`` events repeat the whole text)."""
         if self.ended or self.kind != (
@@ -378,15 +379,11 @@ class ResponsesEncoder(Encoder):
     def lane_set_next(self, n: int) -> None:
         self.seq = n
 
-    def _text(self) -> str:
-        """The open item's text: its string pieces, and its literal pieces decoded (all of
-        them in one parse, as one JSON array)."""
-        pieces = self.pieces
-        if all(type(p) is str for p in pieces):
-            return "".join(pieces)  # type: ignore[arg-type]
-        if all(type(p) is bytes for p in pieces):
-            return "".join(orjson.loads(b"[" + b",".join(pieces) + b"]"))  # type: ignore[arg-type]
-        return "".join(p if type(p) is str else orjson.loads(p) for p in pieces)
+    def _text(self) -> orjson.Fragment:
+        """The open item's text as the JSON string literal its pieces make together (each
+        piece is orjson's own escaping of its string, so the whole is orjson's escaping of
+        the whole): written as it is, never decoded into a string and encoded again."""
+        return orjson.Fragment(b'"' + self.pieces + b'"')
 
     def _open(self, kind: str, call: int, item: dict[str, Any]) -> list[bytes]:
         if self.kind == (kind, call):
@@ -395,7 +392,7 @@ class ResponsesEncoder(Encoder):
         prefix = {"reasoning": "rs", "function_call": "fc"}.get(kind, "msg")
         self.item = {"id": f"{prefix}_{self.stem}_{len(self.output)}", **item}
         self.kind = (kind, call)
-        self.pieces = []
+        self.pieces = bytearray()
         added = {"output_index": len(self.output), "item": self.item}
         out.append(self._ev("response.output_item.added", added))
         if kind == "reasoning":
@@ -409,7 +406,7 @@ class ResponsesEncoder(Encoder):
         return out
 
     @staticmethod
-    def _part(kind: str, text: str) -> dict[str, Any]:
+    def _part(kind: str, text: str | orjson.Fragment) -> dict[str, Any]:
         if kind == "refusal":
             return {"type": "refusal", "refusal": text}
         return {"type": "output_text", "text": text, "annotations": [], "logprobs": []}
@@ -445,7 +442,7 @@ class ResponsesEncoder(Encoder):
             )
         )
         self.output.append(done)
-        self.item, self.kind, self.pieces = None, None, []
+        self.item, self.kind, self.pieces = None, None, bytearray()
         return out
 
     def _open_item(self) -> list[dict[str, Any]]:
@@ -535,7 +532,7 @@ class ChatWriter:
     def finish(self) -> list[bytes]:
         return []
 
-    def lane_writer(self, call: int) -> tuple[bytes, bytes, bool, list[Any] | None] | None:
+    def lane_writer(self, call: int) -> tuple[bytes, bytes, bool, bytearray | None] | None:
         """Deltas of choice 0 as the Emitter writes them, around their literal."""
         if self.ended or self._head is None:
             return None

@@ -78,10 +78,11 @@ class LaneEncoder(Protocol):
 
     def finish(self) -> list[bytes]: ...
 
-    def lane_writer(self, call: int) -> tuple[bytes, bytes, bool, list[Any] | None] | None:
+    def lane_writer(self, call: int) -> tuple[bytes, bytes, bool, bytearray | None] | None:
         """For deltas of ``call`` (-1: text) while its block or item is open: the bytes
         before and after the literal (the latter with ``%d`` for the sequence number when
-        numbered), and the list the literal goes to (for the item's ``.done``), or None."""
+        numbered), and the buffer the literal's inside goes to (the item's text, which its
+        ``.done`` events repeat), or None."""
         ...
 
     def lane_next(self) -> int: ...
@@ -267,9 +268,7 @@ class _Template:
 def _literal(lit: bytes) -> bytes | None:
     """The literal as orjson writes its value; None when it is not valid. Without ``\\u``
     or ``\\/`` escapes it is that already (orjson writes the short escapes and everything
-    else raw): it is kept once its UTF-8 is checked. Else decoded and dumped again, into a
-    bytes object of its own size (orjson's output keeps a larger allocation, which the
-    Responses encoder would hold for every piece until the item's end)."""
+    else raw): it is kept once its UTF-8 is checked. Else decoded and dumped again."""
     if b"\\u" not in lit and b"\\/" not in lit:
         if lit.isascii():
             return lit
@@ -279,7 +278,7 @@ def _literal(lit: bytes) -> bytes | None:
             return None
         return lit
     try:
-        return bytes(memoryview(orjson.dumps(orjson.loads(lit))))
+        return orjson.dumps(orjson.loads(lit))
     except orjson.JSONDecodeError:
         return None
 
@@ -313,7 +312,7 @@ def run_lane(
     call = lines = 0
     numbered_in = numbered_out = False
     head = tail = b""
-    pieces: list[Any] | None = None
+    pieces: bytearray | None = None
     seq_in = seq_out = -1
     took = 0  # events the lane took since the decoder last read (each of the template's lines)
     lit_group = 1
@@ -418,7 +417,7 @@ def run_lane(
                     else:
                         out.append(head + lit + tail)
                     if pieces is not None:
-                        pieces.append(lit)
+                        pieces += lit[1:-1]
                 took += 1
                 last_seg = seg
                 start = i + 1
