@@ -146,6 +146,7 @@ def gate(
     from sseconform.gate.runner import (
         SuiteResult,
         apply_baseline,
+        apply_known,
         baseline_of,
         run_suite,
         slug,
@@ -241,6 +242,8 @@ def gate(
         typer.echo(f"sseconform gate: upstream (replay) on {url}", err=True)
 
     def done(r: Any) -> None:
+        if known is not None:  # the verdict the report will give: KNOWN, not FAIL
+            apply_known(r, known)
         typer.echo(f"  {report.MARKS[r.verdict]} {r.name} ({r.seconds:.2f} s)", err=True)
 
     try:

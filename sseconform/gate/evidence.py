@@ -84,9 +84,12 @@ def pretty_arguments(raw: str) -> str:
         return raw
 
 
-def side_of(c: Content | None) -> tuple[list[dict[str, Any]] | None, dict[str, Any]]:
+def side_of(
+    c: Content | None, raw: frozenset[tuple[int, int]] = frozenset()
+) -> tuple[list[dict[str, Any]] | None, dict[str, Any]]:
     """One stream's meaning, per choice: text, reasoning, refusal and calls (arguments
-    pretty-printed, each field capped); and the stream's finish reasons, usage and error."""
+    pretty-printed, but as sent for the calls in ``raw``: (choice, position); each field
+    capped); and the stream's finish reasons, usage and error."""
     if c is None:
         return None, {}
     m = c.model
@@ -97,9 +100,11 @@ def side_of(c: Content | None) -> tuple[list[dict[str, Any]] | None, dict[str, A
             {
                 "id": call.id,
                 "name": call.name,
-                "arguments": _cap(pretty_arguments(call.arguments)),
+                "arguments": _cap(
+                    call.arguments if (idx, k) in raw else pretty_arguments(call.arguments)
+                ),
             }
-            for _, call in sorted(ch.tool_calls.items())
+            for k, (_, call) in enumerate(sorted(ch.tool_calls.items()))
         ]
         choices.append(
             {
@@ -117,6 +122,22 @@ def side_of(c: Content | None) -> tuple[list[dict[str, Any]] | None, dict[str, A
     if m.error is not None:
         extra["error"] = m.error
     return choices, extra
+
+
+def _not_json(c: Content | None) -> frozenset[tuple[int, int]]:
+    """The calls, as (choice, position), whose arguments are not JSON: the other stream's
+    same call is then shown as sent too, so the two part where the bytes do, not where one
+    side's indentation starts."""
+    if c is None:
+        return frozenset()
+    out = set()
+    for idx, ch in c.model.choices.items():
+        for k, (_, call) in enumerate(sorted(ch.tool_calls.items())):
+            try:
+                orjson.loads(call.arguments)
+            except orjson.JSONDecodeError:
+                out.add((idx, k))
+    return frozenset(out)
 
 
 def _value(choices: list[dict[str, Any]] | None, idx: int, name: str, call: int | None) -> str:
@@ -273,8 +294,9 @@ def collect(
 ) -> Evidence:
     """Everything the page shows of one scenario (see the module docstring)."""
     ev = Evidence()
-    ev.upstream, ev.upstream_extra = side_of(upstream)
-    ev.gateway, ev.gateway_extra = side_of(gateway)
+    raw = _not_json(upstream) | _not_json(gateway)  # both sides of such a call as sent
+    ev.upstream, ev.upstream_extra = side_of(upstream, raw)
+    ev.gateway, ev.gateway_extra = side_of(gateway, raw)
     ev.first = first_difference(findings, ev.upstream, ev.gateway)
     if gateway is None and body:  # an HTTP error: its body is what the client got
         ev.gateway_extra["body"] = body[:MAX_EVENT].decode("utf-8", "replace")

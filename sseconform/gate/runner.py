@@ -751,13 +751,19 @@ def apply_baseline(results: list[SuiteResult], baseline: Baseline) -> None:
     """Mark the errors the baseline accepts as known, and note its entries that no longer
     happen (only for scenarios that ran: a scenario left out by ``--only`` proves nothing)."""
     for s in (s for r in results for s in r.scenarios):
-        if not s.applicable:
-            continue
-        idx = [i for i, f in enumerate(s.findings) if f.severity == "error"]
-        known, s.fixed = baseline.match(s.name, [s.findings[i].key for i in idx])
-        for i, k in zip(idx, known, strict=True):
-            if k:
-                s.findings[i] = dataclasses.replace(s.findings[i], known=True)
+        apply_known(s, baseline)
+
+
+def apply_known(s: ScenarioResult, baseline: Baseline) -> None:
+    """:func:`apply_baseline` for one scenario, as soon as it is done (the same result
+    however often it is applied)."""
+    if not s.applicable:
+        return
+    idx = [i for i, f in enumerate(s.findings) if f.severity == "error"]
+    known, s.fixed = baseline.match(s.name, [s.findings[i].key for i in idx])
+    for i, k in zip(idx, known, strict=True):
+        if k:
+            s.findings[i] = dataclasses.replace(s.findings[i], known=True)
 
 
 def baseline_of(results: list[SuiteResult]) -> Baseline:

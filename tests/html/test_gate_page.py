@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import re
 from pathlib import Path
 
@@ -161,6 +162,40 @@ def test_content_side_of_a_stream() -> None:
     assert choices[0]["text"]["value"] == "hi"
     assert choices[0]["calls"][0]["arguments"]["value"] == '{\n  "x": [\n    1,\n    2\n  ]\n}'
     assert choices[0]["finish"] == "tool_calls" and extra == {}
+
+
+def test_arguments_that_are_not_json_are_compared_as_sent() -> None:
+    """A gateway that joins two calls' arguments into one (``{..}{..}``, not JSON): both sides
+    of that call are shown as sent, and they part where the second object starts, not where
+    the upstream's indentation would."""
+    from sseconform.gate.content import content_of
+    from sseconform.gate.diff import compare
+    from sseconform.gate.evidence import collect
+
+    def call(i: int, args: str, head: bool = True) -> bytes:
+        fn = {"name": "f", "arguments": args} if head else {"arguments": args}
+        tc = {"index": i, **({"id": f"c{i}", "type": "function"} if head else {}), "function": fn}
+        chunk = {"choices": [{"index": 0, "delta": {"tool_calls": [tc]}}]}
+        return b"data: " + json.dumps(chunk).encode() + b"\n\n"
+
+    end = b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}\n\n'
+    up = call(0, '{"city": "Paris"}') + call(1, '{"city": "Tokyo"}') + end + b"data: [DONE]\n\n"
+    gw = call(0, '{"city": "Paris"}') + call(0, '{"city": "Tokyo"}', False) + end
+    gw += b"data: [DONE]\n\n"
+    a, b = content_of([up], "openai"), content_of([gw], "openai")
+    findings = [
+        Finding("diff", f"diff:{d.kind}:{d.field}", "error", d.message, field=d.field)
+        for d in compare(a, b)
+    ]
+    ev = collect(
+        findings=findings, upstream=a, gateway=b, recording="", body=b"", served=[], t0=0.0
+    )
+    assert ev.upstream is not None and ev.gateway is not None
+    assert ev.upstream[0]["calls"][0]["arguments"]["value"] == '{"city": "Paris"}'
+    assert ev.upstream[0]["calls"][1]["arguments"]["value"].startswith("{\n")  # JSON both sides
+    assert ev.gateway[0]["calls"][0]["arguments"]["value"] == '{"city": "Paris"}{"city": "Tokyo"}'
+    assert ev.first is not None and ev.first["call"] == 0
+    assert ev.first["char"] == len('{"city": "Paris"}')
 
 
 def test_body_snapshot() -> None:
