@@ -489,11 +489,21 @@ class _Run:
             stall_timeout=suite.timeout,
         )
         seconds = time.monotonic() - t0
-        time.sleep(0.05)  # let the upstream side log the request it just finished
-        if self.shared:  # the tagged ones, and any the gateway sent without the tag
-            served = [x for x in server.served[before:] if x.tag in (tag, None)]
-        else:
-            served = server.served_for(tag)
+
+        def seen() -> list[Served]:
+            if self.shared:  # the tagged ones, and any the gateway sent without the tag
+                return [x for x in server.served[before:] if x.tag in (tag, None)]
+            return server.served_for(tag)
+
+        # The upstream logs a request once it has written its answer, on its own thread: on
+        # a loaded machine that can come after the gateway's client has read the end.
+        served = seen()
+        deadline = time.monotonic() + LOG_WAIT
+        while not served and time.monotonic() < deadline:
+            time.sleep(0.02)
+            served = seen()
+        time.sleep(0.05)  # a retry's second request, logged just after the first
+        served = seen()
         g = _Graded(out, outcome.progress.status, suite.allow, suite.endpoint)
         if outcome.progress.status is None:
             g.add("transport", "no-response", f"no answer from the gateway: {outcome.reason}")
@@ -515,6 +525,11 @@ class _Run:
                 body=g.body, served=served, t0=outcome.started,
             )  # fmt: skip
         return base
+
+
+#: How long to wait for the upstream to log the request of a scenario whose gateway answer
+#: is complete, before calling it unreached (seconds; it usually takes under a millisecond).
+LOG_WAIT = 1.0
 
 
 def _reached(g: _Graded, sc: Scenario, served: list[Served], faulted: bool) -> bool:
