@@ -16,12 +16,12 @@ from sseconform import providers
 from sseconform.jsonstr import JSON_STRING, find_literal, is_plain_literal
 from sseconform.sse import Event
 from sseconform.translate.base import DELTA_SUFFIX, MALFORMED, Emitter, Frame, Guarded, loads
-from sseconform.translate.lane import lane_cut
+from sseconform.translate.lane import Unnumbered, lane_cut
 
 FINISH = providers.ANTHROPIC_FINISH
 
 
-class AnthropicTranslator(Guarded):
+class AnthropicTranslator(Guarded, Unnumbered):
     dialect = "anthropic"
 
     def __init__(self, emitter: Emitter) -> None:
@@ -135,15 +135,6 @@ class AnthropicTranslator(Guarded):
         ev, obj, key, call = self._lane
         cut = lane_cut(ev.data, obj, ("delta", key), seq=False)
         return None if cut is None else (ev.event, cut, call, False)
-
-    def lane_next(self) -> int:
-        return -1  # Anthropic events are not numbered
-
-    def lane_set_next(self, n: int) -> None:
-        pass
-
-    def lane_took(self, event: bytes) -> None:
-        pass  # nothing the template leaves open is kept
 
     def _message_start(self, msg: dict[str, Any]) -> None:
         if self._started:

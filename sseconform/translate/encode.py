@@ -50,6 +50,7 @@ from typing import Any
 import orjson
 
 from sseconform.translate.base import DELTA_SUFFIX, DONE, Frame, serialize
+from sseconform.translate.lane import Unnumbered
 
 __all__ = [
     "TARGETS",
@@ -88,7 +89,7 @@ def _int(value: Any) -> int:
     return value if type(value) is int and value >= 0 else 0
 
 
-class Encoder:
+class Encoder(Unnumbered):
     """Chunk frames in (dicts, error frames, ``[DONE]``), the target's SSE bytes out. The
     walk over a frame is shared; a target says how a stream starts, what a delta becomes,
     how it ends and fails, and what a finish reason is called."""
@@ -129,12 +130,6 @@ class Encoder:
         """How the fast lane writes deltas of ``call`` (-1: text) while its block or item
         is the open one (``sseconform.translate.lane``); None: the slow path."""
         return None
-
-    def lane_next(self) -> int:
-        return -1
-
-    def lane_set_next(self, n: int) -> None:
-        pass
 
     def _start(self, chunk: dict[str, Any]) -> list[bytes]:
         raise NotImplementedError
@@ -512,7 +507,7 @@ class ResponsesEncoder(Encoder):
         return out
 
 
-class ChatWriter:
+class ChatWriter(Unnumbered):
     """Chunk frames written as they are (``translate --to chat``), with what the fast lane
     needs: the bytes every delta of the stream starts with (its id, created and model, fixed
     once a chunk went out, so taken from the last chunk written)."""
@@ -540,12 +535,6 @@ class ChatWriter:
             return self._head + b'{"content":', b"}" + DELTA_SUFFIX, False, None
         head = self._head + b'{"tool_calls":[{"index":%d,"function":{"arguments":' % call
         return head, b"}}]}" + DELTA_SUFFIX, False, None
-
-    def lane_next(self) -> int:
-        return -1
-
-    def lane_set_next(self, n: int) -> None:
-        pass
 
 
 def encoder_for(target: str) -> Encoder | None:

@@ -18,7 +18,7 @@ from sseconform import providers
 from sseconform.sse import Event
 from sseconform.translate.base import MALFORMED, Emitter, Frame, Guarded, loads, stable_id
 from sseconform.translate.jsonpath import ArgsBuilder
-from sseconform.translate.lane import lane_cut
+from sseconform.translate.lane import Unnumbered, lane_cut
 
 FINISH = providers.GEMINI_FINISH
 
@@ -31,7 +31,7 @@ class _Streaming:
         self.builder = ArgsBuilder()
 
 
-class GeminiTranslator(Guarded):
+class GeminiTranslator(Guarded, Unnumbered):
     dialect = "gemini"
 
     def __init__(self, emitter: Emitter) -> None:
@@ -108,12 +108,6 @@ class GeminiTranslator(Guarded):
         path = ("candidates", 0, "content", "parts", 0, "text")
         cut = lane_cut(ev.data, obj, path, seq=False, numbers="usageMetadata")
         return None if cut is None else (ev.event, cut, -1, False)
-
-    def lane_next(self) -> int:
-        return -1  # Gemini's events are not numbered
-
-    def lane_set_next(self, n: int) -> None:
-        pass
 
     def lane_took(self, event: bytes) -> None:
         """The usage the last event the lane took carried, as ``feed`` would have set it."""

@@ -39,7 +39,7 @@ import orjson
 from sseconform.jsonstr import JSON_STRING, find_literal
 from sseconform.sse import Event, SSEDecoder
 
-__all__ = ["LaneEncoder", "LaneTranslator", "lane_cut", "run_lane"]
+__all__ = ["LaneEncoder", "LaneTranslator", "Unnumbered", "lane_cut", "run_lane"]
 
 _PROBE = "sseconform-lane-probe"
 _PROBE_SEQ = 987654321987654
@@ -71,6 +71,20 @@ class LaneTranslator(Protocol):
         """The last event the lane took, whole (a translator that keeps a value the
         template leaves open, as Gemini's usage, reads it from there)."""
         ...
+
+
+class Unnumbered:
+    """The lane's bookkeeping for a stream whose events carry no sequence number and no
+    value the template leaves open that must be read back: nothing to hand over."""
+
+    def lane_next(self) -> int:
+        return -1
+
+    def lane_set_next(self, n: int) -> None:
+        pass
+
+    def lane_took(self, event: bytes) -> None:
+        pass
 
 
 class LaneEncoder(Protocol):

@@ -18,7 +18,7 @@ from typing import Any
 
 from sseconform.sse import Event
 from sseconform.translate.base import DONE, MALFORMED, Emitter, Frame, Guarded, loads, stable_id
-from sseconform.translate.lane import lane_cut
+from sseconform.translate.lane import Unnumbered, lane_cut
 
 
 class _Choice:
@@ -31,7 +31,7 @@ class _Choice:
         self.last: int | None = None
 
 
-class OpenAITranslator(Guarded):
+class OpenAITranslator(Guarded, Unnumbered):
     dialect = "openai"
 
     def __init__(self, emitter: Emitter) -> None:
@@ -132,15 +132,6 @@ class OpenAITranslator(Guarded):
         ev, obj, path, call = self._lane
         cut = lane_cut(ev.data, obj, path, seq=False)
         return None if cut is None else (ev.event, cut, call, False)
-
-    def lane_next(self) -> int:
-        return -1  # chat chunks are not numbered
-
-    def lane_set_next(self, n: int) -> None:
-        pass
-
-    def lane_took(self, event: bytes) -> None:
-        pass  # nothing the template leaves open is kept
 
     def _end_of_stream(self) -> list[Frame]:
         if not self.e.closed:

@@ -14,12 +14,12 @@ from typing import Any
 
 from sseconform.sse import Event
 from sseconform.translate.base import MALFORMED, Emitter, Frame, Guarded, loads
-from sseconform.translate.lane import lane_cut
+from sseconform.translate.lane import Unnumbered, lane_cut
 
 MAX_PENDING = 64  # events held waiting for a missing number; beyond that the gap is skipped
 
 
-class ResponsesTranslator(Guarded):
+class ResponsesTranslator(Guarded, Unnumbered):
     dialect = "responses"
 
     def __init__(self, emitter: Emitter) -> None:
@@ -146,9 +146,6 @@ class ResponsesTranslator(Guarded):
 
     def lane_set_next(self, n: int) -> None:
         self._next_seq = n
-
-    def lane_took(self, event: bytes) -> None:
-        pass  # nothing the template leaves open is kept
 
     def _args(self, call: int, fragment: str) -> None:
         self._sent[call] = self._sent.get(call, 0) + len(fragment)
