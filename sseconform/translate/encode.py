@@ -514,14 +514,13 @@ class ChatWriter(Unnumbered):
 
     def __init__(self) -> None:
         self.ended = False
-        self._head: bytes | None = None  # ``data: {"id":..,"model":..,"choices":[{"index":0``
+        self._last: dict[str, Any] | None = None  # the last chunk written
 
     def feed(self, frame: Frame) -> list[bytes]:
         if frame == DONE or (type(frame) is dict and "error" in frame):
             self.ended = True
         elif type(frame) is dict and frame.get("choices"):
-            head = {k: frame.get(k) for k in ("id", "object", "created", "model")}
-            self._head = b"data: " + orjson.dumps(head)[:-1] + b',"choices":[{"index":0,"delta":'
+            self._last = frame  # its head is written only when the lane asks for it
         return [serialize(frame)]
 
     def finish(self) -> list[bytes]:
@@ -529,11 +528,13 @@ class ChatWriter(Unnumbered):
 
     def lane_writer(self, call: int) -> tuple[bytes, bytes, bool, bytearray | None] | None:
         """Deltas of choice 0 as the Emitter writes them, around their literal."""
-        if self.ended or self._head is None:
+        if self.ended or self._last is None:
             return None
+        fields = {k: self._last.get(k) for k in ("id", "object", "created", "model")}
+        start = b"data: " + orjson.dumps(fields)[:-1] + b',"choices":[{"index":0,"delta":'
         if call < 0:
-            return self._head + b'{"content":', b"}" + DELTA_SUFFIX, False, None
-        head = self._head + b'{"tool_calls":[{"index":%d,"function":{"arguments":' % call
+            return start + b'{"content":', b"}" + DELTA_SUFFIX, False, None
+        head = start + b'{"tool_calls":[{"index":%d,"function":{"arguments":' % call
         return head, b"}}]}" + DELTA_SUFFIX, False, None
 
 
