@@ -193,25 +193,22 @@ def translate_body(
     encoder = encoder_for(to)
     if dialect is None and (fast or encoder is not None):  # a source in the target's grammar
         chunks, dialect = _sniff(chunks)  # passes, fast or not
+    if encoder is not None and dialect == TARGET_DIALECT[to]:
+        yield from chunks
+        return
+    if fast and dialect is not None:  # bytes to bytes (an encoder carries usage into its target)
+        usage = include_usage or encoder is not None
+        t = translator_for(dialect, include_usage=usage, model=model, raw=False)
+        if isinstance(t, LANE_SOURCES):
+            writer = encoder if encoder is not None else ChatWriter()
+            yield from run_lane(chunks, t, writer, partial(_tail, t), MAX_ERROR_BODY)
+            return
     if encoder is None:
-        if fast and dialect is not None:
-            t = translator_for(dialect, include_usage=include_usage, model=model, raw=False)
-            if isinstance(t, LANE_SOURCES):  # bytes to bytes
-                yield from run_lane(chunks, t, ChatWriter(), partial(_tail, t), MAX_ERROR_BODY)
-                return
         for frames in _frame_batches(chunks, dialect, include_usage, model, raw=True):
             out = [f if type(f) is bytes else serialize(f) for f in frames]
             if out:
                 yield b"".join(out)
         return
-    if dialect == TARGET_DIALECT[to]:
-        yield from chunks
-        return
-    if fast and dialect is not None:
-        t = translator_for(dialect, include_usage=True, model=model, raw=False)
-        if isinstance(t, LANE_SOURCES):  # bytes to bytes
-            yield from run_lane(chunks, t, encoder, partial(_tail, t), MAX_ERROR_BODY)
-            return
     # the chunk frames go straight into the encoder: no bytes in between
     feed = encoder.feed
     for frames in _frame_batches(chunks, dialect, True, model, raw=False):
