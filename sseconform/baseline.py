@@ -31,13 +31,12 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from sseconform.errors import InputError
+from sseconform.errors import InputError, SseconformError, UsageError
 
-__all__ = ["FORMAT", "Baseline", "load", "write"]
+__all__ = ["FORMAT", "Baseline", "check_target", "load", "rewrite", "write"]
 
 FORMAT = "sseconform-baseline"
 VERSION = 1
-KINDS = ("check", "gate")
 
 
 @dataclass
@@ -140,3 +139,27 @@ def write(baseline: Baseline, path: str) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise InputError(f"cannot write the baseline: {exc.strerror or exc}", path) from None
+
+
+def check_target(path: str, updating: str | None, *, force: bool = False) -> None:
+    """Refuse, before a run, to write a baseline over a file that exists, unless it is the
+    baseline being updated (``--baseline`` names the same file) or ``force``: nothing a team
+    wrote in it (its notes) is lost by accident."""
+    if force or not os.path.exists(path):
+        return
+    if updating is not None and os.path.realpath(updating) == os.path.realpath(path):
+        return
+    raise UsageError(f"{path}: exists (use --force, or pass it as --baseline to update it)")
+
+
+def rewrite(new: Baseline, path: str, ran: Iterable[str], *, force: bool = False) -> None:
+    """Write ``new`` to ``path``. A baseline already there keeps its notes and the entries
+    of the subjects that did not run (only what ``ran`` is re-decided); a file there that is
+    not a baseline of this kind is replaced only with ``force``."""
+    if os.path.exists(path):
+        try:
+            new = load(path, new.kind).updated(new, ran)
+        except SseconformError:
+            if not force:
+                raise
+    write(new, path)

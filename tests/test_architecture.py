@@ -88,3 +88,106 @@ def test_layer_imports(path: Path) -> None:
             )
         elif top not in sys.stdlib_module_names and top != "__future__":
             assert top in third, f"{path.name}: layer {layer!r} may not import {top}"
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(PKG.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+MODULES = {_module_name(p): p for p in PKG.rglob("*.py")}
+
+
+def _resolve(name: str) -> str | None:
+    """The sseconform module an import names (a package is its ``__init__``)."""
+    while name and name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def _edges(path: Path) -> tuple[set[str], list[str]]:
+    """The sseconform modules ``path`` imports (at any depth of the file, type-only ones
+    too), and the private names it takes from another module."""
+    me = _module_name(path)
+    out: set[str] = set()
+    private: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.startswith("sseconform"):
+                    target = _resolve(a.name)
+                    if target:
+                        out.add(target)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if not node.module.startswith("sseconform"):
+                continue
+            for a in node.names:
+                full = f"{node.module}.{a.name}"
+                if full in MODULES:  # from sseconform.gate import report: a submodule
+                    out.add(full)
+                    continue
+                target = _resolve(node.module)
+                if target:
+                    out.add(target)
+                if a.name.startswith("_") and not a.name.startswith("__") and target != me:
+                    private.append(f"{a.name} from {node.module}")
+    out.discard(me)
+    return out, private
+
+
+GRAPH = {name: _edges(path)[0] for name, path in MODULES.items()}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                found.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_cycles() -> None:
+    """No two modules import each other, directly or round a loop, even for types only or
+    inside a function: a layer's modules stand in an order a reader can follow."""
+    assert _cycles(GRAPH) == []
+
+
+def test_cycle_finder_finds_a_cycle() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+@pytest.mark.parametrize("path", sorted(PKG.rglob("*.py")), ids=lambda p: str(p.relative_to(PKG)))
+def test_no_private_imports(path: Path) -> None:
+    """A module's ``_private`` names are its own: another module that needs one needs a
+    public function instead."""
+    assert _edges(path)[1] == []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 from typing import IO, Annotated, Any, NoReturn
 
 import typer
@@ -24,6 +25,14 @@ def fail(message: str, code: int = 2) -> NoReturn:
     """Exit with a one-line message (never a traceback)."""
     typer.echo(f"sseconform: error: {message}", err=True)
     raise typer.Exit(code)
+
+
+def refuse_overwrite(paths: list[Path | None], force: bool) -> None:
+    """Stop before a run whose output would replace a file (unless ``--force``): nothing the
+    user has is overwritten silently."""
+    for path in paths:
+        if path is not None and path.exists() and not force:
+            fail(f"{path}: exists (use --force to replace it)")
 
 
 def check_dialect(dialect: str | None) -> None:

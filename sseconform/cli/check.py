@@ -152,12 +152,11 @@ def check(
             settings.max_arguments = int(values["max-arguments-bytes"])
         files = list(expand_paths(paths))
         known = bl.load(str(baseline), "check") if baseline is not None else None
+        if write_baseline is not None:
+            updating = str(baseline) if baseline is not None else None
+            bl.check_target(str(write_baseline), updating, force=force)
     except SseconformError as exc:
         fail(str(exc))
-    in_place = None if baseline is None else baseline.resolve()
-    rewrite = write_baseline is not None and write_baseline.exists()
-    if rewrite and not force and write_baseline and in_place != write_baseline.resolve():
-        fail(f"{write_baseline}: exists (use --force, or pass it as --baseline to update it)")
     if files.count("-") > 1:
         fail("standard input (-) can be given only once")
 
@@ -180,15 +179,8 @@ def check(
         )
     elif write_baseline is not None:
         try:
-            new = baseline_of(results)
-            if rewrite:  # keep the notes, and the entries of the files not checked this time
-                ran = [r.path for r in results if r.error is None]
-                try:
-                    new = bl.load(str(write_baseline), "check").updated(new, ran)
-                except SseconformError:
-                    if not force:
-                        raise  # --force replaces a file that is not a check baseline
-            bl.write(new, str(write_baseline))
+            ran = [r.path for r in results if r.error is None]
+            bl.rewrite(baseline_of(results), str(write_baseline), ran, force=force)
         except SseconformError as exc:
             fail(str(exc))
         typer.echo(f"sseconform check: baseline written to {write_baseline}", err=True)

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import os
+import io
 import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from sseconform.cli.app import app, check_dialect, fail
+from sseconform.cli.app import app, check_dialect, fail, refuse_overwrite
 from sseconform.errors import SseconformError
 
 
@@ -120,10 +120,12 @@ def gate(
             metavar="FILE",
         ),
     ] = None,
-    write_baseline: Annotated[
+    write_baseline_to: Annotated[
         Path | None,
         typer.Option(
-            help="Write this run's failures as a baseline of known deviations.", metavar="FILE"
+            "--write-baseline",
+            help="Write this run's failures as a baseline of known deviations.",
+            metavar="FILE",
         ),
     ] = None,
     print_gateway_config: Annotated[
@@ -139,95 +141,43 @@ def gate(
     """Grade a running gateway: replay is its upstream, each scenario's stream is recorded,
     checked and compared with what the upstream sent. Exit 1 when a scenario fails or its
     upstream was never reached; not-applicable and known (baseline) ones do not fail."""
-    import fnmatch
-
     from sseconform import baseline as bl
     from sseconform.gate import report
-    from sseconform.gate.runner import (
-        SuiteResult,
-        apply_baseline,
-        apply_known,
-        baseline_of,
-        run_suite,
-        slug,
-    )
-    from sseconform.gate.suite import (
-        ENDPOINTS,
-        Route,
-        for_endpoint,
-        load_profile,
-        load_suite,
-        parse_header,
-    )
+    from sseconform.gate.options import GateOptions, gateway_config, run_gate, write_baseline
+    from sseconform.replay.server import ReplayServer
 
+    options = GateOptions(
+        gateway=gateway or "",
+        suites=suite or ["builtin:all"],
+        profile=gateway_profile,
+        headers=header or [],
+        endpoints=endpoint or [],
+        only=only or [],
+        upstream_host=upstream_host,
+        upstream_port=upstream_port,
+        out=str(out),
+        key=key,
+        models=model or [],
+        speed=speed,
+        timeout=timeout,
+        concurrency=concurrency,
+        baseline=str(baseline) if baseline is not None else None,
+        evidence=fmt == "html" or html is not None,
+    )
     try:
-        profile = load_profile(gateway_profile) if gateway_profile else None
+        if print_gateway_config:
+            sys.stdout.write(gateway_config(options))
+            raise typer.Exit(0)
+        options.load_profile()  # a bad profile is named before anything else
     except SseconformError as exc:
         fail(str(exc))
-    port = upstream_port
-    if port is None:
-        port = profile.upstream_port if profile and profile.upstream_port is not None else 0
-    if print_gateway_config:
-        if profile is None:
-            fail("--print-gateway-config needs --gateway-profile")
-        text = profile.config_text(f"http://{upstream_host}:{port}")
-        if text is None:
-            fail(f"profile {profile.name!r} has no gateway configuration to print")
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
-        raise typer.Exit(0)
     if gateway is None:
         fail("--gateway URL is required")
     if fmt not in (*report.FORMATS, "html"):
         fail(f"unknown format {fmt!r}; formats: {', '.join(report.FORMATS)}, html")
     if out.exists() and (not out.is_dir() or any(out.iterdir())) and not force:
         fail(f"{out}: exists and is not empty (use --force to write into it, or another --out)")
-    for path in (output, html):
-        if path is not None and path.exists() and not force:
-            fail(f"{path}: exists (use --force to replace it)")
-    rewrite = write_baseline is not None and write_baseline.exists()
-    in_place = None if baseline is None else baseline.resolve()
-    if (
-        write_baseline is not None
-        and rewrite
-        and not force
-        and in_place != write_baseline.resolve()
-    ):
-        fail(f"{write_baseline}: exists (use --force, or pass it as --baseline to update it)")
-    endpoints = [e for item in endpoint or [] for e in (ENDPOINTS if item == "all" else [item])]
-    bad_endpoints = [e for e in endpoints if e not in ENDPOINTS]
-    if bad_endpoints:
-        fail(f"--endpoint {bad_endpoints[0]!r}: one of {', '.join(ENDPOINTS)} or all")
-    models: dict[str, str] = {}
-    for item in model or []:
-        name, sep, value = item.partition("=")
-        if not sep or not value:
-            fail(f"--model {item!r}: give DIALECT=NAME")
-        models[name.strip()] = value.strip()
-    results: list[SuiteResult] = []
-    try:
-        headers = [parse_header(h) for h in header or []]
-        known = bl.load(str(baseline), "gate") if baseline is not None else None
-        suites = [load_suite(s) for s in (suite or ["builtin:all"])]
-        if endpoints:  # each suite once per endpoint asked for
-            suites = [for_endpoint(su, e) for su in suites for e in dict.fromkeys(endpoints)]
-        for su in suites:
-            bad = set(models) - set(su.models)
-            if bad:
-                fail(f"--model: unknown dialect(s) {', '.join(sorted(bad))}")
-            if profile is not None:
-                su.profile = profile
-            su.models.update(models)
-            for d, name in models.items():
-                su.routes.setdefault(d, Route()).model = name
-            if speed is not None:
-                su.speed = speed
-            if timeout is not None:
-                su.timeout = timeout
-    except SseconformError as exc:
-        fail(str(exc))
-    key = key or os.environ.get("SSECONFORM_GATEWAY_KEY")
-    from sseconform.replay.server import ReplayServer
-
+    refuse_overwrite([output, html], force)
     if not ReplayServer.is_loopback(upstream_host):
         typer.echo(
             f"sseconform: warning: the replay upstream binds {upstream_host}, not loopback: "
@@ -235,76 +185,53 @@ def gate(
             err=True,
         )
 
-    def chosen(sc: Any) -> bool:
-        return not only or any(fnmatch.fnmatchcase(sc.name, pat) for pat in only)
-
     def started(url: str) -> None:
         typer.echo(f"sseconform gate: upstream (replay) on {url}", err=True)
 
     def done(r: Any) -> None:
-        if known is not None:  # the verdict the report will give: KNOWN, not FAIL
-            apply_known(r, known)
         typer.echo(f"  {report.MARKS[r.verdict]} {r.name} ({r.seconds:.2f} s)", err=True)
 
     try:
-        for su in suites:
-            results.append(
-                run_suite(
-                    su,
-                    gateway,
-                    str(out / slug(su.name)) if len(suites) > 1 else str(out),
-                    upstream_host=upstream_host,
-                    upstream_port=port,
-                    key=key,
-                    headers=headers,
-                    select=chosen,
-                    on_start=started,
-                    on_result=done,
-                    concurrency=concurrency,
-                    evidence=fmt == "html" or html is not None,
-                )
-            )
+        if write_baseline_to is not None:
+            bl.check_target(str(write_baseline_to), options.baseline, force=force)
+        results = run_gate(options, on_start=started, on_result=done)
     except SseconformError as exc:
         fail(str(exc))
     except OSError as exc:
-        fail(f"cannot run the upstream on {upstream_host}:{port}: {exc.strerror or exc}")
-    if not any(r.scenarios for r in results):
-        fail("no scenario matched --only")
-    if known is not None:
-        apply_baseline(results, known)
-    import io
+        where = f"{upstream_host}:{options.port(options.load_profile())}"
+        fail(f"cannot run the upstream on {where}: {exc.strerror or exc}")
+    _write_reports(results, fmt, output, html)
+    if write_baseline_to is not None:
+        try:
+            write_baseline(results, str(write_baseline_to), force=force)
+        except SseconformError as exc:
+            fail(str(exc))
+        typer.echo(f"sseconform gate: baseline written to {write_baseline_to}", err=True)
+    if any(not r.passed for r in results):
+        raise typer.Exit(1)
 
-    buf = io.StringIO()
+
+def _write_reports(results: Any, fmt: str, output: Path | None, html: Path | None) -> None:
+    """The report in ``fmt`` to ``output`` (or stdout), and the HTML page to ``html``."""
+    from sseconform.gate import report
+
+    page = None
     if fmt == "html" or html is not None:
         from sseconform.html.gate import render
 
         page = render(results)
         if html is not None:
             html.write_text(page, encoding="utf-8")
-    if fmt == "html":
-        buf.write(page)
+    if page is not None and fmt == "html":
+        text = page
     else:
+        buf = io.StringIO()
         report.write(results, buf, fmt)
+        text = buf.getvalue()
     if output is None:
-        sys.stdout.write(buf.getvalue())
+        sys.stdout.write(text)
     else:
-        output.write_text(buf.getvalue(), encoding="utf-8")
-    if write_baseline is not None:
-        try:
-            new = baseline_of(results)
-            if rewrite:  # keep the notes, and the entries of what did not run
-                ran = [s.name for r in results for s in r.scenarios if s.applicable]
-                try:
-                    new = bl.load(str(write_baseline), "gate").updated(new, ran)
-                except SseconformError:
-                    if not force:
-                        raise  # --force replaces a file that is not a gate baseline
-            bl.write(new, str(write_baseline))
-        except SseconformError as exc:
-            fail(str(exc))
-        typer.echo(f"sseconform gate: baseline written to {write_baseline}", err=True)
-    if any(not r.passed for r in results):
-        raise typer.Exit(1)
+        output.write_text(text, encoding="utf-8")
 
 
 @app.command()

@@ -118,7 +118,7 @@ def load(
     not conform."""
     import json
 
-    from sseconform.gate.suite import ENDPOINTS, load_profile, parse_header
+    from sseconform.gate.profile import ENDPOINTS, load_profile, parse_header
     from sseconform.load.plan import Settings, prepare, rules_for_tag
     from sseconform.load.stats import LoadStats
     from sseconform.replay.server import ReplayServer

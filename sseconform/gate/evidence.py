@@ -22,7 +22,7 @@ from sseconform.recording.format import RecordingReader
 from sseconform.sse import Event, SSEDecoder
 
 if TYPE_CHECKING:  # the runner builds evidence; only the types are needed here
-    from sseconform.gate.runner import Finding
+    from sseconform.gate.finding import Finding
     from sseconform.replay.server import Served
 
 __all__ = ["Evidence", "collect", "first_difference", "label_of", "side_of"]

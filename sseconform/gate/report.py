@@ -12,7 +12,8 @@ import xml.etree.ElementTree as ET
 from typing import Any, TextIO
 
 from sseconform.gate.diff import Difference
-from sseconform.gate.runner import VERDICTS, Finding, ScenarioResult, SuiteResult
+from sseconform.gate.finding import Finding
+from sseconform.gate.result import VERDICTS, ScenarioResult, SuiteResult
 from sseconform.safetext import printable
 
 __all__ = [

@@ -40,25 +40,11 @@ A suite is TOML (read with tomllib)::
 
 ``{upstream}`` in any string (a header, the model, a request field, a path) becomes the replay
 upstream's base URL (``http://127.0.0.1:PORT``), so one file describes how a gateway is wired.
-A *gateway profile* is the same routing part on its own (``path``, ``headers``,
-``[dialect.*]``, plus ``upstream-port`` for a gateway whose own config names the upstream's
-port and ``gateway-config``, that config's text); ``litellm`` and ``portkey`` ship in
-``sseconform/gate/profiles/``. The suite's own settings win over its profile's.
-
-An *endpoint* is the grammar the gateway serves its clients: ``chat`` (chunks at
-``/v1/chat/completions``), ``messages`` (Anthropic Messages events at ``/v1/messages``, for
-Claude Code and the Anthropic SDKs) or ``responses`` (Responses events at ``/v1/responses``,
-for Codex and the Agents SDK). The request is that endpoint's shape, the gateway's stream is
-checked with that grammar and compared by meaning with the upstream's. A profile says which
-(endpoint, dialect) pairs its gateway serves::
-
-    [endpoint.messages]
-    path = "/v1/messages"            # default
-    dialects = ["anthropic"]         # the upstream dialects it serves there (default: all;
-                                     # one named here is served even if its [dialect.*]
-                                     # table says supported = false for the chat endpoint)
-    reason = "why not the others"
-    # supported = false              # the endpoint itself is not served
+A *gateway profile* (:mod:`sseconform.gate.profile`) is the same routing part on its own;
+``litellm`` and ``portkey`` ship in ``sseconform/gate/profiles/``. The suite's own settings win
+over its profile's. The suite's ``endpoint`` (``chat``, ``messages`` or ``responses``) says which
+of the gateway's grammars its scenarios ask for: the request is that endpoint's shape, the
+gateway's stream is checked with that grammar and compared by meaning with the upstream's.
 
 ``builtin:NAME`` suites (``anthropic``, ``gemini``, ``responses``, ``openai``, ``all``) are
 made here from the bundled recordings: text, one call, parallel calls, text then a call,
@@ -69,7 +55,6 @@ Anthropic) before the stream, the connection dropped mid-stream, and a 2 s stall
 from __future__ import annotations
 
 import dataclasses
-import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,25 +62,24 @@ from typing import Any
 
 from sseconform import providers
 from sseconform.errors import InputError, UsageError
+from sseconform.gate.profile import (
+    DEFAULT_PATH,
+    ENDPOINTS,
+    PROFILES,
+    EndpointRoute,
+    Profile,
+    Route,
+    fail,
+    load_profile,
+    parse_headers,
+    parse_path,
+    parse_routes,
+)
+from sseconform.gate.scenario import EXPECTS, Scenario
 from sseconform.replay.plan import parse_faults
 
-__all__ = [
-    "ENDPOINTS",
-    "EXPECTS",
-    "PROFILES",
-    "Profile",
-    "Route",
-    "Scenario",
-    "Suite",
-    "builtin_suite",
-    "for_endpoint",
-    "load_profile",
-    "load_suite",
-    "parse_header",
-    "recordings_dir",
-]
+__all__ = ["BUILTINS", "Suite", "builtin_suite", "for_endpoint", "load_suite", "recordings_dir"]
 
-EXPECTS = ("content", "error", "rejected", "content-or-error")
 SUITE_KEYS = frozenset(
     {
         "name",
@@ -127,130 +111,8 @@ SCENARIO_KEYS = frozenset(
         "headers",
     }
 )
-ROUTE_KEYS = frozenset({"headers", "model", "request", "path", "supported", "reason"})
-PROFILE_KEYS = frozenset(
-    {
-        "name",
-        "description",
-        "path",
-        "headers",
-        "dialect",
-        "endpoint",
-        "upstream-port",
-        "gateway-config",
-    }
-)
-ENDPOINT_KEYS = frozenset({"path", "dialects", "supported", "reason"})
-#: The endpoints a gateway serves its clients, their default paths, and the dialect (and so
-#: the grammar and the reference reading) of what they stream.
-ENDPOINTS: dict[str, str] = {
-    "chat": "/v1/chat/completions",
-    "messages": "/v1/messages",
-    "responses": "/v1/responses",
-}
-ENDPOINT_DIALECT = {
-    "chat": providers.OPENAI,
-    "messages": providers.ANTHROPIC,
-    "responses": providers.RESPONSES,
-}
-ENDPOINT_GRAMMAR = {"chat": "chat", "messages": "anthropic", "responses": "responses"}
 DEFAULT_MODELS = {d: f"sseconform-{d}" for d in providers.DIALECTS}
-DEFAULT_PATH = "/v1/chat/completions"
 BUILTINS = ("anthropic", "gemini", "responses", "openai", "all")
-PROFILES = ("litellm", "portkey")
-#: What ``{upstream}`` stands for in a suite's or profile's strings.
-UPSTREAM = "{upstream}"
-_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
-
-
-@dataclass
-class Route:
-    """How the gateway is asked for the scenarios whose upstream speaks one dialect."""
-
-    headers: dict[str, str] = field(default_factory=dict)
-    model: str | None = None
-    request: dict[str, Any] = field(default_factory=dict)
-    path: str | None = None
-    supported: bool | None = None  # None: not said (supported)
-    reason: str = ""
-
-    def over(self, base: Route) -> Route:
-        """These settings on top of ``base``'s (a suite's over its profile's)."""
-        return Route(
-            {**base.headers, **self.headers},
-            self.model or base.model,
-            {**base.request, **self.request},
-            self.path or base.path,
-            self.supported if self.supported is not None else base.supported,
-            self.reason or base.reason,
-        )
-
-
-@dataclass
-class EndpointRoute:
-    """Where a gateway serves one endpoint, and for which upstream dialects."""
-
-    path: str | None = None
-    dialects: list[str] | None = None  # None: every dialect
-    supported: bool | None = None
-    reason: str = ""
-
-
-@dataclass
-class Profile:
-    """How one gateway is wired: the routing part of a suite, shipped or the user's own."""
-
-    name: str
-    source: str
-    description: str = ""
-    path: str | None = None
-    headers: dict[str, str] = field(default_factory=dict)
-    routes: dict[str, Route] = field(default_factory=dict)
-    upstream_port: int | None = None
-    gateway_config: str | None = None
-    endpoints: dict[str, EndpointRoute] = field(default_factory=dict)
-
-    def config_text(self, upstream: str) -> str | None:
-        """The gateway's own configuration, pointed at ``upstream``."""
-        if self.gateway_config is None:
-            return None
-        return self.gateway_config.replace(UPSTREAM, upstream)
-
-
-@dataclass
-class Scenario:
-    name: str
-    recording: str  # a path
-    upstream: str | None = None
-    translate: bool = False
-    fault: str | None = None
-    fault_times: int | None = None
-    usage: bool = False
-    request: dict[str, Any] = field(default_factory=dict)
-    expect: str | None = None
-    model: str | None = None
-    tools: bool | None = None  # declare the recording's tools in the request (default: if any)
-    headers: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def served_dialect(self) -> str | None:
-        """The dialect the upstream speaks on the wire."""
-        return providers.OPENAI if self.translate else self.upstream
-
-    def expectation(self, recording_has_error: bool) -> str:
-        """What must hold, when the suite does not say: from the fault and the recording."""
-        if self.expect is not None:
-            return self.expect
-        f = parse_faults(self.fault)
-        if f.status is not None:
-            return "rejected"
-        if f.drop_after_events or f.drop_after_bytes or f.error_at or f.truncate_last:
-            return "error"
-        if recording_has_error:
-            return "error"
-        if f.stall is not None:
-            return "content-or-error"
-        return "content"
 
 
 @dataclass
@@ -374,54 +236,50 @@ def _number(v: object) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool)
 
 
-def _fail(source: str, where: str, message: str) -> UsageError:
-    return UsageError(f"{source}: {where}: {message}")
-
-
 def suite_from(data: dict[str, Any], base: Path, source: str) -> Suite:
     """Validate a parsed suite; every error says where (``scenario 3 ("name")``)."""
     unknown = set(data) - SUITE_KEYS
     if unknown:
-        raise _fail(source, "top level", f"unknown key(s) {', '.join(sorted(unknown))}")
+        raise fail(source, "top level", f"unknown key(s) {', '.join(sorted(unknown))}")
     models = dict(DEFAULT_MODELS)
     extra = data.get("models", {})
     if not isinstance(extra, dict) or not all(isinstance(v, str) for v in extra.values()):
-        raise _fail(source, "[models]", "a table of dialect = model name")
+        raise fail(source, "[models]", "a table of dialect = model name")
     bad = set(extra) - set(providers.DIALECTS)
     if bad:
-        raise _fail(source, "[models]", f"unknown dialect(s) {', '.join(sorted(bad))}")
+        raise fail(source, "[models]", f"unknown dialect(s) {', '.join(sorted(bad))}")
     models.update(extra)
     raw = data.get("scenario")
     if not isinstance(raw, list) or not raw:
-        raise _fail(source, "top level", "no [[scenario]] tables")
+        raise fail(source, "top level", "no [[scenario]] tables")
     scenarios = [_scenario(i + 1, s, base, source) for i, s in enumerate(raw)]
     names = [s.name for s in scenarios]
     dup = {n for n in names if names.count(n) > 1}
     if dup:
-        raise _fail(source, "scenarios", f"names used twice: {', '.join(sorted(dup))}")
+        raise fail(source, "scenarios", f"names used twice: {', '.join(sorted(dup))}")
     allow = data.get("allow", [])
     if not isinstance(allow, list) or not all(isinstance(a, str) for a in allow):
-        raise _fail(source, "allow", "a list of rule codes")
+        raise fail(source, "allow", "a list of rule codes")
     timeout = data.get("timeout", 30.0)
     speed = data.get("speed", 1.0)
     if not _number(timeout) or timeout <= 0:
-        raise _fail(source, "timeout", "a number of seconds above 0")
+        raise fail(source, "timeout", "a number of seconds above 0")
     if not _number(speed) or speed < 0:
-        raise _fail(source, "speed", "a number, 0 or more")
+        raise fail(source, "speed", "a number, 0 or more")
     path = data.get("path")
     if path is not None:
-        path = _path(source, "path", path)
+        path = parse_path(source, "path", path)
     endpoint = data.get("endpoint", "chat")
     if endpoint not in ENDPOINTS:
-        raise _fail(source, "endpoint", f"one of {', '.join(ENDPOINTS)}")
-    routes = _routes(source, data.get("dialect", {}))
+        raise fail(source, "endpoint", f"one of {', '.join(ENDPOINTS)}")
+    routes = parse_routes(source, data.get("dialect", {}))
     for d, name in extra.items():  # [models] is the older spelling of [dialect.X] model
         routes.setdefault(d, Route())
         routes[d].model = routes[d].model or name
     profile = None
     if "profile" in data:
         if not isinstance(data["profile"], str):
-            raise _fail(source, "profile", f"a profile name ({', '.join(PROFILES)}) or file")
+            raise fail(source, "profile", f"a profile name ({', '.join(PROFILES)}) or file")
         ref = data["profile"]
         local = base / ref
         profile = load_profile(str(local) if ref not in PROFILES and local.is_file() else ref)
@@ -434,7 +292,7 @@ def suite_from(data: dict[str, Any], base: Path, source: str) -> Suite:
         allow=allow,
         models=models,
         source=source,
-        headers=_headers(source, "headers", data.get("headers", {})),
+        headers=parse_headers(source, "headers", data.get("headers", {})),
         routes=routes,
         profile=profile,
         endpoint=endpoint,
@@ -443,206 +301,58 @@ def suite_from(data: dict[str, Any], base: Path, source: str) -> Suite:
     return suite
 
 
-def _path(source: str, where: str, value: object) -> str:
-    if not isinstance(value, str) or not value.startswith(("/", UPSTREAM)):
-        raise _fail(source, where, "a path that starts with /")
-    if any(c in value for c in "\r\n ") or any(ord(c) < 32 for c in value):
-        raise _fail(source, where, "a path has no spaces or control characters")
-    return value
-
-
-def _headers(source: str, where: str, raw: object) -> dict[str, str]:
-    """A table of header name = value; names are HTTP tokens, values one line."""
-    if not isinstance(raw, dict):
-        raise _fail(source, where, 'a table of "Header-Name" = "value"')
-    out: dict[str, str] = {}
-    for k, v in raw.items():
-        if not _TOKEN.fullmatch(k):
-            raise _fail(source, where, f"{k!r} is not a header name")
-        if not isinstance(v, str) or any(ord(c) < 32 and c != "\t" for c in v):
-            raise _fail(source, where, f"{k}: a header value is one line of text")
-        out[k] = v
-    return out
-
-
-def parse_header(item: str) -> tuple[str, str]:
-    """``"Name: value"`` (as ``--header`` and ``record -H`` take it)."""
-    name, sep, value = item.partition(":")
-    name, value = name.strip(), value.strip()
-    if not sep or not _TOKEN.fullmatch(name) or any(ord(c) < 32 and c != "\t" for c in value):
-        raise UsageError(f"--header {item!r}: give 'Name: value'")
-    return name, value
-
-
-def _routes(source: str, raw: object) -> dict[str, Route]:
-    if not isinstance(raw, dict):
-        raise _fail(source, "[dialect]", "tables [dialect.NAME], one per upstream dialect")
-    bad = set(raw) - set(providers.DIALECTS)
-    if bad:
-        raise _fail(
-            source,
-            "[dialect]",
-            f"unknown dialect(s) {', '.join(sorted(bad))}; dialects: "
-            + ", ".join(providers.DIALECTS),
-        )
-    return {d: _route(source, f"[dialect.{d}]", t) for d, t in raw.items()}
-
-
-def _route(source: str, where: str, raw: object) -> Route:
-    if not isinstance(raw, dict):
-        raise _fail(source, where, "not a table")
-    unknown = set(raw) - ROUTE_KEYS
-    if unknown:
-        raise _fail(source, where, f"unknown key(s) {', '.join(sorted(unknown))}")
-    request = raw.get("request", {})
-    if not isinstance(request, dict):
-        raise _fail(source, where, "request must be a table")
-    for key in ("model", "reason"):
-        if key in raw and not isinstance(raw[key], str):
-            raise _fail(source, where, f"{key} must be a string")
-    if "supported" in raw and not isinstance(raw["supported"], bool):
-        raise _fail(source, where, "supported must be true or false")
-    return Route(
-        headers=_headers(source, f"{where} headers", raw.get("headers", {})),
-        model=raw.get("model"),
-        request=request,
-        path=_path(source, f"{where} path", raw["path"]) if "path" in raw else None,
-        supported=raw.get("supported"),
-        reason=str(raw.get("reason", "")),
-    )
-
-
-def profiles_dir() -> Path:
-    """The gateway profiles shipped inside the package."""
-    return Path(__file__).resolve().parent / "profiles"
-
-
-def load_profile(ref: str) -> Profile:
-    """A shipped profile by name (``litellm``, ``portkey``) or a profile file."""
-    path = profiles_dir() / f"{ref}.toml" if ref in PROFILES else Path(ref)
-    if ref not in PROFILES and not path.suffix and not path.exists():
-        raise UsageError(f"no gateway profile {ref!r}; shipped: {', '.join(PROFILES)}, or a file")
-    try:
-        with open(path, "rb") as fp:
-            data = tomllib.load(fp)
-    except FileNotFoundError:
-        raise InputError("no such file", ref) from None
-    except IsADirectoryError:
-        raise InputError("is a directory", ref) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"not valid TOML: {exc}", ref) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 (byte {exc.start}): a profile is TOML text", ref) from None
-    except OSError as exc:
-        raise InputError(exc.strerror or str(exc), ref) from None
-    source = ref if ref not in PROFILES else f"profile {ref}"
-    unknown = set(data) - PROFILE_KEYS
-    if unknown:
-        raise _fail(source, "top level", f"unknown key(s) {', '.join(sorted(unknown))}")
-    port = data.get("upstream-port")
-    if port is not None and (type(port) is not int or not 0 <= port <= 65535):
-        raise _fail(source, "upstream-port", "a port number")
-    config = data.get("gateway-config")
-    if config is not None and not isinstance(config, str):
-        raise _fail(source, "gateway-config", "the gateway's configuration, as text")
-    return Profile(
-        name=str(data.get("name", path.stem)),
-        source=str(path),
-        description=str(data.get("description", "")),
-        path=_path(source, "path", data["path"]) if "path" in data else None,
-        headers=_headers(source, "headers", data.get("headers", {})),
-        routes=_routes(source, data.get("dialect", {})),
-        upstream_port=port,
-        gateway_config=config,
-        endpoints=_endpoints(source, data.get("endpoint", {})),
-    )
-
-
-def _endpoints(source: str, raw: object) -> dict[str, EndpointRoute]:
-    """A profile's ``[endpoint.NAME]`` tables."""
-    if not isinstance(raw, dict):
-        raise _fail(source, "[endpoint]", "tables [endpoint.NAME], one per endpoint")
-    out: dict[str, EndpointRoute] = {}
-    for name, t in raw.items():
-        where = f"[endpoint.{name}]"
-        if name not in ENDPOINTS:
-            raise _fail(source, where, f"unknown endpoint; endpoints: {', '.join(ENDPOINTS)}")
-        if not isinstance(t, dict):
-            raise _fail(source, where, "not a table")
-        unknown = set(t) - ENDPOINT_KEYS
-        if unknown:
-            raise _fail(source, where, f"unknown key(s) {', '.join(sorted(unknown))}")
-        dialects = t.get("dialects")
-        if dialects is not None and (
-            not isinstance(dialects, list) or not set(dialects) <= set(providers.DIALECTS)
-        ):
-            raise _fail(source, where, f"dialects: a list of {', '.join(providers.DIALECTS)}")
-        if "supported" in t and not isinstance(t["supported"], bool):
-            raise _fail(source, where, "supported must be true or false")
-        out[name] = EndpointRoute(
-            path=_path(source, f"{where} path", t["path"]) if "path" in t else None,
-            dialects=dialects,
-            supported=t.get("supported"),
-            reason=str(t.get("reason", "")),
-        )
-    return out
-
-
 def check_faults(suite: Suite) -> None:
     """Refuse a scenario whose fault cannot take effect on its recording as placed (a stall
     after the last event, a drop past the end): it would test nothing and still pass."""
+    from sseconform.gate.upstream import as_served
     from sseconform.replay.plan import fault_problems, load
 
     for sc in suite.scenarios:
         if not sc.fault:
             continue
-        rec = load(sc.recording)
-        if sc.translate:
-            from sseconform.gate.runner import translated
-
-            rec = translated(rec, sc.upstream or rec.dialect or providers.OPENAI, sc.usage)
+        rec = as_served(sc, load(sc.recording))
         problems = fault_problems(rec, parse_faults(sc.fault))
         if problems:
             where = f"scenario {sc.name!r}"
-            raise _fail(suite.source, where, f"fault {sc.fault!r} cannot fire: {problems[0]}")
+            raise fail(suite.source, where, f"fault {sc.fault!r} cannot fire: {problems[0]}")
 
 
 def _scenario(n: int, raw: Any, base: Path, source: str) -> Scenario:
     if not isinstance(raw, dict):
-        raise _fail(source, f"scenario {n}", "not a table")
+        raise fail(source, f"scenario {n}", "not a table")
     where = f"scenario {n}" + (f" ({raw['name']!r})" if isinstance(raw.get("name"), str) else "")
     unknown = set(raw) - SCENARIO_KEYS
     if unknown:
-        raise _fail(source, where, f"unknown key(s) {', '.join(sorted(unknown))}")
+        raise fail(source, where, f"unknown key(s) {', '.join(sorted(unknown))}")
     if not isinstance(raw.get("recording"), str):
-        raise _fail(source, where, "needs recording = PATH")
+        raise fail(source, where, "needs recording = PATH")
     upstream = raw.get("upstream")
     if upstream is not None and upstream not in providers.DIALECTS:
-        raise _fail(source, where, f"upstream must be one of {', '.join(providers.DIALECTS)}")
+        raise fail(source, where, f"upstream must be one of {', '.join(providers.DIALECTS)}")
     fault = raw.get("fault")
     if fault is not None:
         try:
             parse_faults(str(fault))
         except ValueError as exc:
-            raise _fail(source, where, str(exc)) from None
+            raise fail(source, where, str(exc)) from None
     expect = raw.get("expect")
     if expect is not None and expect not in EXPECTS:
-        raise _fail(source, where, f"expect must be one of {', '.join(EXPECTS)}")
+        raise fail(source, where, f"expect must be one of {', '.join(EXPECTS)}")
     request = raw.get("request", {})
     if not isinstance(request, dict):
-        raise _fail(source, where, "request must be a table")
+        raise fail(source, where, "request must be a table")
     times = raw.get("fault_times")
     if times is not None and (type(times) is not int or times < 1):
-        raise _fail(source, where, "fault_times must be a positive integer")
+        raise fail(source, where, "fault_times must be a positive integer")
     for key in ("translate", "usage", "tools"):
         if key in raw and not isinstance(raw[key], bool):
-            raise _fail(source, where, f"{key} must be true or false")
+            raise fail(source, where, f"{key} must be true or false")
     for key in ("name", "model", "fault"):
         if key in raw and not isinstance(raw[key], str):
-            raise _fail(source, where, f"{key} must be a string")
+            raise fail(source, where, f"{key} must be a string")
     path = _resolve(raw["recording"], base)
     if not Path(path).is_file():
-        raise _fail(source, where, f"recording {raw['recording']!r}: no such file ({path})")
+        raise fail(source, where, f"recording {raw['recording']!r}: no such file ({path})")
     return Scenario(
         name=str(raw.get("name", f"scenario {n}")),
         recording=path,
@@ -655,11 +365,12 @@ def _scenario(n: int, raw: Any, base: Path, source: str) -> Scenario:
         expect=expect,
         model=raw.get("model") if isinstance(raw.get("model"), str) else None,
         tools=raw.get("tools") if isinstance(raw.get("tools"), bool) else None,
-        headers=_headers(source, f"{where} headers", raw.get("headers", {})),
+        headers=parse_headers(source, f"{where} headers", raw.get("headers", {})),
     )
 
 
 # -- the built-in suites ---------------------------------------------------------------------
+
 
 #: (scenario, recording stem, fault, fault_times, usage)
 _BUILTIN: list[tuple[str, str, str | None, int | None, bool]] = [

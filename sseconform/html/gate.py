@@ -15,8 +15,9 @@ import json
 from typing import Any
 
 from sseconform.gate.explain import explain
+from sseconform.gate.finding import Finding
 from sseconform.gate.report import MARKS, totals
-from sseconform.gate.runner import Finding, ScenarioResult, SuiteResult
+from sseconform.gate.result import ScenarioResult, SuiteResult
 from sseconform.html.page import anchors, attr, esc, page, rule_doc
 from sseconform.version import __version__
 

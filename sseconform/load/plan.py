@@ -19,24 +19,13 @@ import orjson
 
 from sseconform.diagnostics import Diagnostic
 from sseconform.gate.content import ContentFolder
-from sseconform.gate.runner import (
-    Finding,
-    References,
-    _request_body,
-    _Run,
-    _Upstream,
-    grade_stream,
-    references,
-)
-from sseconform.gate.suite import (
-    ENDPOINT_DIALECT,
-    ENDPOINT_GRAMMAR,
-    Scenario,
-    Suite,
-    for_endpoint,
-    load_profile,
-    load_suite,
-)
+from sseconform.gate.finding import Finding
+from sseconform.gate.grading import References, grade_stream, references
+from sseconform.gate.profile import ENDPOINT_DIALECT, ENDPOINT_GRAMMAR, load_profile
+from sseconform.gate.request import GatewayRequests
+from sseconform.gate.scenario import Scenario
+from sseconform.gate.suite import Suite, for_endpoint, load_suite
+from sseconform.gate.upstream import Upstream, rules_for
 from sseconform.replay.plan import Loaded
 from sseconform.replay.scenario import Rule
 from sseconform.rules.grammars import checker_for
@@ -104,8 +93,8 @@ def prepare(settings: Settings, key: str | None) -> list[LoadScenario]:
         suites += [for_endpoint(su, e) for e in settings.endpoints] or [su]
     out: list[LoadScenario] = []
     for su in suites:
-        up = _Upstream(su)
-        run = _Run.requests_only(su, settings.gateway, settings.upstream, key, settings.headers)
+        up = Upstream(su.scenarios)
+        requests = GatewayRequests(su, settings.gateway, settings.upstream, key, settings.headers)
         for sc in su.scenarios:
             if settings.only and not any(fnmatch.fnmatchcase(sc.name, p) for p in settings.only):
                 continue
@@ -115,25 +104,21 @@ def prepare(settings: Settings, key: str | None) -> list[LoadScenario]:
                 continue
             rec = up.by_scenario[sc.name]
             ref = references(sc, rec, dialect)
-            body = _request_body(su, sc, ref.clean, _SLOT)
-            text = orjson.dumps(body).decode().replace("{upstream}", settings.upstream)
+            text = orjson.dumps(requests.body(sc, ref.clean, _SLOT)).decode()
             head, _, tail = text.partition(_SLOT)
-            rules = [Rule(recording=rec.name, path=dialect, fault=sc.fault, times=sc.fault_times)]
-            if sc.fault_times is not None:
-                rules.append(Rule(recording=rec.name, path=dialect))
             out.append(
                 LoadScenario(
                     index=len(out),
                     name=sc.name,
                     endpoint=su.endpoint,
-                    url=run.url(dialect),
-                    headers=dict(run.request_headers(dialect, sc)),
+                    url=requests.url(dialect),
+                    headers=dict(requests.headers(dialect, sc)),
                     body_head=head.encode(),
                     body_tail=tail.encode(),
                     scenario=sc,
                     ref=ref,
                     allow=list(su.allow),
-                    rules=rules,
+                    rules=rules_for(sc, rec),
                     recording=rec,
                 )
             )

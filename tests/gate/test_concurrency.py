@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from sseconform.gate.runner import ScenarioResult, run_suite
+from sseconform.gate.result import ScenarioResult
+from sseconform.gate.runner import run_suite
 from sseconform.gate.suite import builtin_suite, for_endpoint
 from sseconform.replay.server import tag_of
 from tests.gate.gateway import Gateway

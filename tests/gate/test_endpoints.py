@@ -15,15 +15,11 @@ import pytest
 
 from sseconform.errors import UsageError
 from sseconform.gate.content import content_of
+from sseconform.gate.profile import ENDPOINTS, load_profile
 from sseconform.gate.report import endpoint_matrix
-from sseconform.gate.runner import _request_body, _Run, run_suite
-from sseconform.gate.suite import (
-    ENDPOINTS,
-    builtin_suite,
-    for_endpoint,
-    load_profile,
-    load_suite,
-)
+from sseconform.gate.request import GatewayRequests, request_body
+from sseconform.gate.runner import run_suite
+from sseconform.gate.suite import builtin_suite, for_endpoint, load_suite
 from sseconform.replay.plan import load
 from tests import snapshot
 from tests.cli.helpers import run_cli
@@ -39,7 +35,7 @@ def _body(endpoint: str, usage: bool = False) -> dict[str, object]:
     sc = next(s for s in suite.scenarios if s.name.endswith("/tool-call"))
     sc.usage = usage
     ref = content_of([load(sc.recording).body], "anthropic")
-    return _request_body(suite, sc, ref)
+    return request_body(suite, sc, ref)
 
 
 def test_chat_request() -> None:
@@ -77,10 +73,9 @@ def test_responses_request_is_the_responses_api_s_shape() -> None:
     assert tool["type"] == "function" and tool["name"] == "get_weather" and "parameters" in tool
 
 
-def _run(endpoint: str, gateway: str, key: str | None = "k") -> _Run:
+def _run(endpoint: str, gateway: str, key: str | None = "k") -> GatewayRequests:
     suite = for_endpoint(builtin_suite("anthropic"), endpoint)
-    server = type("S", (), {"url": "http://127.0.0.1:9"})()
-    return _Run(suite, gateway, server, "/tmp", key, [])  # type: ignore[arg-type]
+    return GatewayRequests(suite, gateway, "http://127.0.0.1:9", key)
 
 
 @pytest.mark.parametrize("endpoint", list(ENDPOINTS))
@@ -93,10 +88,10 @@ def test_each_endpoint_has_its_path(endpoint: str, gateway: str) -> None:
 
 def test_messages_requests_carry_anthropic_headers() -> None:
     sc = builtin_suite("anthropic").scenarios[0]
-    headers = dict(_run("messages", "http://127.0.0.1:4000").request_headers("anthropic", sc))
+    headers = dict(_run("messages", "http://127.0.0.1:4000").headers("anthropic", sc))
     assert headers["anthropic-version"] == "2023-06-01"
     assert headers["x-api-key"] == "k" and headers["authorization"] == "Bearer k"
-    chat = dict(_run("chat", "http://127.0.0.1:4000").request_headers("anthropic", sc))
+    chat = dict(_run("chat", "http://127.0.0.1:4000").headers("anthropic", sc))
     assert "anthropic-version" not in chat and "x-api-key" not in chat
 
 

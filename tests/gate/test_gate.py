@@ -17,8 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from sseconform.gate.runner import ScenarioResult, SuiteResult, run_suite
-from sseconform.gate.suite import Scenario, Suite, builtin_suite, load_suite
+from sseconform.gate.result import ScenarioResult, SuiteResult
+from sseconform.gate.runner import run_suite
+from sseconform.gate.scenario import Scenario
+from sseconform.gate.suite import Suite, builtin_suite, load_suite
 from sseconform.recording.format import RecordingReader
 from sseconform.replay.plan import load
 from tests.cli.helpers import Run, run_cli

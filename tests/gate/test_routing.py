@@ -12,15 +12,10 @@ from pathlib import Path
 import pytest
 
 from sseconform.errors import UsageError
-from sseconform.gate.runner import SuiteResult, run_suite
-from sseconform.gate.suite import (
-    PROFILES,
-    Route,
-    builtin_suite,
-    check_faults,
-    load_profile,
-    load_suite,
-)
+from sseconform.gate.profile import PROFILES, Route, load_profile
+from sseconform.gate.result import SuiteResult
+from sseconform.gate.runner import run_suite
+from sseconform.gate.suite import builtin_suite, check_faults, load_suite
 from tests.cli.helpers import run_cli
 from tests.gate.gateway import Gateway
 from tests.gate.test_gate import by_name, free_port

@@ -9,14 +9,8 @@ import pytest
 
 from sseconform.errors import InputError, SseconformError, UsageError
 from sseconform.gate.content import content_of
-from sseconform.gate.suite import (
-    DEFAULT_MODELS,
-    EXPECTS,
-    Scenario,
-    builtin_suite,
-    load_suite,
-    recordings_dir,
-)
+from sseconform.gate.scenario import EXPECTS, Scenario
+from sseconform.gate.suite import DEFAULT_MODELS, builtin_suite, load_suite, recordings_dir
 from sseconform.record import carries_token
 from sseconform.replay.plan import load
 from sseconform.sse import SSEDecoder

@@ -22,8 +22,10 @@ from pathlib import Path
 import pytest
 
 from sseconform.gate.content import content_of
-from sseconform.gate.runner import ScenarioResult, SuiteResult, run_suite, translated
+from sseconform.gate.result import ScenarioResult, SuiteResult
+from sseconform.gate.runner import run_suite
 from sseconform.gate.suite import builtin_suite
+from sseconform.gate.upstream import translated
 from sseconform.html.gate import render
 from sseconform.recording.format import RecordingReader
 from sseconform.replay.plan import load

@@ -12,7 +12,8 @@ import re
 from pathlib import Path
 
 from sseconform.gate.evidence import Evidence, first_difference, side_of
-from sseconform.gate.runner import Finding, ScenarioResult, SuiteResult
+from sseconform.gate.finding import Finding
+from sseconform.gate.result import ScenarioResult, SuiteResult
 from sseconform.html.page import SCRIPT, visible
 from tests import snapshot
 from tests.html.dom import Node, parse

@@ -1,0 +1,331 @@
+"""Grading one gateway answer against what its upstream sent.
+
+- ``check``: every error-severity diagnostic fails the scenario (codes in ``allow`` aside);
+- content: compared with sseconform's own reading of what the upstream sent (the same
+  fault applied), with :func:`sseconform.gate.diff.compare`;
+- the expectation: ``content`` (2xx, everything arrives), ``error`` (the upstream failed
+  mid-stream: an error frame then ``[DONE]``, and nothing invented, lost or repeated before
+  it), ``rejected`` (the upstream failed before the stream: a non-2xx answer, or a clean
+  retry whose content is whole), ``content-or-error`` (a stall: either is fine).
+
+Every finding carries the gateway stream's frame number and byte offset, with the bytes
+found there. A recorded answer (``gate``) is read back from its recording; a stream checked
+and folded as it arrived (``load``) is graded from what was kept of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from sseconform.api import check_file
+from sseconform.diagnostics import Diagnostic
+from sseconform.gate.content import Content, content_of
+from sseconform.gate.diff import compare
+from sseconform.gate.finding import Finding
+from sseconform.gate.profile import ENDPOINT_DIALECT, ENDPOINT_GRAMMAR
+from sseconform.gate.scenario import Scenario
+from sseconform.recording.format import RecordingReader
+from sseconform.replay.plan import ABORT, Faults, Loaded, make_plan, parse_faults
+from sseconform.rules.catalog import Severity
+from sseconform.safetext import printable
+
+if TYPE_CHECKING:  # what the upstream logged: only read here
+    from sseconform.replay.server import Served
+
+__all__ = ["Graded", "References", "grade_recording", "grade_stream", "references"]
+
+
+@dataclass
+class References:
+    """What a scenario's upstream sends, read once: the expectation, and the content of the
+    first answer (with its fault) and of a clean one (after a retry)."""
+
+    faults: Faults
+    expect: str
+    first: Content | None  # None: a JSON error body, no stream
+    clean: Content
+    dropped: bool  # the first answer ends in a dropped connection
+
+
+def references(sc: Scenario, rec: Loaded, dialect: str) -> References:
+    faults = parse_faults(sc.fault)
+    first = make_plan(rec, speed=0, faults=faults)
+    clean = make_plan(rec, speed=0)
+    ref_first = content_of([first.body], dialect) if not first.json_body else None
+    if ref_first is not None and first.ending == ABORT and ref_first.model.error is None:
+        # A chunk or Gemini stream cannot say it was cut: the dropped connection does.
+        ref_first.model.error = {"message": "the upstream connection dropped"}
+        ref_first.error_at = ref_first.last
+    ref_clean = content_of([clean.body], dialect)
+    expect = sc.expectation(ref_clean.model.error is not None)
+    return References(faults, expect, ref_first, ref_clean, first.ending == ABORT)
+
+
+def grade_recording(
+    sc: Scenario,
+    ref: References,
+    path: str,
+    status: int | None,
+    served: list[Served],
+    *,
+    complete: bool,
+    reason: str,
+    allow: list[str],
+    endpoint: str,
+) -> Graded:
+    """The findings (and note) for the gateway's answer recorded at ``path``, given what the
+    upstream logged of the scenario's requests (``served``)."""
+    g = Graded(path, status, allow, endpoint)
+    if status is None:
+        g.add("transport", "no-response", f"no answer from the gateway: {reason}")
+    elif _reached(g, sc, served, bool(ref.faults)):
+        _grade(g, sc, ref, complete, reason, len(served))
+    return g
+
+
+def grade_stream(
+    sc: Scenario,
+    ref: References,
+    status: int | None,
+    content: Content | None,
+    diagnostics: list[Diagnostic],
+    *,
+    complete: bool,
+    reason: str,
+    allow: list[str],
+    endpoint: str,
+    upstream_requests: int = 1,
+) -> tuple[list[Finding], str]:
+    """The findings (and note) for one gateway stream that was checked and folded as it
+    arrived (``load``): the gate's own grading, without a recording."""
+    g = Graded.streamed(status, content, diagnostics, allow, endpoint)
+    if status is None:
+        g.add("transport", "no-response", f"no answer from the gateway: {reason}")
+    else:
+        _grade(g, sc, ref, complete, reason, upstream_requests)
+    return g.findings, g.note
+
+
+def _reached(g: Graded, sc: Scenario, served: list[Served], faulted: bool) -> bool:
+    """Did the scenario test what it is for? The upstream must have served the gateway's
+    request, and its fault must have fired; if not, say so (grading the gateway's answer
+    against an upstream stream it never got would pass or fail on nothing)."""
+    answer = f"the gateway answered HTTP {g.status}"
+    if g.status is not None and not g.ok_status and g.body:
+        answer += ": " + printable(g.body[:300].decode("utf-8", "replace"))
+    if not served:
+        g.add(
+            "upstream",
+            "not-reached",
+            f"the upstream never saw a request; {answer} (is the gateway routed to the "
+            "upstream for this dialect? see --gateway-profile and [dialect.*] in the suite)",
+        )
+        return False
+    if not any(x.recording is not None for x in served):
+        g.add(
+            "upstream",
+            "refused",
+            f"the upstream could not serve the gateway's request ({served[0].line()}): the "
+            f"gateway called a path or dialect this scenario does not serve; {answer}",
+        )
+        return False
+    if faulted and not any(x.fired for x in served):
+        _checked(g)
+        g.add(
+            "upstream",
+            "fault-not-fired",
+            f"the upstream was reached but its fault ({sc.fault}) never took effect "
+            f"({served[-1].line()}); {answer}",
+        )
+        return False
+    return True
+
+
+class Graded:
+    """Findings for one scenario, each located in the gateway's recorded body."""
+
+    def __init__(
+        self, path: str, status: int | None, allow: list[str], endpoint: str = "chat"
+    ) -> None:
+        self.path = path
+        self.status = status
+        self.allow = set(allow)
+        self.grammar = ENDPOINT_GRAMMAR[endpoint]
+        self.findings: list[Finding] = []
+        self.note = ""
+        self.body = b""
+        if status is not None:
+            with open(path, "rb") as fp:
+                self.body = b"".join(b for _, b in RecordingReader(fp, path).reads())
+        # read as the endpoint's clients read it: chunks, or Anthropic / Responses events
+        # through the reference translation, so it compares with the upstream by meaning
+        dialect = ENDPOINT_DIALECT[endpoint]
+        self.content = content_of([self.body], dialect) if self.ok_status else None
+        self.starts = self.content.starts if self.content is not None else []
+        #: check's diagnostics when the stream was checked as it arrived (``load``): None,
+        #: check the recording at ``path``
+        self.diagnostics: list[Diagnostic] | None = None
+
+    @classmethod
+    def streamed(
+        cls,
+        status: int | None,
+        content: Content | None,
+        diagnostics: list[Diagnostic],
+        allow: list[str],
+        endpoint: str,
+    ) -> Graded:
+        """A stream that was checked and folded as it arrived, never kept: findings are
+        located by frame and offset, with no excerpt."""
+        g = cls.__new__(cls)
+        g.path, g.status, g.allow = "", status, set(allow)
+        g.grammar = ENDPOINT_GRAMMAR[endpoint]
+        g.findings, g.note, g.body = [], "", b""
+        g.content = content if g.ok_status else None
+        g.starts = content.starts if content is not None else []
+        g.diagnostics = diagnostics
+        return g
+
+    def event_start(self, frame: int | None, offset: int | None) -> int | None:
+        """Where a finding is: the event start its source gives (check and the content fold
+        both locate at event starts), or, for a frame alone, that frame's start."""
+        if offset is not None and (offset < len(self.body) or self.diagnostics is not None):
+            return offset
+        if frame is not None and 1 <= frame <= len(self.starts):
+            return self.starts[frame - 1]
+        return None
+
+    @property
+    def ok_status(self) -> bool:
+        return self.status is not None and 200 <= self.status < 300
+
+    def excerpt(self, offset: int | None) -> str | None:
+        if offset is None or offset >= len(self.body):
+            return None
+        line = self.body[offset : offset + 120].split(b"\n", 1)[0]
+        return line.decode("utf-8", "replace")
+
+    def add(
+        self,
+        source: str,
+        code: str,
+        message: str,
+        *,
+        severity: str = "error",
+        frame: int | None = None,
+        offset: int | None = None,
+        field: str | None = None,
+    ) -> None:
+        offset = self.event_start(frame, offset)
+        self.findings.append(
+            Finding(source, code, message, severity, frame, offset, self.excerpt(offset), field)
+        )
+
+
+def _grade(
+    g: Graded, sc: Scenario, ref: References, complete: bool, reason: str, upstream_requests: int
+) -> None:
+    """The expectation, check and the content comparison, for a gateway that answered."""
+    expect, dropped, ref_first, ref_clean = ref.expect, ref.dropped, ref.first, ref.clean
+    if expect == "rejected":
+        if not g.ok_status:
+            g.note = f"rejected with HTTP {g.status}"
+            return
+        if upstream_requests < 2:
+            said_error = g.content is not None and g.content.model.error is not None
+            why = (
+                "and then an error event: clients that back off and retry on the status "
+                "(the SDKs do) take it for a failed stream instead"
+                if said_error
+                else "without retrying: a client cannot tell it from success"
+            )
+            g.add(
+                "expect",
+                "rejected",
+                f"the upstream failed before the stream ({sc.fault}) and the gateway answered "
+                f"HTTP {g.status} {why}",
+                frame=1 if g.body else None,
+                offset=0 if g.body else None,
+            )
+            _checked(g)
+            return
+        g.note = f"retried ({upstream_requests} upstream requests)"
+        expect, want = "content", ref_clean
+    else:
+        want = ref_first if ref_first is not None else ref_clean
+    if not g.ok_status:
+        if expect in ("error", "content-or-error") and not _said_anything(want):
+            g.note = f"rejected with HTTP {g.status} (the upstream failed before any output)"
+            return
+        g.add("expect", expect, f"HTTP {g.status}: the upstream answered 200 and streamed")
+        return
+    _checked(g)
+    assert g.content is not None
+    gw = g.content
+    errored = gw.model.error is not None
+    if expect == "content-or-error":
+        expect = "error" if errored else "content"
+        g.note = g.note or ("ended with an error frame" if errored else "whole content")
+    if not complete:
+        g.add("transport", "incomplete", f"the gateway's stream did not end cleanly: {reason}")
+    upstream_failed = expect == "error"
+    diffs = compare(want, gw, usage=sc.usage, prefix_only=upstream_failed)
+    for d in diffs:
+        loc = d.gateway
+        where = f"; upstream {d.upstream}" if d.upstream is not None else ""
+        g.add(
+            "diff",
+            d.kind,
+            f"{d.field}: {d.message}{where}",
+            frame=loc.frame if loc else None,
+            offset=loc.offset if loc else None,
+            field=d.field,
+        )
+    if upstream_failed and not errored and not any(d.field == "error" for d in diffs):
+        last = gw.last
+        how = "dropped the connection" if dropped else "sent an error"
+        g.add(
+            "expect",
+            "error-then-done",
+            f"the upstream {how} mid-stream; the gateway's stream has no error frame, so a "
+            "client takes the partial answer for a whole one",
+            frame=last.frame if last else None,
+            offset=last.offset if last else None,
+        )
+    if upstream_requests > 1 and expect == "error":
+        g.add(
+            "expect",
+            "failover",
+            f"the gateway sent {upstream_requests} upstream requests after the stream had "
+            "started (a retry after the first delta can duplicate or splice content)",
+            severity="warning",
+        )
+
+
+def _said_anything(c: Content) -> bool:
+    """Did the upstream send any output (text, reasoning, a call) before it failed?"""
+    return any(
+        ch.text or ch.reasoning or ch.refusal or ch.tool_calls for ch in c.model.choices.values()
+    )
+
+
+def _checked(g: Graded) -> None:
+    """``check`` on the gateway's recording: errors fail, warnings are listed."""
+    diagnostics = g.diagnostics
+    if diagnostics is None:
+        diagnostics = check_file(g.path, grammar=g.grammar).diagnostics
+    for d in diagnostics:
+        if d.code in g.allow:
+            continue
+        sev = d.severity
+        if sev == Severity.INFO:
+            continue
+        g.add(
+            "check",
+            d.code,
+            f"{d.name}: {d.message}",
+            severity="error" if sev == Severity.ERROR else "warning",
+            frame=d.frame,
+            offset=d.offset if d.frame is not None else None,
+        )

@@ -1,0 +1,169 @@
+"""``sseconform gate`` as a library call: its options in one value, the suites they make, and
+the run (baseline applied as each scenario ends), so the command line only parses.
+
+    options = GateOptions(gateway="http://127.0.0.1:4000", suites=["builtin:anthropic"])
+    results = run_gate(options)
+    report.write(results, sys.stdout, "text")
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from sseconform import baseline as bl
+from sseconform.errors import UsageError
+from sseconform.gate.known import apply_baseline, apply_known, baseline_of
+from sseconform.gate.profile import ENDPOINTS, Profile, Route, load_profile, parse_header
+from sseconform.gate.result import ScenarioResult, SuiteResult
+from sseconform.gate.runner import run_suite, slug
+from sseconform.gate.scenario import Scenario
+from sseconform.gate.suite import Suite, for_endpoint, load_suite
+
+__all__ = ["GateOptions", "gateway_config", "prepare_suites", "run_gate", "write_baseline"]
+
+
+@dataclass
+class GateOptions:
+    """What ``sseconform gate`` is asked; every field is its option of the same name."""
+
+    gateway: str = ""
+    suites: list[str] = field(default_factory=lambda: ["builtin:all"])
+    profile: str | None = None  # litellm, portkey, or a profile file
+    headers: list[str] = field(default_factory=list)  # "Name: value"
+    endpoints: list[str] = field(default_factory=list)  # chat, messages, responses or all
+    only: list[str] = field(default_factory=list)  # globs over scenario names
+    upstream_host: str = "127.0.0.1"
+    upstream_port: int | None = None  # None: the profile's, else any free port
+    out: str = "sseconform-gate"  # the gateway's recorded streams
+    key: str | None = None  # None: $SSECONFORM_GATEWAY_KEY
+    models: list[str] = field(default_factory=list)  # DIALECT=NAME
+    speed: float | None = None
+    timeout: float | None = None
+    concurrency: int = 1
+    baseline: str | None = None  # known deviations (a gate baseline file)
+    evidence: bool = False  # keep what the HTML page shows
+
+    def load_profile(self) -> Profile | None:
+        return load_profile(self.profile) if self.profile else None
+
+    def port(self, profile: Profile | None) -> int:
+        """The replay upstream's port: asked for, else the profile's, else any free one."""
+        if self.upstream_port is not None:
+            return self.upstream_port
+        return profile.upstream_port if profile and profile.upstream_port is not None else 0
+
+    def chosen(self, sc: Scenario) -> bool:
+        """Does ``--only`` let this scenario run?"""
+        return not self.only or any(fnmatch.fnmatchcase(sc.name, p) for p in self.only)
+
+
+def gateway_config(options: GateOptions) -> str:
+    """The profile's own gateway configuration, pointed at the upstream the run would start
+    (``--print-gateway-config``)."""
+    profile = options.load_profile()
+    if profile is None:
+        raise UsageError("--print-gateway-config needs --gateway-profile")
+    text = profile.config_text(f"http://{options.upstream_host}:{options.port(profile)}")
+    if text is None:
+        raise UsageError(f"profile {profile.name!r} has no gateway configuration to print")
+    return text if text.endswith("\n") else text + "\n"
+
+
+def _endpoints(options: GateOptions) -> list[str]:
+    asked = [e for item in options.endpoints for e in (ENDPOINTS if item == "all" else [item])]
+    bad = [e for e in asked if e not in ENDPOINTS]
+    if bad:
+        raise UsageError(f"--endpoint {bad[0]!r}: one of {', '.join(ENDPOINTS)} or all")
+    return list(dict.fromkeys(asked))
+
+
+def _models(options: GateOptions) -> dict[str, str]:
+    models: dict[str, str] = {}
+    for item in options.models:
+        name, sep, value = item.partition("=")
+        if not sep or not value:
+            raise UsageError(f"--model {item!r}: give DIALECT=NAME")
+        models[name.strip()] = value.strip()
+    return models
+
+
+def prepare_suites(options: GateOptions) -> list[Suite]:
+    """The suites the options name, each once per endpoint asked for, with the profile,
+    models, speed and timeout the options set over each suite's own."""
+    profile = options.load_profile()
+    endpoints = _endpoints(options)
+    models = _models(options)
+    suites = [load_suite(s) for s in options.suites]
+    if endpoints:
+        suites = [for_endpoint(su, e) for su in suites for e in endpoints]
+    for su in suites:
+        bad = set(models) - set(su.models)
+        if bad:
+            raise UsageError(f"--model: unknown dialect(s) {', '.join(sorted(bad))}")
+        if profile is not None:
+            su.profile = profile
+        su.models.update(models)
+        for d, name in models.items():
+            su.routes.setdefault(d, Route()).model = name
+        if options.speed is not None:
+            su.speed = options.speed
+        if options.timeout is not None:
+            su.timeout = options.timeout
+    return suites
+
+
+def run_gate(
+    options: GateOptions,
+    *,
+    on_start: Callable[[str], None] | None = None,
+    on_result: Callable[[ScenarioResult], None] | None = None,
+) -> list[SuiteResult]:
+    """Run every prepared suite through the gateway, one upstream each. ``on_result`` sees
+    each scenario as it ends, with the baseline already applied (its verdict is the
+    report's); ``on_start`` gets the upstream's URL."""
+    if not options.gateway:
+        raise UsageError("--gateway URL is required")
+    headers = [parse_header(h) for h in options.headers]
+    known = bl.load(options.baseline, "gate") if options.baseline is not None else None
+    suites = prepare_suites(options)
+    key = options.key or os.environ.get("SSECONFORM_GATEWAY_KEY")
+    port = options.port(options.load_profile())
+
+    def done(result: ScenarioResult) -> None:
+        if known is not None:
+            apply_known(result, known)
+        if on_result is not None:
+            on_result(result)
+
+    results = [
+        run_suite(
+            su,
+            options.gateway,
+            os.path.join(options.out, slug(su.name)) if len(suites) > 1 else options.out,
+            upstream_host=options.upstream_host,
+            upstream_port=port,
+            key=key,
+            headers=headers,
+            select=options.chosen,
+            on_start=on_start,
+            on_result=done,
+            concurrency=options.concurrency,
+            evidence=options.evidence,
+        )
+        for su in suites
+    ]
+    if not any(r.scenarios for r in results):
+        raise UsageError("no scenario matched --only")
+    if known is not None:
+        apply_baseline(results, known)
+    return results
+
+
+def write_baseline(results: list[SuiteResult], path: str, *, force: bool = False) -> None:
+    """Write the run's errors as a baseline (``--write-baseline``); an existing one keeps its
+    notes and the entries of the scenarios that did not run."""
+    ran = [s.name for r in results for s in r.scenarios if s.applicable]
+    bl.rewrite(baseline_of(results), path, ran, force=force)

@@ -1,0 +1,281 @@
+"""Gateway profiles: how one gateway is wired, shipped (``litellm``, ``portkey``) or a file.
+
+A profile is the routing part of a suite on its own (``path``, ``headers``, ``[dialect.*]``),
+plus ``upstream-port`` for a gateway whose own config names the upstream's port and
+``gateway-config``, that config's text. It also says which (endpoint, dialect) pairs its
+gateway serves::
+
+    [endpoint.messages]
+    path = "/v1/messages"            # default
+    dialects = ["anthropic"]         # the upstream dialects it serves there (default: all;
+                                     # one named here is served even if its [dialect.*]
+                                     # table says supported = false for the chat endpoint)
+    reason = "why not the others"
+    # supported = false              # the endpoint itself is not served
+
+An *endpoint* is the grammar the gateway serves its clients: ``chat`` (chunks at
+``/v1/chat/completions``), ``messages`` (Anthropic Messages events at ``/v1/messages``) or
+``responses`` (Responses events at ``/v1/responses``). The TOML helpers here (paths, header
+tables, ``[dialect.*]`` routes) read suites too, so both say the same thing the same way.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sseconform import providers
+from sseconform.errors import InputError, UsageError
+
+__all__ = [
+    "ENDPOINTS",
+    "ENDPOINT_DIALECT",
+    "ENDPOINT_GRAMMAR",
+    "PROFILES",
+    "UPSTREAM",
+    "EndpointRoute",
+    "Profile",
+    "Route",
+    "load_profile",
+    "parse_header",
+    "profiles_dir",
+]
+
+ROUTE_KEYS = frozenset({"headers", "model", "request", "path", "supported", "reason"})
+PROFILE_KEYS = frozenset(
+    {
+        "name",
+        "description",
+        "path",
+        "headers",
+        "dialect",
+        "endpoint",
+        "upstream-port",
+        "gateway-config",
+    }
+)
+ENDPOINT_KEYS = frozenset({"path", "dialects", "supported", "reason"})
+#: The endpoints a gateway serves its clients, their default paths, and the dialect (and so
+#: the grammar and the reference reading) of what they stream.
+ENDPOINTS: dict[str, str] = {
+    "chat": "/v1/chat/completions",
+    "messages": "/v1/messages",
+    "responses": "/v1/responses",
+}
+ENDPOINT_DIALECT = {
+    "chat": providers.OPENAI,
+    "messages": providers.ANTHROPIC,
+    "responses": providers.RESPONSES,
+}
+ENDPOINT_GRAMMAR = {"chat": "chat", "messages": "anthropic", "responses": "responses"}
+DEFAULT_PATH = "/v1/chat/completions"
+PROFILES = ("litellm", "portkey")
+#: What ``{upstream}`` stands for in a suite's or profile's strings.
+UPSTREAM = "{upstream}"
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+
+
+@dataclass
+class Route:
+    """How the gateway is asked for the scenarios whose upstream speaks one dialect."""
+
+    headers: dict[str, str] = field(default_factory=dict)
+    model: str | None = None
+    request: dict[str, Any] = field(default_factory=dict)
+    path: str | None = None
+    supported: bool | None = None  # None: not said (supported)
+    reason: str = ""
+
+    def over(self, base: Route) -> Route:
+        """These settings on top of ``base``'s (a suite's over its profile's)."""
+        return Route(
+            {**base.headers, **self.headers},
+            self.model or base.model,
+            {**base.request, **self.request},
+            self.path or base.path,
+            self.supported if self.supported is not None else base.supported,
+            self.reason or base.reason,
+        )
+
+
+@dataclass
+class EndpointRoute:
+    """Where a gateway serves one endpoint, and for which upstream dialects."""
+
+    path: str | None = None
+    dialects: list[str] | None = None  # None: every dialect
+    supported: bool | None = None
+    reason: str = ""
+
+
+@dataclass
+class Profile:
+    """How one gateway is wired: the routing part of a suite, shipped or the user's own."""
+
+    name: str
+    source: str
+    description: str = ""
+    path: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    routes: dict[str, Route] = field(default_factory=dict)
+    upstream_port: int | None = None
+    gateway_config: str | None = None
+    endpoints: dict[str, EndpointRoute] = field(default_factory=dict)
+
+    def config_text(self, upstream: str) -> str | None:
+        """The gateway's own configuration, pointed at ``upstream``."""
+        if self.gateway_config is None:
+            return None
+        return self.gateway_config.replace(UPSTREAM, upstream)
+
+
+def fail(source: str, where: str, message: str) -> UsageError:
+    return UsageError(f"{source}: {where}: {message}")
+
+
+def parse_path(source: str, where: str, value: object) -> str:
+    if not isinstance(value, str) or not value.startswith(("/", UPSTREAM)):
+        raise fail(source, where, "a path that starts with /")
+    if any(c in value for c in "\r\n ") or any(ord(c) < 32 for c in value):
+        raise fail(source, where, "a path has no spaces or control characters")
+    return value
+
+
+def parse_headers(source: str, where: str, raw: object) -> dict[str, str]:
+    """A table of header name = value; names are HTTP tokens, values one line."""
+    if not isinstance(raw, dict):
+        raise fail(source, where, 'a table of "Header-Name" = "value"')
+    out: dict[str, str] = {}
+    for k, v in raw.items():
+        if not _TOKEN.fullmatch(k):
+            raise fail(source, where, f"{k!r} is not a header name")
+        if not isinstance(v, str) or any(ord(c) < 32 and c != "\t" for c in v):
+            raise fail(source, where, f"{k}: a header value is one line of text")
+        out[k] = v
+    return out
+
+
+def parse_header(item: str) -> tuple[str, str]:
+    """``"Name: value"`` (as ``--header`` and ``record -H`` take it)."""
+    name, sep, value = item.partition(":")
+    name, value = name.strip(), value.strip()
+    if not sep or not _TOKEN.fullmatch(name) or any(ord(c) < 32 and c != "\t" for c in value):
+        raise UsageError(f"--header {item!r}: give 'Name: value'")
+    return name, value
+
+
+def parse_routes(source: str, raw: object) -> dict[str, Route]:
+    if not isinstance(raw, dict):
+        raise fail(source, "[dialect]", "tables [dialect.NAME], one per upstream dialect")
+    bad = set(raw) - set(providers.DIALECTS)
+    if bad:
+        raise fail(
+            source,
+            "[dialect]",
+            f"unknown dialect(s) {', '.join(sorted(bad))}; dialects: "
+            + ", ".join(providers.DIALECTS),
+        )
+    return {d: _route(source, f"[dialect.{d}]", t) for d, t in raw.items()}
+
+
+def _route(source: str, where: str, raw: object) -> Route:
+    if not isinstance(raw, dict):
+        raise fail(source, where, "not a table")
+    unknown = set(raw) - ROUTE_KEYS
+    if unknown:
+        raise fail(source, where, f"unknown key(s) {', '.join(sorted(unknown))}")
+    request = raw.get("request", {})
+    if not isinstance(request, dict):
+        raise fail(source, where, "request must be a table")
+    for key in ("model", "reason"):
+        if key in raw and not isinstance(raw[key], str):
+            raise fail(source, where, f"{key} must be a string")
+    if "supported" in raw and not isinstance(raw["supported"], bool):
+        raise fail(source, where, "supported must be true or false")
+    return Route(
+        headers=parse_headers(source, f"{where} headers", raw.get("headers", {})),
+        model=raw.get("model"),
+        request=request,
+        path=parse_path(source, f"{where} path", raw["path"]) if "path" in raw else None,
+        supported=raw.get("supported"),
+        reason=str(raw.get("reason", "")),
+    )
+
+
+def profiles_dir() -> Path:
+    """The gateway profiles shipped inside the package."""
+    return Path(__file__).resolve().parent / "profiles"
+
+
+def load_profile(ref: str) -> Profile:
+    """A shipped profile by name (``litellm``, ``portkey``) or a profile file."""
+    path = profiles_dir() / f"{ref}.toml" if ref in PROFILES else Path(ref)
+    if ref not in PROFILES and not path.suffix and not path.exists():
+        raise UsageError(f"no gateway profile {ref!r}; shipped: {', '.join(PROFILES)}, or a file")
+    try:
+        with open(path, "rb") as fp:
+            data = tomllib.load(fp)
+    except FileNotFoundError:
+        raise InputError("no such file", ref) from None
+    except IsADirectoryError:
+        raise InputError("is a directory", ref) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"not valid TOML: {exc}", ref) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 (byte {exc.start}): a profile is TOML text", ref) from None
+    except OSError as exc:
+        raise InputError(exc.strerror or str(exc), ref) from None
+    source = ref if ref not in PROFILES else f"profile {ref}"
+    unknown = set(data) - PROFILE_KEYS
+    if unknown:
+        raise fail(source, "top level", f"unknown key(s) {', '.join(sorted(unknown))}")
+    port = data.get("upstream-port")
+    if port is not None and (type(port) is not int or not 0 <= port <= 65535):
+        raise fail(source, "upstream-port", "a port number")
+    config = data.get("gateway-config")
+    if config is not None and not isinstance(config, str):
+        raise fail(source, "gateway-config", "the gateway's configuration, as text")
+    return Profile(
+        name=str(data.get("name", path.stem)),
+        source=str(path),
+        description=str(data.get("description", "")),
+        path=parse_path(source, "path", data["path"]) if "path" in data else None,
+        headers=parse_headers(source, "headers", data.get("headers", {})),
+        routes=parse_routes(source, data.get("dialect", {})),
+        upstream_port=port,
+        gateway_config=config,
+        endpoints=_endpoints(source, data.get("endpoint", {})),
+    )
+
+
+def _endpoints(source: str, raw: object) -> dict[str, EndpointRoute]:
+    """A profile's ``[endpoint.NAME]`` tables."""
+    if not isinstance(raw, dict):
+        raise fail(source, "[endpoint]", "tables [endpoint.NAME], one per endpoint")
+    out: dict[str, EndpointRoute] = {}
+    for name, t in raw.items():
+        where = f"[endpoint.{name}]"
+        if name not in ENDPOINTS:
+            raise fail(source, where, f"unknown endpoint; endpoints: {', '.join(ENDPOINTS)}")
+        if not isinstance(t, dict):
+            raise fail(source, where, "not a table")
+        unknown = set(t) - ENDPOINT_KEYS
+        if unknown:
+            raise fail(source, where, f"unknown key(s) {', '.join(sorted(unknown))}")
+        dialects = t.get("dialects")
+        if dialects is not None and (
+            not isinstance(dialects, list) or not set(dialects) <= set(providers.DIALECTS)
+        ):
+            raise fail(source, where, f"dialects: a list of {', '.join(providers.DIALECTS)}")
+        if "supported" in t and not isinstance(t["supported"], bool):
+            raise fail(source, where, "supported must be true or false")
+        out[name] = EndpointRoute(
+            path=parse_path(source, f"{where} path", t["path"]) if "path" in t else None,
+            dialects=dialects,
+            supported=t.get("supported"),
+            reason=str(t.get("reason", "")),
+        )
+    return out

@@ -1,0 +1,88 @@
+"""What a gate run found: a verdict per scenario, with its findings, per suite. Plain data, so
+the report writers (text, JSON, JUnit, GitHub, HTML) stay pure functions of it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sseconform.gate.evidence import Evidence
+from sseconform.gate.finding import Finding
+
+__all__ = ["FAILING", "VERDICTS", "ScenarioResult", "SuiteResult"]
+
+#: A scenario's verdict. ``unreached``: the upstream never saw the request (or refused it, or
+#: its fault never fired), so nothing was tested; ``known``: only baseline deviations.
+VERDICTS = ("pass", "known", "fail", "unreached", "not-applicable")
+FAILING = frozenset({"fail", "unreached"})
+
+
+@dataclass
+class ScenarioResult:
+    name: str
+    expect: str
+    status: int | None
+    recording: str  # the gateway's recorded stream ("" when nothing was sent)
+    upstream_requests: int
+    seconds: float
+    findings: list[Finding] = field(default_factory=list)
+    note: str = ""
+    suite: str = ""
+    dialect: str = ""  # the upstream's dialect on the wire
+    endpoint: str = "chat"  # the gateway's endpoint: chat, messages or responses
+    applicable: bool = True  # False: the gateway's profile says it cannot route this dialect
+    upstream_log: list[str] = field(default_factory=list)  # replay's log lines (redacted)
+    fixed: list[str] = field(default_factory=list)  # baseline entries no longer seen
+    #: what the HTML report shows (both sides' content, timelines, event bytes), when asked
+    #: for (``run_suite(evidence=True)``); never in the JSON report
+    evidence: Evidence | None = None
+
+    @property
+    def verdict(self) -> str:
+        if not self.applicable:
+            return "not-applicable"
+        new = [f for f in self.findings if f.severity == "error" and not f.known]
+        if new:
+            return "unreached" if any(f.source == "upstream" for f in new) else "fail"
+        return "known" if any(f.severity == "error" for f in self.findings) else "pass"
+
+    @property
+    def passed(self) -> bool:
+        """Graded and not failed (known deviations included); n/a is neither."""
+        return self.verdict in ("pass", "known")
+
+    @property
+    def failed(self) -> bool:
+        return self.verdict in FAILING
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "suite": self.suite,
+            "dialect": self.dialect,
+            "endpoint": self.endpoint,
+            "verdict": self.verdict,
+            "expect": self.expect,
+            "passed": self.passed,
+            "status": self.status,
+            "recording": self.recording,
+            "upstream_requests": self.upstream_requests,
+            "upstream_log": self.upstream_log,
+            "seconds": round(self.seconds, 3),
+            "note": self.note,
+            "findings": [f.to_dict() for f in self.findings],
+            "baseline_fixed": self.fixed,
+        }
+
+
+@dataclass
+class SuiteResult:
+    suite: str
+    gateway: str
+    upstream: str
+    scenarios: list[ScenarioResult]
+    profile: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        return not any(s.failed for s in self.scenarios)

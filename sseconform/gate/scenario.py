@@ -1,0 +1,54 @@
+"""A scenario: one recording the upstream serves (with its fault), one request to the gateway,
+and what must hold of the gateway's answer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sseconform import providers
+from sseconform.replay.plan import parse_faults
+
+__all__ = ["EXPECTS", "Scenario"]
+
+#: What must hold: everything arrives; an error frame then the end (the upstream failed
+#: mid-stream); a non-2xx answer or a clean retry (it failed before the stream); either.
+EXPECTS = ("content", "error", "rejected", "content-or-error")
+
+
+@dataclass
+class Scenario:
+    """One ``[[scenario]]`` table of a suite (paths resolved, values checked)."""
+
+    name: str
+    recording: str  # a path
+    upstream: str | None = None
+    translate: bool = False
+    fault: str | None = None
+    fault_times: int | None = None
+    usage: bool = False
+    request: dict[str, Any] = field(default_factory=dict)
+    expect: str | None = None
+    model: str | None = None
+    tools: bool | None = None  # declare the recording's tools in the request (default: if any)
+    headers: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def served_dialect(self) -> str | None:
+        """The dialect the upstream speaks on the wire."""
+        return providers.OPENAI if self.translate else self.upstream
+
+    def expectation(self, recording_has_error: bool) -> str:
+        """What must hold, when the suite does not say: from the fault and the recording."""
+        if self.expect is not None:
+            return self.expect
+        f = parse_faults(self.fault)
+        if f.status is not None:
+            return "rejected"
+        if f.drop_after_events or f.drop_after_bytes or f.error_at or f.truncate_last:
+            return "error"
+        if recording_has_error:
+            return "error"
+        if f.stall is not None:
+            return "content-or-error"
+        return "content"

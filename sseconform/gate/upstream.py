@@ -1,0 +1,74 @@
+"""The upstream's side of a suite: each scenario's recording as the replay server serves it
+(native, or translated to chunks as an OpenAI-compatible upstream would send it), loaded once,
+and the replay rules that make the upstream answer a scenario's request with it."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+
+from sseconform import providers
+from sseconform.gate.scenario import Scenario
+from sseconform.replay.plan import Loaded, load
+from sseconform.replay.scenario import Rule
+from sseconform.translate import translate_reads
+
+__all__ = ["Upstream", "as_served", "rules_for", "translated"]
+
+
+def translated(rec: Loaded, dialect: str, usage: bool) -> Loaded:
+    """A native recording served as an OpenAI-compatible upstream would: translated to chunks
+    by the reference translator, at the native events' times."""
+    reads = translate_reads(rec.reads, dialect, status=rec.status, include_usage=usage)
+    suffix = ".chunks+usage" if usage else ".chunks"
+    return Loaded(
+        rec.name + suffix,
+        rec.path + suffix,
+        providers.OPENAI,
+        rec.model,
+        200,
+        "OK",
+        [("content-type", "text/event-stream")],
+        rec.t_head,
+        reads,
+        rec.complete,
+    )
+
+
+def as_served(sc: Scenario, rec: Loaded) -> Loaded:
+    """``rec`` as the scenario's upstream sends it: translated when the scenario says so."""
+    if not sc.translate:
+        return rec
+    return translated(rec, sc.upstream or rec.dialect or providers.OPENAI, sc.usage)
+
+
+def rules_for(sc: Scenario, rec: Loaded) -> list[Rule]:
+    """The replay rules for one request of the scenario: its fault on the first
+    ``fault_times`` requests, the clean recording after them (a retry)."""
+    dialect = sc.served_dialect
+    assert dialect is not None
+    rules = [Rule(recording=rec.name, path=dialect, fault=sc.fault, times=sc.fault_times)]
+    if sc.fault_times is not None:
+        rules.append(Rule(recording=rec.name, path=dialect))
+    return rules
+
+
+class Upstream:
+    """The recordings a suite's scenarios need, loaded once (translated ones built in memory);
+    a scenario with no ``upstream`` dialect takes its recording's."""
+
+    def __init__(self, scenarios: Iterable[Scenario]) -> None:
+        self.by_scenario: dict[str, Loaded] = {}
+        loaded: dict[str, Loaded] = {}
+        for sc in scenarios:
+            rec = load(sc.recording)
+            if sc.upstream is None:
+                sc.upstream = rec.dialect or providers.OPENAI
+            rec = as_served(sc, rec)
+            key = rec.name
+            if key in loaded and loaded[key].path != rec.path:  # same file name, other folder
+                key = f"{len(loaded)}-{rec.name}"
+                rec = dataclasses.replace(rec, name=key)
+            loaded.setdefault(key, rec)
+            self.by_scenario[sc.name] = loaded[key]
+        self.all = list(loaded.values())
