@@ -74,6 +74,12 @@ def prepare_body(dialect: str, body: Any) -> Any:
 # -- finish reasons --------------------------------------------------------------------------
 
 #: Anthropic stop_reason -> chat finish_reason (GUIDE §2).
+#: What a provider itself sends while it thinks, to keep a quiet stream alive: Anthropic's
+#: ``ping`` event. The others send nothing of their own (a silence is a silence).
+KEEPALIVE: dict[str, bytes] = {
+    ANTHROPIC: b'event: ping\ndata: {"type": "ping"}\n\n',
+}
+
 ANTHROPIC_FINISH = {
     "end_turn": "stop",
     "stop_sequence": "stop",

@@ -113,6 +113,14 @@ def gate(
         float | None,
         typer.Option(help="Seconds without a byte before a scenario gives up.", min=0.001),
     ] = None,
+    budget: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="A timing budget, NAME=SECONDS: first-token, first-event, delay or silence "
+            "(what the gateway may add; defaults 0.5, 0.5, 1, 5); repeatable.",
+            metavar="NAME=SECONDS",
+        ),
+    ] = None,
     baseline: Annotated[
         Path | None,
         typer.Option(
@@ -162,6 +170,7 @@ def gate(
         timeout=timeout,
         concurrency=concurrency,
         baseline=str(baseline) if baseline is not None else None,
+        budgets=budget or [],
         evidence=fmt == "html" or html is not None,
     )
     try:

@@ -76,10 +76,16 @@ class Content:
     last: Loc | None = None  # the last frame: where something missing should have been
     frames: int = 0
     starts: list[int] = field(default_factory=list)  # each frame's byte offset, in order
+    #: each frame's end (just past its blank line; -1 at the body's end, undelimited)
+    ends: list[int] = field(default_factory=list)
 
     def where(self, choice: int, name: str, char: int) -> Loc | None:
         p = self.pieces.get((choice, name))
         return p.at(char) if p is not None else None
+
+    def length(self, key: tuple[int, str]) -> int:
+        """How many characters a field of :attr:`pieces` holds in the end."""
+        return _totals(self.model).get(key, 0)
 
 
 class _Builder:
@@ -126,6 +132,7 @@ class _Builder:
         self.c.last = loc
         self.c.frames += 1
         self.c.starts.append(ev.offset)
+        self.c.ends.append(ev.end)
         if self.c.dialect == providers.OPENAI:  # a chunk stream is read as it is
             data = ev.data
             if data.strip() == "[DONE]":

@@ -25,6 +25,7 @@ from sseconform.gate.diff import compare
 from sseconform.gate.finding import Finding
 from sseconform.gate.profile import ENDPOINT_DIALECT, ENDPOINT_GRAMMAR
 from sseconform.gate.scenario import Scenario
+from sseconform.gate.timing import Budgets, Timing, measure, verdicts
 from sseconform.recording.format import RecordingReader
 from sseconform.replay.plan import ABORT, Faults, Loaded, make_plan, parse_faults
 from sseconform.rules.catalog import Severity
@@ -73,15 +74,41 @@ def grade_recording(
     reason: str,
     allow: list[str],
     endpoint: str,
+    t0: float = 0.0,
+    budgets: Budgets | None = None,
 ) -> Graded:
     """The findings (and note) for the gateway's answer recorded at ``path``, given what the
-    upstream logged of the scenario's requests (``served``)."""
+    upstream logged of the scenario's requests (``served``). With ``budgets``, its timing
+    too: ``t0`` is when the request was sent (the recording's times count from it)."""
     g = Graded(path, status, allow, endpoint)
     if status is None:
         g.add("transport", "no-response", f"no answer from the gateway: {reason}")
     elif _reached(g, sc, served, bool(ref.faults)):
         _grade(g, sc, ref, complete, reason, len(served))
+        if g.ok_status and budgets is not None:
+            _timed(g, sc, served, t0, budgets)
     return g
+
+
+def _timed(g: Graded, sc: Scenario, served: list[Served], t0: float, budgets: Budgets) -> None:
+    """What the gateway added to the time of the upstream's answer it passed on (the last
+    request's: after a retry, the clean one), and the findings over ``budgets``."""
+    answered = [x for x in served if x.plan is not None and not x.plan.json_body]
+    if not answered or sc.served_dialect is None:
+        return
+    g.timing = measure(answered[-1], t0, sc.served_dialect, g.content, g.reads, len(g.body))
+    if g.timing is None:
+        return
+    for v in verdicts(g.timing, budgets):
+        at = v.at
+        g.add(
+            "timing",
+            v.code,
+            v.message,
+            severity=v.severity,
+            frame=at.frame if at else None,
+            offset=at.offset if at else None,
+        )
 
 
 def grade_stream(
@@ -155,9 +182,18 @@ class Graded:
         self.findings: list[Finding] = []
         self.note = ""
         self.body = b""
+        #: each read's (seconds after the request was sent, offset in the body)
+        self.reads: list[tuple[float, int]] = []
+        self.timing: Timing | None = None
         if status is not None:
+            parts: list[bytes] = []
+            size = 0
             with open(path, "rb") as fp:
-                self.body = b"".join(b for _, b in RecordingReader(fp, path).reads())
+                for t, data in RecordingReader(fp, path).reads():
+                    self.reads.append((t, size))
+                    parts.append(data)
+                    size += len(data)
+            self.body = b"".join(parts)
         # read as the endpoint's clients read it: chunks, or Anthropic / Responses events
         # through the reference translation, so it compares with the upstream by meaning
         dialect = ENDPOINT_DIALECT[endpoint]
@@ -181,7 +217,7 @@ class Graded:
         g = cls.__new__(cls)
         g.path, g.status, g.allow = "", status, set(allow)
         g.grammar = ENDPOINT_GRAMMAR[endpoint]
-        g.findings, g.note, g.body = [], "", b""
+        g.findings, g.note, g.body, g.reads, g.timing = [], "", b"", [], None
         g.content = content if g.ok_status else None
         g.starts = content.starts if content is not None else []
         g.diagnostics = diagnostics

@@ -21,6 +21,7 @@ from sseconform.gate.result import ScenarioResult, SuiteResult
 from sseconform.gate.runner import run_suite, slug
 from sseconform.gate.scenario import Scenario
 from sseconform.gate.suite import Suite, for_endpoint, load_suite
+from sseconform.gate.timing import parse_budget
 
 __all__ = ["GateOptions", "gateway_config", "prepare_suites", "run_gate", "write_baseline"]
 
@@ -44,6 +45,7 @@ class GateOptions:
     timeout: float | None = None
     concurrency: int = 1
     baseline: str | None = None  # known deviations (a gate baseline file)
+    budgets: list[str] = field(default_factory=list)  # timing budgets: NAME=SECONDS
     evidence: bool = False  # keep what the HTML page shows
 
     def load_profile(self) -> Profile | None:
@@ -92,10 +94,11 @@ def _models(options: GateOptions) -> dict[str, str]:
 
 def prepare_suites(options: GateOptions) -> list[Suite]:
     """The suites the options name, each once per endpoint asked for, with the profile,
-    models, speed and timeout the options set over each suite's own."""
+    models, speed, timeout and timing budgets the options set over each suite's own."""
     profile = options.load_profile()
     endpoints = _endpoints(options)
     models = _models(options)
+    budgets = dict(parse_budget(b) for b in options.budgets)
     suites = [load_suite(s) for s in options.suites]
     if endpoints:
         suites = [for_endpoint(su, e) for su in suites for e in endpoints]
@@ -112,6 +115,7 @@ def prepare_suites(options: GateOptions) -> list[Suite]:
             su.speed = options.speed
         if options.timeout is not None:
             su.timeout = options.timeout
+        su.timing = {**su.timing, **budgets}
     return suites
 
 

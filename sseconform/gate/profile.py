@@ -29,6 +29,7 @@ from typing import Any
 
 from sseconform import providers
 from sseconform.errors import InputError, UsageError
+from sseconform.gate.timing import parse_budget
 
 __all__ = [
     "ENDPOINTS",
@@ -55,6 +56,7 @@ PROFILE_KEYS = frozenset(
         "endpoint",
         "upstream-port",
         "gateway-config",
+        "timing",
     }
 )
 ENDPOINT_KEYS = frozenset({"path", "dialects", "supported", "reason"})
@@ -124,6 +126,7 @@ class Profile:
     upstream_port: int | None = None
     gateway_config: str | None = None
     endpoints: dict[str, EndpointRoute] = field(default_factory=dict)
+    timing: dict[str, float] = field(default_factory=dict)  # budget name -> seconds
 
     def config_text(self, upstream: str) -> str | None:
         """The gateway's own configuration, pointed at ``upstream``."""
@@ -205,6 +208,17 @@ def _route(source: str, where: str, raw: object) -> Route:
     )
 
 
+def parse_timing(source: str, raw: object) -> dict[str, float]:
+    """A ``[timing]`` table of budgets in seconds (``first-token = 1.0``)."""
+    if not isinstance(raw, dict):
+        raise fail(source, "[timing]", "a table of budget = seconds")
+    out: dict[str, float] = {}
+    for name, value in raw.items():
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        out.update([parse_budget(f"{name}={value if ok else 'x'}", f"{source}: [timing]")])
+    return out
+
+
 def profiles_dir() -> Path:
     """The gateway profiles shipped inside the package."""
     return Path(__file__).resolve().parent / "profiles"
@@ -248,6 +262,7 @@ def load_profile(ref: str) -> Profile:
         upstream_port=port,
         gateway_config=config,
         endpoints=_endpoints(source, data.get("endpoint", {})),
+        timing=parse_timing(source, data.get("timing", {})),
     )
 
 

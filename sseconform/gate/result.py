@@ -8,6 +8,7 @@ from typing import Any
 
 from sseconform.gate.evidence import Evidence
 from sseconform.gate.finding import Finding
+from sseconform.gate.timing import Timing
 
 __all__ = ["FAILING", "VERDICTS", "ScenarioResult", "SuiteResult"]
 
@@ -36,6 +37,8 @@ class ScenarioResult:
     #: what the HTML report shows (both sides' content, timelines, event bytes), when asked
     #: for (``run_suite(evidence=True)``); never in the JSON report
     evidence: Evidence | None = None
+    #: what the gateway added to the upstream's times (None: nothing to time)
+    timing: Timing | None = None
 
     @property
     def verdict(self) -> str:
@@ -70,6 +73,7 @@ class ScenarioResult:
             "upstream_log": self.upstream_log,
             "seconds": round(self.seconds, 3),
             "note": self.note,
+            "timing": (self.timing or Timing()).to_dict(),
             "findings": [f.to_dict() for f in self.findings],
             "baseline_fixed": self.fixed,
         }

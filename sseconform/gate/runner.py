@@ -179,6 +179,7 @@ class Run:
         g = grade_recording(
             sc, ref, out, outcome.progress.status, served, complete=outcome.complete,
             reason=outcome.reason, allow=suite.allow, endpoint=suite.endpoint,
+            t0=outcome.started, budgets=suite.budgets,
         )  # fmt: skip
         base.expect = ref.expect
         base.status = outcome.progress.status
@@ -188,6 +189,7 @@ class Run:
         base.seconds = seconds
         base.findings = g.findings
         base.note = g.note
+        base.timing = g.timing
         if self.evidence:
             first, clean = ref.first, ref.clean
             upstream = clean if first is None or ref.expect == "rejected" else first

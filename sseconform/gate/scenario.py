@@ -32,6 +32,11 @@ class Scenario:
     model: str | None = None
     tools: bool | None = None  # declare the recording's tools in the request (default: if any)
     headers: dict[str, str] = field(default_factory=dict)
+    #: re-time the recording's reads evenly over this many seconds (a slow stream)
+    spread: float | None = None
+    #: (seconds, after read N): the upstream goes quiet there, sending only its provider's
+    #: own keepalives (Anthropic's ping, once a second)
+    quiet: tuple[float, int] | None = None
 
     @property
     def served_dialect(self) -> str | None:

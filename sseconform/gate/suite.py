@@ -7,6 +7,8 @@ A suite is TOML (read with tomllib)::
     timeout = 30                     # seconds without a byte before a scenario gives up
     speed = 1                        # upstream timing: 1 recorded, 0 as fast as possible
     allow = ["G010"]                 # check codes that do not fail a scenario
+    timing = { first-token = 1.0 }   # timing budgets, seconds (see gate.timing.Budgets):
+                                     # first-token, first-event, delay, silence
 
     endpoint = "chat"                # which of the gateway's endpoints: chat (default),
                                      # messages (/v1/messages) or responses (/v1/responses)
@@ -33,6 +35,9 @@ A suite is TOML (read with tomllib)::
     fault = "error-at=4"                 # replay faults (see `sseconform replay`)
     fault_times = 1                      # only the first N upstream requests (default: all)
     usage = true                         # ask for usage and compare the counts
+    spread = 4                           # re-time the reads evenly over 4 s (slow stream)
+    quiet = "6@3"                        # quiet 6 s after read 3, only the provider's
+                                         # own keepalives (Anthropic's ping) meanwhile
     request = { temperature = 0 }        # merged into the body sent to the gateway
     headers = { "x-cache" = "off" }      # sent with this scenario's request
     expect = "content"                   # content | error | rejected | content-or-error
@@ -74,8 +79,10 @@ from sseconform.gate.profile import (
     parse_headers,
     parse_path,
     parse_routes,
+    parse_timing,
 )
 from sseconform.gate.scenario import EXPECTS, Scenario
+from sseconform.gate.timing import DEFAULT_BUDGETS, Budgets
 from sseconform.replay.plan import parse_faults
 
 __all__ = ["BUILTINS", "Suite", "builtin_suite", "for_endpoint", "load_suite", "recordings_dir"]
@@ -93,6 +100,7 @@ SUITE_KEYS = frozenset(
         "headers",
         "dialect",
         "endpoint",
+        "timing",
     }
 )
 SCENARIO_KEYS = frozenset(
@@ -109,6 +117,8 @@ SCENARIO_KEYS = frozenset(
         "model",
         "tools",
         "headers",
+        "spread",
+        "quiet",
     }
 )
 DEFAULT_MODELS = {d: f"sseconform-{d}" for d in providers.DIALECTS}
@@ -129,6 +139,15 @@ class Suite:
     routes: dict[str, Route] = field(default_factory=dict)
     profile: Profile | None = None
     endpoint: str = "chat"
+    timing: dict[str, float] = field(default_factory=dict)  # budget name -> seconds
+
+    @property
+    def budgets(self) -> Budgets:
+        """The timing budgets: the defaults, under the profile's, under the suite's own."""
+        base = DEFAULT_BUDGETS
+        if self.profile is not None:
+            base = base.over(self.profile.timing)
+        return base.over(self.timing)
 
     @property
     def endpoint_route(self) -> EndpointRoute:
@@ -296,6 +315,7 @@ def suite_from(data: dict[str, Any], base: Path, source: str) -> Suite:
         routes=routes,
         profile=profile,
         endpoint=endpoint,
+        timing=parse_timing(source, data.get("timing", {})),
     )
     check_faults(suite)
     return suite
@@ -350,6 +370,10 @@ def _scenario(n: int, raw: Any, base: Path, source: str) -> Scenario:
     for key in ("name", "model", "fault"):
         if key in raw and not isinstance(raw[key], str):
             raise fail(source, where, f"{key} must be a string")
+    spread = raw.get("spread")
+    if spread is not None and (not _number(spread) or not 0 < spread <= 3600):
+        raise fail(source, where, "spread must be seconds, above 0 (at most 3600)")
+    quiet = _quiet(source, where, raw.get("quiet"))
     path = _resolve(raw["recording"], base)
     if not Path(path).is_file():
         raise fail(source, where, f"recording {raw['recording']!r}: no such file ({path})")
@@ -366,7 +390,23 @@ def _scenario(n: int, raw: Any, base: Path, source: str) -> Scenario:
         model=raw.get("model") if isinstance(raw.get("model"), str) else None,
         tools=raw.get("tools") if isinstance(raw.get("tools"), bool) else None,
         headers=parse_headers(source, f"{where} headers", raw.get("headers", {})),
+        spread=float(spread) if spread is not None else None,
+        quiet=quiet,
     )
+
+
+def _quiet(source: str, where: str, raw: object) -> tuple[float, int] | None:
+    """``quiet = "SECONDS@N"``: quiet for SECONDS after read N."""
+    if raw is None:
+        return None
+    seconds, sep, after = str(raw).partition("@")
+    try:
+        value = (float(seconds), int(after))
+    except ValueError:
+        value = (-1.0, -1)
+    if not isinstance(raw, str) or not sep or not 0 < value[0] <= 3600 or value[1] < 1:
+        raise fail(source, where, 'quiet must be "SECONDS@N" (quiet after read N, N >= 1)')
+    return value
 
 
 # -- the built-in suites ---------------------------------------------------------------------

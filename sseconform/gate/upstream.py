@@ -13,7 +13,7 @@ from sseconform.replay.plan import Loaded, load
 from sseconform.replay.scenario import Rule
 from sseconform.translate import translate_reads
 
-__all__ = ["Upstream", "as_served", "rules_for", "translated"]
+__all__ = ["Upstream", "as_served", "quiet", "rules_for", "spread", "translated"]
 
 
 def translated(rec: Loaded, dialect: str, usage: bool) -> Loaded:
@@ -35,11 +35,40 @@ def translated(rec: Loaded, dialect: str, usage: bool) -> Loaded:
     )
 
 
+def spread(rec: Loaded, seconds: float) -> Loaded:
+    """The recording's reads re-timed evenly over ``seconds`` after its head: content that
+    arrives over time, so a gateway that buffers it cannot hide."""
+    n = len(rec.reads)
+    step = seconds / max(n - 1, 1)
+    reads = [(rec.t_head + i * step, data) for i, (_, data) in enumerate(rec.reads)]
+    return dataclasses.replace(rec, name=f"{rec.name}.spread{seconds:g}", reads=reads)
+
+
+def quiet(rec: Loaded, seconds: float, after: int, dialect: str | None) -> Loaded:
+    """The upstream goes quiet for ``seconds`` after read ``after`` (as while it thinks),
+    sending only what its provider sends then (:data:`providers.KEEPALIVE`, once a second);
+    the later reads keep their spacing."""
+    keep = providers.KEEPALIVE.get(dialect or "")
+    reads = rec.reads[:after]
+    t = reads[-1][0] if reads else rec.t_head
+    if keep is not None:
+        reads += [(t + k, keep) for k in range(1, int(seconds) + 1) if k < seconds]
+    reads += [(rt + seconds, data) for rt, data in rec.reads[after:]]
+    name = f"{rec.name}.quiet{seconds:g}@{after}"
+    return dataclasses.replace(rec, name=name, reads=reads)
+
+
 def as_served(sc: Scenario, rec: Loaded) -> Loaded:
-    """``rec`` as the scenario's upstream sends it: translated when the scenario says so."""
+    """``rec`` as the scenario's upstream sends it: re-timed (``spread``), with a quiet
+    spell (``quiet``), translated when the scenario says so."""
+    dialect = sc.upstream or rec.dialect or providers.OPENAI
+    if sc.spread is not None:
+        rec = spread(rec, sc.spread)
+    if sc.quiet is not None:
+        rec = quiet(rec, sc.quiet[0], sc.quiet[1], dialect)
     if not sc.translate:
         return rec
-    return translated(rec, sc.upstream or rec.dialect or providers.OPENAI, sc.usage)
+    return translated(rec, dialect, sc.usage)
 
 
 def rules_for(sc: Scenario, rec: Loaded) -> list[Rule]:

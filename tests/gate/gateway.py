@@ -23,6 +23,14 @@ and it can be told to make the mistakes real gateways make, so the tests can sho
   content delta, the latest content delta of another stream in flight (a chunk of one
   response in another's stream).
 
+Timing (chat path): the upstream's ``event: ping`` goes on as an SSE comment, as a faithful
+gateway keeps a quiet stream alive, and:
+
+- ``buffer``: every frame held until the upstream's stream ends (not streamed);
+- ``hold-first``: nothing sent until the first content (the role chunk held back);
+- ``hold-50ms``: each write held 50 ms (a slow hop);
+- ``drop-keepalive``: the upstream's pings go nowhere.
+
 On ``/v1/messages`` and ``/v1/responses`` it passes an upstream of the same grammar through
 (Anthropic Messages events, Responses events: what a gateway in front of Claude Code or Codex
 does for the provider's own models) and translates any other dialect into that grammar (with
@@ -47,6 +55,7 @@ import contextlib
 import json
 import re
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -289,12 +298,15 @@ class Gateway:
         t = translator_for(dialect, include_usage=usage)
         dec = SSEDecoder()
         contents = 0
+        pace = _Pacer(h, self.bugs)
         if "first-event-only" in self.bugs:
             first = next(resp.iter_raw(), b"")
             self._send(h, [f for ev in dec.feed(first) for f in t.feed(ev)])
             return
         for chunk in resp.iter_raw():
             for ev in dec.feed(chunk):
+                if ev.event == "ping":  # the upstream's keepalive: passed on as a comment
+                    pace.keepalive()
                 frames = t.feed(ev)
                 out = []
                 for f in frames:
@@ -317,14 +329,15 @@ class Gateway:
                         if ch.get("finish_reason") == "length" and "wrong-finish" in self.bugs:
                             ch["finish_reason"] = "stop"
                     out.append(f)
-                self._send(h, out)
+                pace.send(out)
         frames = [f for ev in dec.finish() for f in t.feed(ev)] + t.finish()
         if (
             any(isinstance(f, dict) and "error" in f for f in frames)
             and "silent-close" in self.bugs
         ):
             return
-        self._send(h, frames)
+        pace.send(frames)
+        pace.flush()
 
     def _corrupted(self, h: BaseHTTPRequestHandler, bug: str) -> bool:
         return bug in self.bugs and bool(getattr(h, "corrupt", False))
@@ -367,3 +380,46 @@ class Gateway:
         h.send_header("content-length", str(len(data)))
         h.end_headers()
         h.wfile.write(data)
+
+
+class _Pacer:
+    """When the chat path's frames go out: at once (a faithful gateway), or as the timing
+    bugs hold them (``buffer``, ``hold-first``, ``hold-50ms``); the upstream's keepalives
+    become SSE comments unless ``drop-keepalive``."""
+
+    def __init__(self, h: BaseHTTPRequestHandler, bugs: set[str]) -> None:
+        self.h, self.bugs = h, bugs
+        self.held: list[Any] = []
+        self.content = False
+
+    def send(self, frames: list[Any]) -> None:
+        if not frames:
+            return
+        if "buffer" in self.bugs:
+            self.held += frames
+            return
+        if "hold-first" in self.bugs and not self.content:
+            self.held += frames
+            self.content = any(_has_content(f) for f in frames)
+            if not self.content:
+                return
+            frames, self.held = self.held, []
+        if "hold-50ms" in self.bugs:
+            time.sleep(0.05)
+        Gateway._send(self.h, frames)
+
+    def keepalive(self) -> None:
+        if "drop-keepalive" not in self.bugs and "buffer" not in self.bugs:
+            self.h.wfile.write(b": keepalive\n\n")
+            self.h.wfile.flush()
+
+    def flush(self) -> None:
+        frames, self.held = self.held, []
+        Gateway._send(self.h, frames)
+
+
+def _has_content(frame: Any) -> bool:
+    if not isinstance(frame, dict):
+        return False
+    delta = ((frame.get("choices") or [{}])[0] or {}).get("delta") or {}
+    return bool(delta.get("content") or delta.get("tool_calls") or delta.get("reasoning_content"))

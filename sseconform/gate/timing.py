@@ -1,0 +1,414 @@
+"""When a gateway streams: what it added to the time of each piece of content the upstream sent.
+
+The replay upstream logs when each of its writes left (``Served.times``) and the recorder
+logs when each read of the gateway's answer arrived, both on one monotonic clock from the
+moment the gateway's request was sent. Both streams are read by meaning (:mod:`.content`):
+every piece of text, reasoning and call arguments knows the event that carried it, so each
+upstream piece can be found again in the gateway's stream and its two times compared.
+
+- *added first token*: the gateway's first content minus the upstream's;
+- *added first event*: the gateway's first event minus the upstream's (``message_start``,
+  the role chunk, ``response.created`` held back until content arrives);
+- *added delay*: for the last character of each upstream piece, when the gateway's client
+  got it minus when the upstream sent it (p50, p99, max); a stream whose content all arrived
+  in one burst while the upstream spread it over a second or more is *not streamed*;
+- *silence*: the longest time the gateway's client got no byte while the upstream was alive,
+  and whether the upstream sent keepalives (``event: ping``, SSE comments) in it.
+
+Added delays are in real seconds, whatever ``--speed`` the upstream replays at: a budget
+means the same at any speed, and at speed 0 (no recorded gaps) only overhead is left.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import statistics
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from typing import TYPE_CHECKING, NamedTuple
+
+from sseconform.errors import UsageError
+from sseconform.gate.content import Content, Loc, content_of
+
+if TYPE_CHECKING:  # what the upstream logged: only read here
+    from sseconform.replay.server import Served
+
+__all__ = [
+    "DEFAULT_BUDGETS",
+    "Budgets",
+    "Clock",
+    "Timing",
+    "Verdict",
+    "measure",
+    "parse_budget",
+    "verdicts",
+]
+
+
+@dataclass(frozen=True)
+class Budgets:
+    """How much a gateway may add before a timing finding (seconds, real time).
+
+    The defaults are far above what a faithful gateway adds on a loaded 2-core machine
+    (``tests/benchmarks/bench_timing.py``: a pass-through adds a few milliseconds, its
+    worst stream well under 100 ms) and below what users reported as regressions (1.5 s
+    added to the first token; a whole answer in one burst): a false alarm costs more trust
+    than a miss. ``silence``: a stream quiet that long while the upstream sent keepalives
+    has dropped them, and behind the common 60 s idle timeouts (nginx, AWS ALB; Cloudflare's
+    100 s) a long thinking phase is then cut.
+    """
+
+    first_token: float = 0.5
+    first_event: float = 0.5
+    delay: float = 1.0
+    silence: float = 5.0
+
+    def over(self, settings: Mapping[str, float]) -> Budgets:
+        """These budgets with ``settings`` (``first-token = 1.0``, ...) on top."""
+        return replace(self, **{k.replace("-", "_"): float(v) for k, v in settings.items()})
+
+
+DEFAULT_BUDGETS = Budgets()
+#: The budget names as suites, profiles and ``--budget`` spell them.
+BUDGET_NAMES = tuple(f.name.replace("_", "-") for f in fields(Budgets))
+#: The upstream must spread its content over at least this long (seconds) before one burst
+#: at the gateway reads as "not streamed"; the burst is at most this share of that spread.
+SPREAD_MIN = 1.0
+BURST_SHARE = 0.1
+
+
+def parse_budget(item: str, where: str = "--budget") -> tuple[str, float]:
+    """``NAME=SECONDS`` (``first-token=1.5``), checked."""
+    name, sep, value = item.partition("=")
+    name = name.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not sep or name not in BUDGET_NAMES or not seconds > 0:
+        raise UsageError(
+            f"{where} {item!r}: give NAME=SECONDS, a number above 0, with NAME one of "
+            + ", ".join(BUDGET_NAMES)
+        )
+    return name, seconds
+
+
+class Clock:
+    """One side's byte offsets to times: each write (or read) starts at an offset at a time,
+    and a byte is there when the write that holds it is."""
+
+    def __init__(self, marks: list[tuple[float, int]]) -> None:
+        marks = sorted(marks, key=lambda m: m[1])
+        self.offsets = [o for _, o in marks]
+        self.times = [t for t, _ in marks]
+
+    def at(self, offset: int) -> float | None:
+        i = bisect.bisect_right(self.offsets, offset) - 1
+        return self.times[i] if i >= 0 else None
+
+    def __bool__(self) -> bool:
+        return bool(self.offsets)
+
+
+@dataclass
+class Timing:
+    """One scenario's timing (seconds from the gateway's request; None where it does not
+    apply), and where its worst moments are in the gateway's stream."""
+
+    upstream_first_token_s: float | None = None
+    gateway_first_token_s: float | None = None
+    added_first_token_s: float | None = None
+    added_first_event_s: float | None = None
+    added_delay_p50_s: float | None = None
+    added_delay_p99_s: float | None = None
+    added_delay_max_s: float | None = None
+    longest_silence_s: float | None = None
+    #: where: the gateway's first content, the piece with the largest delay, the event
+    #: that ended the longest silence
+    first_token_at: Loc | None = None
+    first_event_at: Loc | None = None
+    max_delay_at: Loc | None = None
+    max_delay_field: str | None = None
+    silence_end_at: Loc | None = None
+    silence_from_s: float | None = None
+    #: what the upstream did during that silence: the keepalives it sent, and the longest
+    #: time it sent nothing at all
+    keepalives_in_silence: int = 0
+    upstream_quiet_s: float = 0.0
+    #: the spread of content arrival on each side (first to last piece)
+    upstream_spread_s: float | None = None
+    gateway_spread_s: float | None = None
+    pieces: int = 0
+
+    REPORTED = (
+        "upstream_first_token_s",
+        "gateway_first_token_s",
+        "added_first_token_s",
+        "added_first_event_s",
+        "added_delay_p50_s",
+        "added_delay_p99_s",
+        "added_delay_max_s",
+        "longest_silence_s",
+    )
+
+    def to_dict(self) -> dict[str, float | None]:
+        """The report's ``timing``: seconds, rounded to the millisecond, or null."""
+        out: dict[str, float | None] = {}
+        for name in self.REPORTED:
+            v = getattr(self, name)
+            out[name] = None if v is None else round(v, 3)
+        return out
+
+    @property
+    def not_streamed(self) -> bool:
+        """All the content came in one burst while the upstream spread it out."""
+        up, gw = self.upstream_spread_s, self.gateway_spread_s
+        return (
+            self.pieces >= 3
+            and up is not None
+            and gw is not None
+            and up >= SPREAD_MIN
+            and gw <= BURST_SHARE * up
+        )
+
+
+def _frame_end(c: Content, body_end: int, loc: Loc) -> int:
+    """The last byte of the event at ``loc``: a client has the event once it is there."""
+    i = bisect.bisect_left(c.starts, loc.offset)
+    end = c.ends[i] if i < len(c.ends) and c.starts[i] == loc.offset else -1
+    return max(loc.offset, (end if end > 0 else body_end) - 1)
+
+
+class _Side:
+    def __init__(self, content: Content, clock: Clock, size: int) -> None:
+        self.c, self.clock, self.size = content, clock, size
+
+    def time(self, loc: Loc) -> float | None:
+        return self.clock.at(_frame_end(self.c, self.size, loc))
+
+    def first_content(self) -> Loc | None:
+        locs = [p.locs[0] for p in self.c.pieces.values() if p.locs]
+        locs += list(self.c.call_at.values())
+        return min(locs, key=lambda loc: loc.offset) if locs else None
+
+    def first_event(self) -> Loc | None:
+        return Loc(1, self.c.starts[0]) if self.c.starts else None
+
+
+def upstream_clock(served: Served, t0: float) -> Clock:
+    """The upstream's writes on the gateway request's clock."""
+    base = served.started - t0
+    return Clock([(base + at, offset) for at, offset in served.times])
+
+
+def _keepalive(chunk: bytes) -> bool:
+    """A write that carries no content, only keeps the connection alive."""
+    text = chunk.strip()
+    if not text:
+        return False
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    if all(ln.startswith(b":") for ln in lines):
+        return True
+    return b"event: ping" in text or b'"type":"ping"' in text.replace(b" ", b"")
+
+
+def measure(
+    served: Served | None,
+    t0: float,
+    dialect: str,
+    gateway: Content | None,
+    gateway_reads: list[tuple[float, int]],
+    gateway_size: int,
+) -> Timing | None:
+    """The timing of one scenario: ``served`` is the upstream request whose answer the
+    gateway passed on, ``t0`` when the gateway's request was sent, ``gateway_reads`` each
+    read's (seconds after ``t0``, offset) in the gateway's body. None when either side has
+    no stream to time (an HTTP error, nothing logged)."""
+    plan = served.plan if served is not None else None
+    if served is None or plan is None or plan.json_body or gateway is None:
+        return None
+    if served.framing != "sse" or not served.times or not gateway_reads:
+        return None
+    up_clock = upstream_clock(served, t0)
+    upstream = content_of([plan.payload], dialect)
+    up = _Side(upstream, up_clock, len(plan.payload))
+    gw = _Side(gateway, Clock(gateway_reads), gateway_size)
+    tm = Timing()
+    _first(tm, up, gw)
+    _delays(tm, up, gw)
+    _silence(tm, served, plan.payload, up_clock, gw, gateway_reads, t0)
+    return tm
+
+
+def _first(tm: Timing, up: _Side, gw: _Side) -> None:
+    u_loc, g_loc = up.first_content(), gw.first_content()
+    u = up.time(u_loc) if u_loc is not None else None
+    g = gw.time(g_loc) if g_loc is not None else None
+    tm.upstream_first_token_s, tm.gateway_first_token_s = u, g
+    tm.first_token_at = g_loc
+    if u is not None and g is not None:
+        tm.added_first_token_s = g - u
+    ue, ge = up.first_event(), gw.first_event()
+    u_ev = up.time(ue) if ue is not None else None
+    g_ev = gw.time(ge) if ge is not None else None
+    tm.first_event_at = ge
+    if u_ev is not None and g_ev is not None:
+        tm.added_first_event_s = g_ev - u_ev
+
+
+def _delays(tm: Timing, up: _Side, gw: _Side) -> None:
+    """Each upstream piece's last character, found in the gateway's same field."""
+    delays: list[tuple[float, str, Loc]] = []
+    up_times: list[float] = []
+    gw_times: list[float] = []
+    for key, pieces in up.c.pieces.items():
+        theirs = gw.c.pieces.get(key)
+        total_up, total_gw = up.c.length(key), gw.c.length(key)
+        for i, (start, loc) in enumerate(zip(pieces.starts, pieces.locs, strict=True)):
+            end = pieces.starts[i + 1] if i + 1 < len(pieces.starts) else total_up
+            u = up.time(loc)
+            if u is not None:
+                up_times.append(u)
+            last = end - 1
+            if theirs is None or last < start or last >= total_gw:
+                continue
+            g_loc = theirs.at(last)
+            g = gw.time(g_loc) if g_loc is not None else None
+            if u is None or g is None or g_loc is None:
+                continue
+            gw_times.append(g)
+            delays.append((g - u, _field(key), g_loc))
+    tm.pieces = len(delays)
+    if up_times:
+        tm.upstream_spread_s = max(up_times) - min(up_times)
+    if gw_times:
+        tm.gateway_spread_s = max(gw_times) - min(gw_times)
+    if not delays:
+        return
+    values = sorted(d for d, _, _ in delays)
+    tm.added_delay_p50_s = statistics.median(values)
+    tm.added_delay_p99_s = values[min(len(values) - 1, int(0.99 * len(values)))]
+    worst = max(delays, key=lambda d: d[0])
+    tm.added_delay_max_s, tm.max_delay_field, tm.max_delay_at = worst
+
+
+def _field(key: tuple[int, str]) -> str:
+    choice, name = key
+    if name.startswith("call:"):
+        name = f"tool_calls[{name[5:]}].arguments"
+    return name if choice == 0 else f"choices[{choice}].{name}"
+
+
+def _silence(
+    tm: Timing,
+    served: Served,
+    payload: bytes,
+    up_clock: Clock,
+    gw: _Side,
+    reads: list[tuple[float, int]],
+    t0: float,
+) -> None:
+    """The longest gap between the gateway's reads (from the request on), counted while the
+    upstream was alive, with what the upstream wrote in it."""
+    if not up_clock:
+        return
+    alive_from = served.started - t0
+    alive_to = max(up_clock.times)
+    writes = list(zip(up_clock.times, up_clock.offsets, strict=True))
+    ends = [*up_clock.offsets[1:], len(payload)]
+    points = [0.0] + [t for t, _ in reads]
+    best: tuple[float, int] | None = None  # (length, index of the read that ended it)
+    for i in range(1, len(points)):
+        a, b = max(points[i - 1], alive_from), min(points[i], alive_to)
+        if b - a > (best[0] if best else 0.0):
+            best = (b - a, i)
+    if best is None:
+        tm.longest_silence_s = 0.0
+        return
+    length, i = best
+    a, b = points[i - 1], points[i]
+    tm.longest_silence_s = length
+    tm.silence_from_s = a
+    offset = reads[i - 1][1]
+    frame = bisect.bisect_right(gw.c.starts, offset)
+    if frame >= 1:
+        tm.silence_end_at = Loc(frame, gw.c.starts[frame - 1])
+    inside = [a]
+    for (t, start), end in zip(writes, ends, strict=True):
+        if a < t < b:
+            inside.append(t)
+            if _keepalive(payload[start:end]):
+                tm.keepalives_in_silence += 1
+    inside.append(b)
+    tm.upstream_quiet_s = max(y - x for x, y in itertools.pairwise(inside))
+
+
+class Verdict(NamedTuple):
+    """One timing finding, before the grader locates it in the gateway's stream."""
+
+    code: str
+    message: str
+    at: Loc | None
+    severity: str = "error"
+
+
+def verdicts(tm: Timing, budgets: Budgets) -> list[Verdict]:
+    """What breaks a budget: first-token, first-event, not-streamed (else buffered), and a
+    silence with dropped keepalives (an error) or on both sides (a warning)."""
+    out: list[Verdict] = []
+
+    def add(code: str, message: str, at: Loc | None, severity: str = "error") -> None:
+        out.append(Verdict(code, message, at, severity))
+
+    if tm.added_first_token_s is not None and tm.added_first_token_s > budgets.first_token:
+        add(
+            "first-token",
+            f"the first content reached the client {tm.added_first_token_s:.3f} s after the "
+            f"upstream sent it (budget {budgets.first_token:g} s)",
+            tm.first_token_at,
+        )
+    if tm.added_first_event_s is not None and tm.added_first_event_s > budgets.first_event:
+        add(
+            "first-event",
+            f"the stream's first event reached the client {tm.added_first_event_s:.3f} s "
+            f"after the upstream's (budget {budgets.first_event:g} s): held back until content",
+            tm.first_event_at,
+        )
+    if tm.not_streamed:
+        add(
+            "not-streamed",
+            f"the upstream spread its content over {tm.upstream_spread_s:.3f} s; the gateway "
+            f"sent it all within {tm.gateway_spread_s:.3f} s, "
+            f"{tm.added_delay_max_s or 0:.3f} s late at worst: the answer was buffered, "
+            "not streamed",
+            tm.first_token_at,
+        )
+    elif tm.added_delay_max_s is not None and tm.added_delay_max_s > budgets.delay:
+        add(
+            "buffered",
+            f"{tm.max_delay_field} reached the client up to {tm.added_delay_max_s:.3f} s after "
+            f"the upstream sent it (p50 {tm.added_delay_p50_s or 0:.3f} s, p99 "
+            f"{tm.added_delay_p99_s or 0:.3f} s; budget {budgets.delay:g} s)",
+            tm.max_delay_at,
+        )
+    silence = tm.longest_silence_s
+    if silence is not None and silence > budgets.silence:
+        where = f"from {tm.silence_from_s or 0:.3f} s"
+        if tm.keepalives_in_silence:
+            add(
+                "keepalives-dropped",
+                f"the client got no byte for {silence:.3f} s ({where}) while the upstream "
+                f"sent {tm.keepalives_in_silence} keepalive(s): the gateway forwarded none "
+                "and sent none of its own, so an idle timeout can cut the stream",
+                tm.silence_end_at,
+            )
+        elif tm.upstream_quiet_s > budgets.silence:
+            add(
+                "silence",
+                f"neither side sent a byte for {silence:.3f} s ({where}); a gateway can keep "
+                "its clients' connections alive through an upstream's silence",
+                tm.silence_end_at,
+                "warning",
+            )
+    return out

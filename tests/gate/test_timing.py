@@ -1,0 +1,153 @@
+"""Timing verdicts: what a gateway adds to when each piece of the answer arrives.
+
+The test gateway (``gateway.py``) streams faithfully, or holds frames as its timing bugs say:
+``buffer`` (the whole answer at the end), ``hold-first`` (nothing until content),
+``drop-keepalive`` (the upstream's pings go nowhere). The upstream replays the bundled
+Anthropic text at recorded speed, re-timed to be slow (``spread``) or quiet (``quiet``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sseconform.errors import UsageError
+from sseconform.gate.result import ScenarioResult
+from sseconform.gate.runner import run_suite
+from sseconform.gate.suite import load_suite, recordings_dir
+from sseconform.gate.timing import Budgets, parse_budget
+from tests.cli.helpers import run_cli
+from tests.gate.gateway import Gateway
+from tests.gate.test_gate import free_port
+
+TEXT = recordings_dir() / "anthropic" / "text-anthropic.jsonl"
+KEYS = {
+    "upstream_first_token_s",
+    "gateway_first_token_s",
+    "added_first_token_s",
+    "added_first_event_s",
+    "added_delay_p50_s",
+    "added_delay_p99_s",
+    "added_delay_max_s",
+    "longest_silence_s",
+}
+
+
+def _suite(tmp: Path, extra: str = "", **scenario: str) -> Path:
+    """One scenario on the Anthropic text recording, with ``scenario`` keys (TOML values)."""
+    keys = "".join(f"{k} = {v}\n" for k, v in scenario.items())
+    path = tmp / "suite.toml"
+    path.write_text(
+        f'name = "timing"\n{extra}\n[[scenario]]\nname = "s"\nrecording = "{TEXT}"\n{keys}',
+        encoding="utf-8",
+    )
+    return path
+
+
+def _run(tmp: Path, bugs: set[str], suite: Path) -> ScenarioResult:
+    port = free_port()
+    with Gateway(f"http://127.0.0.1:{port}", bugs).running() as gw:
+        result = run_suite(load_suite(str(suite)), gw.url, str(tmp / "out"), upstream_port=port)
+    [s] = result.scenarios
+    return s
+
+
+def _timing_codes(s: ScenarioResult) -> dict[str, str]:
+    return {f.code: f.severity for f in s.findings if f.source == "timing"}
+
+
+def test_a_faithful_gateway_gets_no_timing_finding(tmp_path: Path) -> None:
+    s = _run(tmp_path, set(), _suite(tmp_path, spread="2.5"))
+    assert s.verdict == "pass", s.findings
+    assert _timing_codes(s) == {}
+    t = s.to_dict()["timing"]
+    assert set(t) == KEYS
+    assert all(isinstance(v, float) for v in t.values()), t
+    assert t["upstream_first_token_s"] > 0.3  # the recording's own first-token time
+    assert abs(t["added_first_token_s"]) < 0.5
+    assert t["added_delay_max_s"] < 0.5
+
+
+def test_a_buffering_gateway_is_not_streamed(tmp_path: Path) -> None:
+    s = _run(tmp_path, {"buffer"}, _suite(tmp_path, spread="2.5"))
+    assert s.verdict == "fail"
+    codes = _timing_codes(s)
+    assert codes["not-streamed"] == "error", s.findings
+    assert "buffered" not in codes  # one fault, one finding
+    t = s.to_dict()["timing"]
+    assert t["added_delay_max_s"] > 1.5
+    assert t["added_first_token_s"] > 1.5
+    [f] = [f for f in s.findings if f.code == "not-streamed"]
+    assert f.frame is not None and f.offset is not None and f.excerpt
+
+
+def test_a_gateway_that_holds_the_first_event(tmp_path: Path) -> None:
+    s = _run(tmp_path, {"hold-first"}, _suite(tmp_path, quiet='"2@1"'))
+    codes = _timing_codes(s)
+    assert codes.get("first-event") == "error", s.findings
+    assert "first-token" not in codes
+    assert s.to_dict()["timing"]["added_first_event_s"] > 1.5
+
+
+def test_dropped_keepalives_fail_and_a_quiet_upstream_warns(tmp_path: Path) -> None:
+    faithful = _run(tmp_path / "a", set(), _suite(tmp_path, quiet='"6@3"'))
+    assert _timing_codes(faithful) == {}, faithful.findings
+    assert faithful.to_dict()["timing"]["longest_silence_s"] < 2
+    dropping = _run(tmp_path / "b", {"drop-keepalive"}, _suite(tmp_path, quiet='"6@3"'))
+    assert _timing_codes(dropping) == {"keepalives-dropped": "error"}, dropping.findings
+    assert dropping.to_dict()["timing"]["longest_silence_s"] > 5
+    # an upstream that sends nothing while it thinks (Gemini): both sides quiet, a warning
+    gemini = recordings_dir() / "gemini" / "text-gemini.jsonl"
+    path = _suite(tmp_path, quiet='"6@2"')
+    path.write_text(path.read_text().replace(str(TEXT), str(gemini)), encoding="utf-8")
+    quiet = _run(tmp_path / "c", set(), path)
+    assert _timing_codes(quiet) == {"silence": "warning"}, quiet.findings
+    assert quiet.verdict == "pass"
+
+
+def test_budgets_from_the_suite_and_the_command_line(tmp_path: Path) -> None:
+    lenient = _suite(tmp_path, "[timing]\nfirst-event = 5\n", quiet='"2@1"')
+    s = _run(tmp_path, {"hold-first"}, lenient)
+    assert "first-event" not in _timing_codes(s), s.findings
+    port = free_port()
+    with Gateway(f"http://127.0.0.1:{port}", {"hold-first"}).running() as gw:
+        args = ["gate", "--gateway", gw.url, "--upstream-port", str(port), "--format", "json"]
+        run = run_cli(*args, "--suite", str(_suite(tmp_path, quiet='"2@1"')), cwd=tmp_path)
+        assert run.code == 1, run.both
+        doc = json.loads(run.out)
+        [sc] = doc["scenarios"]
+        assert "timing:first-event" in {f["key"] for f in sc["findings"]}
+        assert sc["timing"]["added_first_event_s"] > 1.5
+        run = run_cli(
+            *args, "--suite", str(_suite(tmp_path, quiet='"2@1"')), "--budget", "first-event=5",
+            "--out", "out2", cwd=tmp_path,
+        )  # fmt: skip
+        assert run.code == 0, run.both
+
+
+def test_a_baseline_accepts_a_timing_finding(tmp_path: Path) -> None:
+    port = free_port()
+    suite = str(_suite(tmp_path, spread="2.5"))
+    with Gateway(f"http://127.0.0.1:{port}", {"buffer"}).running() as gw:
+        args = ["gate", "--gateway", gw.url, "--upstream-port", str(port), "--suite", suite]
+        run = run_cli(*args, "--write-baseline", "known.json", cwd=tmp_path)
+        assert run.code == 1
+        assert "timing:not-streamed" in (tmp_path / "known.json").read_text()
+        run = run_cli(*args, "--baseline", "known.json", "--out", "again", cwd=tmp_path)
+        assert run.code == 0, run.both
+        assert "KNOWN" in run.err
+
+
+@pytest.mark.parametrize(
+    "item", ["first-token", "first-token=", "first-token=0", "latency=1", "delay=x", "silence=-1"]
+)
+def test_a_bad_budget_is_named(item: str) -> None:
+    with pytest.raises(UsageError, match="NAME=SECONDS"):
+        parse_budget(item)
+
+
+def test_budgets_layer() -> None:
+    b = Budgets().over({"first-token": 1.5}).over({"silence": 30})
+    assert (b.first_token, b.first_event, b.delay, b.silence) == (1.5, 0.5, 1.0, 30.0)
