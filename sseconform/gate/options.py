@@ -92,10 +92,11 @@ def _models(options: GateOptions) -> dict[str, str]:
     return models
 
 
-def prepare_suites(options: GateOptions) -> list[Suite]:
+def prepare_suites(options: GateOptions, profile: Profile | None = None) -> list[Suite]:
     """The suites the options name, each once per endpoint asked for, with the profile,
-    models, speed, timeout and timing budgets the options set over each suite's own."""
-    profile = options.load_profile()
+    models, speed, timeout and timing budgets the options set over each suite's own
+    (``profile``: the options' profile, when the caller has loaded it already)."""
+    profile = profile or options.load_profile()
     endpoints = _endpoints(options)
     models = _models(options)
     budgets = dict(parse_budget(b) for b in options.budgets)
@@ -132,9 +133,10 @@ def run_gate(
         raise UsageError("--gateway URL is required")
     headers = [parse_header(h) for h in options.headers]
     known = bl.load(options.baseline, "gate") if options.baseline is not None else None
-    suites = prepare_suites(options)
+    profile = options.load_profile()
+    suites = prepare_suites(options, profile)
     key = options.key or os.environ.get("SSECONFORM_GATEWAY_KEY")
-    port = options.port(options.load_profile())
+    port = options.port(profile)
 
     def done(result: ScenarioResult) -> None:
         if known is not None:

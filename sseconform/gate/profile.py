@@ -219,6 +219,23 @@ def parse_timing(source: str, raw: object) -> dict[str, float]:
     return out
 
 
+def read_toml(path: str | Path, name: str, what: str) -> dict[str, Any]:
+    """A suite's or profile's TOML; any failure is one line naming the file (as ``name``)."""
+    try:
+        with open(path, "rb") as fp:
+            return tomllib.load(fp)
+    except FileNotFoundError:
+        raise InputError("no such file", name) from None
+    except IsADirectoryError:
+        raise InputError("is a directory", name) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"not valid TOML: {exc}", name) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 (byte {exc.start}): {what} is TOML text", name) from None
+    except OSError as exc:
+        raise InputError(exc.strerror or str(exc), name) from None
+
+
 def profiles_dir() -> Path:
     """The gateway profiles shipped inside the package."""
     return Path(__file__).resolve().parent / "profiles"
@@ -229,19 +246,7 @@ def load_profile(ref: str) -> Profile:
     path = profiles_dir() / f"{ref}.toml" if ref in PROFILES else Path(ref)
     if ref not in PROFILES and not path.suffix and not path.exists():
         raise UsageError(f"no gateway profile {ref!r}; shipped: {', '.join(PROFILES)}, or a file")
-    try:
-        with open(path, "rb") as fp:
-            data = tomllib.load(fp)
-    except FileNotFoundError:
-        raise InputError("no such file", ref) from None
-    except IsADirectoryError:
-        raise InputError("is a directory", ref) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"not valid TOML: {exc}", ref) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 (byte {exc.start}): a profile is TOML text", ref) from None
-    except OSError as exc:
-        raise InputError(exc.strerror or str(exc), ref) from None
+    data = read_toml(path, ref, "a profile")
     source = ref if ref not in PROFILES else f"profile {ref}"
     unknown = set(data) - PROFILE_KEYS
     if unknown:

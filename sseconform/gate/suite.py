@@ -60,13 +60,12 @@ Anthropic) before the stream, the connection dropped mid-stream, and a 2 s stall
 from __future__ import annotations
 
 import dataclasses
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sseconform import providers
-from sseconform.errors import InputError, UsageError
+from sseconform.errors import UsageError
 from sseconform.gate.profile import (
     DEFAULT_PATH,
     ENDPOINTS,
@@ -80,6 +79,7 @@ from sseconform.gate.profile import (
     parse_path,
     parse_routes,
     parse_timing,
+    read_toml,
 )
 from sseconform.gate.scenario import EXPECTS, Scenario
 from sseconform.gate.timing import DEFAULT_BUDGETS, Budgets
@@ -235,19 +235,7 @@ def load_suite(path: str) -> Suite:
     """A suite file, or ``builtin:NAME``; errors name the file and the scenario."""
     if path.startswith("builtin:"):
         return builtin_suite(path[len("builtin:") :])
-    try:
-        with open(path, "rb") as fp:
-            data = tomllib.load(fp)
-    except FileNotFoundError:
-        raise InputError("no such file", path) from None
-    except IsADirectoryError:
-        raise InputError("is a directory", path) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"not valid TOML: {exc}", path) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 (byte {exc.start}): a suite is TOML text", path) from None
-    except OSError as exc:
-        raise InputError(exc.strerror or str(exc), path) from None
+    data = read_toml(path, path, "a suite")
     return suite_from(data, Path(path).resolve().parent, path)
 
 
