@@ -24,6 +24,7 @@ from sseconform.gate.suite import Suite, builtin_suite, load_suite
 from sseconform.recording.format import RecordingReader
 from sseconform.replay.plan import load
 from tests.cli.helpers import Run, run_cli
+from tests.gate import real
 from tests.gate.gateway import Gateway
 
 DIALECTS = ("anthropic", "gemini", "responses", "openai")
@@ -272,17 +273,6 @@ def test_retry_is_a_clean_retry(bug_run: Callable[[str], SuiteResult]) -> None:
 # -- every location is real -------------------------------------------------------------------
 
 
-def event_starts(body: bytes) -> list[int]:
-    """Where each event of a gateway body starts (the gateway writes LF-framed events and no
-    comments, so every block is one event)."""
-    starts = [0]
-    i = body.find(b"\n\n")
-    while i >= 0 and i + 2 < len(body):
-        starts.append(i + 2)
-        i = body.find(b"\n\n", i + 2)
-    return starts
-
-
 UPSTREAM_AT = re.compile(r"; upstream frame (\d+) \(byte (\d+)\)$")
 
 
@@ -292,7 +282,7 @@ def test_every_finding_points_at_its_bytes(bug: str, bug_run: Callable[[str], Su
     located = 0
     for s in bug_run(bug).scenarios:
         body = recorded_body(s.recording) if s.status is not None else b""
-        starts = event_starts(body)
+        starts = real.event_starts(body)  # events only (keepalive comments are none)
         for f in s.findings:
             if f.offset is None:
                 continue
@@ -324,7 +314,7 @@ def test_end_of_stream_findings_point_at_the_last_event(
         for f in s.findings:
             if f.code == "E003":
                 assert f.frame is not None and f.offset is not None
-                assert event_starts(body)[f.frame - 1] == f.offset
+                assert real.event_starts(body)[f.frame - 1] == f.offset
                 assert f.excerpt and body[f.offset :].startswith(f.excerpt.encode())
 
 
@@ -490,8 +480,10 @@ def test_cli_gate_fails(tmp_path: Path, gateway: tuple[str, int], fmt: str) -> N
                 "upstream_requests",
                 "seconds",
                 "note",
+                "timing",
                 "findings",
             }
+            assert set(s["timing"]) >= {"added_first_token_s", "longest_silence_s"}
             assert s["passed"] == (s["name"] not in failing)
             assert s["verdict"] == ("fail" if s["name"] in failing else "pass")
             assert s["suite"] == "builtin:anthropic" and s["dialect"] == "anthropic"
