@@ -62,7 +62,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from sseconform import providers
 from sseconform.errors import UsageError
@@ -400,21 +400,39 @@ def _quiet(source: str, where: str, raw: object) -> tuple[float, int] | None:
 # -- the built-in suites ---------------------------------------------------------------------
 
 
-#: (scenario, recording stem, fault, fault_times, usage)
-_BUILTIN: list[tuple[str, str, str | None, int | None, bool]] = [
-    ("text", "text", None, None, False),
-    ("tool-call", "tool-call", None, None, False),
-    ("parallel-calls", "parallel-calls", None, None, False),
-    ("text-then-call", "text-then-call", None, None, False),
-    ("reasoning", "thinking", None, None, False),
-    ("usage", "usage", None, None, True),
-    ("max-tokens", "max-tokens", None, None, False),
-    ("content-filter", "safety", None, None, False),
-    ("error-mid-stream", "error", None, None, False),
-    ("rate-limited", "text", "status=429", 1, False),
-    ("overloaded", "text", "status=529", 1, False),  # Anthropic's own status
-    ("dropped-mid-stream", "text", "drop-mid-stream", None, False),  # see _mid_stream
-    ("stall", "text", "stall=2@4", None, False),
+class _Builtin(NamedTuple):
+    """One built-in scenario, made for every dialect from that dialect's recording."""
+
+    label: str
+    stem: str  # the recording: recordings/<dialect>/<stem>-<dialect>.jsonl
+    fault: str | None = None
+    fault_times: int | None = None
+    usage: bool = False
+    spread: float | None = None
+    quiet: float | None = None  # seconds, just before the first token (see _first_token)
+
+
+#: Above the default silence budget (5 s), so a gateway that lets the stream go silent shows.
+LONG_SILENCE = 6.0
+#: At least 4 s, so a gateway that buffers the answer cannot pass for one that streams it.
+SLOW_STREAM = 4.0
+
+_BUILTIN: list[_Builtin] = [
+    _Builtin("text", "text"),
+    _Builtin("tool-call", "tool-call"),
+    _Builtin("parallel-calls", "parallel-calls"),
+    _Builtin("text-then-call", "text-then-call"),
+    _Builtin("reasoning", "thinking"),
+    _Builtin("usage", "usage", usage=True),
+    _Builtin("max-tokens", "max-tokens"),
+    _Builtin("content-filter", "safety"),
+    _Builtin("error-mid-stream", "error"),
+    _Builtin("rate-limited", "text", "status=429", 1),
+    _Builtin("overloaded", "text", "status=529", 1),  # Anthropic's own status
+    _Builtin("dropped-mid-stream", "text", "drop-mid-stream"),  # see _mid_stream
+    _Builtin("stall", "text", "stall=2@4"),
+    _Builtin("slow-stream", "text", spread=SLOW_STREAM),
+    _Builtin("long-silence", "thinking", quiet=LONG_SILENCE),
 ]
 
 
@@ -427,24 +445,42 @@ def builtin_suite(name: str) -> Suite:
     scenarios: list[Scenario] = []
     for d in dialects:
         source = "anthropic" if d == "openai" else d  # an OpenAI upstream: translated Anthropic
-        for label, stem, fault, times, usage in _BUILTIN:
-            if label == "overloaded" and d != "anthropic":
+        for b in _BUILTIN:
+            if b.label == "overloaded" and d != "anthropic":
                 continue
-            path = root / source / f"{stem}-{source}.jsonl"
+            path = root / source / f"{b.stem}-{source}.jsonl"
+            fault = b.fault
             if fault == "drop-mid-stream":
                 fault = f"drop-after-events={_mid_stream(path)}"
+            quiet = None if b.quiet is None else (b.quiet, _first_token(path))
             scenarios.append(
                 Scenario(
-                    name=f"{d}/{label}",
+                    name=f"{d}/{b.label}",
                     recording=str(path),
                     upstream=source,
                     translate=d == "openai",
                     fault=fault,
-                    fault_times=times,
-                    usage=usage,
+                    fault_times=b.fault_times,
+                    usage=b.usage,
+                    spread=b.spread,
+                    quiet=quiet,
                 )
             )
     return Suite(name=f"builtin:{name}", scenarios=scenarios)
+
+
+def _first_token(path: Path) -> int:
+    """How many reads come before the first one that carries output (at least one): the
+    upstream goes quiet there, as a model does while it thinks, after its stream began."""
+    from sseconform.record import carries_token
+    from sseconform.replay.plan import load
+    from sseconform.sse import SSEDecoder
+
+    dec = SSEDecoder()
+    for n, (_, data) in enumerate(load(str(path)).reads):
+        if any(carries_token(ev.data) for ev in dec.feed(data)):
+            return max(1, n)
+    return 1
 
 
 def _mid_stream(path: Path, tokens: int = 2) -> int:

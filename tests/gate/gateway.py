@@ -23,13 +23,15 @@ and it can be told to make the mistakes real gateways make, so the tests can sho
   content delta, the latest content delta of another stream in flight (a chunk of one
   response in another's stream).
 
-Timing (chat path): the upstream's ``event: ping`` goes on as an SSE comment, as a faithful
-gateway keeps a quiet stream alive, and:
+Timing: the upstream's ``event: ping`` goes on (as an SSE comment on the chat path), and a
+stream quiet for ``IDLE`` seconds gets a keepalive of this gateway's own (an SSE comment;
+``event: ping`` on ``/v1/messages``), as a faithful gateway keeps a quiet stream alive
+through an upstream's silence. On every path (chat, Messages, Responses):
 
 - ``buffer``: every frame held until the upstream's stream ends (not streamed);
 - ``hold-first``: nothing sent until the first content (the role chunk held back);
 - ``hold-50ms``: each write held 50 ms (a slow hop);
-- ``drop-keepalive``: the upstream's pings go nowhere.
+- ``drop-keepalive``: the upstream's pings go nowhere, and the gateway sends none of its own.
 
 On ``/v1/messages`` and ``/v1/responses`` it passes an upstream of the same grammar through
 (Anthropic Messages events, Responses events: what a gateway in front of Claude Code or Codex
@@ -62,6 +64,7 @@ from typing import Any
 
 import httpx
 
+from sseconform.record import carries_token
 from sseconform.sse import SSEDecoder
 from sseconform.translate import serialize, translate_body, translator_for
 
@@ -75,6 +78,48 @@ MODELS = {
 
 #: The native endpoints this gateway passes through, and the grammar each serves.
 NATIVE = {"/v1/messages": "anthropic", "/v1/responses": "responses"}
+#: Seconds of its own silence after which the gateway sends a keepalive: above the built-in
+#: stall (2 s, which must stay a stall) and below the default silence budget (5 s).
+IDLE = 3.0
+COMMENT = b": keepalive\n\n"
+PING = b'event: ping\ndata: {"type": "ping"}\n\n'
+
+
+class _Heartbeat:
+    """The response's writer, with a keepalive written whenever the stream has been idle
+    ``IDLE`` seconds since its last write (each write whole, under a lock, so a keepalive
+    never splits an event; none before the first, so none comes before ``message_start``)."""
+
+    def __init__(self, raw: Any, keepalive: bytes) -> None:
+        self.raw, self.keepalive = raw, keepalive
+        self.lock = threading.Lock()
+        self.last: float | None = None  # no keepalive before the stream's first event
+        self.stopped = threading.Event()
+        threading.Thread(target=self._beat, daemon=True).start()
+
+    def write(self, data: bytes) -> int:
+        with self.lock:
+            self.last = time.monotonic()
+            return int(self.raw.write(data))
+
+    def flush(self) -> None:
+        with self.lock:
+            self.raw.flush()
+
+    def stop(self) -> None:
+        self.stopped.set()
+
+    def _beat(self) -> None:
+        while not self.stopped.wait(0.1):
+            with self.lock:
+                if self.last is None or time.monotonic() - self.last < IDLE:
+                    continue
+                try:
+                    self.raw.write(self.keepalive)
+                    self.raw.flush()
+                except OSError:  # the client has gone
+                    return
+                self.last = time.monotonic()
 
 
 class Gateway:
@@ -102,9 +147,13 @@ class Gateway:
                     number, crowded = gw.requests, gw.in_flight > 1
                 self.corrupt = crowded and number % 10 == 0
                 self.number = number
+                self.heartbeat = "drop-keepalive" not in gw.bugs
                 try:
                     self.post()
                 finally:
+                    if isinstance(self.wfile, _Heartbeat):
+                        self.wfile.stop()
+                        self.wfile = self.wfile.raw
                     with gw.lock:
                         gw.in_flight -= 1
                         gw.latest.pop(number, None)
@@ -218,6 +267,7 @@ class Gateway:
             self._translated(h, body, wanted, dialect, upstream)
             return
         path = "/v1/messages" if dialect == "anthropic" else "/v1/responses"
+        pace = _Pacer(h, self.bugs)
         with httpx.Client(timeout=httpx.Timeout(30.0)) as client:
             try:
                 with client.stream("POST", upstream + path, json=body) as resp:
@@ -229,13 +279,15 @@ class Gateway:
                     state = {"n": 0, "blocks": 0, "done": 0}
                     for chunk in resp.iter_raw():
                         for ev in dec.feed(chunk):
-                            h.wfile.write(self._native_event(ev, state))
-                        h.wfile.flush()
+                            if ev.event == "ping":  # the upstream's keepalive, passed on
+                                pace.keepalive(self._native_event(ev, state))
+                            else:
+                                pace.send(self._native_event(ev, state), carries_token(ev.data))
                     for ev in dec.finish():
-                        h.wfile.write(self._native_event(ev, state))
-                    h.wfile.flush()
+                        pace.send(self._native_event(ev, state), carries_token(ev.data))
+                    pace.flush()
             except (httpx.RemoteProtocolError, httpx.ReadError):
-                h.wfile.flush()  # a dropped upstream: the stream just ends (as Portkey does)
+                pace.flush()  # a dropped upstream: the stream just ends (as Portkey does)
 
     def _translated(
         self, h: BaseHTTPRequestHandler, body: dict[str, Any], source: str, grammar: str,
@@ -259,9 +311,10 @@ class Gateway:
                 except (httpx.RemoteProtocolError, httpx.ReadError):
                     return
 
+            pace = _Pacer(h, self.bugs)
             for piece in translate_body(pieces(), source, to=grammar):
-                h.wfile.write(piece)
-                h.wfile.flush()
+                pace.send(piece, _carries(piece))
+            pace.flush()
 
     def _native_event(self, ev: Any, state: dict[str, int]) -> bytes:
         """One event, re-serialised, with this gateway's mistakes made on it."""
@@ -329,14 +382,14 @@ class Gateway:
                         if ch.get("finish_reason") == "length" and "wrong-finish" in self.bugs:
                             ch["finish_reason"] = "stop"
                     out.append(f)
-                pace.send(out)
+                pace.frames(out)
         frames = [f for ev in dec.finish() for f in t.feed(ev)] + t.finish()
         if (
             any(isinstance(f, dict) and "error" in f for f in frames)
             and "silent-close" in self.bugs
         ):
             return
-        pace.send(frames)
+        pace.frames(frames)
         pace.flush()
 
     def _corrupted(self, h: BaseHTTPRequestHandler, bug: str) -> bool:
@@ -361,6 +414,9 @@ class Gateway:
         h.send_header("cache-control", "no-cache")
         h.end_headers()
         h.wfile.flush()
+        if getattr(h, "heartbeat", False):
+            ping = NATIVE.get(h.path.split("?", 1)[0]) == "anthropic"
+            h.wfile = _Heartbeat(h.wfile, PING if ping else COMMENT)  # type: ignore[assignment]
 
     @staticmethod
     def _send(h: BaseHTTPRequestHandler, frames: list[Any]) -> None:
@@ -383,39 +439,51 @@ class Gateway:
 
 
 class _Pacer:
-    """When the chat path's frames go out: at once (a faithful gateway), or as the timing
-    bugs hold them (``buffer``, ``hold-first``, ``hold-50ms``); the upstream's keepalives
-    become SSE comments unless ``drop-keepalive``."""
+    """When a stream's bytes go out: at once (a faithful gateway), or as the timing bugs hold
+    them (``buffer``, ``hold-first``, ``hold-50ms``); the upstream's keepalives go on unless
+    ``drop-keepalive``. Every path (chat, Messages, Responses) writes through one."""
 
     def __init__(self, h: BaseHTTPRequestHandler, bugs: set[str]) -> None:
         self.h, self.bugs = h, bugs
-        self.held: list[Any] = []
+        self.held: list[bytes] = []
         self.content = False
 
-    def send(self, frames: list[Any]) -> None:
-        if not frames:
+    def frames(self, frames: list[Any]) -> None:
+        """Chat frames (serialised here)."""
+        self.send(b"".join(serialize(f) for f in frames), any(_has_content(f) for f in frames))
+
+    def send(self, data: bytes, content: bool) -> None:
+        """``data``: whole events; ``content``: whether they carry output."""
+        if not data:
             return
         if "buffer" in self.bugs:
-            self.held += frames
+            self.held.append(data)
             return
         if "hold-first" in self.bugs and not self.content:
-            self.held += frames
-            self.content = any(_has_content(f) for f in frames)
-            if not self.content:
+            self.held.append(data)
+            self.content = content
+            if not content:
                 return
-            frames, self.held = self.held, []
+            data, self.held = b"".join(self.held), []
         if "hold-50ms" in self.bugs:
             time.sleep(0.05)
-        Gateway._send(self.h, frames)
+        self.h.wfile.write(data)
+        self.h.wfile.flush()
 
-    def keepalive(self) -> None:
-        if "drop-keepalive" not in self.bugs and "buffer" not in self.bugs:
-            self.h.wfile.write(b": keepalive\n\n")
-            self.h.wfile.flush()
+    def keepalive(self, data: bytes = COMMENT) -> None:
+        if "drop-keepalive" not in self.bugs:
+            self.send(data, False)
 
     def flush(self) -> None:
-        frames, self.held = self.held, []
-        Gateway._send(self.h, frames)
+        data, self.held = b"".join(self.held), []
+        if data:
+            self.h.wfile.write(data)
+            self.h.wfile.flush()
+
+
+def _carries(data: bytes) -> bool:
+    """Do these whole SSE events carry output (text, reasoning, arguments)?"""
+    return any(carries_token(ev.data) for ev in SSEDecoder().feed(data))
 
 
 def _has_content(frame: Any) -> bool:

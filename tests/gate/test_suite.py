@@ -179,6 +179,8 @@ def test_expectations_of_the_builtin_anthropic_suite() -> None:
         "overloaded": "rejected",
         "dropped-mid-stream": "error",
         "stall": "content-or-error",
+        "slow-stream": "content",  # timing: spread over 4 s
+        "long-silence": "content",  # timing: 6 s of quiet
     }
 
 
@@ -368,6 +370,8 @@ LABELS = [
     "overloaded",
     "dropped-mid-stream",
     "stall",
+    "slow-stream",
+    "long-silence",
 ]
 
 
@@ -404,7 +408,7 @@ def test_builtin_suite(dialect: str) -> None:
 
 def test_builtin_all() -> None:
     suite = builtin_suite("all")
-    assert len(suite.scenarios) == 13 + 12 * 3
+    assert len(suite.scenarios) == 15 + 14 * 3
     assert len({s.name for s in suite.scenarios}) == len(suite.scenarios)
     assert all(Path(s.recording).is_file() for s in suite.scenarios)
 

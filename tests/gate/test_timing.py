@@ -2,8 +2,9 @@
 
 The test gateway (``gateway.py``) streams faithfully, or holds frames as its timing bugs say:
 ``buffer`` (the whole answer at the end), ``hold-first`` (nothing until content),
-``drop-keepalive`` (the upstream's pings go nowhere). The upstream replays the bundled
-Anthropic text at recorded speed, re-timed to be slow (``spread``) or quiet (``quiet``).
+``drop-keepalive`` (the upstream's pings go nowhere, and the gateway sends none of its own).
+The upstream replays the bundled Anthropic text at recorded speed, re-timed to be slow
+(``spread``) or quiet (``quiet``).
 """
 
 from __future__ import annotations
@@ -98,13 +99,17 @@ def test_dropped_keepalives_fail_and_a_quiet_upstream_warns(tmp_path: Path) -> N
     dropping = _run(tmp_path / "b", {"drop-keepalive"}, _suite(tmp_path, quiet='"6@3"'))
     assert _timing_codes(dropping) == {"keepalives-dropped": "error"}, dropping.findings
     assert dropping.to_dict()["timing"]["longest_silence_s"] > 5
-    # an upstream that sends nothing while it thinks (Gemini): both sides quiet, a warning
+    # an upstream that sends nothing while it thinks (Gemini): a gateway that sends no
+    # keepalive of its own leaves both sides quiet, a warning; the faithful one sends some
     gemini = recordings_dir() / "gemini" / "text-gemini.jsonl"
     path = _suite(tmp_path, quiet='"6@2"')
     path.write_text(path.read_text().replace(str(TEXT), str(gemini)), encoding="utf-8")
-    quiet = _run(tmp_path / "c", set(), path)
+    quiet = _run(tmp_path / "c", {"drop-keepalive"}, path)
     assert _timing_codes(quiet) == {"silence": "warning"}, quiet.findings
     assert quiet.verdict == "pass"
+    kept = _run(tmp_path / "d", set(), path)
+    assert _timing_codes(kept) == {}, kept.findings
+    assert kept.to_dict()["timing"]["longest_silence_s"] < 5
 
 
 def test_budgets_from_the_suite_and_the_command_line(tmp_path: Path) -> None:

