@@ -23,10 +23,13 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import json
 import statistics
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, NamedTuple
+
+import orjson
 
 from sseconform.errors import UsageError
 from sseconform.gate.content import Content, Loc, content_of
@@ -228,17 +231,54 @@ def measure(
     plan = served.plan if served is not None else None
     if served is None or plan is None or plan.json_body or gateway is None:
         return None
-    if served.framing != "sse" or not served.times or not gateway_reads:
+    if not served.times or not gateway_reads:
         return None
     up_clock = upstream_clock(served, t0)
-    upstream = content_of([plan.payload], dialect)
-    up = _Side(upstream, up_clock, len(plan.payload))
+    payload = plan.payload
+    if served.framing == "json-array":
+        payload, up_clock = array_as_sse(payload, up_clock)
+    upstream = content_of([payload], dialect)
+    up = _Side(upstream, up_clock, len(payload))
     gw = _Side(gateway, Clock(gateway_reads), gateway_size)
     tm = Timing()
     _first(tm, up, gw)
     _delays(tm, up, gw)
-    _silence(tm, served, plan.payload, up_clock, gw, gateway_reads, t0)
+    _silence(tm, served, payload, up_clock, gw, gateway_reads, t0)
     return tm
+
+
+def array_as_sse(payload: bytes, clock: Clock) -> tuple[bytes, Clock]:
+    """Gemini's streamed JSON array (asked without ``alt=sse``, as Portkey asks) as the SSE
+    stream of the same elements, each element at the time the upstream wrote its first
+    byte: the content is then read, and timed, as in any other stream. A cut element (the
+    array was cut) ends it."""
+    text = payload.decode("utf-8", "replace")
+    decoder = json.JSONDecoder()
+    out: list[bytes] = []
+    marks: list[tuple[float, int]] = []
+    size = i = b = 0  # SSE bytes so far; where the array is read (str index, byte offset)
+    while True:
+        j = i
+        while j < len(text) and text[j] in " \t\r\n[,":
+            j += 1
+        if j >= len(text) or text[j] == "]":
+            break
+        try:
+            element, end = decoder.raw_decode(text, j)
+        except ValueError:
+            break
+        b += len(text[i:j].encode())
+        at = clock.at(b)
+        if at is not None:
+            marks.append((at, size))
+        event = b"data: " + orjson.dumps(element) + b"\n\n"
+        out.append(event)
+        size += len(event)
+        b += len(text[j:end].encode())
+        i = end
+    if clock:  # the closing bracket's write: the upstream was alive until then
+        marks.append((max(clock.times), size))
+    return b"".join(out), Clock(marks)
 
 
 def _first(tm: Timing, up: _Side, gw: _Side) -> None:

@@ -156,3 +156,26 @@ def test_a_bad_budget_is_named(item: str) -> None:
 def test_budgets_layer() -> None:
     b = Budgets().over({"first-token": 1.5}).over({"silence": 30})
     assert (b.first_token, b.first_event, b.delay, b.silence) == (1.5, 0.5, 1.0, 30.0)
+
+
+def test_a_gemini_array_upstream_is_timed_element_by_element() -> None:
+    """Gemini asked without ``alt=sse`` (as Portkey asks) answers a streamed JSON array: its
+    elements are read as the events they are, each at the time its write left."""
+    from sseconform.gate.content import content_of
+    from sseconform.gate.timing import Clock, array_as_sse
+    from sseconform.replay.plan import json_array, load
+
+    rec = load(str(recordings_dir() / "gemini" / "text-gemini.jsonl"))
+    shape = json_array(rec)
+    clock = Clock(list(zip(shape.times, shape.starts, strict=True)))
+    payload, timed = array_as_sse(shape.payload, clock)
+    native, seen = content_of([rec.body], "gemini"), content_of([payload], "gemini")
+    assert seen.length((0, "text")) == native.length((0, "text")) > 100
+    assert seen.frames == len(shape.ends)
+    # each element's event is at its element's time (the "[" or separator leads its write)
+    assert [timed.at(s) for s in seen.starts] == shape.times[: len(seen.starts)]
+    assert max(timed.times) == shape.times[-1]  # alive until the closing bracket
+    # a cut array: the whole elements before the cut, nothing invented
+    cut, _ = array_as_sse(shape.payload[: shape.ends[2] + 5], clock)
+    assert content_of([cut], "gemini").frames == 3
+    assert array_as_sse(b"", Clock([]))[0] == b""
