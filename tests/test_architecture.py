@@ -38,7 +38,7 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
         {"orjson"},
     ),
     "load": (
-        {"gate", "replay", "rules", "diagnostics", "safetext"},
+        {"gate", "replay", "rules", "diagnostics", "safetext", "errors"},
         {"orjson", "locust", "requests"},
     ),
     "html": ({"gate", "api", "rules", "diagnostics", "safetext", "version"}, set()),

@@ -203,6 +203,11 @@ class ContentFolder:
             event(ev)
         self._dec.take_anomalies()
 
+    def lengths(self) -> dict[tuple[int, str], int]:
+        """How much of each field has arrived so far (characters; a call's argument bytes):
+        what ``load`` times each read of a stream by."""
+        return _totals(self._b.c.model)
+
     def finish(self) -> Content:
         for ev in self._dec.finish():
             self._b.event(ev)

@@ -6,7 +6,9 @@ moment the gateway's request was sent. Both streams are read by meaning (:mod:`.
 every piece of text, reasoning and call arguments knows the event that carried it, so each
 upstream piece can be found again in the gateway's stream and its two times compared.
 
-- *added first token*: the gateway's first content minus the upstream's;
+- *added first token*: the gateway's first content minus the upstream's, each counted from
+  the request its side got (what a client sees through the gateway against a direct call:
+  the time the gateway takes to call the upstream is part of it);
 - *added first event*: the gateway's first event minus the upstream's (``message_start``,
   the role chunk, ``response.created`` held back until content arrives);
 - *added delay*: for the last character of each upstream piece, when the gateway's client
@@ -241,7 +243,7 @@ def measure(
     up = _Side(upstream, up_clock, len(payload))
     gw = _Side(gateway, Clock(gateway_reads), gateway_size)
     tm = Timing()
-    _first(tm, up, gw)
+    _first(tm, up, gw, served.started - t0)
     _delays(tm, up, gw)
     _silence(tm, served, payload, up_clock, gw, gateway_reads, t0)
     return tm
@@ -281,14 +283,17 @@ def array_as_sse(payload: bytes, clock: Clock) -> tuple[bytes, Clock]:
     return b"".join(out), Clock(marks)
 
 
-def _first(tm: Timing, up: _Side, gw: _Side) -> None:
+def _first(tm: Timing, up: _Side, gw: _Side, forwarded: float) -> None:
+    """First token and first event. The first token is counted from the request each side
+    got, as a client sees it (direct, or through the gateway): the time the gateway took to
+    call the upstream (``forwarded``) is part of what it added."""
     u_loc, g_loc = up.first_content(), gw.first_content()
     u = up.time(u_loc) if u_loc is not None else None
     g = gw.time(g_loc) if g_loc is not None else None
     tm.upstream_first_token_s, tm.gateway_first_token_s = u, g
     tm.first_token_at = g_loc
     if u is not None and g is not None:
-        tm.added_first_token_s = g - u
+        tm.added_first_token_s = g - u + max(forwarded, 0.0)
     ue, ge = up.first_event(), gw.first_event()
     u_ev = up.time(ue) if ue is not None else None
     g_ev = gw.time(ge) if ge is not None else None

@@ -72,7 +72,16 @@ def _run(r: dict[str, Any], n: int) -> str:
         + "</p>"
     )
     rows = []
-    for label, key in (("TTFT", "ttft_ms"), ("gap", "gap_ms"), ("stream", "duration_ms")):
+    figures = (
+        ("TTFT", "ttft_ms"),
+        ("overhead (added to the first content)", "overhead_ms"),
+        ("most added to a piece", "added_delay_ms"),
+        ("gap", "gap_ms"),
+        ("stream", "duration_ms"),
+    )
+    for label, key in figures:
+        if key not in r:  # a report saved before the figure existed
+            continue
         v = r[key]
         rows.append(
             f"<tr><td>{label} ms</td><td>{_ms(v['p50'])}</td><td>{_ms(v['p95'])}</td>"
@@ -90,6 +99,16 @@ def _run(r: dict[str, Any], n: int) -> str:
     extra = ""
     if limits:
         extra += f"<p>limited by: {esc('; '.join(limits))}</p>"
+    budget = r.get("budget")
+    if budget:
+        cls = "v-pass" if budget["passed"] else "v-fail"
+        extra += (
+            f'<p><span class="badge {cls}">overhead p99 {_ms(budget["overhead_p99_ms"])} ms, '
+            f"budget {esc(budget['budget_ms'])} ms</span></p>"
+        )
+    capacity = r.get("capacity")
+    if capacity:
+        extra += f"<p>capacity: {esc(capacity['summary'])}</p>"
     if cpu:
         parts = [f"{k.replace('_', ' ')} {v:.0%}" for k, v in cpu.items()]
         extra += f'<p class="muted">CPU (share of one core): {esc(", ".join(parts))}</p>'
@@ -174,14 +193,19 @@ def _levels(r: dict[str, Any]) -> str:
     rows = "".join(
         f"<tr><td>{lv['users']}</td><td>{lv['seconds']}</td><td>{lv['streams']}</td>"
         f"<td>{_rate(lv['conforming_rate'])}</td><td>{_ms(lv['ttft_ms_mean'])}</td>"
-        f"<td>{esc(lv['streams_per_s'] or '-')}</td></tr>"
+        + "".join(f"<td>{_ms((lv.get('overhead_ms') or {}).get(p))}</td>" for p in _P)
+        + f"<td>{esc(lv['streams_per_s'] or '-')}</td></tr>"
         for lv in levels
     )
     return (
         '<h3>Per concurrency level</h3><table class="levels sortable"><thead><tr><th>users</th>'
         "<th>seconds</th><th>streams</th><th>conforming</th><th>mean TTFT ms</th>"
+        "<th>overhead p50 ms</th><th>p95</th><th>p99</th>"
         f"<th>streams/s</th></tr></thead><tbody>{rows}</tbody></table>"
     )
+
+
+_P = ("p50", "p95", "p99")
 
 
 def _findings(r: dict[str, Any]) -> str:

@@ -10,6 +10,7 @@ faults, the user grades the stream against that scenario's references.
 
 from __future__ import annotations
 
+import bisect
 import re
 import time
 from dataclasses import dataclass, field
@@ -48,6 +49,7 @@ class Settings:
     only: list[str] = field(default_factory=list)
     headers: list[tuple[str, str]] = field(default_factory=list)
     report: str | None = None  # where the master (or the local runner) writes its JSON
+    speed: float = 1.0  # the upstream's: the schedule each stream's overhead is measured on
 
     def to_json(self) -> bytes:
         return orjson.dumps(self.__dict__)
@@ -75,9 +77,46 @@ class LoadScenario:
     allow: list[str]
     rules: list[Rule]  # the upstream's rules for one tag (copied per tag)
     recording: Loaded  # what the upstream serves for it
+    #: when the upstream sends its content; None where a fault moves it (a stall) or there
+    #: is none (an HTTP error): no overhead is measured on those
+    schedule: Schedule | None = None
 
     def body(self, tag: str) -> bytes:
         return self.body_head + tag.encode("ascii") + self.body_tail
+
+
+@dataclass
+class Schedule:
+    """When the upstream sends each field's content (seconds after it got the request, at
+    speed 1): per field, the length each read reaches and that read's time. A stream's
+    overhead is when its client got a length minus when the upstream sent it."""
+
+    marks: dict[tuple[int, str], tuple[list[int], list[float]]]
+    first: float  # the first content
+
+    @classmethod
+    def of(cls, rec: Loaded, dialect: str) -> Schedule | None:
+        folder = ContentFolder(dialect)
+        marks: dict[tuple[int, str], tuple[list[int], list[float]]] = {}
+        for t, data in rec.reads:
+            folder.feed(data)
+            for key, n in folder.lengths().items():
+                lens, times = marks.setdefault(key, ([], []))
+                if n > (lens[-1] if lens else 0):
+                    lens.append(n)
+                    times.append(t)
+        marks = {k: v for k, v in marks.items() if v[0]}
+        if not marks:
+            return None
+        return cls(marks, min(times[0] for _, times in marks.values()))
+
+    def sent(self, key: tuple[int, str], length: int) -> float | None:
+        """When the upstream sent the ``length``-th unit of a field (None: it never did)."""
+        m = self.marks.get(key)
+        if m is None:
+            return None
+        i = bisect.bisect_left(m[0], length)
+        return m[1][i] if i < len(m[0]) else None
 
 
 def prepare(settings: Settings, key: str | None) -> list[LoadScenario]:
@@ -104,6 +143,7 @@ def prepare(settings: Settings, key: str | None) -> list[LoadScenario]:
                 continue
             rec = up.by_scenario[sc.name]
             ref = references(sc, rec, dialect)
+            timed = sc.fault is None and ref.expect == "content"
             text = orjson.dumps(requests.body(sc, ref.clean, _SLOT)).decode()
             head, _, tail = text.partition(_SLOT)
             out.append(
@@ -120,6 +160,7 @@ def prepare(settings: Settings, key: str | None) -> list[LoadScenario]:
                     allow=list(su.allow),
                     rules=rules_for(sc, rec),
                     recording=rec,
+                    schedule=Schedule.of(rec, dialect) if timed else None,
                 )
             )
     return out
@@ -149,6 +190,10 @@ class Outcome:
     gaps: list[float]  # seconds between reads (the largest few are enough: see StreamGrader)
     seconds: float
     bytes: int
+    #: what the gateway added (seconds): to the first content, and the most to any piece,
+    #: against the upstream's schedule (None: not timed, see LoadScenario.schedule)
+    overhead: float | None = None
+    added_max: float | None = None
 
 
 class StreamGrader:
@@ -158,8 +203,14 @@ class StreamGrader:
 
     MAX_GAPS = 64
 
-    def __init__(self, sc: LoadScenario, status: int | None, started: float) -> None:
+    def __init__(
+        self, sc: LoadScenario, status: int | None, started: float, speed: float = 1.0
+    ) -> None:
         self.sc = sc
+        self.scale = 0.0 if speed == 0 else 1.0 / speed
+        self.seen: dict[tuple[int, str], int] = {}
+        self.overhead: float | None = None
+        self.added_max: float | None = None
         self.status = status
         self.started = started
         self.ok = status is not None and 200 <= status < 300
@@ -188,6 +239,21 @@ class StreamGrader:
         if self.checker is not None and self.folder is not None:
             self.checker.feed(piece)
             self.folder.feed(piece)
+            if self.sc.schedule is not None:
+                self._time(self.sc.schedule, now - self.started)
+
+    def _time(self, schedule: Schedule, at: float) -> None:
+        """What arrived in this read, against when the upstream sent it."""
+        for key, n in self.folder.lengths().items() if self.folder else ():
+            if n <= self.seen.get(key, 0):
+                continue
+            self.seen[key] = n
+            if self.overhead is None:
+                self.overhead = at - schedule.first * self.scale
+            sent = schedule.sent(key, n)
+            if sent is not None:
+                added = at - sent * self.scale
+                self.added_max = added if self.added_max is None else max(self.added_max, added)
 
     def finish(self, complete: bool, reason: str = "", now: float | None = None) -> Outcome:
         now = time.perf_counter() if now is None else now
@@ -216,6 +282,8 @@ class StreamGrader:
             gaps=self.gaps,
             seconds=now - self.started,
             bytes=self.bytes,
+            overhead=self.overhead,
+            added_max=self.added_max,
         )
 
 

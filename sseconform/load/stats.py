@@ -11,7 +11,7 @@ from typing import Any
 from sseconform.load.plan import Outcome
 from sseconform.safetext import printable
 
-__all__ = ["Histogram", "LoadStats"]
+__all__ = ["Histogram", "LoadStats", "level_broken", "text_report"]
 
 
 class Histogram:
@@ -61,6 +61,10 @@ class LoadStats:
         self.warnings: Counter[str] = Counter()
         self.scenarios: dict[str, list[int]] = {}  # name -> [requests, nonconforming]
         self.ttft = Histogram()
+        self.overhead = Histogram()  # added to the first content, per stream
+        self.added = Histogram()  # the most added to any piece, per stream
+        #: second -> the overhead of the streams that ended in it (grouped by level later)
+        self.overhead_by_second: dict[int, Histogram] = {}
         self.gaps = Histogram()
         self.duration = Histogram()
         self.bytes = 0
@@ -87,6 +91,11 @@ class LoadStats:
         row[1] += not o.conforming
         if o.ttft is not None:
             self.ttft.add(o.ttft)
+        if o.overhead is not None:
+            self.overhead.add(o.overhead)
+            self.overhead_by_second.setdefault(int(at), Histogram()).add(o.overhead)
+        if o.added_max is not None:
+            self.added.add(o.added_max)
         for g in o.gaps:
             self.gaps.add(g)
         self.duration.add(o.seconds)
@@ -116,6 +125,9 @@ class LoadStats:
             "warnings": dict(self.warnings),
             "scenarios": self.scenarios,
             "ttft": self.ttft.to_dict(),
+            "overhead": self.overhead.to_dict(),
+            "added": self.added.to_dict(),
+            "overhead_by_second": {str(k): h.to_dict() for k, h in self.overhead_by_second.items()},
             "gaps": self.gaps.to_dict(),
             "duration": self.duration.to_dict(),
             "bytes": self.bytes,
@@ -138,6 +150,10 @@ class LoadStats:
             row[0] += n
             row[1] += bad
         self.ttft.merge(d["ttft"])
+        self.overhead.merge(d.get("overhead", {}))
+        self.added.merge(d.get("added", {}))
+        for k, h in d.get("overhead_by_second", {}).items():
+            self.overhead_by_second.setdefault(int(k), Histogram()).merge(h)
         self.gaps.merge(d["gaps"])
         self.duration.merge(d["duration"])
         self.bytes += d["bytes"]
@@ -185,6 +201,8 @@ class LoadStats:
                 for n, (r, b) in sorted(self.scenarios.items())
             },
             "ttft_ms": {k: self.ttft.percentile(q) for k, q in pct.items()},
+            "overhead_ms": {k: self.overhead.percentile(q) for k, q in pct.items()},
+            "added_delay_ms": {k: self.added.percentile(q) for k, q in pct.items()},
             "gap_ms": {k: self.gaps.percentile(q) for k, q in pct.items()},
             "duration_ms": {k: self.duration.percentile(q) for k, q in pct.items()},
             "throughput": {
@@ -207,14 +225,19 @@ class LoadStats:
         }
 
     def levels(self) -> list[dict[str, Any]]:
-        """Conformance and TTFT per concurrency level: the seconds grouped by how many users
-        ran in them (a ramp-up passes through several levels)."""
+        """Conformance, TTFT and overhead per concurrency level: the seconds grouped by how
+        many users ran in them (a ramp-up passes through several levels)."""
         by: dict[int, list[float]] = {}
-        for v in self.timeline.values():
+        overhead: dict[int, Histogram] = {}
+        for sec, v in self.timeline.items():
             row = by.setdefault(int(v[4]), [0, 0, 0, 0.0, 0])
             row[0] += 1
             for i in range(4):
                 row[i + 1] += v[i]
+            if sec in self.overhead_by_second:
+                h = overhead.setdefault(int(v[4]), Histogram())
+                h.merge(self.overhead_by_second[sec].to_dict())
+        pct = {"p50": 0.5, "p95": 0.95, "p99": 0.99}
         return [
             {
                 "users": users,
@@ -224,9 +247,25 @@ class LoadStats:
                 "conforming_rate": round(1 - r[2] / r[1], 4) if r[1] else None,
                 "ttft_ms_mean": round(r[3] / r[4] * 1000, 2) if r[4] else None,
                 "streams_per_s": round(r[1] / r[0], 2) if r[0] else None,
+                "overhead_ms": {
+                    k: overhead[users].percentile(q) if users in overhead else None
+                    for k, q in pct.items()
+                },
             }
             for users, r in sorted(by.items())
         ]
+
+
+def level_broken(lv: dict[str, Any], budget: float | None) -> str | None:
+    """Why a concurrency level (``LoadStats.levels``) broke: a stream that did not conform,
+    or the overhead's p99 over ``budget`` (seconds); None when it held."""
+    rate = lv["conforming_rate"]
+    if rate is not None and rate < 1:
+        return f"{lv['nonconforming']} of {lv['streams']} streams did not conform"
+    p99 = (lv.get("overhead_ms") or {}).get("p99")
+    if budget is not None and p99 is not None and p99 > budget * 1000:
+        return f"the overhead's p99 was {p99:.0f} ms, over the {budget * 1000:g} ms budget"
+    return None
 
 
 def text_report(r: dict[str, Any]) -> str:
@@ -238,7 +277,16 @@ def text_report(r: dict[str, Any]) -> str:
         + (f"   no response {r['no_response']}" if r["no_response"] else ""),
         f"{'':15}{'p50':>10}{'p95':>10}{'p99':>10}",
     ]
-    for label, key in (("ttft ms", "ttft_ms"), ("gap ms", "gap_ms"), ("stream ms", "duration_ms")):
+    rows = (
+        ("ttft ms", "ttft_ms"),
+        ("overhead ms", "overhead_ms"),  # added to the first content
+        ("added max ms", "added_delay_ms"),  # the most added to any piece of a stream
+        ("gap ms", "gap_ms"),
+        ("stream ms", "duration_ms"),
+    )
+    for label, key in rows:
+        if key not in r:  # a report saved before the figure existed
+            continue
         vals = [r[key][p] for p in ("p50", "p95", "p99")]
         lines.append(
             f"{label:15}" + "".join(f"{v:>10.1f}" if v is not None else f"{'-':>10}" for v in vals)
@@ -263,11 +311,27 @@ def text_report(r: dict[str, Any]) -> str:
         ]
     levels = r.get("levels") or []
     if len(levels) > 1:
-        lines.append("by concurrency:  users  streams  conforming  mean ttft ms")
+        lines.append(
+            "by concurrency:  users  streams  conforming  mean ttft ms  overhead ms p50/p95/p99"
+        )
         for lv in levels:
             rate = "-" if lv["conforming_rate"] is None else f"{lv['conforming_rate']:.1%}"
             ttft = "-" if lv["ttft_ms_mean"] is None else f"{lv['ttft_ms_mean']:.0f}"
-            lines.append(f"{'':16}{lv['users']:>6}{lv['streams']:>9}{rate:>12}{ttft:>14}")
+            o = lv.get("overhead_ms") or {}
+            over = "/".join(_whole(o.get(p)) for p in ("p50", "p95", "p99"))
+            lines.append(
+                f"{'':16}{lv['users']:>6}{lv['streams']:>9}{rate:>12}{ttft:>14}  {over:>25}"
+            )
+    budget = r.get("budget")
+    if budget:
+        verdict = "within" if budget["passed"] else "OVER"
+        lines.append(
+            f"overhead budget: p99 {_num(budget['overhead_p99_ms'])} ms, {verdict} "
+            f"{budget['budget_ms']:g} ms"
+        )
+    capacity = r.get("capacity")
+    if capacity:
+        lines.append(f"capacity: {capacity['summary']}")
     up = r.get("upstream")
     if up:
         lines.append(
@@ -291,3 +355,11 @@ def text_report(r: dict[str, Any]) -> str:
     if r.get("limited_by"):
         lines.append(f"limited by: {'; '.join(r['limited_by'])}")
     return "\n".join(lines) + "\n"
+
+
+def _num(v: float | None) -> str:
+    return "-" if v is None else f"{v:.1f}"
+
+
+def _whole(v: float | None) -> str:
+    return "-" if v is None else f"{v:.0f}"

@@ -26,14 +26,14 @@ from typing import Any
 
 import orjson
 import requests
-from locust import User, constant, events, task
+from locust import LoadTestShape, User, constant, events, task
 from locust.env import Environment
 from locust.runners import MasterRunner, WorkerRunner
 
 from sseconform.load.plan import LoadScenario, Outcome, Settings, StreamGrader, prepare
-from sseconform.load.stats import LoadStats
+from sseconform.load.stats import LoadStats, level_broken
 
-__all__ = ["Nonconforming", "SseconformUser"]
+__all__ = ["CapacitySteps", "Nonconforming", "SseconformUser"]
 
 SETTINGS_ENV = "SSECONFORM_LOAD_SETTINGS"
 READ = 64 * 1024
@@ -158,13 +158,15 @@ class SseconformUser(User):
     def send(self, sc: LoadScenario, tag: str) -> Outcome:
         """One request, its stream read and graded piece by piece (never kept whole)."""
         started = time.perf_counter()
+        speed = STATE.settings.speed if STATE.settings is not None else 1.0
         try:
             resp = self.session.post(
                 sc.url, data=sc.body(tag), headers=sc.headers, stream=True, timeout=(10, 60)
             )
         except requests.RequestException as exc:
-            return StreamGrader(sc, None, started).finish(False, f"{type(exc).__name__}: {exc}")
-        grader = StreamGrader(sc, resp.status_code, started)
+            failed = StreamGrader(sc, None, started, speed)
+            return failed.finish(False, f"{type(exc).__name__}: {exc}")
+        grader = StreamGrader(sc, resp.status_code, started, speed)
         complete, reason = True, ""
         raw = resp.raw
         try:
@@ -179,3 +181,43 @@ class SseconformUser(User):
         finally:
             resp.close()
         return grader.finish(complete, reason)
+
+
+class CapacitySteps(LoadTestShape):
+    """``load --find-capacity``: the users in steps (``$SSECONFORM_LOAD_STEPS``, a JSON file:
+    ``{"steps": [[users, seconds], ...], "budget_ms": ...}``), all of a step's users started
+    at once; the run stops after the first step whose streams broke (one did not conform,
+    or the overhead's p99 was over the budget), as this process's figures show them (the
+    master's, when distributed)."""
+
+    abstract = True
+
+    def __init__(self) -> None:
+        super().__init__()  # type: ignore[no-untyped-call]
+        path = os.environ.get("SSECONFORM_LOAD_STEPS")
+        if not path:
+            raise RuntimeError("$SSECONFORM_LOAD_STEPS is not set: the capacity steps file")
+        with open(path, "rb") as fp:
+            raw = orjson.loads(fp.read())
+        self.steps: list[tuple[int, int]] = [(int(u), int(s)) for u, s in raw["steps"]]
+        budget_ms = raw.get("budget_ms")
+        self.budget = None if budget_ms is None else float(budget_ms) / 1000
+        self.checked = 0  # steps already judged
+
+    def tick(self) -> tuple[int, float] | None:
+        elapsed = float(self.get_run_time())  # type: ignore[no-untyped-call]
+        end = 0.0
+        for n, (users, seconds) in enumerate(self.steps):
+            end += seconds
+            if elapsed < end:
+                if n > self.checked and self._broke(self.steps[n - 1][0]):
+                    return None
+                self.checked = max(self.checked, n)
+                return users, float(users)
+        return None
+
+    def _broke(self, users: int) -> bool:
+        with STATE.lock:
+            levels = STATE.stats.levels()
+        mine = [lv for lv in levels if lv["users"] == users]
+        return bool(mine) and level_broken(mine[0], self.budget) is not None

@@ -14,8 +14,10 @@ from typing import Any
 
 import pytest
 
+from sseconform.errors import UsageError
 from sseconform.load.plan import Outcome, Settings, prepare, rules_for_tag
-from sseconform.load.stats import Histogram, LoadStats, text_report
+from sseconform.load.run import capacity_steps, find_capacity, parse_duration
+from sseconform.load.stats import Histogram, LoadStats, level_broken, text_report
 from tests import snapshot
 from tests.cli.helpers import run_cli
 from tests.gate.gateway import Gateway
@@ -121,9 +123,11 @@ def test_text_report(tmp_path: Path) -> None:
 # -- the parts, without Locust's run -------------------------------------------------------
 
 
-def _outcome(name: str, ok: bool, ttft: float, *errors: str) -> Outcome:
+def _outcome(
+    name: str, ok: bool, ttft: float, *errors: str, overhead: float | None = None
+) -> Outcome:
     return Outcome(name, 200, ok, list(errors), [], errors[0] if errors else "", ttft, [0.01],
-                   ttft + 0.1, 100)  # fmt: skip
+                   ttft + 0.1, 100, overhead, overhead)  # fmt: skip
 
 
 def test_stats_are_bounded_and_merge() -> None:
@@ -153,11 +157,13 @@ def test_text_report_snapshot() -> None:
     for i in range(40):
         bad = i % 4 == 0
         errors = ("diff:changed:text",) if bad else ()
-        s.add(
-            _outcome("anthropic/<b>text</b>" if bad else "openai/text", not bad, 0.25, *errors),
-            100 + i / 10,
-        )
+        name = "anthropic/<b>text</b>" if bad else "openai/text"
+        users = 1 + i // 20  # two levels: 1 user, then 2
+        over = 0.004 * users + i / 10000
+        s.add(_outcome(name, not bad, 0.25, *errors, overhead=over), 100 + i / 10, users)
     r = s.report(cpu={"upstream": 0.12, "load_generator": 0.5}, limited_by=["the gateway"])
+    r["budget"] = {"budget_ms": 5.0, "overhead_p99_ms": r["overhead_ms"]["p99"], "passed": False}
+    r["capacity"] = find_capacity(r["levels"], 0.005, ["the gateway"])
     snapshot.compare(SNAPSHOTS / "load-report.txt", text_report(r))
 
 
@@ -189,3 +195,77 @@ def test_cli_refusals(tmp_path: Path) -> None:
     bad.write_text("{}")
     served = run_cli("load", "--serve-upstream", str(bad), cwd=tmp_path)
     assert served.code == 2 and "not a settings file" in served.err
+
+
+# -- overhead, budget, capacity ----------------------------------------------------------------
+
+
+@needs_locust
+def test_overhead_is_measured_per_level_and_held_to_the_budget(tmp_path: Path) -> None:
+    """A faithful gateway adds milliseconds to the first content; the report has them per
+    level (JSON, text, CSV), and a budget it keeps passes."""
+    run, r = _load(tmp_path, set(), "--only", "*/text", "--budget", "2",
+                   "--csv", str(tmp_path / "run"), users=4, seconds=4)  # fmt: skip
+    assert run.code == 0, run.both[-2000:]
+    o = r["overhead_ms"]
+    assert o["p50"] is not None and 0 < o["p50"] < 500, o
+    assert r["budget"] == {"budget_ms": 2000.0, "overhead_p99_ms": o["p99"], "passed": True}
+    assert all(set(lv["overhead_ms"]) == {"p50", "p95", "p99"} for lv in r["levels"])
+    with open(tmp_path / "run_sseconform_levels.csv", newline="") as fp:
+        rows = list(csv.DictReader(fp))
+    assert rows and rows[-1]["users"] == "4" and float(rows[-1]["overhead_p99_ms"]) > 0
+
+
+@needs_locust
+def test_a_buffering_gateway_breaks_the_overhead_budget(tmp_path: Path) -> None:
+    """Content that conforms but arrives all at the end: the overhead's p99 (about the 4 s
+    the upstream spread the text over) is over a 0.5 s budget, and the run fails."""
+    run, r = _load(tmp_path, {"buffer"}, "--only", "*/slow-stream", "--budget", "0.5",
+                   users=2, seconds=3)  # fmt: skip
+    assert r["nonconforming"] == 0, r["codes"]
+    assert r["budget"]["passed"] is False and r["overhead_ms"]["p99"] > 2000, r["overhead_ms"]
+    assert run.code == 1
+    text = run_cli("load", "--render", "report.json", "--format", "text", cwd=tmp_path).out
+    assert "overhead budget: p99" in text and "OVER 500 ms" in text
+
+
+@needs_locust
+def test_find_capacity_reports_the_highest_level_that_held(tmp_path: Path) -> None:
+    """Corruption only under concurrency (every tenth request with another in flight): one
+    user holds, more do not; the search stops at the first level that broke."""
+    run, r = _load(tmp_path, {"load-corrupt"}, *TEXT, "--speed", "0", "--find-capacity",
+                   "--step-time", "3s", users=8)  # fmt: skip
+    cap = r["capacity"]
+    assert cap["highest_passing_users"] == 1, (cap, r["levels"])
+    assert cap["broke_at"]["users"] == 2 and "did not conform" in cap["broke_at"]["why"], cap
+    assert max(lv["users"] for lv in r["levels"]) <= 4  # stopped early, not at 8
+    assert run.code == 0  # a level held: the capacity is the result
+    assert cap["summary"].startswith("1 user; at 2 users")
+
+
+def test_capacity_from_levels() -> None:
+    def level(users: int, streams: int, bad: int, p99: float | None) -> dict[str, object]:
+        rate = 1 - bad / streams
+        over = {"p50": p99, "p95": p99, "p99": p99}
+        return {"users": users, "streams": streams, "nonconforming": bad,
+                "conforming_rate": rate, "overhead_ms": over}  # fmt: skip
+
+    levels = [level(1, 10, 0, 20.0), level(2, 20, 0, 40.0), level(4, 40, 0, 300.0)]
+    cap = find_capacity(levels, 0.1, ["the upstream kept a core 95% busy"])
+    assert cap["highest_passing_users"] == 2
+    assert cap["broke_at"] == {"users": 4, "why": "the overhead's p99 was 300 ms, over the "
+                                                  "100 ms budget"}  # fmt: skip
+    assert cap["limited_by"] == "the upstream kept a core 95% busy"
+    assert find_capacity(levels, None, [])["highest_passing_users"] == 4  # no budget
+    cap = find_capacity([level(1, 10, 1, 5.0)], None, [])
+    assert cap["highest_passing_users"] is None and "1 of 10 streams" in cap["summary"]
+    assert level_broken(level(1, 10, 0, None), 0.1) is None
+
+
+def test_capacity_steps_and_durations() -> None:
+    assert capacity_steps(10, 5) == [(1, 5), (2, 5), (4, 5), (8, 5), (10, 5)]
+    assert capacity_steps(1, 5) == [(1, 5)]
+    assert [parse_duration(x) for x in ("30s", "5m", "1h30m", "45")] == [30, 300, 5400, 45]
+    for bad in ("", "5x", "m", "1.5s"):
+        with pytest.raises(UsageError, match="not a duration"):
+            parse_duration(bad)
