@@ -268,6 +268,28 @@ def diff(
         bool, typer.Option(help="The upstream failed mid-stream: the gateway may stop short.")
     ] = False,
     fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+    timing: Annotated[
+        bool,
+        typer.Option(
+            help="Also judge when the content arrived: both recordings' read times counted "
+            "from the request each side got (gate's timing findings, at its budgets).",
+        ),
+    ] = False,
+    forwarded: Annotated[
+        float,
+        typer.Option(
+            help="With --timing: seconds between the gateway getting the client's request "
+            "and the upstream getting the gateway's.",
+            min=0.0,
+        ),
+    ] = 0.0,
+    budget: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="With --timing: NAME=SECONDS (first-token, first-event, delay, "
+            "silence); repeatable."
+        ),
+    ] = None,
 ) -> None:
     """Compare what a gateway's stream means with what its upstream sent; exit 1 if they differ.
 
@@ -295,6 +317,21 @@ def diff(
     # translation as a native upstream, so the two compare piece by piece.
     cb = content_of([x for _, x in b.reads], None if gateway_dialect == "auto" else gateway_dialect)
     diffs = compare(ca, cb, usage=usage, prefix_only=prefix)
-    report.write_diff(diffs, sys.stdout, fmt, upstream, gateway)
-    if diffs:
+    if not timing:
+        report.write_diff(diffs, sys.stdout, fmt, upstream, gateway)
+        raise typer.Exit(1 if diffs else 0)
+    from sseconform.gate.timing import DEFAULT_BUDGETS, measure_recordings, parse_budget
+    from sseconform.gate.timing_rules import judge
+
+    try:
+        budgets = DEFAULT_BUDGETS.over(dict(parse_budget(x) for x in budget or []))
+    except SseconformError as exc:
+        fail(str(exc))
+    gw_dialect = None if gateway_dialect == "auto" else gateway_dialect
+    tm = measure_recordings(a, b, dialect, gw_dialect, forwarded)
+    if tm is None:
+        fail("--timing needs both streams to have content with read times (recordings)")
+    timed = judge(tm, budgets)
+    report.write_diff(diffs, sys.stdout, fmt, upstream, gateway, tm.to_dict(), timed)
+    if diffs or any(v.severity == "error" for v in timed):
         raise typer.Exit(1)

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import textwrap
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from sseconform.cli.app import app, fail
+
+if TYPE_CHECKING:
+    from sseconform.rules.docs import RuleDoc
 
 
 @app.command("rules")
@@ -25,12 +28,15 @@ def rules_cmd(
         ),
     ] = None,
 ) -> None:
-    """List every rule: code, severity, invariant, name and summary."""
+    """List every rule: code, severity, invariant, name and summary (then gate's timing
+    rules, which judge when a gateway streams rather than what)."""
+    from sseconform.gate.timing_rules import RULES as TIMING
     from sseconform.rules.catalog import GRAMMARS, RULES
 
     if grammar is not None and grammar not in GRAMMARS:
         fail(f"unknown grammar {grammar!r}; grammars: {', '.join(GRAMMARS)}")
     table = [r for r in RULES.values() if grammar is None or r.applies_to(grammar)]
+    timing = list(TIMING) if grammar is None else []
 
     if fmt == "json":
         import json
@@ -46,6 +52,17 @@ def rules_cmd(
             }
             for r in table
         ]
+        rows += [
+            {
+                "code": t.key,
+                "name": t.code,
+                "severity": t.severity,
+                "invariant": "timing",
+                "grammar": "gate",
+                "summary": t.summary,
+            }
+            for t in timing
+        ]
         typer.echo(json.dumps(rows, indent=2))
         return
     if fmt != "text":
@@ -53,21 +70,34 @@ def rules_cmd(
     for r in table:
         inv = r.invariant or "-"
         typer.echo(f"{r.code}  {r.severity.value:<7}  {inv:<17}  {r.name:<28}  {r.summary}")
+    for t in timing:
+        typer.echo(f"{t.key:<26}  {t.severity:<7}  gate's timing: {t.summary}")
 
 
 @app.command("rule")
 def rule_cmd(code: Annotated[str, typer.Argument(help="A rule code (T001) or name.")]) -> None:
     """Print one rule's documentation: what, why, which clients break, example, fix."""
+    from sseconform.gate.timing_rules import find
     from sseconform.rules.catalog import doc as doc_of
     from sseconform.rules.catalog import get
 
+    timing = find(code) if code.startswith("timing:") else None
+    if timing is not None:
+        budget = f"budget: {timing.budget}" if timing.budget else "no budget"
+        head = f"{timing.key} ({timing.severity}; gate's timing, {budget})"
+        _print_doc(head, timing.summary, timing.doc)
+        return
     try:
         rule = get(code)
     except KeyError:
         fail(f"no rule {code!r} (see `sseconform rules`)")
-    doc = doc_of(rule.code)
     inv = f"invariant: {rule.invariant}" if rule.invariant else "invariant: none"
-    out = [f"{rule.code} {rule.name} ({rule.severity.value}; {inv})", "", rule.summary, ""]
+    _print_doc(f"{rule.code} {rule.name} ({rule.severity.value}; {inv})", rule.summary,
+               doc_of(rule.code))  # fmt: skip
+
+
+def _print_doc(head: str, summary: str, doc: RuleDoc) -> None:
+    out = [head, "", summary, ""]
     for title, body in (
         ("What it does", doc.what),
         ("Why it matters", doc.why),

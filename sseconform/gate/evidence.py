@@ -51,6 +51,8 @@ class Evidence:
     upstream_marks: list[dict[str, Any]] = field(default_factory=list)
     gateway_marks: list[dict[str, Any]] = field(default_factory=list)
     faults: list[dict[str, Any]] = field(default_factory=list)  # {"t", "fault", "request"}
+    #: [upstream t, gateway t] of each piece the gateway carried (the timing's pairs)
+    pairs: list[list[float]] = field(default_factory=list)
     upstream_events: int = 0  # events in all (the marks may stop at MAX_MARKS)
     gateway_events: int = 0
     events: dict[int, str] = field(default_factory=dict)  # gateway byte offset -> event text
@@ -65,6 +67,7 @@ class Evidence:
             "upstream_marks": self.upstream_marks,
             "gateway_marks": self.gateway_marks,
             "faults": self.faults,
+            "pairs": self.pairs,
             "upstream_events": self.upstream_events,
             "gateway_events": self.gateway_events,
             "events": {str(k): v for k, v in self.events.items()},
@@ -291,9 +294,11 @@ def collect(
     body: bytes,
     served: list[Served],
     t0: float,
+    pairs: list[tuple[float, float]] | None = None,
 ) -> Evidence:
     """Everything the page shows of one scenario (see the module docstring)."""
     ev = Evidence()
+    ev.pairs = [[round(u, 4), round(g, 4)] for u, g in pairs or []]
     raw = _not_json(upstream) | _not_json(gateway)  # both sides of such a call as sent
     ev.upstream, ev.upstream_extra = side_of(upstream, raw)
     ev.gateway, ev.gateway_extra = side_of(gateway, raw)

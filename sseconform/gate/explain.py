@@ -50,23 +50,6 @@ _OTHER = {
     "gateway is not routed to the replay upstream for this dialect (see --gateway-profile).",
     "upstream:refused": "The gateway called the upstream on a path or in a dialect this "
     "scenario does not serve, so nothing was tested.",
-    "timing:first-token": "The first piece of the answer reached the client much later than "
-    "the upstream sent it: the gateway added that much to the time a user waits for the first "
-    "token (held the stream, or waited on something before passing it on).",
-    "timing:first-event": "The stream's first event (the role chunk, message_start, "
-    "response.created) was held back until content arrived: clients that show progress on it "
-    "(Claude Code's spinner) stay blank, and their first-byte timeouts run.",
-    "timing:buffered": "Some of the answer reached the client much later than the upstream "
-    "sent it: the gateway held content (often a tool call's arguments) and released it in "
-    "a burst, so the stream looks frozen, then jumps.",
-    "timing:not-streamed": "The upstream streamed its answer over time; the gateway sent all "
-    "of it at once at the end. The client waits for the whole answer: streaming is lost.",
-    "timing:keepalives-dropped": "The upstream kept the connection alive (pings or SSE "
-    "comments) while it thought; the gateway forwarded none and sent none of its own, so the "
-    "client's connection was silent. Behind a 60 s idle timeout (nginx, load balancers) a "
-    "long thinking phase is cut.",
-    "timing:silence": "Neither side sent a byte for a long time. Nothing was dropped, but a "
-    "gateway can send keepalives of its own so idle timeouts do not cut the stream.",
     "upstream:fault-not-fired": "The upstream was reached, but the fault the scenario is "
     "about never took effect (the gateway stopped reading first), so it was not tested.",
 }
@@ -77,4 +60,9 @@ def explain(source: str, code: str) -> str:
     empty for a check finding, whose docs are its rule's."""
     if source == "diff":
         return _DIFF.get(code, "")
+    if source == "timing":  # its rule's docs, one place (gate/timing_rules)
+        from sseconform.gate.timing_rules import find
+
+        rule = find(code)
+        return f"{rule.summary} {rule.doc.why}" if rule is not None else ""
     return _OTHER.get(f"{source}:{code}", "")

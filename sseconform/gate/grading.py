@@ -25,7 +25,8 @@ from sseconform.gate.diff import compare
 from sseconform.gate.finding import Finding
 from sseconform.gate.profile import ENDPOINT_DIALECT, ENDPOINT_GRAMMAR
 from sseconform.gate.scenario import Scenario
-from sseconform.gate.timing import Budgets, Timing, measure, verdicts
+from sseconform.gate.timing import Budgets, Timing, measure
+from sseconform.gate.timing_rules import judge
 from sseconform.recording.format import RecordingReader
 from sseconform.replay.plan import ABORT, Faults, Loaded, make_plan, parse_faults
 from sseconform.rules.catalog import Severity
@@ -99,7 +100,7 @@ def _timed(g: Graded, sc: Scenario, served: list[Served], t0: float, budgets: Bu
     g.timing = measure(answered[-1], t0, sc.served_dialect, g.content, g.reads, len(g.body))
     if g.timing is None:
         return
-    for v in verdicts(g.timing, budgets):
+    for v in judge(g.timing, budgets):
         at = v.at
         g.add(
             "timing",

@@ -14,6 +14,7 @@ from typing import Any, TextIO
 from sseconform.gate.diff import Difference
 from sseconform.gate.finding import Finding
 from sseconform.gate.result import VERDICTS, ScenarioResult, SuiteResult
+from sseconform.gate.timing import Verdict
 from sseconform.safetext import printable
 
 __all__ = [
@@ -300,10 +301,29 @@ def _github(results: list[SuiteResult], out: TextIO) -> None:
     out.write(f"sseconform gate: {totals(results)}\n")
 
 
-def write_diff(diffs: list[Difference], out: TextIO, fmt: str, a: str, b: str) -> None:
-    """``sseconform diff``'s output: each difference, located in both streams."""
+def write_diff(
+    diffs: list[Difference],
+    out: TextIO,
+    fmt: str,
+    a: str,
+    b: str,
+    timing: dict[str, float | None] | None = None,
+    timed: list[Verdict] | None = None,
+) -> None:
+    """``sseconform diff``'s output: each difference, located in both streams; with
+    ``--timing``, what the gateway added to when the content arrived, and its findings."""
     if fmt == "json":
-        json.dump({"upstream": a, "gateway": b, "differences": [d.to_dict() for d in diffs]}, out)
+        doc: dict[str, object] = {
+            "upstream": a, "gateway": b, "differences": [d.to_dict() for d in diffs]
+        }  # fmt: skip
+        if timing is not None:
+            doc["timing"] = timing
+            doc["timing_findings"] = [
+                {"key": f"timing:{v.code}", "severity": v.severity, "message": v.message,
+                 "frame": v.at.frame if v.at else None, "offset": v.at.offset if v.at else None}
+                for v in timed or []
+            ]  # fmt: skip
+        json.dump(doc, out)
         out.write("\n")
         return
     for d in diffs:
@@ -315,3 +335,10 @@ def write_diff(diffs: list[Difference], out: TextIO, fmt: str, a: str, b: str) -
         out.write(f"{len(diffs)} difference(s) between {printable(a)} and {printable(b)}\n")
     else:
         out.write(f"same content: {printable(a)} and {printable(b)}\n")
+    if timing is None:
+        return
+    shown = ", ".join(f"{k} {'-' if v is None else f'{v:.3f}'}" for k, v in timing.items())
+    out.write(f"timing (s): {shown}\n")
+    for v in timed or []:
+        where = f" (frame {v.at.frame}, byte {v.at.offset})" if v.at else ""
+        out.write(printable(f"timing:{v.code} [{v.severity}]: {v.message}{where}") + "\n")

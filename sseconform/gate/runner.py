@@ -196,5 +196,6 @@ class Run:
             base.evidence = collect(
                 findings=g.findings, upstream=upstream, gateway=g.content, recording=out,
                 body=g.body, served=served, t0=outcome.started,
+                pairs=g.timing.pairs if g.timing is not None else None,
             )  # fmt: skip
         return base

@@ -28,7 +28,7 @@ import itertools
 import json
 import statistics
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, NamedTuple
 
 import orjson
@@ -36,7 +36,8 @@ import orjson
 from sseconform.errors import UsageError
 from sseconform.gate.content import Content, Loc, content_of
 
-if TYPE_CHECKING:  # what the upstream logged: only read here
+if TYPE_CHECKING:  # what the upstream logged, and recordings: only read here
+    from sseconform.replay.plan import Loaded
     from sseconform.replay.server import Served
 
 __all__ = [
@@ -45,9 +46,10 @@ __all__ = [
     "Clock",
     "Timing",
     "Verdict",
+    "array_as_sse",
     "measure",
+    "measure_recordings",
     "parse_budget",
-    "verdicts",
 ]
 
 
@@ -81,6 +83,8 @@ BUDGET_NAMES = tuple(f.name.replace("_", "-") for f in fields(Budgets))
 #: at the gateway reads as "not streamed"; the burst is at most this share of that spread.
 SPREAD_MIN = 1.0
 BURST_SHARE = 0.1
+#: At most this many (upstream, gateway) pairs are kept for the timeline.
+MAX_PAIRS = 400
 
 
 def parse_budget(item: str, where: str = "--budget") -> tuple[str, float]:
@@ -145,6 +149,9 @@ class Timing:
     upstream_spread_s: float | None = None
     gateway_spread_s: float | None = None
     pieces: int = 0
+    #: (upstream time, gateway time) of each piece found on both sides, in upstream order,
+    #: the first event's pair first; for the HTML timeline (at most MAX_PAIRS)
+    pairs: list[tuple[float, float]] = field(default_factory=list)
 
     REPORTED = (
         "upstream_first_token_s",
@@ -239,13 +246,51 @@ def measure(
     payload = plan.payload
     if served.framing == "json-array":
         payload, up_clock = array_as_sse(payload, up_clock)
-    upstream = content_of([payload], dialect)
-    up = _Side(upstream, up_clock, len(payload))
+    return _timing(payload, up_clock, served.started - t0, dialect, gateway, gateway_reads,
+                   gateway_size)  # fmt: skip
+
+
+def measure_recordings(
+    upstream: Loaded,
+    gateway: Loaded,
+    dialect: str | None = None,
+    gateway_dialect: str | None = None,
+    forwarded: float = 0.0,
+) -> Timing | None:
+    """The same timing, offline, from two recordings: the upstream's answer and the
+    gateway's, each read's time counted from the request its side got; the upstream got
+    its request ``forwarded`` seconds after the gateway got the client's. ``dialect`` None:
+    detected (each side)."""
+    marks, size = [], 0
+    for t, data in upstream.reads:
+        marks.append((forwarded + t, size))
+        size += len(data)
+    reads, gw_size = [], 0
+    for t, data in gateway.reads:
+        reads.append((t, gw_size))
+        gw_size += len(data)
+    if not marks or not reads:
+        return None
+    payload = b"".join(data for _, data in upstream.reads)
+    content = content_of([data for _, data in gateway.reads], gateway_dialect)
+    return _timing(payload, Clock(marks), forwarded, dialect, content, reads, gw_size)
+
+
+def _timing(
+    payload: bytes,
+    up_clock: Clock,
+    forwarded: float,
+    dialect: str | None,
+    gateway: Content,
+    gateway_reads: list[tuple[float, int]],
+    gateway_size: int,
+) -> Timing:
+    up = _Side(content_of([payload], dialect), up_clock, len(payload))
     gw = _Side(gateway, Clock(gateway_reads), gateway_size)
     tm = Timing()
-    _first(tm, up, gw, served.started - t0)
+    _first(tm, up, gw, forwarded)
     _delays(tm, up, gw)
-    _silence(tm, served, payload, up_clock, gw, gateway_reads, t0)
+    _silence(tm, forwarded, payload, up_clock, gw, gateway_reads)
     return tm
 
 
@@ -300,6 +345,7 @@ def _first(tm: Timing, up: _Side, gw: _Side, forwarded: float) -> None:
     tm.first_event_at = ge
     if u_ev is not None and g_ev is not None:
         tm.added_first_event_s = g_ev - u_ev
+        tm.pairs.append((u_ev, g_ev))
 
 
 def _delays(tm: Timing, up: _Side, gw: _Side) -> None:
@@ -324,6 +370,8 @@ def _delays(tm: Timing, up: _Side, gw: _Side) -> None:
                 continue
             gw_times.append(g)
             delays.append((g - u, _field(key), g_loc))
+            if len(tm.pairs) < MAX_PAIRS:
+                tm.pairs.append((u, g))
     tm.pieces = len(delays)
     if up_times:
         tm.upstream_spread_s = max(up_times) - min(up_times)
@@ -347,18 +395,16 @@ def _field(key: tuple[int, str]) -> str:
 
 def _silence(
     tm: Timing,
-    served: Served,
+    alive_from: float,
     payload: bytes,
     up_clock: Clock,
     gw: _Side,
     reads: list[tuple[float, int]],
-    t0: float,
 ) -> None:
     """The longest gap between the gateway's reads (from the request on), counted while the
-    upstream was alive, with what the upstream wrote in it."""
+    upstream was alive (from when it got the request), with what it wrote in that gap."""
     if not up_clock:
         return
-    alive_from = served.started - t0
     alive_to = max(up_clock.times)
     writes = list(zip(up_clock.times, up_clock.offsets, strict=True))
     ends = [*up_clock.offsets[1:], len(payload)]
@@ -396,64 +442,3 @@ class Verdict(NamedTuple):
     message: str
     at: Loc | None
     severity: str = "error"
-
-
-def verdicts(tm: Timing, budgets: Budgets) -> list[Verdict]:
-    """What breaks a budget: first-token, first-event, not-streamed (else buffered), and a
-    silence with dropped keepalives (an error) or on both sides (a warning)."""
-    out: list[Verdict] = []
-
-    def add(code: str, message: str, at: Loc | None, severity: str = "error") -> None:
-        out.append(Verdict(code, message, at, severity))
-
-    if tm.added_first_token_s is not None and tm.added_first_token_s > budgets.first_token:
-        add(
-            "first-token",
-            f"the first content reached the client {tm.added_first_token_s:.3f} s after the "
-            f"upstream sent it (budget {budgets.first_token:g} s)",
-            tm.first_token_at,
-        )
-    if tm.added_first_event_s is not None and tm.added_first_event_s > budgets.first_event:
-        add(
-            "first-event",
-            f"the stream's first event reached the client {tm.added_first_event_s:.3f} s "
-            f"after the upstream's (budget {budgets.first_event:g} s): held back until content",
-            tm.first_event_at,
-        )
-    if tm.not_streamed:
-        add(
-            "not-streamed",
-            f"the upstream spread its content over {tm.upstream_spread_s:.3f} s; the gateway "
-            f"sent it all within {tm.gateway_spread_s:.3f} s, "
-            f"{tm.added_delay_max_s or 0:.3f} s late at worst: the answer was buffered, "
-            "not streamed",
-            tm.first_token_at,
-        )
-    elif tm.added_delay_max_s is not None and tm.added_delay_max_s > budgets.delay:
-        add(
-            "buffered",
-            f"{tm.max_delay_field} reached the client up to {tm.added_delay_max_s:.3f} s after "
-            f"the upstream sent it (p50 {tm.added_delay_p50_s or 0:.3f} s, p99 "
-            f"{tm.added_delay_p99_s or 0:.3f} s; budget {budgets.delay:g} s)",
-            tm.max_delay_at,
-        )
-    silence = tm.longest_silence_s
-    if silence is not None and silence > budgets.silence:
-        where = f"from {tm.silence_from_s or 0:.3f} s"
-        if tm.keepalives_in_silence:
-            add(
-                "keepalives-dropped",
-                f"the client got no byte for {silence:.3f} s ({where}) while the upstream "
-                f"sent {tm.keepalives_in_silence} keepalive(s): the gateway forwarded none "
-                "and sent none of its own, so an idle timeout can cut the stream",
-                tm.silence_end_at,
-            )
-        elif tm.upstream_quiet_s > budgets.silence:
-            add(
-                "silence",
-                f"neither side sent a byte for {silence:.3f} s ({where}); a gateway can keep "
-                "its clients' connections alive through an upstream's silence",
-                tm.silence_end_at,
-                "warning",
-            )
-    return out

@@ -336,9 +336,13 @@ def _ttft(marks: list[dict[str, Any]]) -> float | None:
 
 def _timeline(ev: dict[str, Any]) -> str:
     """When each event arrived, upstream above, gateway below; content-bearing events drawn
-    thicker, time to first token dashed, each fault a red triangle, the longest gap named."""
+    thicker, time to first token dashed, each fault a red triangle, the longest gap named;
+    each piece the gateway carried joined to the upstream write it came from, the time the
+    gateway added to it shaded on the gateway's lane."""
     up, gw, faults = ev["upstream_marks"], ev["gateway_marks"], ev["faults"]
+    pairs = ev.get("pairs") or []
     times = [m["t"] for m in up] + [m["t"] for m in gw] + [f["t"] for f in faults]
+    times += [t for pair in pairs for t in pair]
     if not times:
         return ""
     tmax = max(max(times), 0.001) * 1.02
@@ -353,6 +357,7 @@ def _timeline(ev: dict[str, Any]) -> str:
         x = _x(t, tmax)
         out.append(f'<line class="axis" x1="{x}" y1="14" x2="{x}" y2="90"/>')
         out.append(f'<text x="{x}" y="106" text-anchor="middle">{t:.2f} s</text>')
+    out += _pairs(pairs, tmax)
     for side, marks in (("up", up), ("gw", gw)):
         y = _LANE[side]
         first = _ttft(marks)
@@ -396,6 +401,25 @@ def _timeline(ev: dict[str, Any]) -> str:
         )  # fmt: skip
     out.append(f'<p class="muted">{esc("; ".join(extra))}</p>')
     return "".join(out)
+
+
+def _pairs(pairs: list[list[float]], tmax: float) -> list[str]:
+    """Each carried piece: a line from its upstream write to its gateway read, and the added
+    time shaded on the gateway's lane (overlapping shades darken where delay piles up)."""
+    out = []
+    top, bottom = _LANE["up"] + 8, _LANE["gw"] - 8
+    for u, g in pairs:
+        xu, xg = _x(u, tmax), _x(g, tmax)
+        out.append(
+            f'<line class="pair" x1="{xu}" y1="{top}" x2="{xg}" y2="{bottom}"><title>carried: '
+            f"upstream {u:.3f} s, gateway {g:.3f} s ({(g - u) * 1000:+.0f} ms)</title></line>"
+        )
+        if xg - xu >= 1:
+            out.append(
+                f'<rect class="added" x="{xu}" y="{bottom}" width="{xg - xu:.1f}" height="16">'
+                f"<title>added {(g - u) * 1000:.0f} ms</title></rect>"
+            )
+    return out
 
 
 def _longest_gap(marks: list[dict[str, Any]]) -> tuple[float, float] | None:

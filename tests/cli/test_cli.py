@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from sseconform import __version__
+from sseconform.gate.timing_rules import RULES as TIMING_RULES
 from sseconform.recording.format import Response, write_recording
 from sseconform.rules.catalog import RULES
 from tests.cli.helpers import Run, run_cli
@@ -437,18 +438,22 @@ def test_rules_lists_every_code(workdir: Path) -> None:
     run = run_cli("rules", cwd=workdir)
     assert run.code == 0
     lines = run.out.splitlines()
-    assert [ln.split()[0] for ln in lines] == list(RULES)
-    for line, rule in zip(lines, RULES.values(), strict=True):
+    timing = [r.key for r in TIMING_RULES]  # gate's timing rules come last
+    assert [ln.split()[0] for ln in lines] == list(RULES) + timing
+    for line, rule in zip(lines, RULES.values(), strict=False):
         assert rule.name in line
         assert rule.severity.value in line
         assert rule.summary in line
+    for line, t in zip(lines[len(RULES) :], TIMING_RULES, strict=True):
+        assert t.severity in line and t.summary in line
 
 
 def test_rules_json(workdir: Path) -> None:
     run = run_cli("rules", "--format", "json", cwd=workdir)
     assert run.code == 0
     rows = json.loads(run.out)
-    assert [r["code"] for r in rows] == list(RULES)
+    assert [r["code"] for r in rows] == list(RULES) + [r.key for r in TIMING_RULES]
+    assert {r["grammar"] for r in rows[len(RULES) :]} == {"gate"}
     keys = {"code", "name", "severity", "invariant", "grammar", "summary"}
     assert all(set(r) == keys for r in rows)
 

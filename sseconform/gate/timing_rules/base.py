@@ -1,0 +1,30 @@
+"""What a timing rule is: a code, a severity, the budget it reads, its docs, its judgement."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sseconform.gate.timing import Budgets, Timing, Verdict
+from sseconform.rules.docs import RuleDoc
+
+__all__ = ["TimingRule"]
+
+
+@dataclass(frozen=True)
+class TimingRule:
+    """One ``timing:CODE`` finding: ``judge`` says whether a scenario's timing breaks it."""
+
+    code: str  # "first-token": reported as timing:first-token
+    severity: str  # "error" or "warning"
+    budget: str | None  # the budget it reads ("first-token"), None when it has none
+    summary: str
+    doc: RuleDoc
+    check: Callable[[Timing, Budgets], Verdict | None]
+
+    @property
+    def key(self) -> str:
+        return f"timing:{self.code}"
+
+    def judge(self, tm: Timing, budgets: Budgets) -> Verdict | None:
+        return self.check(tm, budgets)

@@ -1,0 +1,53 @@
+"""timing:silence: neither side sent a byte for longer than the budget (a warning)."""
+
+from __future__ import annotations
+
+from sseconform.gate.timing import Budgets, Timing, Verdict
+from sseconform.gate.timing_rules.base import TimingRule
+from sseconform.rules.docs import RuleDoc
+
+
+def _check(tm: Timing, b: Budgets) -> Verdict | None:
+    silence = tm.longest_silence_s
+    if silence is None or silence <= b.silence or tm.keepalives_in_silence:
+        return None
+    if tm.upstream_quiet_s <= b.silence:
+        return None
+    return Verdict(
+        "silence",
+        f"neither side sent a byte for {silence:.3f} s (from {tm.silence_from_s or 0:.3f} "
+        "s); a gateway can keep its clients' connections alive through an upstream's silence",
+        tm.silence_end_at,
+        "warning",
+    )
+
+
+RULE = TimingRule(
+    "silence",
+    "warning",
+    "silence",
+    "Neither side sent a byte for longer than the budget: the gateway could keep the "
+    "connection alive.",
+    RuleDoc(
+        what=(
+            "Finds the longest time the client got no byte while the upstream was alive; "
+            "over the `silence` budget, when the upstream itself was silent that long (no "
+            "keepalive: Gemini and OpenAI send none while they think), it is a warning."
+        ),
+        why=(
+            "Nothing was dropped, but the same idle timeouts cut the stream. A gateway can "
+            "send keepalives of its own (SSE comments, or `event: ping` on /v1/messages) "
+            "to carry its clients through an upstream's silence."
+        ),
+        clients=(
+            "As for timing:keepalives-dropped: a 60 s proxy idle timeout cuts a silence "
+            "that long (documented defaults, not measured here)."
+        ),
+        example=(
+            "upstream  0.72 s ... 6.80 s  nothing (Gemini thinking)\n"
+            "gateway   0.72 s ... 6.81 s  nothing\n"
+        ),
+        fix=": keepalive\n\n(an SSE comment every few seconds of silence; clients ignore it)",
+    ),
+    _check,
+)
