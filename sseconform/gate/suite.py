@@ -451,7 +451,7 @@ def builtin_suite(name: str) -> Suite:
             path = root / source / f"{b.stem}-{source}.jsonl"
             fault = b.fault
             if fault == "drop-mid-stream":
-                fault = f"drop-after-events={_mid_stream(path)}"
+                fault = _mid_stream(path)
             quiet = None if b.quiet is None else (b.quiet, _first_token(path))
             scenarios.append(
                 Scenario(
@@ -483,19 +483,27 @@ def _first_token(path: Path) -> int:
     return 1
 
 
-def _mid_stream(path: Path, tokens: int = 2) -> int:
-    """The event count just past the ``tokens``-th event that carries output: a drop there
-    is mid-stream in every dialect (Responses sends four events before its first delta)."""
+#: The upstream's pause after its first token, before the drop of dropped-mid-stream: time
+#: for a gateway to pass that token on, so the drop is mid-stream for its client too (on a
+#: loaded machine LiteLLM was once still holding it when the drop came 25 ms later).
+DROP_PAUSE = 0.2
+
+
+def _mid_stream(path: Path, tokens: int = 2) -> str:
+    """A drop just past the ``tokens``-th event that carries output, after a pause of
+    :data:`DROP_PAUSE` past the first: mid-stream in every dialect (Responses sends four
+    events before its first delta), and for the gateway's client too."""
     from sseconform.record import carries_token
     from sseconform.replay.plan import load
     from sseconform.sse import SSEDecoder
 
     dec = SSEDecoder()
     events = dec.feed(load(str(path)).body) + dec.finish()
-    seen = 0
+    seen, first = 0, 0
     for n, ev in enumerate(events, 1):
         if carries_token(ev.data):
             seen += 1
+            first = first or n
             if seen == tokens:
-                return n
-    return max(1, len(events) // 2)
+                return f"stall={DROP_PAUSE:g}@{first},drop-after-events={n}"
+    return f"drop-after-events={max(1, len(events) // 2)}"

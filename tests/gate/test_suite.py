@@ -381,7 +381,7 @@ def test_builtin_suite(dialect: str) -> None:
     assert suite.name == f"builtin:{dialect}"
     labels = [x for x in LABELS if dialect == "anthropic" or x != "overloaded"]
     assert [s.name for s in suite.scenarios] == [f"{dialect}/{x}" for x in labels]
-    assert len(suite.scenarios) == (13 if dialect == "anthropic" else 12)
+    assert len(suite.scenarios) == (15 if dialect == "anthropic" else 14)
     source = "anthropic" if dialect == "openai" else dialect
     for sc in suite.scenarios:
         assert Path(sc.recording).is_file(), sc.recording
@@ -394,12 +394,17 @@ def test_builtin_suite(dialect: str) -> None:
     assert by["usage"].usage and not by["text"].usage
     assert (by["rate-limited"].fault, by["rate-limited"].fault_times) == ("status=429", 1)
     # the drop comes just after the second event that carries output: mid-stream in every
-    # dialect (Responses sends four events before its first delta)
+    # dialect (Responses sends four events before its first delta), after a pause past the
+    # first, so the gateway's client has had the first token too
     drop = by["dropped-mid-stream"].fault
-    assert drop is not None and drop.startswith("drop-after-events=")
-    n = int(drop.split("=")[1])
+    assert drop is not None
+    pause, _, cut = drop.partition(",")
+    assert pause.startswith("stall=0.2@") and cut.startswith("drop-after-events="), drop
+    n, first = int(cut.split("=")[1]), int(pause.split("@")[1])
     events = [ev for ev in _events(load(by["text"].recording).body)]
     assert sum(carries_token(ev.data) for ev in events[:n]) == 2
+    assert sum(carries_token(ev.data) for ev in events[:first]) == 1
+    assert carries_token(events[first - 1].data)
     assert carries_token(events[n - 1].data)
     assert by["stall"].fault == "stall=2@4"
     if dialect == "anthropic":
