@@ -34,7 +34,7 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
     "translate": ({"providers", "sse", "jsonstr"}, {"orjson"}),
     "gate": (
         {"sse", "model", "rules", "diagnostics", "translate", "providers", "recording", "errors"}
-        | {"safetext", "api", "record", "replay", "baseline"},
+        | {"safetext", "api", "record", "replay", "baseline", "version"},
         {"orjson"},
     ),
     "load": (

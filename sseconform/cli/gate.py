@@ -72,7 +72,8 @@ def gate(
         str,
         typer.Option(
             "--format",
-            help="text, json, junit, github or html (one self-contained page: use -o FILE).",
+            help="text, json, junit, github, sarif (GitHub code scanning) or html (one "
+            "self-contained page: use -o FILE).",
         ),
     ] = "text",
     output: Annotated[

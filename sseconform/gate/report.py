@@ -27,7 +27,7 @@ __all__ = [
     "write_diff",
 ]
 
-FORMATS = ("text", "json", "junit", "github")
+FORMATS = ("text", "json", "junit", "github", "sarif")
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
@@ -160,6 +160,10 @@ def write(results: SuiteResult | list[SuiteResult], out: TextIO, fmt: str) -> No
         _junit(results, out)
     elif fmt == "github":
         _github(results, out)
+    elif fmt == "sarif":
+        from sseconform.gate import sarif
+
+        sarif.write(results, out)
     else:
         _text(results, out)
 
