@@ -44,6 +44,7 @@ class GateOptions:
     speed: float | None = None
     timeout: float | None = None
     concurrency: int = 1
+    confirm_timing: bool = True  # re-run a scenario with a timing error, alone (runner)
     baseline: str | None = None  # known deviations (a gate baseline file)
     budgets: list[str] = field(default_factory=list)  # timing budgets: NAME=SECONDS
     evidence: bool = False  # keep what the HTML page shows
@@ -158,6 +159,7 @@ def run_gate(
             on_result=done,
             concurrency=options.concurrency,
             evidence=options.evidence,
+            confirm_timing=options.confirm_timing,
         )
         for su in suites
     ]

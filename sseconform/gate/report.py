@@ -192,15 +192,6 @@ def document(results: list[SuiteResult]) -> dict[str, Any]:
     }
 
 
-def _suite_summary(r: SuiteResult) -> dict[str, Any]:
-    return {
-        "suite": r.suite,
-        "upstream": r.upstream,
-        "passed": r.passed,
-        "scenarios": len(r.scenarios),
-    }
-
-
 def _text(results: list[SuiteResult], out: TextIO) -> None:
     for result in results:
         via = f" (profile {result.profile})" if result.profile else ""

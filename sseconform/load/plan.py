@@ -14,7 +14,6 @@ import bisect
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
 import orjson
 
@@ -290,7 +289,3 @@ class StreamGrader:
 def _message(f: Finding) -> str:
     where = f" (frame {f.frame})" if f.frame is not None else ""
     return f"{f.key}{where}: {f.message}"[:300]
-
-
-def outcome_dict(o: Outcome) -> dict[str, Any]:
-    return dict(o.__dict__)

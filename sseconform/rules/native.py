@@ -85,10 +85,6 @@ NATIVE_FINISH_REASONS = frozenset(
     }
 )
 
-ALLOWED_FINISH_REASONS = frozenset(
-    {"stop", "length", "tool_calls", "content_filter", "function_call"}
-)
-
 
 def is_native_type(value: object) -> bool:
     """A ``type`` value from a native dialect (``response.*`` included)."""

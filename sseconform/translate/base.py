@@ -187,28 +187,6 @@ class Emitter:
             else:
                 self._chunk(index, {"content": text})
 
-    def text_literal(self, literal: str, index: int = 0) -> None:
-        """Content given as its JSON string literal (template path): written as orjson would."""
-        if self.raw and "\\" not in literal:  # no escape: the literal is orjson's own bytes
-            if len(literal) > 2 and not self.closed:
-                if index not in self.choices or not self.choices[index].started:
-                    self._choice(index)
-                self._delta_bytes(index, b'{"content":' + literal.encode() + b"}")
-            return
-        self.text(orjson.loads(literal), index)
-
-    def arguments_literal(self, call: int, literal: str, index: int = 0) -> None:
-        """An arguments fragment given as its JSON string literal (template path)."""
-        if self.raw and "\\" not in literal:
-            if len(literal) > 2 and not self.closed:
-                self._delta_bytes(
-                    index,
-                    b'{"tool_calls":[{"index":%d,"function":{"arguments":%b}}]}'
-                    % (call, literal.encode()),
-                )
-            return
-        self.arguments(call, orjson.loads(literal), index)
-
     def reasoning(self, text: str, index: int = 0) -> None:
         if text and not self.closed:
             self._choice(index)
@@ -253,10 +231,6 @@ class Emitter:
                 return
             frag = {"index": call, "function": {"arguments": fragment}}
             self._chunk(index, {"tool_calls": [frag]})
-
-    def calls_made(self, index: int = 0) -> int:
-        c = self.choices.get(index)
-        return c.calls if c else 0
 
     def finish(self, reason: str, index: int = 0) -> None:
         """The finish chunk; ``stop`` becomes ``tool_calls`` when calls were made."""

@@ -31,7 +31,9 @@ through an upstream's silence. On every path (chat, Messages, Responses):
 - ``buffer``: every frame held until the upstream's stream ends (not streamed);
 - ``hold-first``: nothing sent until the first content (the role chunk held back);
 - ``hold-50ms``: each write held 50 ms (a slow hop);
-- ``drop-keepalive``: the upstream's pings go nowhere, and the gateway sends none of its own.
+- ``drop-keepalive``: the upstream's pings go nowhere, and the gateway sends none of its own;
+- ``cold-start``: its first request waits 1 s before the upstream is called (a gateway that
+  loads a module on first use), every later one is fast.
 
 On ``/v1/messages`` and ``/v1/responses`` it passes an upstream of the same grammar through
 (Anthropic Messages events, Responses events: what a gateway in front of Claude Code or Codex
@@ -163,6 +165,8 @@ class Gateway:
                         gw.latest.pop(number, None)
 
             def post(self) -> None:
+                if "cold-start" in gw.bugs and self.number == 1:
+                    time.sleep(1.0)
                 length = int(self.headers.get("content-length", "0"))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 native = NATIVE.get(self.path.split("?", 1)[0])

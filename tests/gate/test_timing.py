@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from sseconform.errors import UsageError
+from sseconform.gate.finding import Finding
 from sseconform.gate.result import ScenarioResult
-from sseconform.gate.runner import run_suite
+from sseconform.gate.runner import confirmed, run_suite
 from sseconform.gate.suite import load_suite, recordings_dir
 from sseconform.gate.timing import Budgets, parse_budget
 from tests.cli.helpers import run_cli
@@ -179,3 +180,48 @@ def test_a_gemini_array_upstream_is_timed_element_by_element() -> None:
     cut, _ = array_as_sse(shape.payload[: shape.ends[2] + 5], clock)
     assert content_of([cut], "gemini").frames == 3
     assert array_as_sse(b"", Clock([]))[0] == b""
+
+
+def test_a_timing_error_is_confirmed_by_a_second_run_alone(tmp_path: Path) -> None:
+    """A gateway slow on its first request only (a cold start): the first run's first-token
+    finding is not confirmed when the scenario runs again, alone, so it is not reported
+    (a note says so); without confirmation it fails. A gateway late every time still
+    fails after the second run."""
+    suite = str(_suite(tmp_path))
+    port = free_port()
+    args = ["gate", "--upstream-port", str(port), "--suite", suite, "--format", "json"]
+    with Gateway(f"http://127.0.0.1:{port}", {"cold-start"}).running() as gw:
+        run = run_cli(*args, "--gateway", gw.url, "--out", "a", cwd=tmp_path)
+    assert run.code == 0, run.both
+    [sc] = json.loads(run.out)["scenarios"]
+    assert sc["verdict"] == "pass" and "timing:first-token not confirmed" in sc["note"]
+    assert "again, alone: timing re-measured" in run.err
+    with Gateway(f"http://127.0.0.1:{port}", {"cold-start"}).running() as gw:
+        run = run_cli(*args, "--gateway", gw.url, "--no-confirm-timing", "--out", "b",
+                      cwd=tmp_path)  # fmt: skip
+    assert run.code == 1, run.both
+    [sc] = json.loads(run.out)["scenarios"]
+    assert "timing:first-token" in {f["key"] for f in sc["findings"]}
+    assert sc["timing"]["added_first_token_s"] > 0.9  # the second before the upstream call
+    with Gateway(f"http://127.0.0.1:{port}", {"buffer"}).running() as gw:
+        (tmp_path / "slow").mkdir()
+        spread = str(_suite(tmp_path / "slow", spread="2.5"))
+        run = run_cli("gate", "--upstream-port", str(port), "--suite", spread, "--format",
+                      "json", "--gateway", gw.url, "--out", "c", cwd=tmp_path)  # fmt: skip
+    assert run.code == 1
+    [sc] = json.loads(run.out)["scenarios"]
+    assert "timing:not-streamed" in {f["key"] for f in sc["findings"]}
+
+
+def test_confirmed_keeps_what_both_runs_found() -> None:
+    def result(*codes: str) -> ScenarioResult:
+        r = ScenarioResult("s", "content", 200, "s.jsonl", 1, 1.0)
+        r.findings = [Finding("timing", c, c) for c in codes] + [
+            Finding("check", "E002", "x", "warning")
+        ]
+        return r
+
+    got = confirmed(result("first-token", "buffered"), result("buffered", "first-event"))
+    assert [f.code for f in got.findings if f.source == "timing"] == ["buffered"]
+    assert any(f.code == "E002" for f in got.findings)
+    assert got.note == "timing:first-token not confirmed by a second run, alone: not reported"

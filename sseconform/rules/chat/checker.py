@@ -17,19 +17,16 @@ that event's start; findings about the end of the stream are placed at the last 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 import orjson
 
-from sseconform.diagnostics import Diagnostic
 from sseconform.jsonstr import JSON_STRING, find_literal
 from sseconform.rules import native
 from sseconform.rules.base import (
     Checker,
     Settings,
 )
-from sseconform.rules.catalog import Severity
 from sseconform.rules.schema import CHUNK, ERROR, USAGE, validator, violations
 from sseconform.rules.usage import read_usage
 from sseconform.sse.decoder import Event
@@ -878,13 +875,6 @@ def _seg(key: str) -> str:
 def _shape(pointer: str) -> str:
     """A pointer with array positions folded, so an unknown key is reported once per place."""
     return "/".join("*" if p.isdigit() else p for p in pointer.split("/"))
-
-
-def severity_counts(diags: Iterable[Diagnostic]) -> dict[str, int]:
-    counts = {s.value: 0 for s in Severity}
-    for d in diags:
-        counts[d.severity.value] += 1
-    return counts
 
 
 #: What ``rules.grammars`` instantiates for ``--grammar chat``.
