@@ -125,8 +125,9 @@ def gate(
     confirm_timing: Annotated[
         bool,
         typer.Option(
-            help="Run a scenario with a timing error again, alone, and report only the "
-            "timing findings both runs had (a loaded machine can be late once by chance).",
+            help="Run the scenarios with a timing error again, after the rest, and report "
+            "only the timing findings both runs had (a loaded machine can be late once by "
+            "chance).",
         ),
     ] = True,
     baseline: Annotated[
@@ -207,7 +208,7 @@ def gate(
         typer.echo(f"sseconform gate: upstream (replay) on {url}", err=True)
 
     def done(r: Any) -> None:
-        again = " again, alone: timing re-measured" if r.name in seen else ""
+        again = " again: timing re-measured" if r.name in seen else ""
         seen.add(r.name)
         typer.echo(f"  {report.MARKS[r.verdict]} {r.name} ({r.seconds:.2f} s){again}", err=True)
 

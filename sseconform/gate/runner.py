@@ -65,8 +65,9 @@ def run_suite(
     ``concurrency`` scenarios are in flight at once (each request tagged, so the upstream
     tells them apart); results come in the suite's order whatever order they finish in.
     ``evidence``: keep what the HTML report shows of each scenario (:mod:`.evidence`).
-    ``confirm_timing``: a scenario with a timing error is run again, alone, once all have
-    run, and only the timing findings both runs had are reported (see :func:`confirmed`).
+    ``confirm_timing``: the scenarios with a timing error run again once all have run (apart
+    from the rest of the suite, at most ``concurrency`` at once), and only the timing
+    findings both runs had are reported (see :func:`confirmed`).
     """
     upstream = Upstream(suite.scenarios)
     os.makedirs(out_dir, exist_ok=True)
@@ -104,11 +105,15 @@ def run_suite(
                     if on_result is not None:
                         on_result(result)
             results = [done[n] for n in range(len(chosen))]
-        if confirm_timing:
-            run.shared = True  # one at a time now
-            for n, (sc, first) in enumerate(zip(chosen, results, strict=True)):
-                if _timing_errors(first):
-                    results[n] = confirmed(first, run.one(sc, upstream.by_scenario[sc.name]))
+        again = [n for n, r in enumerate(results) if confirm_timing and _timing_errors(r)]
+        if again:
+            run.shared = concurrency <= 1 or len(again) == 1
+            with ThreadPoolExecutor(max_workers=1 if run.shared else concurrency) as pool:
+                second = pool.map(
+                    lambda n: run.one(chosen[n], upstream.by_scenario[chosen[n].name]), again
+                )
+                for n, r in zip(again, second, strict=True):
+                    results[n] = confirmed(results[n], r)
                     if on_result is not None:
                         on_result(results[n])
     profile = suite.profile.name if suite.profile is not None else None
@@ -120,10 +125,10 @@ def _timing_errors(r: ScenarioResult) -> set[str]:
 
 
 def confirmed(first: ScenarioResult, second: ScenarioResult) -> ScenarioResult:
-    """A scenario measured twice (the second time alone): the second run's result, with
-    only the timing findings both runs had. On a loaded machine one run can be late by
-    chance; a gateway that really adds the time does it both times (a false alarm costs
-    more trust than a miss)."""
+    """A scenario measured twice (the second time apart from the rest of the suite): the
+    second run's result, with only the timing findings both runs had. On a loaded machine
+    one run can be late by chance; a gateway that really adds the time does it both times
+    (a false alarm costs more trust than a miss)."""
     both = {f.code for f in first.findings if f.source == "timing"} & {
         f.code for f in second.findings if f.source == "timing"
     }
@@ -131,7 +136,7 @@ def confirmed(first: ScenarioResult, second: ScenarioResult) -> ScenarioResult:
     second.findings = [f for f in second.findings if f.source != "timing" or f.code in both]
     if dropped:
         names = ", ".join(f"timing:{c}" for c in dropped)
-        note = f"{names} not confirmed by a second run, alone: not reported"
+        note = f"{names} not confirmed by a second run: not reported"
         second.note = f"{second.note}; {note}" if second.note else note
     return second
 

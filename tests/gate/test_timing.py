@@ -10,6 +10,7 @@ The upstream replays the bundled Anthropic text at recorded speed, re-timed to b
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -94,23 +95,30 @@ def test_a_gateway_that_holds_the_first_event(tmp_path: Path) -> None:
 
 
 def test_dropped_keepalives_fail_and_a_quiet_upstream_warns(tmp_path: Path) -> None:
-    faithful = _run(tmp_path / "a", set(), _suite(tmp_path, quiet='"6@3"'))
-    assert _timing_codes(faithful) == {}, faithful.findings
-    assert faithful.to_dict()["timing"]["longest_silence_s"] < 2
-    dropping = _run(tmp_path / "b", {"drop-keepalive"}, _suite(tmp_path, quiet='"6@3"'))
-    assert _timing_codes(dropping) == {"keepalives-dropped": "error"}, dropping.findings
-    assert dropping.to_dict()["timing"]["longest_silence_s"] > 5
-    # an upstream that sends nothing while it thinks (Gemini): a gateway that sends no
-    # keepalive of its own leaves both sides quiet, a warning; the faithful one sends some
     gemini = recordings_dir() / "gemini" / "text-gemini.jsonl"
-    path = _suite(tmp_path, quiet='"6@2"')
-    path.write_text(path.read_text().replace(str(TEXT), str(gemini)), encoding="utf-8")
-    quiet = _run(tmp_path / "c", {"drop-keepalive"}, path)
-    assert _timing_codes(quiet) == {"silence": "warning"}, quiet.findings
-    assert quiet.verdict == "pass"
-    kept = _run(tmp_path / "d", set(), path)
-    assert _timing_codes(kept) == {}, kept.findings
-    assert kept.to_dict()["timing"]["longest_silence_s"] < 5
+    pinging = _suite(tmp_path, quiet='"6@3"')
+    (tmp_path / "g").mkdir()
+    quiet = _suite(tmp_path / "g", quiet='"6@2"')  # Gemini sends nothing while it thinks
+    quiet.write_text(quiet.read_text().replace(str(TEXT), str(gemini)), encoding="utf-8")
+    jobs = {
+        "faithful": (set(), pinging),
+        "dropping": ({"drop-keepalive"}, pinging),
+        "quiet": ({"drop-keepalive"}, quiet),
+        "kept": (set(), quiet),
+    }
+    with ThreadPoolExecutor(max_workers=len(jobs)) as pool:  # each waits out its 6 s at once
+        futures = {k: pool.submit(_run, tmp_path / k, bugs, p) for k, (bugs, p) in jobs.items()}
+        got = {k: f.result() for k, f in futures.items()}
+    assert _timing_codes(got["faithful"]) == {}, got["faithful"].findings
+    assert got["faithful"].to_dict()["timing"]["longest_silence_s"] < 2
+    assert _timing_codes(got["dropping"]) == {"keepalives-dropped": "error"}, got["dropping"]
+    assert got["dropping"].to_dict()["timing"]["longest_silence_s"] > 5
+    # a gateway that sends no keepalive of its own leaves both sides quiet: a warning; the
+    # faithful one sends some
+    assert _timing_codes(got["quiet"]) == {"silence": "warning"}, got["quiet"].findings
+    assert got["quiet"].verdict == "pass"
+    assert _timing_codes(got["kept"]) == {}, got["kept"].findings
+    assert got["kept"].to_dict()["timing"]["longest_silence_s"] < 5
 
 
 def test_budgets_from_the_suite_and_the_command_line(tmp_path: Path) -> None:
@@ -182,9 +190,9 @@ def test_a_gemini_array_upstream_is_timed_element_by_element() -> None:
     assert array_as_sse(b"", Clock([]))[0] == b""
 
 
-def test_a_timing_error_is_confirmed_by_a_second_run_alone(tmp_path: Path) -> None:
+def test_a_timing_error_is_confirmed_by_a_second_run(tmp_path: Path) -> None:
     """A gateway slow on its first request only (a cold start): the first run's first-token
-    finding is not confirmed when the scenario runs again, alone, so it is not reported
+    finding is not confirmed when the scenario runs again, so it is not reported
     (a note says so); without confirmation it fails. A gateway late every time still
     fails after the second run."""
     suite = str(_suite(tmp_path))
@@ -195,7 +203,7 @@ def test_a_timing_error_is_confirmed_by_a_second_run_alone(tmp_path: Path) -> No
     assert run.code == 0, run.both
     [sc] = json.loads(run.out)["scenarios"]
     assert sc["verdict"] == "pass" and "timing:first-token not confirmed" in sc["note"]
-    assert "again, alone: timing re-measured" in run.err
+    assert "again: timing re-measured" in run.err
     with Gateway(f"http://127.0.0.1:{port}", {"cold-start"}).running() as gw:
         run = run_cli(*args, "--gateway", gw.url, "--no-confirm-timing", "--out", "b",
                       cwd=tmp_path)  # fmt: skip
@@ -224,4 +232,4 @@ def test_confirmed_keeps_what_both_runs_found() -> None:
     got = confirmed(result("first-token", "buffered"), result("buffered", "first-event"))
     assert [f.code for f in got.findings if f.source == "timing"] == ["buffered"]
     assert any(f.code == "E002" for f in got.findings)
-    assert got.note == "timing:first-token not confirmed by a second run, alone: not reported"
+    assert got.note == "timing:first-token not confirmed by a second run: not reported"

@@ -9,10 +9,9 @@ run are in flight at once (``concurrency``): each one's wait is the upstream's r
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from fnmatch import fnmatch
 from pathlib import Path
-
-import pytest
 
 from sseconform.gate.result import ScenarioResult
 from sseconform.gate.runner import run_suite
@@ -51,45 +50,57 @@ def test_the_builtin_suites_have_both_for_every_dialect() -> None:
         assert silent.quiet[1] >= 1  # after the stream began, before its answer
 
 
-@pytest.mark.parametrize("endpoint", ["chat", "messages", "responses"])
-def test_a_faithful_gateway_passes_them_with_no_timing_finding(
-    tmp_path: Path, endpoint: str
-) -> None:
-    got = _run(tmp_path, set(), endpoint)
-    assert len(got) == 8
-    for name, s in got.items():
-        assert s.verdict == "pass", (name, s.findings)
-        assert _timing(s) == {}, (name, s.findings)
-        t = s.to_dict()["timing"]
-        assert set(t) == KEYS and all(isinstance(v, float) for v in t.values()), (name, t)
-        assert t["longest_silence_s"] < 5, (name, t)
-    # the upstream's own schedule is in the figures: content late, spread, or after quiet
-    for d in DIALECTS:
-        assert got[f"{d}/long-silence"].to_dict()["timing"]["added_first_event_s"] < 0.5
+def _runs(tmp: Path, jobs: dict[str, tuple[set[str], str]]) -> dict[str, dict[str, ScenarioResult]]:
+    """Several gateways at once (each with its own upstream): their scenarios mostly wait on
+    the upstream's recorded schedule, so they take the time of one."""
+    with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+        futures = {k: pool.submit(_run, tmp / k, bugs, ep) for k, (bugs, ep) in jobs.items()}
+        return {k: f.result() for k, f in futures.items()}
 
 
-def test_a_buffering_gateway_fails_every_slow_stream(tmp_path: Path) -> None:
-    got = _run(tmp_path, {"buffer"}, "messages")
+def test_a_faithful_gateway_passes_them_with_no_timing_finding(tmp_path: Path) -> None:
+    runs = _runs(tmp_path, {e: (set(), e) for e in ("chat", "messages", "responses")})
+    for endpoint, got in runs.items():
+        assert len(got) == 8, endpoint
+        for name, s in got.items():
+            where = (endpoint, name, s.findings)
+            assert s.verdict == "pass" and _timing(s) == {}, where
+            t = s.to_dict()["timing"]
+            assert set(t) == KEYS and all(isinstance(v, float) for v in t.values()), (where, t)
+            assert t["longest_silence_s"] < 5, (where, t)
+        # the upstream's own schedule is in the figures: content late, spread, or after quiet
+        for d in DIALECTS:
+            assert got[f"{d}/long-silence"].to_dict()["timing"]["added_first_event_s"] < 0.5
+
+
+def test_each_timing_bug_fails_the_scenarios_it_breaks(tmp_path: Path) -> None:
+    """Three gateways at once, each with one timing bug, each on another endpoint."""
+    runs = _runs(
+        tmp_path,
+        {
+            "buffer": ({"buffer"}, "messages"),
+            "hold-first": ({"hold-first"}, "responses"),
+            "drop-keepalive": ({"drop-keepalive"}, "chat"),
+        },
+    )
+    # buffering: every slow stream fails not-streamed, the first piece waited for the last
+    got = runs["buffer"]
     for d in DIALECTS:
         s = got[f"{d}/slow-stream"]
         assert s.verdict == "fail" and _timing(s).get("not-streamed") == "error", s.findings
         t = s.to_dict()["timing"]
-        assert t["added_delay_max_s"] > 2, t  # the first piece waited for the last
+        assert t["added_delay_max_s"] > 2, t
     assert _timing(got["anthropic/long-silence"]).get("keepalives-dropped") == "error"
-
-
-def test_a_gateway_holding_the_first_event(tmp_path: Path) -> None:
-    got = _run(tmp_path, {"hold-first"}, "responses")
-    for d in ("anthropic", "responses", "openai"):  # a first event before any content
+    # holding the first event: wherever it comes before any content
+    got = runs["hold-first"]
+    for d in ("anthropic", "responses", "openai"):
         s = got[f"{d}/long-silence"]
         assert _timing(s).get("first-event") == "error", (d, s.findings)
         assert s.to_dict()["timing"]["added_first_event_s"] > LONG_SILENCE - 1
     # Gemini's first event carries content: nothing to hold back, nothing to find
     assert "first-event" not in _timing(got["gemini/slow-stream"])
-
-
-def test_a_gateway_dropping_keepalives(tmp_path: Path) -> None:
-    got = _run(tmp_path, {"drop-keepalive"}, "chat")
+    # dropping keepalives: an error where the upstream pinged, a warning where it was silent
+    got = runs["drop-keepalive"]
     assert _timing(got["anthropic/long-silence"]) == {"keepalives-dropped": "error"}
     assert got["anthropic/long-silence"].verdict == "fail"
     for d in ("gemini", "responses", "openai"):  # they send nothing: both sides silent
