@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -29,6 +31,15 @@ import orjson
 FORMAT = "sseconform-recording"
 VERSION = 1
 MAGIC = b'{"format": "sseconform-recording"'
+#: The longest line a reader accepts. The writer's lines are one read each (a socket read is
+#: at most a few hundred KiB, stored as text or base64) or a request: a longer line is not
+#: a recording's, and reading it whole would cost several times its size in memory.
+MAX_LINE = 32 * 1024 * 1024
+#: The latest time a read may carry (seconds after the request; about eleven days): a
+#: larger one would have ``replay`` and ``inspect`` wait for it.
+MAX_T = 1e6
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_BAD_VALUE = re.compile(r"[\x00\r\n]")
 
 
 class RecordingError(Exception):
@@ -89,12 +100,14 @@ class Prepend:
     def readline(self, size: int = -1) -> bytes:
         if self._head:
             i = self._head.find(b"\n")
-            if i >= 0:
-                line, self._head = self._head[: i + 1], self._head[i + 1 :]
+            cut = i + 1 if i >= 0 else len(self._head)
+            if size >= 0:
+                cut = min(cut, size)
+            line, self._head = self._head[:cut], self._head[cut:]
+            if line.endswith(b"\n") or self._head or (size >= 0 and len(line) >= size):
                 return line
-            line, self._head = self._head, b""
-            return line + self._fp.readline()
-        return self._fp.readline()
+            return line + self._fp.readline(size - len(line) if size >= 0 else -1)
+        return self._fp.readline(size)
 
 
 class RecordingReader:
@@ -113,6 +126,12 @@ class RecordingReader:
         version = first.get("version")
         if version != VERSION:
             raise RecordingError(path, 1, f"unsupported recording version {version!r}")
+        try:  # what translate copies into its output must encode again
+            orjson.dumps(first)
+        except orjson.JSONEncodeError as exc:
+            raise RecordingError(
+                path, 1, f"the header line cannot be written back ({exc})"
+            ) from None
         self.header: dict[str, Any] = first
         self._pending: dict[str, Any] | None = self._next_obj()
         if self._pending is not None and "response" in self._pending:
@@ -125,16 +144,18 @@ class RecordingReader:
         return req if isinstance(req, dict) else None
 
     def _next_obj(self) -> dict[str, Any] | None:
-        raw = self._fp.readline()
+        raw = self._fp.readline(MAX_LINE + 1)
         if not raw:
             return None
         self._lineno += 1
+        if len(raw) > MAX_LINE:
+            raise RecordingError(self.path, self._lineno, f"a line longer than {MAX_LINE:,} bytes")
         if not raw.endswith(b"\n"):
             # The writer died mid-line: everything before it is intact.
             self.truncated_line = self._lineno
             return None
         try:
-            obj = json.loads(raw)
+            obj = json.loads(raw, parse_constant=_no_constant)
         except ValueError as exc:
             raise RecordingError(self.path, self._lineno, f"not a JSON line ({exc})") from None
         except RecursionError:
@@ -153,20 +174,26 @@ class RecordingReader:
                 e = obj["end"]
                 if not isinstance(e, dict):
                     raise RecordingError(self.path, line, "bad end line")
-                self.end = End(bool(e.get("complete")), str(e.get("reason", "")), e.get("t"))
+                self.end = End(bool(e.get("complete")), str(e.get("reason", "")), _time(e.get("t")))
                 if self._next_obj() is not None:
                     raise RecordingError(self.path, self._lineno, "data after the end line")
                 return
-            t = obj.get("t")
-            if type(t) is not int and type(t) is not float:  # bool is an int: not a time
-                raise RecordingError(self.path, line, 'a read line has no number "t"')
-            if type(t) is int and not -(2**53) < t < 2**53:
-                raise RecordingError(self.path, line, 'a read line\'s "t" is out of range')
+            t = _time(obj.get("t"))
+            if t is None:
+                raise RecordingError(
+                    self.path, line, f'a read line needs "t": a number from 0 to {MAX_T:g}'
+                )
             if "text" in obj and isinstance(obj["text"], str):
-                yield float(t), obj["text"].encode("utf-8")
+                try:
+                    data = obj["text"].encode("utf-8")
+                except UnicodeEncodeError:
+                    raise RecordingError(
+                        self.path, line, "a read's text is not valid Unicode (a lone surrogate)"
+                    ) from None
+                yield t, data
             elif "b64" in obj and isinstance(obj["b64"], str):
                 try:
-                    yield float(t), base64.b64decode(obj["b64"], validate=True)
+                    yield t, base64.b64decode(obj["b64"], validate=True)
                 except ValueError:
                     raise RecordingError(self.path, line, "bad base64 in a read") from None
             else:
@@ -195,23 +222,60 @@ class RecordingReader:
         return None
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _time(t: Any) -> float | None:
+    """A read's or head's time, if it is one: a finite number of seconds from 0 to MAX_T
+    (bool is an int in Python, not a time)."""
+    if type(t) is not int and type(t) is not float:
+        return None
+    if type(t) is int and not 0 <= t <= MAX_T:
+        return None
+    t = float(t)
+    return t if math.isfinite(t) and 0 <= t <= MAX_T else None
+
+
 def _response(obj: Any, path: str, line: int) -> Response:
+    """The response head, as HTTP/1.1 allows it: a status from 100 to 599, a reason phrase
+    and header values without CR, LF or NUL, header names that are tokens (``replay`` writes
+    them onto the wire, so a recording must not be able to split a response)."""
+
+    def bad(why: str) -> RecordingError:
+        return RecordingError(path, line, f"bad response line: {why}")
+
     if not isinstance(obj, dict) or type(obj.get("status")) is not int:
-        raise RecordingError(path, line, "bad response line: no integer status")
+        raise bad("no integer status")
+    if not 100 <= obj["status"] <= 599:
+        raise bad(f"status {obj['status']} is not from 100 to 599")
     raw = obj.get("headers", [])
     if not isinstance(raw, list) or not all(
         isinstance(h, list) and len(h) == 2 and all(isinstance(x, str) for x in h) for h in raw
     ):
-        raise RecordingError(path, line, "bad response line: headers must be [name, value] pairs")
-    headers = [(k, v) for k, v in raw]
-    t = obj.get("t")
+        raise bad("headers must be [name, value] pairs")
+    for k, v in raw:
+        if not _TOKEN.fullmatch(k):
+            raise bad(f"header name {k!r} is not an HTTP token")
+        if _BAD_VALUE.search(v):
+            raise bad(f"header {k!r} holds CR, LF or NUL")
+    reason = str(obj.get("reason", ""))
+    if _BAD_VALUE.search(reason):
+        raise bad("the reason phrase holds CR, LF or NUL")
+    if any(_surrogate(x) for x in [reason, *(x for h in raw for x in h)]):
+        raise bad("text that is not valid Unicode (a lone surrogate)")
     return Response(
-        obj["status"],
-        str(obj.get("reason", "")),
-        str(obj.get("http_version", "")),
-        headers,
-        float(t) if isinstance(t, float) or (type(t) is int and -(2**53) < t < 2**53) else None,
-    )
+        obj["status"], reason, str(obj.get("http_version", "")), [(k, v) for k, v in raw],
+        _time(obj.get("t")),
+    )  # fmt: skip
+
+
+def _surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 class RecordingWriter:
