@@ -8,14 +8,19 @@ marked incomplete with the reason. A ``kill -9`` leaves a file that loads up to 
 
 from __future__ import annotations
 
+import functools
 import json
+import socket
+import ssl
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO, Any
 
 import httpx
 
+from sseconform.recording.bounds import DECODED, BoundHit, Inflater, Watchdog
 from sseconform.recording.format import RecordingWriter, Response
 from sseconform.recording.redact import Redactor
 from sseconform.sse import SSEDecoder
@@ -53,6 +58,9 @@ class Outcome:
     redacted: list[str]
     #: ``time.monotonic()`` when the request was sent: the recording's times count from it
     started: float = 0.0
+    #: the bound the peer broke, if one ended the recording: ``deadline``, ``max-bytes``,
+    #: ``bomb`` (see :mod:`sseconform.recording.bounds`) or ``encoding`` (not decoded)
+    bound: str | None = None
 
 
 class Interrupted(Exception):
@@ -94,11 +102,18 @@ def record(
     on_read: Callable[[float, bytes], None] | None = None,
     on_response: Callable[[int], None] | None = None,
     client: httpx.Client | None = None,
+    deadline: float | None = None,
+    max_bytes: int | None = None,
 ) -> Outcome:
     """Record one exchange into ``out``; never raises for a network failure (see ``reason``).
 
     ``on_read(t, chunk)`` sees each read with its time (seconds since the request went out,
-    as recorded); ``on_response(status)`` the status, before any read.
+    as recorded); ``on_response(status)`` the status, before any read. ``deadline``: seconds
+    the whole exchange may take, head and body, however the peer drips it; ``max_bytes``:
+    the body bytes kept. A gzip or deflate body (sent though identity was asked for) is
+    decoded in bounded steps and never past ``max_bytes`` or a bomb's ratio; any other
+    encoding is kept as sent. A broken bound ends the recording, incomplete, and is named
+    in :attr:`Outcome.bound`.
     """
     redactor = redactor or Redactor()
     stored = stored_request(req, redactor)
@@ -120,56 +135,82 @@ def record(
         headers.append(("accept-encoding", "identity"))  # the body as sent, not compressed
     timeout = httpx.Timeout(connect=connect_timeout, read=stall_timeout, write=30.0, pool=30.0)
     own = client is None
-    http = client or httpx.Client(timeout=timeout, follow_redirects=False)
-    complete, reason = False, "no response"
+    http = client or httpx.Client(
+        timeout=timeout,
+        follow_redirects=False,
+        transport=httpx.HTTPTransport(verify=_tls(), socket_options=NODELAY),
+    )
+    complete, reason, bound = False, "no response", None
+    encoding = "identity"
+    watchdog = Watchdog(deadline)
     t0 = time.monotonic()
     try:
         with http.stream(
-            req.method, req.url, headers=headers, content=req.body, timeout=timeout
+            req.method,
+            req.url,
+            headers=headers,
+            content=req.body,
+            timeout=timeout,
+            extensions={"trace": watchdog.trace},
         ) as resp:
+            stream = resp.extensions.get("network_stream")
+            watchdog.watch(stream.get_extra_info("socket") if stream is not None else None)
             prog.status = resp.status_code
-            decoded = resp.headers.get("content-encoding", "identity").lower() != "identity"
+            encoding = resp.headers.get("content-encoding", "identity").strip().lower()
+            inflater = Inflater(encoding, max_bytes) if encoding in DECODED else None
             head = Response(
                 resp.status_code,
                 resp.reason_phrase,
                 resp.http_version,
                 [(k, v) for k, v in redactor.header_list(resp.headers.multi_items(), "response")],
             )
-            extra = {"decoded": resp.headers["content-encoding"]} if decoded else {}
+            extra: dict[str, Any] = {}
+            if inflater is not None:
+                extra["decoded"] = encoding
+            elif encoding not in ("identity", ""):
+                extra["encoded"] = encoding  # kept as sent: not a stream anything can read
             writer.response(head, t=time.monotonic() - t0, **extra)
             if on_response is not None:
                 on_response(resp.status_code)
-            chunks = resp.iter_bytes() if decoded else resp.iter_raw()
-            for chunk in chunks:
-                if not chunk:
-                    continue
-                now = time.monotonic() - t0
-                writer.read(now, chunk)
-                if raw_fp is not None:
-                    raw_fp.write(chunk)
-                    raw_fp.flush()
-                if on_read is not None:
-                    on_read(now, chunk)
-                _count(prog, decoder, chunk, now)
-                if on_progress is not None:
-                    on_progress(prog)
+            sink = _Sink(writer, prog, decoder, redactor, max_bytes, t0)
+            sink.raw_fp, sink.on_read, sink.on_progress = raw_fp, on_read, on_progress
+            try:
+                for raw_chunk in resp.iter_raw():
+                    for chunk in inflater.feed(raw_chunk) if inflater else (raw_chunk,):
+                        sink.take(chunk)
+            finally:
+                sink.finish()
             complete, reason = True, "eof"
+            if extra.get("encoded"):
+                complete, bound = False, "encoding"
+                reason = f"the body is {encoding}-encoded (identity was asked for): kept as sent"
+    except BoundHit as exc:
+        bound, reason = exc.kind, exc.message
     except Interrupted as exc:
         reason = exc.reason
     except KeyboardInterrupt:
         reason = "interrupted (SIGINT)"
     except httpx.ReadTimeout:
-        reason = f"stalled: no byte for {stall_timeout:g} s (--stall-timeout)"
+        reason = f"stalled: no byte for {stall_timeout:g} s"
     except httpx.ConnectTimeout:
         reason = f"could not connect within {connect_timeout:g} s"
     except httpx.ConnectError as exc:
         reason = f"could not connect: {exc}"
     except (httpx.RemoteProtocolError, httpx.ReadError) as exc:
         reason = f"connection dropped: {exc or type(exc).__name__}"
+    except httpx.DecodingError as exc:
+        reason = f"the {encoding} body could not be decoded: {exc}"
+    except zlib.error as exc:
+        reason = f"the {encoding} body could not be decoded: {exc}"
     except httpx.HTTPError as exc:
         reason = f"{type(exc).__name__}: {exc}"
     finally:
+        watchdog.cancel()
+        if watchdog.fired:
+            complete, bound = False, "deadline"
+            reason = f"the exchange went on past its deadline of {deadline:g} s"
         prog.elapsed = time.monotonic() - t0
+        reason = redactor.scrub(reason)  # an error's text can hold the URL's key
         writer.close(complete=complete, reason=reason, t=prog.elapsed, redacted=redactor.found)
         if raw_fp is not None:
             raw_fp.close()
@@ -179,7 +220,69 @@ def record(
         for ev in decoder.finish():
             prog.events += 1
             _ttft(prog, ev.data, prog.elapsed)
-    return Outcome(out, prog, complete, reason, list(redactor.found), t0)
+    return Outcome(out, prog, complete, reason, list(redactor.found), t0, bound)
+
+
+#: The request goes out at once: with Nagle's algorithm its body can wait for the server's
+#: delayed ACK of its head (40 ms on Linux), which every time measured from it would carry.
+NODELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
+
+
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """httpx's default TLS context (certifi's CAs), made once: loading the CA bundle takes
+    30-50 ms, which a gate run would otherwise pay for every scenario."""
+    return httpx.create_ssl_context()
+
+
+class _Sink:
+    """Where each read of the body goes: scrubbed of secrets (:class:`StreamScrubber`), cut
+    at ``max_bytes``, into the recording (and ``--raw``), the callbacks and the progress."""
+
+    def __init__(
+        self,
+        writer: RecordingWriter,
+        prog: Progress,
+        decoder: SSEDecoder,
+        redactor: Redactor,
+        max_bytes: int | None,
+        t0: float,
+    ) -> None:
+        self.writer, self.prog, self.decoder = writer, prog, decoder
+        self.scrubber = redactor.stream()
+        self.max_bytes, self.t0 = max_bytes, t0
+        self.raw_fp: IO[bytes] | None = None
+        self.on_read: Callable[[float, bytes], None] | None = None
+        self.on_progress: Callable[[Progress], None] | None = None
+        self._now = 0.0
+
+    def take(self, chunk: bytes) -> None:
+        """One read as it arrived; raises :class:`BoundHit` past ``max_bytes``."""
+        if chunk:
+            self._now = time.monotonic() - self.t0
+            self._keep(self.scrubber.feed(chunk))
+
+    def finish(self) -> None:
+        """Whatever the scrubber held back (the start of a secret that was not one)."""
+        self._keep(self.scrubber.finish())
+
+    def _keep(self, chunk: bytes) -> None:
+        prog, now, cap = self.prog, self._now, self.max_bytes
+        over = cap is not None and prog.bytes + len(chunk) > cap
+        if cap is not None and over:
+            chunk = chunk[: max(0, cap - prog.bytes)]
+        if chunk:
+            self.writer.read(now, chunk)
+            if self.raw_fp is not None:
+                self.raw_fp.write(chunk)
+                self.raw_fp.flush()
+            if self.on_read is not None:
+                self.on_read(now, chunk)
+            _count(prog, self.decoder, chunk, now)
+            if self.on_progress is not None:
+                self.on_progress(prog)
+        if over:
+            raise BoundHit("max-bytes", f"the body passed {cap:,} bytes")
 
 
 def _count(prog: Progress, decoder: SSEDecoder, chunk: bytes, now: float) -> None:

@@ -114,6 +114,22 @@ def gate(
         float | None,
         typer.Option(help="Seconds without a byte before a scenario gives up.", min=0.001),
     ] = None,
+    deadline: Annotated[
+        float | None,
+        typer.Option(
+            help="Seconds a scenario may take in all, however the gateway drips it (default: "
+            "twice the upstream's answer, plus 15 s).",
+            min=0.001,
+        ),
+    ] = None,
+    max_bytes: Annotated[
+        int | None,
+        typer.Option(
+            help="Bytes kept of a gateway's answer; past them it fails (default: 16 MiB plus "
+            "16 times the upstream's body).",
+            min=1,
+        ),
+    ] = None,
     budget: Annotated[
         list[str] | None,
         typer.Option(
@@ -177,6 +193,8 @@ def gate(
         models=model or [],
         speed=speed,
         timeout=timeout,
+        deadline=deadline,
+        max_bytes=max_bytes,
         concurrency=concurrency,
         confirm_timing=confirm_timing,
         baseline=str(baseline) if baseline is not None else None,

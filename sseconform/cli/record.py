@@ -6,12 +6,15 @@ import os
 import sys
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from sseconform.cli.app import app, fail
 from sseconform.errors import SseconformError, UsageError
+
+if TYPE_CHECKING:  # imported when the command runs (a fast --help)
+    from sseconform.record import Outcome
 
 
 @app.command()
@@ -47,6 +50,16 @@ def record(
         float, typer.Option(help="Give up after this many seconds without a byte.")
     ] = 60.0,
     connect_timeout: Annotated[float, typer.Option(help="Seconds to connect.")] = 30.0,
+    deadline: Annotated[
+        float,
+        typer.Option(
+            help="Give up after this many seconds in all, however the server drips it; 0: none."
+        ),
+    ] = 0.0,
+    max_bytes: Annotated[
+        int,
+        typer.Option(help="Keep at most this many body bytes (decoded), then stop; 0: no cap."),
+    ] = 0,
     redact: Annotated[
         list[str] | None,
         typer.Option(help="Also redact this header, query parameter or body field."),
@@ -106,6 +119,8 @@ def record(
                 force=force,
                 stall_timeout=stall_timeout if stall_timeout > 0 else None,
                 connect_timeout=connect_timeout,
+                deadline=deadline if deadline > 0 else None,
+                max_bytes=max_bytes if max_bytes > 0 else None,
                 redactor=redactor,
                 raw=str(raw) if raw is not None else None,
                 on_progress=progress if live else None,
@@ -121,7 +136,7 @@ def record(
     p = outcome.progress
     if live:
         sys.stderr.write("\r" + _progress_line(p) + "\n")
-    state = "complete" if outcome.complete else f"INCOMPLETE ({outcome.reason})"
+    state = "complete" if outcome.complete else f"INCOMPLETE ({outcome.reason}{_flag(outcome)})"
     status = f"HTTP {p.status}" if p.status is not None else "no response"
     ttft = f", time to first token {p.ttft:.3f} s" if p.ttft is not None else ""
     typer.echo(
@@ -146,6 +161,14 @@ def record(
     if outcome.reason.startswith("interrupted"):
         code = 130
     raise typer.Exit(code)
+
+
+def _flag(outcome: Outcome) -> str:
+    """The option that sets the bound a recording ended on, for the message."""
+    if outcome.reason.startswith("stalled"):
+        return "; see --stall-timeout"
+    flag = {"deadline": "--deadline", "max-bytes": "--max-bytes"}.get(outcome.bound or "")
+    return f"; see {flag}" if flag else ""
 
 
 class _Watcher:

@@ -46,6 +46,19 @@ _OTHER = {
     "timed out before a status line).",
     "transport:incomplete": "The gateway's stream did not end cleanly: the connection was "
     "reset, the chunked body was cut, or it stalled past the suite's timeout.",
+    "transport:deadline": "The gateway was still sending when the scenario's deadline passed "
+    "(twice the time the upstream took, plus a margin, unless --deadline sets it): it drips "
+    "its answer, or streams past the upstream's end. A client waits on it until its own "
+    "timeout, and a CI job would hang.",
+    "transport:too-large": "The gateway sent far more than the upstream's answer could become "
+    "(its cap is 16 MiB plus 16 times the upstream's body, unless --max-bytes sets it): a "
+    "loop that re-sends content, or an answer that never ends. The recording stops at the cap.",
+    "transport:decompression-bomb": "The gateway compressed its answer (though identity was "
+    "asked for) into something that inflates a hundred times or more: a client that decodes "
+    "it runs out of memory. sseconform stopped decoding it.",
+    "transport:encoding": "The gateway answered with a content-encoding it was not asked for "
+    "and that sseconform does not decode: a client that did not ask for it cannot read the "
+    "stream. The bytes are kept as sent.",
     "upstream:not-reached": "The upstream never saw a request, so nothing was tested: the "
     "gateway is not routed to the replay upstream for this dialect (see --gateway-profile).",
     "upstream:refused": "The gateway called the upstream on a path or in a dialect this "

@@ -33,9 +33,18 @@ from sseconform.rules.catalog import Severity
 from sseconform.safetext import printable
 
 if TYPE_CHECKING:  # what the upstream logged: only read here
-    from sseconform.replay.server import Served
+    from sseconform.replay.served import Served
 
-__all__ = ["Graded", "References", "grade_recording", "grade_stream", "references"]
+__all__ = ["BOUNDS", "Graded", "References", "grade_recording", "grade_stream", "references"]
+
+#: A bound the gateway's answer broke (:attr:`sseconform.record.Outcome.bound`): its
+#: finding's code, and what the gateway did. Nothing else is graded of such an answer.
+BOUNDS = {
+    "deadline": ("deadline", "streamed past the scenario's deadline (see --deadline)"),
+    "max-bytes": ("too-large", "sent more than the bytes kept (see --max-bytes)"),
+    "bomb": ("decompression-bomb", "sent a compressed body that inflates without bound"),
+    "encoding": ("encoding", "sent a content-encoding it was not asked for"),
+}
 
 
 @dataclass
@@ -77,12 +86,18 @@ def grade_recording(
     endpoint: str,
     t0: float = 0.0,
     budgets: Budgets | None = None,
+    bound: str | None = None,
 ) -> Graded:
     """The findings (and note) for the gateway's answer recorded at ``path``, given what the
     upstream logged of the scenario's requests (``served``). With ``budgets``, its timing
-    too: ``t0`` is when the request was sent (the recording's times count from it)."""
+    too: ``t0`` is when the request was sent (the recording's times count from it).
+    ``bound``: the bound the answer broke (the recording stopped there), a finding alone."""
     g = Graded(path, status, allow, endpoint)
-    if status is None:
+    if bound is not None:
+        code, what = BOUNDS.get(bound, (bound, "broke a bound"))
+        g.add("transport", code, f"the gateway {what}: {reason}")
+        g.note = "stopped: " + what.split(" (")[0]
+    elif status is None:
         g.add("transport", "no-response", f"no answer from the gateway: {reason}")
     elif _reached(g, sc, served, bool(ref.faults)):
         _grade(g, sc, ref, complete, reason, len(served))

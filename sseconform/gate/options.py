@@ -43,6 +43,8 @@ class GateOptions:
     models: list[str] = field(default_factory=list)  # DIALECT=NAME
     speed: float | None = None
     timeout: float | None = None
+    deadline: float | None = None  # seconds per scenario (None: the suite's, or derived)
+    max_bytes: int | None = None  # bytes kept per answer (None: the suite's, or derived)
     concurrency: int = 1
     confirm_timing: bool = True  # re-run a scenario with a timing error, alone (runner)
     baseline: str | None = None  # known deviations (a gate baseline file)
@@ -117,6 +119,10 @@ def prepare_suites(options: GateOptions, profile: Profile | None = None) -> list
             su.speed = options.speed
         if options.timeout is not None:
             su.timeout = options.timeout
+        if options.deadline is not None:
+            su.deadline = options.deadline
+        if options.max_bytes is not None:
+            su.max_bytes = options.max_bytes
         su.timing = {**su.timing, **budgets}
     return suites
 

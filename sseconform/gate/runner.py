@@ -20,6 +20,7 @@ from pathlib import Path
 
 import orjson
 
+from sseconform.gate.bounds import deadline_for, max_bytes_for
 from sseconform.gate.evidence import collect
 from sseconform.gate.grading import grade_recording, references
 from sseconform.gate.request import GatewayRequests
@@ -29,7 +30,8 @@ from sseconform.gate.suite import Suite
 from sseconform.gate.upstream import Upstream, rules_for
 from sseconform.record import Request, record
 from sseconform.replay.plan import Loaded
-from sseconform.replay.server import ReplayServer, Served
+from sseconform.replay.served import Served
+from sseconform.replay.server import ReplayServer
 
 __all__ = ["LOG_WAIT", "Run", "confirmed", "run_suite", "slug"]
 
@@ -120,6 +122,11 @@ def run_suite(
     return SuiteResult(suite.name, gateway.rstrip("/"), server.url, results, profile)
 
 
+def _hinted(reason: str) -> str:
+    """A recorder's reason, with the gate option that sets its bound."""
+    return reason + " (see --timeout)" if reason.startswith("stalled") else reason
+
+
 def _timing_errors(r: ScenarioResult) -> set[str]:
     return {f.code for f in r.findings if f.source == "timing" and f.severity == "error"}
 
@@ -184,6 +191,9 @@ class Run:
         before = len(server.served)
         body = self.requests.body(sc, ref.clean, tag)
         out = str(Path(self.out_dir) / f"{slug(sc.name)}.jsonl")
+        deadline = suite.deadline
+        if deadline is None:
+            deadline = deadline_for(rec, ref.faults, suite.speed)
         t0 = time.monotonic()
         outcome = record(
             Request(
@@ -195,6 +205,8 @@ class Run:
             out,
             force=True,
             stall_timeout=suite.timeout,
+            deadline=deadline,
+            max_bytes=suite.max_bytes if suite.max_bytes is not None else max_bytes_for(rec),
         )
         seconds = time.monotonic() - t0
 
@@ -214,8 +226,8 @@ class Run:
         served = seen()
         g = grade_recording(
             sc, ref, out, outcome.progress.status, served, complete=outcome.complete,
-            reason=outcome.reason, allow=suite.allow, endpoint=suite.endpoint,
-            t0=outcome.started, budgets=suite.budgets,
+            reason=_hinted(outcome.reason), allow=suite.allow, endpoint=suite.endpoint,
+            t0=outcome.started, budgets=suite.budgets, bound=outcome.bound,
         )  # fmt: skip
         base.expect = ref.expect
         base.status = outcome.progress.status

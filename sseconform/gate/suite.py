@@ -5,6 +5,10 @@ A suite is TOML (read with tomllib)::
     name = "my gateway"
     path = "/v1/chat/completions"    # where the gateway listens (default)
     timeout = 30                     # seconds without a byte before a scenario gives up
+    deadline = 60                    # seconds a scenario may take in all (default: twice
+                                     # the upstream's answer, plus 15 s)
+    max-bytes = 50000000             # bytes kept of the gateway's answer (default: 16 MiB
+                                     # plus 16 times the upstream's body)
     speed = 1                        # upstream timing: 1 recorded, 0 as fast as possible
     allow = ["G010"]                 # check codes that do not fail a scenario
     timing = { first-token = 1.0 }   # timing budgets, seconds (see gate.timing.Budgets):
@@ -92,6 +96,8 @@ SUITE_KEYS = frozenset(
         "name",
         "path",
         "timeout",
+        "deadline",
+        "max-bytes",
         "speed",
         "allow",
         "models",
@@ -131,6 +137,10 @@ class Suite:
     scenarios: list[Scenario]
     path: str | None = None  # None: the profile's, or /v1/chat/completions
     timeout: float = 30.0
+    #: seconds a scenario may take in all, and bytes kept of the gateway's answer (None:
+    #: from the upstream's recording, see :mod:`sseconform.gate.bounds`)
+    deadline: float | None = None
+    max_bytes: int | None = None
     speed: float = 1.0
     allow: list[str] = field(default_factory=list)
     models: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_MODELS))
@@ -273,6 +283,12 @@ def suite_from(data: dict[str, Any], base: Path, source: str) -> Suite:
         raise fail(source, "timeout", "a number of seconds above 0")
     if not _number(speed) or speed < 0:
         raise fail(source, "speed", "a number, 0 or more")
+    deadline = data.get("deadline")
+    if deadline is not None and (not _number(deadline) or not 0 < deadline <= 86400):
+        raise fail(source, "deadline", "a number of seconds above 0 (at most a day)")
+    max_bytes = data.get("max-bytes")
+    if max_bytes is not None and (type(max_bytes) is not int or max_bytes <= 0):
+        raise fail(source, "max-bytes", "a whole number of bytes above 0")
     path = data.get("path")
     if path is not None:
         path = parse_path(source, "path", path)
@@ -295,6 +311,8 @@ def suite_from(data: dict[str, Any], base: Path, source: str) -> Suite:
         scenarios=scenarios,
         path=path,
         timeout=float(timeout),
+        deadline=float(deadline) if deadline is not None else None,
+        max_bytes=max_bytes,
         speed=float(speed),
         allow=allow,
         models=models,

@@ -377,3 +377,46 @@ def test_secret_named_field_with_a_non_string_value(tmp_path: Path) -> None:
         body = {"model": "m", "api_key": [FIELD], "token": {"value": NESTED}}
         record(Request("POST", cap.url + CHAT, [], json.dumps(body).encode()), str(tmp_path / "r"))
     _assert_nowhere([FIELD, NESTED], (tmp_path / "r").read_bytes())
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "key[]=SECRETVALUE123",
+        "key%00=SECRETVALUE123",
+        "alt=sse;key=SECRETVALUE123",
+        "password=SECRETVALUE123",
+        "sig=SECRETVALUE123",
+        "X-Amz-Signature=SECRETVALUE123",
+        "refresh_token=SECRETVALUE123",
+        "KEY=SECRETVALUE123",
+    ],
+)
+def test_redaction_is_not_fooled_by_the_spelling(query: str) -> None:
+    from sseconform.recording.redact import Redactor
+
+    r = Redactor()
+    url = r.url(f"https://api.example.com/v1/x?{query}")
+    assert "SECRETVALUE123" not in url
+    assert REDACTED in url or quote(REDACTED) in url
+    form = r.form(query)
+    assert form is not None and "SECRETVALUE123" not in form
+    name = query.rsplit("=", 1)[0].split(";")[-1].replace("%00", "\x00")
+    assert "SECRETVALUE123" not in json.dumps(r.body({name: "SECRETVALUE123"}))
+
+
+def test_a_remembered_secret_is_scrubbed_across_reads() -> None:
+    from sseconform.recording.redact import Redactor
+
+    r = Redactor()
+    r.header_list([("Authorization", "Bearer abcdefgh12345678")], "request")
+    s = r.stream()
+    body = b'data: {"error": "bad key abcdefgh12345678!"}\n\n'
+    for cut in range(1, len(body)):
+        s = r.stream()
+        out = s.feed(body[:cut]) + s.feed(body[cut:]) + s.finish()
+        assert b"abcdefgh12345678" not in out, cut
+        assert out == body.replace(b"abcdefgh12345678", REDACTED.encode())
+    one = r.stream()
+    out = b"".join(one.feed(body[i : i + 1]) for i in range(len(body))) + one.finish()
+    assert out == body.replace(b"abcdefgh12345678", REDACTED.encode())

@@ -1,0 +1,99 @@
+"""``gate`` against a hostile gateway build: whatever it does (drip, stream forever, answer
+with 64 MiB, send a gzip bomb), the run ends by its deadline with a report whose verdict
+names the bound the gateway broke, and the gate's memory does not follow the answer."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sseconform.gate.bounds import DEADLINE_MARGIN, deadline_for, max_bytes_for
+from sseconform.gate.suite import recordings_dir
+from sseconform.replay.plan import load, parse_faults
+from tests.hostile.peers import hostile_peer
+from tests.hostile.test_record_bounds import run
+
+TEXT = recordings_dir() / "anthropic" / "text-anthropic.jsonl"
+
+
+@pytest.fixture(scope="module")
+def peer() -> Iterator[str]:
+    with hostile_peer() as url:
+        yield url
+
+
+def gate(peer: str, tmp_path: Path, path: str, *more: str) -> tuple[int, dict, float, int]:
+    suite = tmp_path / "suite.toml"
+    suite.write_text(
+        f'name = "hostile"\npath = "{path}"\nspeed = 0\n'
+        f'[[scenario]]\nname = "text"\nrecording = "{TEXT}"\n',
+        encoding="utf-8",
+    )
+    report = tmp_path / "report.json"
+    code, err, seconds, rss = run(
+        "gate", "--gateway", peer, "--suite", str(suite), "--out", str(tmp_path / "out"),
+        "--format", "json", "-o", str(report), *more, cwd=tmp_path, timeout=120,
+    )  # fmt: skip
+    assert report.exists(), err
+    return code, json.loads(report.read_text(encoding="utf-8")), seconds, rss
+
+
+def findings(report: dict) -> dict[str, str]:
+    [sc] = report["scenarios"]
+    return {f"{f['source']}:{f['code']}": f["message"] for f in sc["findings"]}
+
+
+@pytest.mark.parametrize("path", ["/drip", "/drip-head"])
+def test_a_dripping_gateway_fails_at_the_deadline(peer: str, tmp_path: Path, path: str) -> None:
+    code, report, seconds, _ = gate(peer, tmp_path, path, "--deadline", "2")
+    assert code == 1
+    assert seconds < 20, seconds
+    found = findings(report)
+    assert "transport:deadline" in found, found
+    assert "deadline of 2 s" in found["transport:deadline"]
+
+
+def test_an_endless_gateway_is_cut_at_the_cap_and_the_gate_stays_small(
+    peer: str, tmp_path: Path
+) -> None:
+    code, report, _, rss = gate(peer, tmp_path, "/huge")
+    assert code == 1
+    found = findings(report)
+    assert "transport:too-large" in found, found
+    kept = tmp_path / "out" / "text.jsonl"
+    assert kept.stat().st_size < 2 * max_bytes_for(load(str(TEXT)))
+    assert 0 < rss < 400, f"{rss} MiB for a 64 MiB answer"
+
+
+def test_a_gzip_bomb_from_the_gateway(peer: str, tmp_path: Path) -> None:
+    code, report, _, rss = gate(peer, tmp_path, "/gzip-bomb")
+    assert code == 1
+    assert "transport:decompression-bomb" in findings(report)
+    assert 0 < rss < 400, f"{rss} MiB"
+
+
+def test_the_default_deadline_follows_the_upstream() -> None:
+    rec = load(str(TEXT))
+    fast = deadline_for(rec, parse_faults(None), 0)
+    assert fast == pytest.approx(DEADLINE_MARGIN, abs=0.01)
+    stalled = deadline_for(rec, parse_faults("stall=3@1"), 1)
+    recorded = deadline_for(rec, parse_faults(None), 1)
+    assert stalled == pytest.approx(recorded + 6, abs=0.01)  # twice the stall
+
+
+def test_a_suite_sets_its_bounds(tmp_path: Path) -> None:
+    from sseconform.errors import SseconformError
+    from sseconform.gate.suite import load_suite
+
+    suite = tmp_path / "s.toml"
+    body = f'[[scenario]]\nname = "t"\nrecording = "{TEXT}"\n'
+    suite.write_text(f"deadline = 7\nmax-bytes = 1000\n{body}", encoding="utf-8")
+    s = load_suite(str(suite))
+    assert (s.deadline, s.max_bytes) == (7.0, 1000)
+    for bad in ("deadline = -1", "deadline = nan", 'max-bytes = "big"', "max-bytes = 0"):
+        suite.write_text(f"{bad}\n{body}", encoding="utf-8")
+        with pytest.raises(SseconformError):
+            load_suite(str(suite))
