@@ -30,7 +30,7 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
     "providers": (set(), set()),
     "baseline": ({"errors"}, set()),
     "record": ({"recording", "sse", "version"}, {"httpx"}),
-    "replay": ({"providers", "recording", "sse", "errors", "safetext"}, set()),
+    "replay": ({"providers", "recording", "sse", "errors", "safetext"}, {"orjson"}),
     "translate": ({"providers", "sse", "jsonstr"}, {"orjson"}),
     "gate": (
         {"sse", "model", "rules", "diagnostics", "translate", "providers", "recording", "errors"}

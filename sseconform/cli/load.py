@@ -232,7 +232,8 @@ def _serve(path: Path, key: str | None, speed: float) -> None:
     from urllib.parse import urlsplit
 
     from sseconform.load.plan import Settings, prepare, rules_for_tag
-    from sseconform.replay.server import ReplayServer, new_loop
+    from sseconform.replay.server import ReplayServer
+    from sseconform.replay.wire import new_loop
 
     try:
         settings = Settings.from_json(path.read_bytes())

@@ -81,7 +81,7 @@ def replay(
         sys.stdout.flush()
         await server.serve()
 
-    from sseconform.replay.server import new_loop
+    from sseconform.replay.wire import new_loop
 
     try:
         with asyncio.Runner(loop_factory=new_loop) as runner:

@@ -23,7 +23,7 @@ from sseconform.sse import Event, SSEDecoder
 
 if TYPE_CHECKING:  # the runner builds evidence; only the types are needed here
     from sseconform.gate.finding import Finding
-    from sseconform.replay.server import Served
+    from sseconform.replay.served import Served
 
 __all__ = ["Evidence", "collect", "first_difference", "label_of", "side_of"]
 

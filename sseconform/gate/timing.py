@@ -38,7 +38,7 @@ from sseconform.gate.content import Content, Loc, content_of
 
 if TYPE_CHECKING:  # what the upstream logged, and recordings: only read here
     from sseconform.replay.plan import Loaded
-    from sseconform.replay.server import Served
+    from sseconform.replay.served import Served
 
 __all__ = [
     "DEFAULT_BUDGETS",

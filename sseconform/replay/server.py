@@ -30,17 +30,28 @@ import contextlib
 import ipaddress
 import json
 import re
-import socket
-import struct
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qsl, unquote_plus
+from urllib.parse import parse_qsl
+
+import orjson
 
 from sseconform import providers
-from sseconform.recording.redact import REDACTED, SECRET_HEADERS, SECRET_PARAMS, scrub_text
+from sseconform.recording.redact import redact_target, request_secrets, scrub_text
+from sseconform.replay.http11 import (
+    CHUNKED,
+    MAX_BODY,
+    MAX_HEAD,
+    BadRequest,
+    RequestHead,
+    body_length,
+    chunk_size,
+    keeps_alive,
+    parse_head,
+    response_head,
+)
 from sseconform.replay.plan import (
     ABORT,
     Faults,
@@ -51,81 +62,39 @@ from sseconform.replay.plan import (
     parse_split,
 )
 from sseconform.replay.scenario import Rule
-from sseconform.safetext import printable
+from sseconform.replay.served import Served
+from sseconform.replay.wire import (
+    WRITE_TIMEOUT,
+    Input,
+    drain,
+    flushed,
+    new_loop,
+    plain,
+    reset,
+    sleep_until,
+)
 
 SELECT_HEADER = "x-sseconform-recording"
 #: A request's tag, anywhere in its body (JSON keeps these characters as they are).
 TAG = re.compile(rb"\[sseconform:([A-Za-z0-9_.:/-]{1,200})\]")
 FAULT_HEADER = "x-sseconform-fault"
-MAX_HEAD = 64 * 1024
 #: A write later than this after its schedule counts as late (the upstream falling behind).
 LATE = 0.010
 #: Tags whose rules are kept (a retry of the same request finds them): bounded.
 MAX_RESOLVED = 65536
-MAX_BODY = 16 * 1024 * 1024
+#: Request body bytes all connections together may hold at once: past it a request is
+#: answered 503 (a hundred connections each sending MAX_BODY cannot take gigabytes).
+MAX_BUFFERED = 64 * 1024 * 1024
+#: A request body larger than this is not parsed as JSON to find its model (a 16 MB array
+#: of empty objects costs half a gigabyte as Python objects): a bounded scan finds it.
+MAX_PARSED = 1024 * 1024
 #: The most one write puts in the transport: bounds what a slow reader's connection holds.
 MAX_WRITE = 64 * 1024
-_DIGITS = re.compile(r"[0-9]{1,12}")
-_HEX = re.compile(rb"[0-9A-Fa-f]{1,8}")
 READ_TIMEOUT = 30.0
 #: How long a kept-alive connection may wait for its next request. Longer than the pools of
 #: common clients keep an idle connection (httpx 5 s, undici 4 s, aiohttp 15 s), so a pooled
 #: connection is never closed under a request on its way; announced in ``keep-alive``.
 IDLE_TIMEOUT = 60
-#: How long a drop waits for the bytes before it to leave the socket (a reset discards what
-#: the kernel has not sent yet): the client gets every byte the plan sends, then the reset.
-FLUSH_TIMEOUT = 5.0
-BAD_REQUEST = b'{"error": {"message": "bad request"}}'
-#: Credentials shorter than this are not scrubbed from free text (they would match ordinary
-#: words); secret-named query values are redacted whatever their length.
-MIN_SECRET = 8
-
-
-@dataclass
-class Served:
-    """One request, as logged and as the lateness benchmark and the gate read it."""
-
-    client: str
-    method: str
-    path: str  # redacted: never holds a credential the request carried
-    recording: str | None
-    status: int
-    faults: str
-    sent: int = 0
-    ending: str = ""
-    seconds: float = 0.0
-    lateness: list[float] = field(default_factory=list)
-    #: the faults that took effect, in order: "status" (sent), "stall" (its wait began),
-    #: "error" (the injected event written), "truncate" (the cut event written), "drop" (the
-    #: reset, before the natural end). A client that left before a fault's point leaves it out.
-    fired: list[str] = field(default_factory=list)
-    framing: str = "sse"  # or "json-array": Gemini asked without alt=sse
-    tag: str | None = None  # the request's [sseconform:TAG], if it carried one
-    #: when measured (``measure=True``, the gate's upstream), for the report's timeline:
-    #: the loop time (``time.monotonic``) the request arrived, the plan it was answered
-    #: with, each planned write's (seconds after arrival, offset in the payload) as it left,
-    #: and the seconds after arrival each ``fired`` fault took effect
-    started: float = 0.0
-    plan: Plan | None = None
-    times: list[tuple[float, int]] = field(default_factory=list)
-    fired_at: list[float] = field(default_factory=list)
-
-    def fire(self, fault: str, at: float) -> None:
-        self.fired.append(fault)
-        self.fired_at.append(at)
-
-    def line(self) -> str:
-        """One log line; request text is escaped, so a client cannot write to the terminal."""
-        rec = self.recording or "-"
-        if self.recording and self.framing != "sse":
-            rec += f" as {self.framing}"
-        fault = ""
-        if self.faults:
-            fault = f" faults={self.faults} fired={','.join(self.fired) or 'none'}"
-        return printable(
-            f"{self.client} {self.method} {self.path} -> {rec} {self.status}{fault} "
-            f"{self.sent} bytes in {self.seconds:.3f} s ({self.ending})"
-        )
 
 
 class ReplayServer:
@@ -175,6 +144,7 @@ class ReplayServer:
         self._server: asyncio.base_events.Server | None = None
         self._connections: set[asyncio.Task[Any]] = set()
         self._lock = threading.Lock()
+        self._buffered = 0  # request body bytes being read, all connections together
 
     @property
     def url(self) -> str:
@@ -272,35 +242,105 @@ class ReplayServer:
         peer = writer.get_extra_info("peername")
         client = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else "?"
         writer.transport.set_write_buffer_limits(0)  # drain() then means "on the wire"
-        conn = _Input(reader)
+        conn = Input(reader)
         while True:
+            req: RequestHead | None = None
+            head = b""
             try:
                 head = await asyncio.wait_for(conn.readuntil(b"\r\n\r\n"), READ_TIMEOUT)
-                method, path, version, headers = _parse_head(head)
-                body = await _read_body(conn, headers)
-            except (
-                asyncio.LimitOverrunError,
-                asyncio.IncompleteReadError,
-                TimeoutError,
-                ValueError,
-            ):
-                await _plain(writer, 400, BAD_REQUEST)  # the framing is lost: close after
+                req = parse_head(head)
+                body = await asyncio.wait_for(self._read_body(conn, req), READ_TIMEOUT)
+            except BadRequest as exc:  # the framing is lost: answer, log, close
+                await self._refuse(client, req or head, writer, exc.status, exc.reason)
+                return
+            except asyncio.LimitOverrunError:
+                await self._refuse(client, req, writer, 431, "a request head over 64 KiB")
+                return
+            except TimeoutError:
+                await self._refuse(client, req, writer, 408, "the request took too long")
+                return
+            except asyncio.IncompleteReadError as exc:
+                if req is not None or exc.partial:  # a client that sent nothing just left
+                    cut = req or head or exc.partial
+                    await self._refuse(client, cut, writer, 400, "the request was cut short")
+                writer.close()
                 return
             except ConnectionError:
                 writer.close()
                 return
-            keep = _keeps_alive(version, headers)
+            keep = keeps_alive(req.version, req.headers)
             try:
                 keep = await self._respond(
-                    client, method, path, headers, body, writer, version, conn=conn, keep=keep
-                )
-            except (ConnectionError, asyncio.CancelledError):
+                    client, req.method, req.target, req.headers, body, writer, req.version,
+                    conn=conn, keep=keep,
+                )  # fmt: skip
+            except (ConnectionError, asyncio.CancelledError, TimeoutError):
                 writer.transport.abort()
                 return
             if not keep or not await conn.next_request(IDLE_TIMEOUT):
                 if not writer.is_closing():
                     writer.close()
                 return
+
+    async def _read_body(self, conn: Input, req: RequestHead) -> bytes:
+        """The request body, strictly framed (:func:`.http11.body_length`), within the
+        server-wide MAX_BUFFERED (503 past it) and MAX_BODY for one request (413)."""
+        length = body_length(req.headers)
+        if length == 0:
+            return b""
+        out = bytearray()
+        held = [0]  # bytes this request counts against MAX_BUFFERED
+        try:
+            if length != CHUNKED:
+                self._reserve(length, held)
+                out += await conn.readexactly(length)
+                return bytes(out)
+            while True:
+                size = chunk_size(await conn.readuntil(b"\r\n"))
+                if size == 0:
+                    if await conn.readuntil(b"\r\n") != b"\r\n":  # no trailers accepted
+                        raise BadRequest("trailer fields after a chunked body")
+                    return bytes(out)
+                if len(out) + size > MAX_BODY:
+                    raise BadRequest(f"a request body over {MAX_BODY:,} bytes", 413)
+                self._reserve(size, held)
+                out += await conn.readexactly(size + 2)
+                if out[-2:] != b"\r\n":
+                    raise BadRequest("a chunk not followed by CRLF")
+                del out[-2:]
+        finally:
+            with self._lock:
+                self._buffered -= held[0]
+
+    def _reserve(self, n: int, held: list[int]) -> None:
+        """Count ``n`` more request bytes as held, in ``held`` too (released once the body
+        has been read: it is then the request's, and answered)."""
+        with self._lock:
+            if self._buffered + n > MAX_BUFFERED:
+                raise BadRequest("too many request bytes in flight; try again", 503)
+            self._buffered += n
+            held[0] += n
+
+    async def _refuse(
+        self, client: str, req: RequestHead | bytes | None, writer: asyncio.StreamWriter,
+        status: int, reason: str,
+    ) -> None:  # fmt: skip
+        """Answer a request that cannot be served with ``status`` and close; logged like
+        every other answer (the reason in place of a recording). ``req``: the request, or
+        the bytes of a head that could not be parsed (its first line is logged, escaped)."""
+        if isinstance(req, RequestHead):
+            method, target, headers = req.method, req.target, req.headers
+        else:
+            first = (req or b"").split(b"\r\n", 1)[0][:200].decode("latin-1")
+            method, target, headers = "-", first or "-", {}
+        secrets = request_secrets(target, headers)
+        shown = redact_target(target, secrets)[:200]
+        served = Served(client, method[:16], shown, None, status, "")
+        served.ending = f"refused: {reason}"
+        served.sent = len(_error(reason))
+        with contextlib.suppress(ConnectionError, TimeoutError):
+            await plain(writer, status, _error(reason))
+        self._log(served)
 
     # -- requests --------------------------------------------------------------------------
 
@@ -371,28 +411,32 @@ class ReplayServer:
         writer: asyncio.StreamWriter,
         version: str = "HTTP/1.1",
         *,
-        conn: _Input | None = None,
+        conn: Input | None = None,
         keep: bool = False,
     ) -> bool:
         """Answer one request; whether the connection can take another."""
         loop = asyncio.get_running_loop()
         start = loop.time()
-        secrets = _secrets(path, headers)
-        shown = _redact_target(path, secrets)
+        secrets = request_secrets(path, headers)
+        shown = redact_target(path, secrets)
         head_only = method == "HEAD"
         try:
             rec, faults, speed = self.choose(path, headers, body)
         except ValueError as exc:
-            msg = _scrub(str(exc), secrets)
-            await _plain(writer, 400, _error(msg), close=not keep, head_only=head_only)
-            fault = _scrub(headers.get(FAULT_HEADER, ""), secrets)
+            msg = scrub_text(str(exc), secrets)
+            await plain(
+                writer, 400, _error(msg), close=not keep, head_only=head_only, idle=IDLE_TIMEOUT
+            )
+            fault = scrub_text(headers.get(FAULT_HEADER, ""), secrets)
             self._log(Served(client, method, shown, None, 400, fault, tag=tag_of(body)))
             return keep
-        spec = _scrub(faults.spec, secrets)
+        spec = scrub_text(faults.spec, secrets)
         if rec is None:
             names = ", ".join(sorted(self.recordings))
             msg = f"no recording for {method} {shown} (serving: {names})"
-            await _plain(writer, 404, _error(msg), close=not keep, head_only=head_only)
+            await plain(
+                writer, 404, _error(msg), close=not keep, head_only=head_only, idle=IDLE_TIMEOUT
+            )
             self._log(Served(client, method, shown, None, 404, spec, tag=tag_of(body)))
             return keep
         array = rec.dialect == providers.GEMINI and _wants_array(path)
@@ -416,6 +460,9 @@ class ReplayServer:
         except ConnectionError:
             served.ending = "client hung up"
             raise
+        except TimeoutError:
+            served.ending = f"client stopped reading (no progress for {WRITE_TIMEOUT:g} s)"
+            raise
         finally:  # every request is logged, however it ended
             served.seconds = loop.time() - start
             if not served.ending:
@@ -431,7 +478,7 @@ class ReplayServer:
         *,
         chunked: bool = True,
         body: bool = True,
-        conn: _Input | None = None,
+        conn: Input | None = None,
         keep: bool = False,
     ) -> bool:
         """Run a plan. Chunked (HTTP/1.1) so a drop shows as an error; an HTTP/1.0 client
@@ -495,13 +542,13 @@ class ReplayServer:
                 raise ConnectionResetError("client hung up")
             waiting[0] = True
             try:
-                await _sleep_until(loop, due)
+                await sleep_until(loop, due)
             finally:
                 waiting[0] = False
 
         await pause(start + plan.t_head)
         if plan.json_body:
-            await _plain(
+            await plain(
                 writer, plan.status, plan.body, reason=plan.reason, close=not keep,
                 head_only=not body,
             )  # fmt: skip
@@ -509,19 +556,15 @@ class ReplayServer:
             served.sent = len(plan.body) if body else 0
             served.ending = "error response"
             return
-        lines = [f"HTTP/1.1 {plan.status} {plan.reason}".encode()]
-        lines += [f"{k}: {v}".encode("latin-1", "replace") for k, v in plan.headers]
-        if chunked:
-            lines.append(b"transfer-encoding: chunked")
+        extra = ["transfer-encoding: chunked"] if chunked else []
         if keep:
-            lines.append(b"keep-alive: timeout=%d" % IDLE_TIMEOUT)
+            extra.append(f"keep-alive: timeout={IDLE_TIMEOUT}")
         elif plan.ending != ABORT:
             # A dying upstream never says it will close: a client that reads the end of the
             # socket as the end of a "close" message would take the drop for a clean end.
-            lines.append(b"connection: close")
-        lines += [b"", b""]
-        writer.write(b"\r\n".join(lines))
-        await writer.drain()
+            extra.append("connection: close")
+        writer.write(response_head(plan.status, plan.reason, plan.headers, extra))
+        await drain(writer)
         if not body:
             served.ending = "head only"
             return
@@ -543,20 +586,20 @@ class ReplayServer:
                 if self.measure:
                     served.lateness.append(late)
                     served.times.append((due + late - start, offset))
-            await writer.drain()
+            await drain(writer)
             served.sent += len(piece)
             while marks and marks[0][0] <= offset + len(piece):
                 served.fire(marks.pop(0)[1], loop.time() - start)
         if plan.ending == ABORT:
-            await _flushed(writer)
+            await flushed(writer)
             if plan.cut:
                 served.fire("drop", loop.time() - start)
             served.ending = "dropped"
-            _reset(writer)
+            reset(writer)
             return
         if chunked:
             writer.write(b"0\r\n\r\n")
-            await writer.drain()
+            await drain(writer)
         served.ending = "complete"
 
     def _log(self, served: Served) -> None:
@@ -565,110 +608,6 @@ class ReplayServer:
                 self.served.append(served)
         if self.log is not None:
             self.log(served.line())
-
-
-class _Input:
-    """The request side of one connection: its StreamReader, and a byte read ahead of the
-    next request (the hang-up watch reads one; when it is a pipelined request's first byte,
-    it must not be lost)."""
-
-    def __init__(self, reader: asyncio.StreamReader) -> None:
-        self.reader = reader
-        self.ahead = b""
-
-    async def readuntil(self, separator: bytes) -> bytes:
-        if not self.ahead:
-            return await self.reader.readuntil(separator)
-        got, self.ahead = self.ahead, b""
-        return got + await self.reader.readuntil(separator)
-
-    async def readexactly(self, n: int) -> bytes:
-        got, self.ahead = self.ahead[:n], self.ahead[n:]
-        return got + (await self.reader.readexactly(n - len(got)) if n > len(got) else b"")
-
-    async def next_request(self, timeout: float) -> bool:
-        """Wait for the next request's first byte; False when the client left or stayed
-        idle for ``timeout`` (the connection is then closed quietly, as idle ones are)."""
-        if self.ahead:
-            return True
-        try:
-            self.ahead = await asyncio.wait_for(self.reader.read(1), timeout)
-        except (TimeoutError, ConnectionError):
-            return False
-        return bool(self.ahead)
-
-    def took(self, watch: asyncio.Future[bytes]) -> bool:
-        """After a response, what the hang-up watch read: nothing (it was cancelled) or a byte,
-        kept for the next request, leave the client there (True); the end of the input, or an
-        error, means it has gone."""
-        if watch.cancelled():
-            return True
-        if watch.exception() is not None:
-            return False
-        data = watch.result()
-        self.ahead += data
-        return bool(data)
-
-
-def new_loop() -> asyncio.AbstractEventLoop:
-    """An event loop on poll(): epoll rounds every timeout up to the next millisecond and
-    Python rounds again, so writes would leave up to 2 ms late; poll keeps p99 near 1 ms."""
-    import selectors
-
-    if hasattr(selectors, "PollSelector"):
-        return asyncio.SelectorEventLoop(selectors.PollSelector())
-    return asyncio.new_event_loop()
-
-
-async def _sleep_until(loop: asyncio.AbstractEventLoop, due: float) -> None:
-    delay = due - loop.time()
-    if delay > 0:
-        await asyncio.sleep(delay)
-
-
-async def _flushed(writer: asyncio.StreamWriter) -> None:
-    """Wait (up to FLUSH_TIMEOUT) until the kernel holds nothing unacknowledged for this
-    socket, so a reset discards nothing the plan sent. Where the queue cannot be read (not
-    Linux), drain() has already handed everything to the kernel, which is as far as we see."""
-    sock = writer.get_extra_info("socket")
-    try:
-        import fcntl
-        import termios
-
-        request = termios.TIOCOUTQ  # SIOCOUTQ on a socket: bytes not yet acknowledged
-        fd = sock.fileno()
-    except (ImportError, AttributeError, OSError):
-        return
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + FLUSH_TIMEOUT
-    buf = bytearray(4)
-    while True:
-        try:
-            fcntl.ioctl(fd, request, buf)
-        except OSError:
-            return
-        if int.from_bytes(buf, "little", signed=True) <= 0 or loop.time() > deadline:
-            return
-        await asyncio.sleep(0.001)
-
-
-def _reset(writer: asyncio.StreamWriter) -> None:
-    """End the connection the way a dying upstream does: a reset (SO_LINGER on with a zero
-    timeout, then close), never a clean FIN that a client could take for the end."""
-    sock = writer.get_extra_info("socket")
-    if sock is not None:
-        with contextlib.suppress(OSError):
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-    writer.transport.abort()
-
-
-def _keeps_alive(version: str, headers: dict[str, str]) -> bool:
-    """HTTP/1.1 keeps the connection unless the client says ``close``; HTTP/1.0 bodies end
-    with the close, so those connections always end after one answer."""
-    if version != "HTTP/1.1":
-        return False
-    tokens = {t.strip().lower() for t in headers.get("connection", "").split(",")}
-    return "close" not in tokens
 
 
 def _wants_array(target: str) -> bool:
@@ -680,124 +619,27 @@ def _wants_array(target: str) -> bool:
     return not any(k == "alt" and v == "sse" for k, v in parse_qsl(query, keep_blank_values=True))
 
 
-# -- credentials -----------------------------------------------------------------------------
-
-_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://[^/?#@:]*:)[^/?#@]*@")
-
-
-def _secrets(target: str, headers: dict[str, str]) -> list[str]:
-    """The credentials a request carries (auth header values and their tokens, secret-named
-    query values, a URL's password), to be scrubbed from anything said about it."""
-    found: list[str] = []
-    for name in SECRET_HEADERS:
-        value = headers.get(name, "").strip()
-        if value:
-            found.append(value)
-            token = value.partition(" ")[2].strip()  # "Bearer KEY", "Basic ..."
-            if token:
-                found.append(token)
-    for item in target.partition("?")[2].split("&"):
-        name, eq, value = item.partition("=")
-        if eq and value and _unquoted(name).strip().lower() in SECRET_PARAMS:
-            found += [value, _unquoted(value)]
-    m = _USERINFO.match(target)
-    if m:
-        found.append(target[m.end(1) : m.end() - 1])
-    return sorted({s for s in found if len(s) >= MIN_SECRET}, key=len, reverse=True)
-
-
-def _redact_target(target: str, secrets: list[str]) -> str:
-    """The request target as it may be shown: secret-named query values and a URL's password
-    replaced with [REDACTED] (as ``record`` redacts them), then any credential the request
-    carried scrubbed wherever else it appears; everything else byte for byte."""
-    path, sep, query = target.partition("?")
-    m = _USERINFO.match(path)
-    if m:
-        path = m.group(1) + REDACTED + path[m.end() - 1 :]
-    if sep:
-        items = []
-        for item in query.split("&"):
-            name, eq, _ = item.partition("=")
-            if eq and _unquoted(name).strip().lower() in SECRET_PARAMS:
-                item = f"{name}={REDACTED}"
-            items.append(item)
-        query = "&".join(items)
-    return _scrub(path + sep + query, secrets)
-
-
-def _scrub(text: str, secrets: list[str]) -> str:
-    return scrub_text(text, secrets) if secrets and text else text
-
-
-def _unquoted(text: str) -> str:
-    return unquote_plus(text, errors="replace")
-
-
-# -- the HTTP/1.1 wire -----------------------------------------------------------------------
-
-
-def _parse_head(head: bytes) -> tuple[str, str, str, dict[str, str]]:
-    lines = head.decode("latin-1").split("\r\n")
-    parts = lines[0].split(" ")
-    if len(parts) != 3 or parts[2] not in ("HTTP/1.0", "HTTP/1.1"):
-        raise ValueError("bad request line")
-    headers: dict[str, str] = {}
-    for line in lines[1:]:
-        if not line:
-            continue
-        name, sep, value = line.partition(":")
-        if not sep:
-            raise ValueError("bad header line")
-        headers[name.strip().lower()] = value.strip()
-    return parts[0], parts[1], parts[2], headers
-
-
-async def _read_body(conn: _Input, headers: dict[str, str]) -> bytes:
-    """The request body, read whole within one READ_TIMEOUT; numbers parsed strictly (only
-    digits, only hex chunk sizes, CRLF after each chunk), anything else is a bad request."""
-    return await asyncio.wait_for(_body(conn, headers), READ_TIMEOUT)
-
-
-async def _body(conn: _Input, headers: dict[str, str]) -> bytes:
-    coding = headers.get("transfer-encoding")
-    if coding is not None:
-        if coding.strip().lower() != "chunked":
-            raise ValueError("unsupported transfer-encoding")
-        out = bytearray()
-        while True:
-            size_line = await conn.readuntil(b"\r\n")
-            token = size_line[:-2].split(b";")[0].strip()
-            if not _HEX.fullmatch(token):
-                raise ValueError("bad chunk size")
-            size = int(token, 16)
-            if size == 0:
-                await conn.readuntil(b"\r\n")
-                return bytes(out)
-            if len(out) + size > MAX_BODY:
-                raise ValueError("request body too large")
-            out += await conn.readexactly(size + 2)
-            if out[-2:] != b"\r\n":
-                raise ValueError("chunk not followed by CRLF")
-            del out[-2:]
-    raw = headers.get("content-length", "0") or "0"
-    if not _DIGITS.fullmatch(raw):
-        raise ValueError("bad content-length")
-    length = int(raw)
-    if length > MAX_BODY:
-        raise ValueError("bad content-length")
-    return await conn.readexactly(length) if length else b""
-
-
 def tag_of(body: bytes) -> str | None:
     """The ``[sseconform:TAG]`` a request carries in its body (the first), or None."""
     m = TAG.search(body)
     return m.group(1).decode("ascii") if m else None
 
 
+_MODEL = re.compile(rb'"model"\s*:\s*"((?:[^"\\\\]|\\\\.){1,256})"')
+
+
 def _model(body: bytes) -> str | None:
+    """The request's ``model``: parsed as JSON up to MAX_PARSED bytes (orjson refuses
+    nesting past 1024 levels, as an error, not a crash), found by a bounded scan past it."""
+    if len(body) > MAX_PARSED:
+        m = _MODEL.search(body)
+        try:
+            return json.loads(b'"%b"' % m.group(1)) if m else None
+        except ValueError:
+            return None
     try:
-        obj: Any = json.loads(body) if body else None
-    except ValueError:
+        obj: Any = orjson.loads(body) if body else None
+    except orjson.JSONDecodeError:
         return None
     model = obj.get("model") if isinstance(obj, dict) else None
     return model if isinstance(model, str) else None
@@ -805,33 +647,3 @@ def _model(body: bytes) -> str | None:
 
 def _error(message: str) -> bytes:
     return json.dumps({"error": {"message": message}}).encode()
-
-
-async def _plain(
-    writer: asyncio.StreamWriter,
-    status: int,
-    body: bytes,
-    *,
-    reason: str | None = None,
-    close: bool = True,
-    head_only: bool = False,
-) -> None:
-    """A JSON answer with a length; ``close`` ends the connection after it (and says so)."""
-    from http import HTTPStatus
-
-    if reason is None:
-        try:
-            reason = HTTPStatus(status).phrase
-        except ValueError:
-            reason = "Error"
-    head = (
-        f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\n"
-        f"content-length: {len(body)}\r\n"
-        + ("connection: close\r\n" if close else f"keep-alive: timeout={IDLE_TIMEOUT}\r\n")
-        + "\r\n"
-    ).encode()
-    writer.write(head if head_only else head + body)
-    with contextlib.suppress(ConnectionError):
-        await writer.drain()
-    if close:
-        writer.close()

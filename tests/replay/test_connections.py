@@ -213,9 +213,10 @@ def test_head_gets_a_head_only_on_every_answer(wire: list[Wire]) -> None:
     "request_bytes",
     [
         b"POST /v1/chat/completions HTTP/1.0\r\ncontent-length: 0\r\n\r\n",
-        b"POST /v1/chat/completions HTTP/1.1\r\nconnection: close\r\ncontent-length: 0\r\n\r\n",
-        b"POST /v1/chat/completions HTTP/1.1\r\nconnection: Keep-Alive, Close\r\n\r\n",
-        b"POST /nope HTTP/1.1\r\nconnection: close\r\n\r\n",
+        b"POST /v1/chat/completions HTTP/1.1\r\nhost: t\r\nconnection: close\r\n"
+        b"content-length: 0\r\n\r\n",
+        b"POST /v1/chat/completions HTTP/1.1\r\nhost: t\r\nconnection: Keep-Alive, Close\r\n\r\n",
+        b"POST /nope HTTP/1.1\r\nhost: t\r\nconnection: close\r\n\r\n",
     ],
     ids=["http-1.0", "connection-close", "close-in-a-list", "404-with-close"],
 )

@@ -18,7 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sseconform.replay.plan import Faults, Loaded, fault_problems, make_plan, parse_faults
-from sseconform.replay.server import ReplayServer, Served
+from sseconform.replay.served import Served
+from sseconform.replay.server import ReplayServer
 from tests.replay.conftest import (
     ANTHROPIC_TOOL,
     GEMINI,

@@ -32,7 +32,8 @@ from sseconform.replay.plan import (
     parse_faults,
     parse_split,
 )
-from sseconform.replay.server import ReplayServer, Served
+from sseconform.replay.served import Served
+from sseconform.replay.server import ReplayServer
 from sseconform.sse import decode_all
 from tests.replay.conftest import GEMINI, LOADED, client, fetch_raw, headers_for, rec, serving
 

@@ -1,0 +1,171 @@
+"""HTTP/1.1 as ``replay`` speaks it, without I/O: parse a request head, decide how its body
+is framed, build a response head. Pure functions over bytes, so every rule is tested
+alone (``tests/replay/test_http11.py``) and the asyncio server only moves bytes.
+
+Strict where a lenient parser can be made to lie (RFC 9112): a request whose framing is
+ambiguous is refused, never guessed at, so no second request can hide in a first one's body
+(request smuggling); and nothing a recording holds can split a response (CR or LF in a
+status line or header), or send a status outside 100-599.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from http import HTTPStatus
+
+__all__ = [
+    "CHUNKED",
+    "MAX_BODY",
+    "MAX_HEAD",
+    "BadRequest",
+    "RequestHead",
+    "body_length",
+    "chunk_size",
+    "keeps_alive",
+    "parse_head",
+    "plain_head",
+    "response_head",
+]
+
+MAX_HEAD = 64 * 1024
+#: The largest request body one request may send (a prompt with its history and tools).
+MAX_BODY = 16 * 1024 * 1024
+#: :func:`body_length` for a chunked body (its length is known only at its end).
+CHUNKED = -1
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_TARGET = re.compile(r"[\x21-\x7e]+")  # no spaces, no controls
+_DIGITS = re.compile(r"[0-9]{1,12}")
+_HEX = re.compile(rb"[0-9A-Fa-f]{1,8}")
+_BAD_VALUE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")  # controls but HTAB
+_UNSAFE = re.compile(r"[\x00\r\n]")
+
+
+class BadRequest(ValueError):
+    """A request that HTTP/1.1 does not allow, or that replay will not guess at: answered
+    400 (or ``status``), logged with ``reason``, and the connection closed."""
+
+    def __init__(self, reason: str, status: int = 400) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.status = status
+
+
+@dataclass
+class RequestHead:
+    method: str
+    target: str
+    version: str
+    #: names in lower case; a repeated header's values joined with ", " (as RFC 9110 allows
+    #: for list headers), except those whose repetition is refused
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def parse_head(head: bytes) -> RequestHead:
+    """A request head (up to and including its blank line), or :class:`BadRequest`."""
+    try:
+        text = head.decode("ascii")
+    except UnicodeDecodeError:
+        raise BadRequest("a request head that is not ASCII") from None
+    lines = text.split("\r\n")
+    if lines[-2:] == ["", ""]:
+        lines = lines[:-2]
+    parts = lines[0].split(" ")
+    if len(parts) != 3 or not _TOKEN.fullmatch(parts[0]) or not _TARGET.fullmatch(parts[1]):
+        raise BadRequest("a bad request line")
+    if parts[2] not in ("HTTP/1.0", "HTTP/1.1"):
+        raise BadRequest(f"unsupported version {parts[2][:16]!r}", 505)
+    headers: dict[str, str] = {}
+    for line in lines[1:]:
+        if line[:1] in (" ", "\t"):
+            raise BadRequest("a folded header line (obsolete line folding)")
+        name, sep, value = line.partition(":")
+        if not sep or not _TOKEN.fullmatch(name):  # "Name :" (a space before the colon) too
+            raise BadRequest("a bad header line")
+        value = value.strip(" \t")
+        if _BAD_VALUE.search(value) or "\r" in line:
+            raise BadRequest(f"a control character in header {name!r}")
+        key = name.lower()
+        if key in ("content-length", "host", "transfer-encoding") and key in headers:
+            raise BadRequest(f"more than one {key}")  # even the same value: no guessing
+        headers[key] = f"{headers[key]}, {value}" if key in headers else value
+    if parts[2] == "HTTP/1.1" and "host" not in headers:
+        raise BadRequest("an HTTP/1.1 request without host")
+    return RequestHead(parts[0], parts[1], parts[2], headers)
+
+
+def body_length(headers: dict[str, str]) -> int:
+    """How the request body is framed: its length, or :data:`CHUNKED`. Both
+    ``transfer-encoding`` and ``content-length``, a coding other than ``chunked`` alone, or
+    a length that is not plain digits is refused (each is how a request is smuggled past a
+    proxy that reads the framing another way)."""
+    coding = headers.get("transfer-encoding")
+    length = headers.get("content-length")
+    if coding is not None:
+        if length is not None:
+            raise BadRequest("both transfer-encoding and content-length")
+        if coding.strip().lower() != "chunked":
+            raise BadRequest("a transfer-encoding other than chunked", 501)
+        return CHUNKED
+    if length is None or length == "":
+        return 0
+    if not _DIGITS.fullmatch(length):
+        raise BadRequest("a content-length that is not a number")
+    n = int(length)
+    if n > MAX_BODY:
+        raise BadRequest(f"a request body over {MAX_BODY:,} bytes", 413)
+    return n
+
+
+def chunk_size(line: bytes) -> int:
+    """A chunk-size line (with its CRLF; chunk extensions ignored)."""
+    if not line.endswith(b"\r\n"):
+        raise BadRequest("a chunk-size line without CRLF")
+    token = line[:-2].split(b";")[0].strip()
+    if not _HEX.fullmatch(token):
+        raise BadRequest("a bad chunk size")
+    return int(token, 16)
+
+
+def keeps_alive(version: str, headers: dict[str, str]) -> bool:
+    """HTTP/1.1 keeps the connection unless the client says ``close``; HTTP/1.0 bodies end
+    with the close, so those connections always end after one answer."""
+    if version != "HTTP/1.1":
+        return False
+    tokens = {t.strip().lower() for t in headers.get("connection", "").split(",")}
+    return "close" not in tokens
+
+
+def response_head(
+    status: int, reason: str, headers: Iterable[tuple[str, str]], extra: Iterable[str] = ()
+) -> bytes:
+    """A response head, blank line included. Refuses (ValueError) a status outside 100-599
+    or CR, LF or NUL in the reason or a header, whatever a recording holds: replay never
+    writes a response that says something other than what it means."""
+    if type(status) is not int or not 100 <= status <= 599:
+        raise ValueError(f"status {status!r} is not from 100 to 599")
+    if _UNSAFE.search(reason):
+        raise ValueError("CR, LF or NUL in a reason phrase")
+    lines = [f"HTTP/1.1 {status} {reason}".rstrip(" ")]
+    for k, v in headers:
+        if not _TOKEN.fullmatch(k) or _UNSAFE.search(v):
+            raise ValueError(f"header {k!r} cannot be written as it is")
+        lines.append(f"{k}: {v}")
+    lines += extra
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1", "replace")
+
+
+def plain_head(
+    status: int, length: int, *, reason: str | None = None, close: bool, idle: int
+) -> bytes:
+    """The head of a JSON answer with a length; ``close`` says the connection ends after it,
+    else how long it is kept (``idle`` seconds)."""
+    if reason is None:
+        try:
+            reason = HTTPStatus(status).phrase
+        except ValueError:
+            reason = "Error"
+    last = "connection: close" if close else f"keep-alive: timeout={idle}"
+    headers = [("content-type", "application/json"), ("content-length", str(length))]
+    return response_head(status, reason, headers, [last])

@@ -1,0 +1,59 @@
+"""What replay logs of one request: the line an operator reads, and what ``gate`` and the
+lateness benchmark read of it (the plan it was answered with, when each write left, which
+faults took effect)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sseconform.replay.plan import Plan
+from sseconform.safetext import printable
+
+__all__ = ["Served"]
+
+
+@dataclass
+class Served:
+    """One request, as logged and as the lateness benchmark and the gate read it."""
+
+    client: str
+    method: str
+    path: str  # redacted: never holds a credential the request carried
+    recording: str | None
+    status: int
+    faults: str
+    sent: int = 0
+    ending: str = ""
+    seconds: float = 0.0
+    lateness: list[float] = field(default_factory=list)
+    #: the faults that took effect, in order: "status" (sent), "stall" (its wait began),
+    #: "error" (the injected event written), "truncate" (the cut event written), "drop" (the
+    #: reset, before the natural end). A client that left before a fault's point leaves it out.
+    fired: list[str] = field(default_factory=list)
+    framing: str = "sse"  # or "json-array": Gemini asked without alt=sse
+    tag: str | None = None  # the request's [sseconform:TAG], if it carried one
+    #: when measured (``measure=True``, the gate's upstream), for the report's timeline:
+    #: the loop time (``time.monotonic``) the request arrived, the plan it was answered
+    #: with, each planned write's (seconds after arrival, offset in the payload) as it left,
+    #: and the seconds after arrival each ``fired`` fault took effect
+    started: float = 0.0
+    plan: Plan | None = None
+    times: list[tuple[float, int]] = field(default_factory=list)
+    fired_at: list[float] = field(default_factory=list)
+
+    def fire(self, fault: str, at: float) -> None:
+        self.fired.append(fault)
+        self.fired_at.append(at)
+
+    def line(self) -> str:
+        """One log line; request text is escaped, so a client cannot write to the terminal."""
+        rec = self.recording or "-"
+        if self.recording and self.framing != "sse":
+            rec += f" as {self.framing}"
+        fault = ""
+        if self.faults:
+            fault = f" faults={self.faults} fired={','.join(self.fired) or 'none'}"
+        return printable(
+            f"{self.client} {self.method} {self.path} -> {rec} {self.status}{fault} "
+            f"{self.sent} bytes in {self.seconds:.3f} s ({self.ending})"
+        )

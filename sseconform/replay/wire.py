@@ -1,0 +1,154 @@
+"""The socket side of ``replay``: reading a connection's requests, writing with a deadline,
+ending a connection the way a dying upstream does, and the event loop it all runs on.
+
+Everything here moves bytes; what the bytes mean is :mod:`.http11`'s, and which recording
+answers is the server's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import struct
+
+from sseconform.replay.http11 import plain_head
+
+__all__ = [
+    "FLUSH_TIMEOUT",
+    "WRITE_TIMEOUT",
+    "Input",
+    "drain",
+    "flushed",
+    "new_loop",
+    "plain",
+    "reset",
+    "sleep_until",
+]
+
+#: How long one write may wait for a client that stopped reading before it is dropped.
+WRITE_TIMEOUT = 30.0
+#: How long a drop waits for the bytes before it to leave the socket (a reset discards what
+#: the kernel has not sent yet): the client gets every byte the plan sends, then the reset.
+FLUSH_TIMEOUT = 5.0
+
+
+class Input:
+    """The request side of one connection: its StreamReader, and a byte read ahead of the
+    next request (the hang-up watch reads one; when it is a pipelined request's first byte,
+    it must not be lost)."""
+
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self.reader = reader
+        self.ahead = b""
+
+    async def readuntil(self, separator: bytes) -> bytes:
+        if not self.ahead:
+            return await self.reader.readuntil(separator)
+        got, self.ahead = self.ahead, b""
+        return got + await self.reader.readuntil(separator)
+
+    async def readexactly(self, n: int) -> bytes:
+        got, self.ahead = self.ahead[:n], self.ahead[n:]
+        return got + (await self.reader.readexactly(n - len(got)) if n > len(got) else b"")
+
+    async def next_request(self, timeout: float) -> bool:
+        """Wait for the next request's first byte; False when the client left or stayed
+        idle for ``timeout`` (the connection is then closed quietly, as idle ones are)."""
+        if self.ahead:
+            return True
+        try:
+            self.ahead = await asyncio.wait_for(self.reader.read(1), timeout)
+        except (TimeoutError, ConnectionError):
+            return False
+        return bool(self.ahead)
+
+    def took(self, watch: asyncio.Future[bytes]) -> bool:
+        """After a response, what the hang-up watch read: nothing (it was cancelled) or a byte,
+        kept for the next request, leave the client there (True); the end of the input, or an
+        error, means it has gone."""
+        if watch.cancelled():
+            return True
+        if watch.exception() is not None:
+            return False
+        data = watch.result()
+        self.ahead += data
+        return bool(data)
+
+
+def new_loop() -> asyncio.AbstractEventLoop:
+    """An event loop on poll(): epoll rounds every timeout up to the next millisecond and
+    Python rounds again, so writes would leave up to 2 ms late; poll keeps p99 near 1 ms."""
+    import selectors
+
+    if hasattr(selectors, "PollSelector"):
+        return asyncio.SelectorEventLoop(selectors.PollSelector())
+    return asyncio.new_event_loop()
+
+
+async def sleep_until(loop: asyncio.AbstractEventLoop, due: float) -> None:
+    delay = due - loop.time()
+    if delay > 0:
+        await asyncio.sleep(delay)
+
+
+async def flushed(writer: asyncio.StreamWriter) -> None:
+    """Wait (up to FLUSH_TIMEOUT) until the kernel holds nothing unacknowledged for this
+    socket, so a reset discards nothing the plan sent. Where the queue cannot be read (not
+    Linux), drain() has already handed everything to the kernel, which is as far as we see."""
+    sock = writer.get_extra_info("socket")
+    try:
+        import fcntl
+        import termios
+
+        request = termios.TIOCOUTQ  # SIOCOUTQ on a socket: bytes not yet acknowledged
+        fd = sock.fileno()
+    except (ImportError, AttributeError, OSError):
+        return
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + FLUSH_TIMEOUT
+    buf = bytearray(4)
+    while True:
+        try:
+            fcntl.ioctl(fd, request, buf)
+        except OSError:
+            return
+        if int.from_bytes(buf, "little", signed=True) <= 0 or loop.time() > deadline:
+            return
+        await asyncio.sleep(0.001)
+
+
+def reset(writer: asyncio.StreamWriter) -> None:
+    """End the connection the way a dying upstream does: a reset (SO_LINGER on with a zero
+    timeout, then close), never a clean FIN that a client could take for the end."""
+    sock = writer.get_extra_info("socket")
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    writer.transport.abort()
+
+
+async def plain(
+    writer: asyncio.StreamWriter,
+    status: int,
+    body: bytes,
+    *,
+    reason: str | None = None,
+    close: bool = True,
+    head_only: bool = False,
+    idle: int = 60,
+) -> None:
+    """A JSON answer with a length; ``close`` ends the connection after it (and says so),
+    else it is announced as kept ``idle`` seconds."""
+    head = plain_head(status, len(body), reason=reason, close=close, idle=idle)
+    writer.write(head if head_only else head + body)
+    with contextlib.suppress(ConnectionError):
+        await drain(writer)
+    if close:
+        writer.close()
+
+
+async def drain(writer: asyncio.StreamWriter) -> None:
+    """Wait until a write is on the wire, at most WRITE_TIMEOUT: a client that stopped
+    reading does not hold the connection (and what it was sent) for ever."""
+    await asyncio.wait_for(writer.drain(), WRITE_TIMEOUT)
