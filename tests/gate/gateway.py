@@ -142,6 +142,7 @@ class Gateway:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.0"
+            disable_nagle_algorithm = True  # each write goes out at once, as real servers send
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass

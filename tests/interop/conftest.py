@@ -55,6 +55,7 @@ class SSEServer:
 def _handler(state: list[SSEServer]) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # chunked transfer, as SSE servers send
+        disable_nagle_algorithm = True  # each write goes out at once, as real servers send
 
         def do_POST(self) -> None:
             server = state[0]

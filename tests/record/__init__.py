@@ -205,6 +205,7 @@ class _HTTPServer(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # each write goes out at once, as real servers send
     server: _HTTPServer
 
     def _answer(self) -> None:

@@ -43,6 +43,9 @@ from tests.record import (
 )
 
 TOLERANCE = 0.030  # seconds, per read, relative to the first byte
+#: Recorded through the command line at their recorded timing too (one per dialect).
+TIMED_CLI = [p for p in RECORDINGS if p.name in ("text-anthropic.jsonl", "text-gemini.jsonl",
+             "thinking-anthropic.jsonl", "error-responses.jsonl")]  # fmt: skip
 SECRET = "sk-test-SECRET-1234567890"
 
 
@@ -131,18 +134,31 @@ def test_library_record_reproduces_replay(
 
 @pytest.mark.parametrize("source", RECORDINGS, ids=lambda p: p.name)
 def test_cli_record_reproduces_replay(
+    source: Path, fast: tuple[ReplayServer, dict[str, Loaded]], wd: Path
+) -> None:
+    """Byte for byte through the command line (the timing is the library's, tested above
+    for every recording and below for a few through the command line)."""
+    server, loaded = fast
+    _cli_reproduces(server, loaded[source.name], wd, timing=False)
+
+
+@pytest.mark.parametrize("source", TIMED_CLI, ids=lambda p: p.name)
+def test_cli_record_keeps_the_timing(
     source: Path, timed: tuple[ReplayServer, dict[str, Loaded]], wd: Path
 ) -> None:
     server, loaded = timed
-    served = loaded[source.name]
+    _cli_reproduces(server, loaded[source.name], wd, timing=True)
+
+
+def _cli_reproduces(server: ReplayServer, served: Loaded, wd: Path, *, timing: bool) -> None:
     out = wd / "out.jsonl"
     run = sseconform(
-        "record", server.url + CHAT, "-d", BODY, "-H", f"{SELECT}: {source.name}", "-o", out,
+        "record", server.url + CHAT, "-d", BODY, "-H", f"{SELECT}: {served.name}", "-o", out,
         cwd=wd,
     )  # fmt: skip
     assert run.code == 0, run.both
     assert run.out == ""
-    _assert_reproduces(out, served, timing=True)
+    _assert_reproduces(out, served, timing=timing)
     # stderr is no terminal: no progress line, only the summary
     assert "\r" not in run.err
     lines = run.err.splitlines()

@@ -116,6 +116,7 @@ def _error(message: str) -> dict[str, Any]:
 def _handler(server: MockServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # each write goes out at once, as real servers send
 
         def _route(self) -> tuple[str, str, Route | None]:
             parts = self.path.split("?", 1)[0].split("/", 3)  # "", "k", key, rest
