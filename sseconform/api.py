@@ -6,7 +6,6 @@ get the very diagnostics ``sseconform check`` prints.
 
 from __future__ import annotations
 
-import glob
 import os
 import sys
 from collections import Counter
@@ -31,7 +30,6 @@ from sseconform.rules.chat.checker import StreamChecker
 from sseconform.rules.grammars import AUTO, checker_for, detect
 
 READ_SIZE = 256 * 1024
-STREAM_SUFFIXES = (".sse", ".jsonl", ".json", ".txt", ".events")
 
 
 @dataclass(slots=True)
@@ -298,44 +296,6 @@ def _finish_recording(
         return _result(path, "recording", checker)
     diags = sorted(checker.diagnostics, key=lambda d: d.offset)
     return FileResult(path, "recording", diags, dict(checker.suppressed), 0, 0)
-
-
-def expand_paths(args: Iterable[str]) -> Iterator[str]:
-    """Files as given, directories walked for stream files, globs expanded; in a stable order."""
-    for arg in args:
-        if arg == "-":
-            yield arg
-            continue
-        if any(ch in arg for ch in "*?[") and not os.path.exists(arg):
-            matches = sorted(glob.glob(arg, recursive=True))
-            if not matches:
-                raise InputError("no file matches", arg)
-            for m in matches:
-                yield from expand_paths([m])
-            continue
-        p = Path(arg)
-        if p.is_dir():
-            found = sorted(
-                str(f)
-                for f in p.rglob("*")
-                if f.is_file() and f.suffix.lower() in STREAM_SUFFIXES and _is_stream_file(f)
-            )
-            if not found:
-                raise InputError("no stream files (*.sse or recordings) in this directory", arg)
-            yield from found
-        else:
-            yield arg
-
-
-def _is_stream_file(f: Path) -> bool:
-    """In a directory, take .sse files and recordings; skip other JSON and text."""
-    if f.suffix.lower() == ".sse":
-        return True
-    try:
-        with open(f, "rb") as fp:
-            return looks_like_recording(fp.read(64))
-    except OSError:
-        return False
 
 
 def event_bytes(path: str, offsets: Iterable[int], limit: int = 2048) -> dict[int, bytes]:

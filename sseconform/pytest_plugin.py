@@ -32,7 +32,7 @@ MARKER = "sseconform_streams"
 
 def streams(folder: str | os.PathLike[str], pattern: str = "*") -> list[Path]:
     """The stream files (recordings and raw bodies) in ``folder``, sorted, recursively."""
-    from sseconform.api import expand_paths
+    from sseconform.paths import expand_paths
 
     root = Path(folder)
     if not root.is_dir():

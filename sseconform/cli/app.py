@@ -9,6 +9,7 @@ from typing import IO, Annotated, Any, NoReturn
 
 import typer
 
+from sseconform.safetext import printable
 from sseconform.version import __version__
 
 app = typer.Typer(
@@ -22,8 +23,9 @@ app = typer.Typer(
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    """Exit with a one-line message (never a traceback)."""
-    typer.echo(f"sseconform: error: {message}", err=True)
+    """Exit with a one-line message (never a traceback; a control character in a file name
+    cannot break the line or reach the terminal raw)."""
+    typer.echo(f"sseconform: error: {printable(message)}", err=True)
     raise typer.Exit(code)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -11,6 +12,7 @@ import typer
 
 from sseconform.cli.app import app, fail
 from sseconform.errors import SseconformError, UsageError
+from sseconform.safetext import printable
 
 if TYPE_CHECKING:
     from sseconform.api import FileResult
@@ -90,7 +92,8 @@ def check(
         ),
     ] = None,
     force: Annotated[
-        bool, typer.Option(help="Let --write-baseline replace an existing file.")
+        bool,
+        typer.Option(help="Let --output or --write-baseline replace an existing file."),
     ] = False,
     statistics: Annotated[
         bool, typer.Option("--statistics", help="Count the findings per code instead (text).")
@@ -106,8 +109,9 @@ def check(
     """Check streams against the chunk grammar, the JSON Schemas and the five invariants."""
     from sseconform import baseline as bl
     from sseconform import config as cfg
-    from sseconform.api import FileResult, baseline_of, check_file, expand_paths
+    from sseconform.api import FileResult, baseline_of, check_file
     from sseconform.errors import InputError
+    from sseconform.paths import expand_paths
     from sseconform.report import get_reporter
     from sseconform.report import text as text_report
     from sseconform.rules.base import Settings
@@ -150,7 +154,9 @@ def check(
             settings.max_event = int(values["max-event-bytes"])
         if "max-arguments-bytes" in values:
             settings.max_arguments = int(values["max-arguments-bytes"])
-        files = list(expand_paths(paths))
+        files = list(expand_paths(paths, warn=_warn))
+        if output is not None:
+            _refuse_output(output, files, force)
         known = bl.load(str(baseline), "check") if baseline is not None else None
         if write_baseline is not None:
             updating = str(baseline) if baseline is not None else None
@@ -166,7 +172,7 @@ def check(
             results.append(check_file(name, settings, grammar=grammar_name))
         except InputError as exc:
             results.append(FileResult(name, error=exc.reason))
-            typer.echo(f"sseconform: error: {exc}", err=True)
+            typer.echo(f"sseconform: error: {printable(str(exc))}", err=True)
 
     if known is not None:
         for r in results:
@@ -198,6 +204,21 @@ def check(
     if exit_zero:
         raise typer.Exit(0)
     raise typer.Exit(0 if all(r.ok(strict=is_strict) for r in results) else 1)
+
+
+def _warn(message: str) -> None:
+    typer.echo(f"sseconform: warning: {printable(message)}", err=True)
+
+
+def _refuse_output(output: Path, inputs: list[str], force: bool) -> None:
+    """``-o`` never replaces one of the inputs, and another existing file only with
+    ``--force``: a report cannot overwrite what the user recorded."""
+    if output.exists():
+        target = os.path.realpath(output)
+        if any(f != "-" and os.path.realpath(f) == target for f in inputs):
+            raise UsageError(f"{output}: is one of the inputs; write the report elsewhere")
+        if not force:
+            raise UsageError(f"{output}: exists (use --force to replace it)")
 
 
 def _html_reporter(results: Sequence[FileResult], out: TextIO, strict: bool) -> None:

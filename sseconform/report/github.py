@@ -13,10 +13,13 @@ from typing import TextIO
 from sseconform.api import FileResult
 from sseconform.report.text import totals, where
 from sseconform.rules.catalog import Severity
+from sseconform.safetext import printable
 
 
 def _data(s: str) -> str:
-    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A command's text: control characters made visible (ESC, BEL and a newline in a file
+    name cannot reach the runner raw or start a command of their own), ``%`` escaped."""
+    return printable(s).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _prop(s: str) -> str:

@@ -13,6 +13,7 @@ from sseconform.api import FileResult
 from sseconform.diagnostics import Diagnostic
 from sseconform.report.summary import summary
 from sseconform.rules.catalog import RULES
+from sseconform.safetext import printable
 
 
 def location(path: str, kind: str, d: Diagnostic) -> str:
@@ -21,8 +22,8 @@ def location(path: str, kind: str, d: Diagnostic) -> str:
     Findings about the HTTP response have no line: just the path.
     """
     if not d.line:
-        return path
-    return f"{path}{'#body' if kind == 'recording' else ''}:{d.line}"
+        return printable(path)
+    return f"{printable(path)}{'#body' if kind == 'recording' else ''}:{d.line}"
 
 
 def where(d: Diagnostic) -> str:
@@ -78,22 +79,28 @@ def baseline_lines(r: FileResult) -> list[str]:
     return lines
 
 
+def _put(out: TextIO, line: str) -> None:
+    """One line of the report, with every control character made visible (a file name with a
+    newline or an escape sequence cannot forge a line or move the cursor)."""
+    out.write(printable(line) + "\n")
+
+
 def write(results: Sequence[FileResult], out: TextIO, strict: bool) -> None:
     """Each finding; the first of each code is followed by where its docs are."""
     helped: set[str] = set()
     for r in results:
         if r.error is not None:
-            out.write(f"{r.path}: cannot check: {r.error}\n")
+            _put(out, f"{r.path}: cannot check: {r.error}")
             continue
         for d in r.diagnostics:
-            out.write(line_for(r.path, d, r.kind) + "\n")
+            _put(out, line_for(r.path, d, r.kind))
             if d.code not in helped:
                 helped.add(d.code)
-                out.write(f"  help: sseconform rule {d.code}\n")
+                _put(out, f"  help: sseconform rule {d.code}")
         for code, n in sorted(r.suppressed.items()):
-            out.write(f"{r.path}: {code}: {plural(n, 'more diagnostic')} not shown\n")
+            _put(out, f"{r.path}: {code}: {plural(n, 'more diagnostic')} not shown")
         for line in baseline_lines(r):
-            out.write(line + "\n")
+            _put(out, line)
     out.write(totals(results, strict) + "\n")
 
 
@@ -101,9 +108,9 @@ def write_quiet(results: Sequence[FileResult], out: TextIO, strict: bool) -> Non
     """``-q``: the findings and the files that could not be checked, nothing else."""
     for r in results:
         if r.error is not None:
-            out.write(f"{r.path}: cannot check: {r.error}\n")
+            _put(out, f"{r.path}: cannot check: {r.error}")
         for d in r.diagnostics:
-            out.write(line_for(r.path, d, r.kind) + "\n")
+            _put(out, line_for(r.path, d, r.kind))
 
 
 def statistics(results: Sequence[FileResult], out: TextIO, strict: bool) -> None:

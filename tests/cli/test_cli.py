@@ -278,9 +278,11 @@ def test_output_file(workdir: Path) -> None:
     assert json.loads((workdir / "report.json").read_text())["summary"]["errors"] == 1
 
 
-def test_output_file_replaces_an_old_report(workdir: Path) -> None:
+def test_output_file_replaces_an_old_report_with_force(workdir: Path) -> None:
     (workdir / "report.txt").write_text("old report\n" * 100)
-    run_cli("check", "-o", "report.txt", PASS, cwd=workdir)
+    run = run_cli("check", "-o", "report.txt", PASS, cwd=workdir)
+    assert run.code == 2 and "report.txt: exists (use --force to replace it)" in run.err
+    run_cli("check", "-o", "report.txt", PASS, "--force", cwd=workdir)
     assert (workdir / "report.txt").read_text().startswith("ok: 1 file checked")
 
 
