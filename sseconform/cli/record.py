@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import sys
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
@@ -95,6 +97,8 @@ def record(
     for target in (output, raw):  # refuse before anything is created or sent
         if target is not None and target.exists() and not force:
             fail(f"{target}: exists (use --force to replace it)")
+    if raw is not None and os.path.abspath(raw) == os.path.abspath(output):
+        fail(f"{raw}: --raw and --output name the same file; give two")
 
     def on_term(signum: int, frame: object) -> None:
         raise rec.Interrupted("terminated (SIGTERM)")
@@ -136,6 +140,13 @@ def record(
     p = outcome.progress
     if live:
         sys.stderr.write("\r" + _progress_line(p) + "\n")
+    if p.status is None and not outcome.reason.startswith("interrupted"):
+        # nothing came back: no recording to keep (it would hold the request alone)
+        for made in (output, raw):
+            if made is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(made)
+        fail(scrub_text(f"nothing recorded: {outcome.reason}", secrets), code=1)
     state = "complete" if outcome.complete else f"INCOMPLETE ({outcome.reason}{_flag(outcome)})"
     status = f"HTTP {p.status}" if p.status is not None else "no response"
     ttft = f", time to first token {p.ttft:.3f} s" if p.ttft is not None else ""
@@ -236,9 +247,14 @@ def _build_request(
     headers: list[tuple[str, str]] = []
     for h in header:
         name, sep, value = h.partition(":")
-        if not sep or not name.strip():
-            raise UsageError(f"bad header {h!r}: use 'Name: value'")
-        headers.append((name.strip(), value.strip()))
+        name, value = name.strip(), value.strip()
+        if not sep or not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", name):
+            raise UsageError(f"bad header {h!r}: use 'Name: value' (the name a token)")
+        if not value.isascii() or not value.isprintable():
+            raise UsageError(
+                f"header {name!r}: its value must be printable ASCII (HTTP sends no other)"
+            )
+        headers.append((name, value))
     body: bytes | None = None
     if data is not None:
         body = _read_data(data)
@@ -275,6 +291,14 @@ def _build_request(
         raise UsageError("give a URL, or --provider")
     if not url.startswith(("http://", "https://")):
         raise UsageError(f"{url!r} is not an http(s) URL")
+    try:
+        import httpx
+
+        port = httpx.URL(url).port
+    except (httpx.InvalidURL, ValueError) as exc:
+        raise UsageError(f"{url!r} is not a URL httpx can send to: {exc}") from None
+    if port is not None and not 0 < port < 65536:
+        raise UsageError(f"{url!r}: port {port} is not from 1 to 65535")
     if body is not None and not any(k.lower() == "content-type" for k, _ in headers):
         headers.append(("content-type", "application/json"))
     verb = (method or ("POST" if body is not None else "GET")).upper()

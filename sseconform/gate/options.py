@@ -18,7 +18,7 @@ from sseconform.errors import UsageError
 from sseconform.gate.known import apply_baseline, apply_known, baseline_of
 from sseconform.gate.profile import ENDPOINTS, Profile, Route, load_profile, parse_header
 from sseconform.gate.result import ScenarioResult, SuiteResult
-from sseconform.gate.runner import run_suite, slug
+from sseconform.gate.runner import run_suite, unique_slugs
 from sseconform.gate.scenario import Scenario
 from sseconform.gate.suite import Suite, for_endpoint, load_suite
 from sseconform.gate.timing import parse_budget
@@ -151,11 +151,12 @@ def run_gate(
         if on_result is not None:
             on_result(result)
 
+    folders = unique_slugs([su.name for su in suites])
     results = [
         run_suite(
             su,
             options.gateway,
-            os.path.join(options.out, slug(su.name)) if len(suites) > 1 else options.out,
+            os.path.join(options.out, folder) if len(suites) > 1 else options.out,
             upstream_host=options.upstream_host,
             upstream_port=port,
             key=key,
@@ -167,7 +168,7 @@ def run_gate(
             evidence=options.evidence,
             confirm_timing=options.confirm_timing,
         )
-        for su in suites
+        for su, folder in zip(suites, folders, strict=True)
     ]
     if not any(r.scenarios for r in results):
         raise UsageError("no scenario matched --only")

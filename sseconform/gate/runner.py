@@ -33,7 +33,7 @@ from sseconform.replay.plan import Loaded
 from sseconform.replay.served import Served
 from sseconform.replay.server import ReplayServer
 
-__all__ = ["LOG_WAIT", "Run", "confirmed", "run_suite", "slug"]
+__all__ = ["LOG_WAIT", "Run", "confirmed", "run_suite", "slug", "unique_slugs"]
 
 #: How long to wait for the upstream to log the request of a scenario whose gateway answer
 #: is complete, before calling it unreached (seconds; it usually takes under a millisecond).
@@ -43,6 +43,22 @@ LOG_WAIT = 1.0
 def slug(name: str) -> str:
     """A file name for a scenario or suite name."""
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "scenario"
+
+
+def unique_slugs(names: list[str]) -> list[str]:
+    """A file name per name, in order, no two alike (``a-b`` and ``a b`` make ``a-b`` and
+    ``a-b-2``; compared without case, as some file systems compare them)."""
+    taken: set[str] = set()
+    out: list[str] = []
+    for name in names:
+        base = candidate = slug(name)
+        n = 1
+        while candidate.lower() in taken:
+            n += 1
+            candidate = f"{base}-{n}"
+        taken.add(candidate.lower())
+        out.append(candidate)
+    return out
 
 
 def run_suite(
@@ -163,6 +179,9 @@ class Run:
         self.shared = True
         self.evidence = False
         self._tags = itertools.count(1)
+        #: each scenario's recording's file name (two names may make the same slug)
+        names = [sc.name for sc in suite.scenarios]
+        self.files = dict(zip(names, unique_slugs(names), strict=True))
         self._nonce = uuid.uuid4().hex[:8]
 
     def one(self, sc: Scenario, rec: Loaded) -> ScenarioResult:
@@ -190,7 +209,7 @@ class Run:
             server.rules = [dataclasses.replace(r) for r in rules]
         before = len(server.served)
         body = self.requests.body(sc, ref.clean, tag)
-        out = str(Path(self.out_dir) / f"{slug(sc.name)}.jsonl")
+        out = str(Path(self.out_dir) / f"{self.files.get(sc.name) or slug(sc.name)}.jsonl")
         deadline = suite.deadline
         if deadline is None:
             deadline = deadline_for(rec, ref.faults, suite.speed)

@@ -85,3 +85,45 @@ def test_a_dangling_link_is_no_crash(tmp_path: Path) -> None:
     (top / "gone.jsonl").symlink_to(tmp_path / "missing.jsonl")
     r = run_cli("check", "d/**/*.jsonl", cwd=tmp_path)
     assert r.code in (0, 2), r.both
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["http://127.0.0.1:99999/v1/chat/completions"], "port 99999"),
+        (["http://127.0.0.1:9/x", "-H", "x-a: caf\u00e9"], "printable ASCII"),
+        (["http://127.0.0.1:9/x", "-H", "bad name: 1"], "bad header"),
+        (["http://127.0.0.1:9/x", "--raw", "r.jsonl", "--force"], "the same file"),
+    ],
+)
+def test_record_refuses_a_bad_request_and_leaves_no_file(
+    tmp_path: Path, args: list[str], says: str
+) -> None:
+    r = run_cli("record", *args, "-d", "{}", "-o", "r.jsonl", cwd=tmp_path)
+    assert r.code == 2, r.both
+    assert says in r.err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_record_leaves_no_file_when_nothing_answers(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/v1/chat/completions"
+    r = run_cli("record", url, "-d", "{}", "-o", "r.jsonl", "--raw", "r.sse", cwd=tmp_path)
+    assert r.code == 1 and "nothing recorded: could not connect" in r.err, r.both
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_scenario_names_that_make_the_same_file_name_keep_both_recordings() -> None:
+    from sseconform.gate.runner import unique_slugs
+
+    assert unique_slugs(["a-b", "a b", "A_B", "a/b", "A-B"]) == [
+        "a-b",
+        "a-b-2",
+        "A_B",
+        "a-b-3",
+        "A-B-4",
+    ]
