@@ -205,25 +205,14 @@ def _emit(reports: list[dict[str, Any]], fmt: str, output: Path | None) -> None:
         output.write_text(text, encoding="utf-8")
 
 
-_KEYS = ("requests", "nonconforming", "nonconforming_rate", "ttft_ms", "throughput", "timeline")
-
-
 def _saved(path: Path) -> dict[str, Any]:
     """A report ``load --format json`` wrote, or a clear message why it is not one."""
-    import json
+    from sseconform.load.saved import read_report
 
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        fail(f"{path}: cannot read it: {exc.strerror}")
-    except UnicodeDecodeError as exc:
-        fail(f"{path}: not a JSON report (byte {exc.start} is not UTF-8)")
-    except json.JSONDecodeError as exc:
-        fail(f"{path}: not a JSON report (line {exc.lineno}, column {exc.colno}): {exc.msg}")
-    missing = [k for k in _KEYS if not isinstance(data, dict) or k not in data]
-    if missing:
-        fail(f"{path}: not a load report (--format json): no {', '.join(missing)}")
-    return dict(data)
+        return read_report(str(path))
+    except SseconformError as exc:
+        fail(str(exc))
 
 
 def _serve(path: Path, key: str | None, speed: float) -> None:

@@ -354,7 +354,8 @@ def text_report(r: dict[str, Any]) -> str:
         )
     if r.get("limited_by"):
         lines.append(f"limited by: {'; '.join(r['limited_by'])}")
-    return "\n".join(lines) + "\n"
+    # a saved report (--render) may come from anywhere: no control character gets through
+    return "\n".join(printable(line) for line in lines) + "\n"
 
 
 def _num(v: float | None) -> str:
