@@ -228,6 +228,20 @@ def record(
 NODELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
 
 
+def url_problem(url: str) -> str | None:
+    """Why ``url`` cannot be sent to (not http(s), not parsable, a port out of range), or
+    None: said before any file is made."""
+    if not url.startswith(("http://", "https://")):
+        return f"{url!r} is not an http(s) URL"
+    try:
+        port = httpx.URL(url).port
+    except (httpx.InvalidURL, ValueError) as exc:
+        return f"{url!r} is not a URL httpx can send to: {exc}"
+    if port is not None and not 0 < port < 65536:
+        return f"{url!r}: port {port} is not from 1 to 65535"
+    return None
+
+
 @functools.cache
 def _tls() -> ssl.SSLContext:
     """httpx's default TLS context (certifi's CAs), made once: loading the CA bundle takes

@@ -19,6 +19,7 @@ import pytest
 from sseconform.rules.schema import (
     CHUNK,
     ERROR,
+    LOAD_REPORT,
     SCHEMA_NAMES,
     USAGE,
     load_schema,
@@ -59,7 +60,7 @@ def test_schema_is_valid_draft_2020_12(name: str) -> None:
 def test_schemas_live_at_top_level() -> None:
     assert schema_dir().name == "schemas"
     assert sorted(p.name for p in schema_dir().glob("*.schema.json")) == sorted(
-        f"{n}.schema.json" for n in SCHEMA_NAMES
+        f"{n}.schema.json" for n in (*SCHEMA_NAMES, LOAD_REPORT)
     )
 
 

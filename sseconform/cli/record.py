@@ -242,7 +242,7 @@ def _build_request(
     import json as _json
 
     from sseconform import providers as prov
-    from sseconform.record import Request
+    from sseconform.record import Request, url_problem
 
     headers: list[tuple[str, str]] = []
     for h in header:
@@ -289,16 +289,9 @@ def _build_request(
             headers.append(("content-type", "application/json"))
     if url is None:
         raise UsageError("give a URL, or --provider")
-    if not url.startswith(("http://", "https://")):
-        raise UsageError(f"{url!r} is not an http(s) URL")
-    try:
-        import httpx
-
-        port = httpx.URL(url).port
-    except (httpx.InvalidURL, ValueError) as exc:
-        raise UsageError(f"{url!r} is not a URL httpx can send to: {exc}") from None
-    if port is not None and not 0 < port < 65536:
-        raise UsageError(f"{url!r}: port {port} is not from 1 to 65535")
+    problem = url_problem(url)
+    if problem is not None:
+        raise UsageError(problem)
     if body is not None and not any(k.lower() == "content-type" for k, _ in headers):
         headers.append(("content-type", "application/json"))
     verb = (method or ("POST" if body is not None else "GET")).upper()

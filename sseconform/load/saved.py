@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from sseconform.errors import InputError
-from sseconform.rules.schema import pointer_of, validator
+from sseconform.rules.schema import LOAD_REPORT, pointer_of, validator
 
 __all__ = ["MAX_REPORT", "read_report"]
 
@@ -41,7 +41,7 @@ def read_report(path: str) -> dict[str, Any]:
     except (ValueError, RecursionError) as exc:
         raise InputError(f"not a JSON report: {exc}", path) from None
     errors = sorted(
-        validator("load-report").iter_errors(data), key=lambda e: list(map(str, e.instance_path))
+        validator(LOAD_REPORT).iter_errors(data), key=lambda e: list(map(str, e.instance_path))
     )
     if errors:
         e = errors[0]

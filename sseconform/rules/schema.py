@@ -25,6 +25,8 @@ CHUNK = "chat-completion-chunk"
 USAGE = "usage-chunk"
 ERROR = "error-frame"
 SCHEMA_NAMES = (CHUNK, USAGE, ERROR)
+#: Not a stream's: what ``load --render`` accepts as a saved report.
+LOAD_REPORT = "load-report"
 
 
 def schema_dir() -> Path:
