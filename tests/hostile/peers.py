@@ -6,7 +6,7 @@ It speaks just enough HTTP/1.1 to be read by httpx, then misbehaves:
 - ``/drip``: a 200 stream of one byte every ``DRIP`` seconds, forever;
 - ``/drip-head``: the response head itself, one byte at a time;
 - ``/endless``: valid chat chunks as fast as the socket takes them, forever;
-- ``/huge``: a valid chat stream of ``HUGE`` bytes, ending well;
+- ``/huge``: a valid chat stream of ``HUGE`` bytes (``?bytes=N``: N), ending well;
 - ``/gzip-bomb``: 200, ``content-encoding: gzip`` (identity was asked for): a gigabyte of
   zeros in about a megabyte;
 - ``/echo``: 401 with the request's key echoed in a header and in an OpenAI-style error
@@ -22,6 +22,7 @@ import contextlib
 import functools
 import gzip
 import json
+import re
 import socket
 import threading
 import time
@@ -95,11 +96,12 @@ def _serve(conn: socket.socket) -> None:
         request = _read_request(conn)
         path = request.split(b" ", 2)[1].decode() if request.count(b" ") >= 2 else "/"
         key = _key_of(request)
+        size = re.search(r"[?&]bytes=(\d+)", path)
         with contextlib.suppress(OSError):  # the client went away: the point of most of these
-            _behave(conn, path.split("?")[0], key)
+            _behave(conn, path.split("?")[0], key, int(size.group(1)) if size else HUGE)
 
 
-def _behave(conn: socket.socket, path: str, key: str) -> None:
+def _behave(conn: socket.socket, path: str, key: str, huge: int = HUGE) -> None:
     if path.endswith("/drip-head"):
         for b in HEAD + b"\r\n" + chunk("hi"):
             conn.sendall(bytes([b]))
@@ -118,7 +120,7 @@ def _behave(conn: socket.socket, path: str, key: str) -> None:
         conn.sendall(HEAD + b"\r\n")
         piece = chunk("y" * 1000) * 64
         sent = 0
-        while sent < HUGE:
+        while sent < huge:
             conn.sendall(piece)
             sent += len(piece)
         conn.sendall(chunk("", "stop") + b"data: [DONE]\n\n")
