@@ -94,9 +94,7 @@ def grade_recording(
     ``bound``: the bound the answer broke (the recording stopped there), a finding alone."""
     g = Graded(path, status, allow, endpoint)
     if bound is not None:
-        code, what = BOUNDS.get(bound, (bound, "broke a bound"))
-        g.add("transport", code, f"the gateway {what}: {reason}")
-        g.note = "stopped: " + what.split(" (")[0]
+        _bound(g, bound, reason)
     elif status is None:
         g.add("transport", "no-response", f"no answer from the gateway: {reason}")
     elif _reached(g, sc, served, bool(ref.faults)):
@@ -104,6 +102,13 @@ def grade_recording(
         if g.ok_status and budgets is not None:
             _timed(g, sc, served, t0, budgets)
     return g
+
+
+def _bound(g: Graded, bound: str, reason: str) -> None:
+    """The one finding of an answer that broke a bound (nothing else of it is graded)."""
+    code, what = BOUNDS.get(bound, (bound, "broke a bound"))
+    g.add("transport", code, f"the gateway {what}: {reason}")
+    g.note = "stopped: " + what.split(" (")[0]
 
 
 def _timed(g: Graded, sc: Scenario, served: list[Served], t0: float, budgets: Budgets) -> None:
@@ -139,11 +144,15 @@ def grade_stream(
     allow: list[str],
     endpoint: str,
     upstream_requests: int = 1,
+    bound: str | None = None,
 ) -> tuple[list[Finding], str]:
     """The findings (and note) for one gateway stream that was checked and folded as it
-    arrived (``load``): the gate's own grading, without a recording."""
+    arrived (``load``): the gate's own grading, without a recording. ``bound``: as for
+    :func:`grade_recording`."""
     g = Graded.streamed(status, content, diagnostics, allow, endpoint)
-    if status is None:
+    if bound is not None:
+        _bound(g, bound, reason)
+    elif status is None:
         g.add("transport", "no-response", f"no answer from the gateway: {reason}")
     else:
         _grade(g, sc, ref, complete, reason, upstream_requests)

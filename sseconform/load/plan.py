@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import orjson
 
 from sseconform.diagnostics import Diagnostic
+from sseconform.gate.bounds import deadline_for, max_bytes_for
 from sseconform.gate.content import ContentFolder
 from sseconform.gate.finding import Finding
 from sseconform.gate.grading import References, grade_stream, references
@@ -79,6 +80,9 @@ class LoadScenario:
     #: when the upstream sends its content; None where a fault moves it (a stall) or there
     #: is none (an HTTP error): no overhead is measured on those
     schedule: Schedule | None = None
+    #: the seconds one stream may take in all and the bytes read of it (gate.bounds)
+    deadline: float = 60.0
+    max_bytes: int = 16 * 1024 * 1024
 
     def body(self, tag: str) -> bytes:
         return self.body_head + tag.encode("ascii") + self.body_tail
@@ -160,6 +164,8 @@ def prepare(settings: Settings, key: str | None) -> list[LoadScenario]:
                     rules=rules_for(sc, rec),
                     recording=rec,
                     schedule=Schedule.of(rec, dialect) if timed else None,
+                    deadline=su.deadline or deadline_for(rec, ref.faults, settings.speed),
+                    max_bytes=su.max_bytes or max_bytes_for(rec),
                 )
             )
     return out
@@ -254,7 +260,11 @@ class StreamGrader:
                 added = at - sent * self.scale
                 self.added_max = added if self.added_max is None else max(self.added_max, added)
 
-    def finish(self, complete: bool, reason: str = "", now: float | None = None) -> Outcome:
+    def finish(
+        self, complete: bool, reason: str = "", now: float | None = None, bound: str | None = None
+    ) -> Outcome:
+        """The stream's outcome; ``bound``: the bound it broke (``deadline``, ``max-bytes``,
+        ``bomb``), which is then its one finding."""
         now = time.perf_counter() if now is None else now
         diagnostics: list[Diagnostic] = self.checker.finish() if self.checker else []
         content = self.folder.finish() if self.folder else None
@@ -268,6 +278,7 @@ class StreamGrader:
             reason=reason,
             allow=self.sc.allow,
             endpoint=self.sc.endpoint,
+            bound=bound,
         )
         errors = [f for f in findings if f.severity == "error"]
         return Outcome(

@@ -32,6 +32,7 @@ from locust.runners import MasterRunner, WorkerRunner
 
 from sseconform.load.plan import LoadScenario, Outcome, Settings, StreamGrader, prepare
 from sseconform.load.stats import LoadStats, level_broken
+from sseconform.recording.bounds import DECODED, BoundHit, Inflater
 
 __all__ = ["CapacitySteps", "Nonconforming", "SseconformUser"]
 
@@ -167,20 +168,33 @@ class SseconformUser(User):
             failed = StreamGrader(sc, None, started, speed)
             return failed.finish(False, f"{type(exc).__name__}: {exc}")
         grader = StreamGrader(sc, resp.status_code, started, speed)
-        complete, reason = True, ""
+        complete, reason, bound = True, "", None
         raw = resp.raw
+        encoding = resp.headers.get("content-encoding", "identity").strip().lower()
+        inflater = Inflater(encoding, sc.max_bytes) if encoding in DECODED else None
+        deadline = started + sc.deadline
         try:
-            if raw.chunked:  # each chunk as it arrives
-                for piece in raw.read_chunked(READ, decode_content=True):
-                    grader.feed(piece)
-            else:  # what has arrived, up to READ: never wait for a full READ
-                while piece := raw.read1(READ):
-                    grader.feed(piece)
+            # each chunk as it arrives, or what has arrived up to READ (never a full READ);
+            # decoded here, in bounded steps (urllib3 would inflate a bomb whole)
+            pieces = (
+                raw.read_chunked(READ, decode_content=False)
+                if raw.chunked
+                else iter(lambda: raw.read1(READ, decode_content=False), b"")
+            )
+            for piece in pieces:
+                for part in inflater.feed(piece) if inflater is not None else (piece,):
+                    grader.feed(part)
+                if grader.bytes > sc.max_bytes:
+                    raise BoundHit("max-bytes", f"the body passed {sc.max_bytes:,} bytes")
+                if time.perf_counter() > deadline:
+                    raise BoundHit("deadline", f"still sending after {sc.deadline:g} s")
+        except BoundHit as exc:
+            complete, reason, bound = False, exc.message, exc.kind
         except Exception as exc:  # a reset, a broken chunk: the stream did not end cleanly
             complete, reason = False, f"{type(exc).__name__}: {exc}"
         finally:
             resp.close()
-        return grader.finish(complete, reason)
+        return grader.finish(complete, reason, bound=bound)
 
 
 class CapacitySteps(LoadTestShape):
