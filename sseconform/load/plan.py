@@ -27,6 +27,7 @@ from sseconform.gate.request import GatewayRequests
 from sseconform.gate.scenario import Scenario
 from sseconform.gate.suite import Suite, for_endpoint, load_suite
 from sseconform.gate.upstream import Upstream, rules_for
+from sseconform.recording.redact import Redactor
 from sseconform.replay.plan import Loaded
 from sseconform.replay.scenario import Rule
 from sseconform.rules.grammars import checker_for
@@ -83,6 +84,9 @@ class LoadScenario:
     #: the seconds one stream may take in all and the bytes read of it (gate.bounds)
     deadline: float = 60.0
     max_bytes: int = 16 * 1024 * 1024
+    #: scrubs the credentials this scenario's requests carry (and anything shaped like a
+    #: provider key) from what the report says of a stream: a gateway may echo its key
+    redactor: Redactor = field(default_factory=Redactor)
 
     def body(self, tag: str) -> bytes:
         return self.body_head + tag.encode("ascii") + self.body_tail
@@ -166,6 +170,7 @@ def prepare(settings: Settings, key: str | None) -> list[LoadScenario]:
                     schedule=Schedule.of(rec, dialect) if timed else None,
                     deadline=su.deadline or deadline_for(rec, ref.faults, settings.speed),
                     max_bytes=su.max_bytes or max_bytes_for(rec),
+                    redactor=_redactor(requests.headers(dialect, sc)),
                 )
             )
     return out
@@ -287,7 +292,7 @@ class StreamGrader:
             conforming=not errors,
             errors=[f.key for f in errors],
             warnings=[f.key for f in findings if f.severity != "error"],
-            message=_message(errors[0]) if errors else "",
+            message=self.sc.redactor.scrub(_message(errors[0])) if errors else "",
             ttft=None if self.first is None else self.first - self.started,
             gaps=self.gaps,
             seconds=now - self.started,
@@ -295,6 +300,13 @@ class StreamGrader:
             overhead=self.overhead,
             added_max=self.added_max,
         )
+
+
+def _redactor(headers: list[tuple[str, str]]) -> Redactor:
+    """A redactor that knows the secret header values of a scenario's requests."""
+    r = Redactor()
+    r.header_list(headers, "request")
+    return r
 
 
 def _message(f: Finding) -> str:

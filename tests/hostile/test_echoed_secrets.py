@@ -71,3 +71,29 @@ def test_gate_prints_and_writes_no_echoed_key(
     assert code == 1, err
     assert (work / f"report.{fmt}").stat().st_size > 0
     assert leaks(work, err) == []
+
+
+@pytest.mark.parametrize("path", ["/echo", "/echo-stream"])
+def test_load_reports_no_echoed_key(peer: str, tmp_path: Path, path: str) -> None:
+    from tests.load.test_load import needs_locust
+
+    if needs_locust.args[0]:
+        pytest.skip("Locust is not installed (sseconform[load])")
+    suite = tmp_path / "suite.toml"
+    suite.write_text(
+        f'name = "echo"\npath = "{path}"\nspeed = 0\n'
+        f'[[scenario]]\nname = "text"\nrecording = "{TEXT}"\n',
+        encoding="utf-8",
+    )
+    work = tmp_path / "work"
+    work.mkdir()
+    outs = []
+    for fmt in ("json", "text", "html"):
+        code, err, _, _ = run(
+            "load", "--gateway", peer, "--suite", str(suite), "--key", KEY, "--users", "1",
+            "--spawn-rate", "1", "--run-time", "2s", "--format", fmt,
+            "-o", str(work / f"r.{fmt}"), cwd=tmp_path, timeout=120,
+        )  # fmt: skip
+        assert code == 1, err
+        outs.append(err)
+    assert leaks(work, *outs) == []
