@@ -139,3 +139,6 @@ def test_action_arguments_are_arguments_not_shell(project: Path, runner_temp: Pa
     assert code == 0 and "exit-code=0" in out, out
     code, out = _run_action({"command": "rm", "format": "text"}, project, runner_temp)
     assert code == 2 and "command must be check or gate" in out
+    # installed once for the job (the same requirement), not once per use
+    marker = runner_temp / "sseconform-venv" / ".sseconform-requirement"
+    assert marker.read_text() == str(ROOT)
