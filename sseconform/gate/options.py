@@ -55,7 +55,8 @@ class GateOptions:
         return load_profile(self.profile) if self.profile else None
 
     def port(self, profile: Profile | None) -> int:
-        """The replay upstream's port: asked for, else the profile's, else any free one."""
+        """The replay upstream's port: asked for, else the profile's (a suite's own profile
+        when it names one, the gateway's wiring), else any free one."""
         if self.upstream_port is not None:
             return self.upstream_port
         return profile.upstream_port if profile and profile.upstream_port is not None else 0
@@ -143,7 +144,6 @@ def run_gate(
     profile = options.load_profile()
     suites = prepare_suites(options, profile)
     key = options.key or os.environ.get("SSECONFORM_GATEWAY_KEY")
-    port = options.port(profile)
 
     def done(result: ScenarioResult) -> None:
         if known is not None:
@@ -158,7 +158,7 @@ def run_gate(
             options.gateway,
             os.path.join(options.out, folder) if len(suites) > 1 else options.out,
             upstream_host=options.upstream_host,
-            upstream_port=port,
+            upstream_port=options.port(su.profile),
             key=key,
             headers=headers,
             select=options.chosen,

@@ -200,6 +200,27 @@ def test_cli_header_and_profile(tmp_path: Path, gateway: Gateway) -> None:
     assert gateway.last_headers["x-extra"].startswith("http://127.0.0.1:")
 
 
+def test_a_suite_s_own_profile_keeps_its_upstream_port(tmp_path: Path) -> None:
+    """``profile = "FILE"`` in a suite: the profile's ``upstream-port`` is where the replay
+    upstream listens, as with ``--gateway-profile FILE`` (a gateway wired to that port is
+    reached, not answered 502)."""
+    port = free_port()
+    (tmp_path / "p.toml").write_text(f'name = "p"\nupstream-port = {port}\n')
+    (tmp_path / "suite.toml").write_text(
+        'name = "s"\nprofile = "p.toml"\nspeed = 0\n[[scenario]]\nname = "text"\n'
+        'recording = "builtin:anthropic/text-anthropic.jsonl"\n'
+    )
+    with Gateway(f"http://127.0.0.1:{port}").running() as gw:
+        r = run_cli(
+            "gate", "--gateway", gw.url, "--suite", "suite.toml", "--out", "out",
+            "--format", "json", cwd=tmp_path,
+        )  # fmt: skip
+    assert r.code == 0, r.both
+    doc = json.loads(r.out)
+    assert doc["profile"] == "p"
+    assert [s["verdict"] for s in doc["scenarios"]] == ["pass"]
+
+
 def test_cli_bad_header(tmp_path: Path) -> None:
     r = run_cli("gate", "--gateway", "http://127.0.0.1:9", "-H", "no colon", cwd=tmp_path)
     assert r.code == 2 and "--header 'no colon': give 'Name: value'" in r.err
