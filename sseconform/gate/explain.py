@@ -60,7 +60,8 @@ _OTHER = {
     "and that sseconform does not decode: a client that did not ask for it cannot read the "
     "stream. The bytes are kept as sent.",
     "upstream:not-reached": "The upstream never saw a request, so nothing was tested: the "
-    "gateway is not routed to the replay upstream for this dialect (see --gateway-profile).",
+    "gateway is not routed to the replay upstream for this dialect (see --gateway-profile), "
+    "or it refused the request itself (a 401 or 403: give its key with --key).",
     "upstream:refused": "The gateway called the upstream on a path or in a dialect this "
     "scenario does not serve, so nothing was tested.",
     "upstream:fault-not-fired": "The upstream was reached, but the fault the scenario is "

@@ -167,12 +167,13 @@ def _reached(g: Graded, sc: Scenario, served: list[Served], faulted: bool) -> bo
     if g.status is not None and not g.ok_status and g.body:
         answer += ": " + printable(g.body[:300].decode("utf-8", "replace"))
     if not served:
-        g.add(
-            "upstream",
-            "not-reached",
-            f"the upstream never saw a request; {answer} (is the gateway routed to the "
-            "upstream for this dialect? see --gateway-profile and [dialect.*] in the suite)",
+        hint = (
+            "is the gateway's key right? give it with --key or $SSECONFORM_GATEWAY_KEY"
+            if g.status in (401, 403)
+            else "is the gateway routed to the upstream for this dialect? see "
+            "--gateway-profile and [dialect.*] in the suite"
         )
+        g.add("upstream", "not-reached", f"the upstream never saw a request; {answer} ({hint})")
         return False
     if not any(x.recording is not None for x in served):
         g.add(

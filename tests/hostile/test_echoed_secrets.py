@@ -97,3 +97,23 @@ def test_load_reports_no_echoed_key(peer: str, tmp_path: Path, path: str) -> Non
         assert code == 1, err
         outs.append(err)
     assert leaks(work, *outs) == []
+
+
+def test_a_401_points_at_the_key(peer: str, tmp_path: Path) -> None:
+    suite = tmp_path / "suite.toml"
+    suite.write_text(
+        f'name = "echo"\npath = "/echo"\nspeed = 0\n'
+        f'[[scenario]]\nname = "text"\nrecording = "{TEXT}"\n',
+        encoding="utf-8",
+    )
+    code, err, _, _ = run(
+        "gate", "--gateway", peer, "--suite", str(suite), "--out", str(tmp_path / "out"),
+        "--format", "json", "-o", str(tmp_path / "r.json"), cwd=tmp_path, timeout=120,
+    )  # fmt: skip
+    assert code == 1, err
+    import json
+
+    [sc] = json.loads((tmp_path / "r.json").read_text())["scenarios"]
+    [f] = [f for f in sc["findings"] if f["code"] == "not-reached"]
+    assert "HTTP 401" in f["message"] and "--key" in f["message"]
+    assert "--gateway-profile" not in f["message"]
