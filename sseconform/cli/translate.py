@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -142,13 +142,13 @@ def _translate_recording(
         200, "OK", "HTTP/1.1", [("content-type", "text/event-stream")], resp.t if resp else 0.0
     )
     try:
+        origin = {"dialect": chosen, "recording": Path(source).name}
+        if url is not None:
+            origin["url"] = url
         writer = RecordingWriter(
             output,
-            request=reader.request,
-            extra={
-                "translated_from": {"dialect": chosen, "recording": Path(source).name},
-                "translated_to": to,
-            },
+            request=_as_target(req, to),
+            extra={"translated_from": origin, "translated_to": to},
             force=force,
         )
     except OSError as exc:
@@ -161,3 +161,25 @@ def _translate_recording(
         reason=reader.end.reason if reader.end else "eof",
         t=out_reads[-1][0] if out_reads else 0.0,
     )
+
+
+#: The path a translated recording is served at, per target grammar.
+TARGET_PATH = {
+    "chat": "/v1/chat/completions",
+    "anthropic": "/v1/messages",
+    "responses": "/v1/responses",
+}
+
+
+def _as_target(req: dict[str, Any], to: str) -> dict[str, Any]:
+    """The request a translated recording keeps: the source's, with the URL's path the
+    target grammar's, so ``replay`` labels it by the target and serves it at that path
+    (the source URL is kept under ``translated_from``)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    url = req.get("url") if isinstance(req.get("url"), str) else None
+    path = TARGET_PATH[to]
+    if url is None:
+        return {**req, "url": path}
+    parts = urlsplit(url)
+    return {**req, "url": urlunsplit(parts._replace(path=path, query=""))}

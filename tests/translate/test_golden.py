@@ -22,6 +22,7 @@ from sseconform import Severity, check_bytes, check_file, providers
 from sseconform.cli.main import app
 from sseconform.model import reassemble
 from sseconform.recording.format import RecordingReader
+from sseconform.replay.plan import load
 from sseconform.sse import SSEDecoder
 from sseconform.translate import serialize, translator_for
 from tests.conftest import ROOT
@@ -178,10 +179,15 @@ def test_recording_to_recording_keeps_arrival_times(
     native_reader, native = _load(recording)
     reader, translated = _load(out)
     assert reader.complete
-    assert reader.header["translated_from"] == {
+    origin = reader.header["translated_from"]
+    assert {k: origin[k] for k in ("dialect", "recording")} == {
         "dialect": recording.parent.name,
         "recording": recording.name,
     }
+    # the recording says where it is served now: replay labels it chat, at the chat path
+    url = reader.request["url"] if reader.request else ""
+    assert url.endswith("/v1/chat/completions"), url
+    assert load(str(out)).dialect == "openai"
     assert reader.response is not None and reader.response.status == 200
     assert reader.response.header("content-type") == "text/event-stream"
     assert b"".join(data for _, data in translated) == golden.read_bytes()
