@@ -228,6 +228,18 @@ def _strings(
         ]
     if prefix_only and not s and len(mid_b) < len(mid_a) and a[p:].startswith(mid_b):
         return []
+    twice = repeated(a, b)
+    if twice is not None:
+        return [
+            Difference(
+                field,
+                "duplicated",
+                f"{twice} chars sent twice from char {p}: the gateway repeats pieces of the "
+                "text (a delta passed on twice, or from two fields of one event?)",
+                at_a,
+                at_b,
+            )
+        ]
     kind = "reordered" if sorted(mid_a) == sorted(mid_b) else "changed"
     return [
         Difference(
@@ -238,6 +250,32 @@ def _strings(
             at_b,
         )
     ]
+
+
+#: :func:`repeated` looks this far back for the piece a repeat repeats (a delta is short).
+REPEAT_WINDOW = 4096
+
+
+def repeated(a: str, b: str) -> int | None:
+    """When ``b`` is ``a`` with pieces sent twice (each extra piece a copy of the text just
+    before it, as when every delta is passed on twice), how many chars were repeated; else
+    None. Linear in practice: a mismatch looks back at most REPEAT_WINDOW chars."""
+    if not len(a) < len(b) <= 3 * len(a) or len(b) > 4_000_000:
+        return None
+    i = j = extra = 0
+    while j < len(b):
+        if i < len(a) and a[i] == b[j]:
+            i += 1
+            j += 1
+            continue
+        for k in range(i - 1, max(-1, i - REPEAT_WINDOW - 1), -1):
+            if b.startswith(a[k:i], j):
+                j += i - k
+                extra += i - k
+                break
+        else:
+            return None
+    return extra if i == len(a) and extra else None
 
 
 def _calls(

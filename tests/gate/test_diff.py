@@ -1155,3 +1155,23 @@ def test_cli_diff_unknown_gateway_grammar(tmp_path: Path) -> None:
     rec = recordings_dir() / "anthropic" / "text-anthropic.jsonl"
     r = run_cli("diff", rec, rec, "--gateway-from", "klingon", cwd=tmp_path)
     assert r.code == 2 and "unknown dialect 'klingon'" in r.err and "Traceback" not in r.err
+
+
+def test_every_delta_sent_twice_is_duplicated_not_changed() -> None:
+    """A gateway that passes each reasoning delta on twice (it converts two fields of one
+    upstream event): the diff says what happened."""
+    pieces = ["Let me ", "think about ", "this ", "carefully."]
+    up, gw = Chunks(), Chunks()
+    for s in (up, gw):
+        s.role()
+    for p in pieces:
+        up.reasoning(p)
+        gw.reasoning(p)
+        gw.reasoning(p)
+    for s in (up, gw):
+        s.text("ok")
+        s.finish("stop")
+        s.done()
+    [d] = compare(up.content(), gw.content())
+    assert (d.field, d.kind) == ("reasoning", "duplicated"), d
+    assert f"{sum(map(len, pieces))} chars sent twice from char 7" in d.message, d.message
