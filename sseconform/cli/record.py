@@ -146,7 +146,7 @@ def record(
             if made is not None:
                 with contextlib.suppress(OSError):
                     os.unlink(made)
-        fail(scrub_text(f"nothing recorded: {outcome.reason}", secrets), code=1)
+        fail(scrub_text(f"nothing recorded: {outcome.reason}{_flag(outcome)}", secrets), code=1)
     state = "complete" if outcome.complete else f"INCOMPLETE ({outcome.reason}{_flag(outcome)})"
     status = f"HTTP {p.status}" if p.status is not None else "no response"
     ttft = f", time to first token {p.ttft:.3f} s" if p.ttft is not None else ""
