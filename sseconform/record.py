@@ -129,7 +129,6 @@ def record(
         writer.close(complete=False, reason="could not open the --raw file")
         raise
     prog = Progress()
-    decoder = SSEDecoder()
     headers = list(req.headers)
     if not any(k.lower() == "accept-encoding" for k, _ in headers):
         headers.append(("accept-encoding", "identity"))  # the body as sent, not compressed
@@ -141,9 +140,9 @@ def record(
         transport=httpx.HTTPTransport(verify=_tls(), socket_options=NODELAY),
     )
     complete, reason, bound = False, "no response", None
-    encoding = "identity"
     watchdog = Watchdog(deadline)
-    t0 = time.monotonic()
+    sink = _Sink(writer, prog, SSEDecoder(), redactor, max_bytes, time.monotonic())
+    sink.raw_fp, sink.on_read, sink.on_progress = raw_fp, on_read, on_progress
     try:
         with http.stream(
             req.method,
@@ -153,63 +152,15 @@ def record(
             timeout=timeout,
             extensions={"trace": watchdog.trace},
         ) as resp:
-            stream = resp.extensions.get("network_stream")
-            watchdog.watch(stream.get_extra_info("socket") if stream is not None else None)
-            prog.status = resp.status_code
-            encoding = resp.headers.get("content-encoding", "identity").strip().lower()
-            inflater = Inflater(encoding, max_bytes) if encoding in DECODED else None
-            head = Response(
-                resp.status_code,
-                resp.reason_phrase,
-                resp.http_version,
-                [(k, v) for k, v in redactor.header_list(resp.headers.multi_items(), "response")],
-            )
-            extra: dict[str, Any] = {}
-            if inflater is not None:
-                extra["decoded"] = encoding
-            elif encoding not in ("identity", ""):
-                extra["encoded"] = encoding  # kept as sent: not a stream anything can read
-            writer.response(head, t=time.monotonic() - t0, **extra)
-            if on_response is not None:
-                on_response(resp.status_code)
-            sink = _Sink(writer, prog, decoder, redactor, max_bytes, t0)
-            sink.raw_fp, sink.on_read, sink.on_progress = raw_fp, on_read, on_progress
-            try:
-                for raw_chunk in resp.iter_raw():
-                    for chunk in inflater.feed(raw_chunk) if inflater else (raw_chunk,):
-                        sink.take(chunk)
-            finally:
-                sink.finish()
-            complete, reason = True, "eof"
-            if extra.get("encoded"):
-                complete, bound = False, "encoding"
-                reason = f"the body is {encoding}-encoded (identity was asked for): kept as sent"
-    except BoundHit as exc:
-        bound, reason = exc.kind, exc.message
-    except Interrupted as exc:
-        reason = exc.reason
-    except KeyboardInterrupt:
-        reason = "interrupted (SIGINT)"
-    except httpx.ReadTimeout:
-        reason = f"stalled: no byte for {stall_timeout:g} s"
-    except httpx.ConnectTimeout:
-        reason = f"could not connect within {connect_timeout:g} s"
-    except httpx.ConnectError as exc:
-        reason = f"could not connect: {exc}"
-    except (httpx.RemoteProtocolError, httpx.ReadError) as exc:
-        reason = f"connection dropped: {exc or type(exc).__name__}"
-    except httpx.DecodingError as exc:
-        reason = f"the {encoding} body could not be decoded: {exc}"
-    except zlib.error as exc:
-        reason = f"the {encoding} body could not be decoded: {exc}"
-    except httpx.HTTPError as exc:
-        reason = f"{type(exc).__name__}: {exc}"
+            complete, reason, bound = _receive(resp, sink, watchdog, on_response)
+    except (BoundHit, Interrupted, KeyboardInterrupt, httpx.HTTPError, zlib.error) as exc:
+        reason, bound = _why(exc, stall_timeout, connect_timeout)
     finally:
         watchdog.cancel()
         if watchdog.fired:
             complete, bound = False, "deadline"
             reason = f"the exchange went on past its deadline of {deadline:g} s"
-        prog.elapsed = time.monotonic() - t0
+        prog.elapsed = time.monotonic() - sink.t0
         reason = redactor.scrub(reason)  # an error's text can hold the URL's key
         writer.close(complete=complete, reason=reason, t=prog.elapsed, redacted=redactor.found)
         if raw_fp is not None:
@@ -217,10 +168,70 @@ def record(
         if own:
             http.close()
     if not prog.counting_lines:
-        for ev in decoder.finish():
+        for ev in sink.decoder.finish():
             prog.events += 1
             _ttft(prog, ev.data, prog.elapsed)
-    return Outcome(out, prog, complete, reason, list(redactor.found), t0, bound)
+    return Outcome(out, prog, complete, reason, list(redactor.found), sink.t0, bound)
+
+
+def _receive(
+    resp: httpx.Response,
+    sink: _Sink,
+    watchdog: Watchdog,
+    on_response: Callable[[int], None] | None,
+) -> tuple[bool, str, str | None]:
+    """The response, head then body, into the recording: (complete, reason, bound)."""
+    stream = resp.extensions.get("network_stream")
+    watchdog.watch(stream.get_extra_info("socket") if stream is not None else None)
+    sink.prog.status = resp.status_code
+    encoding = resp.headers.get("content-encoding", "identity").strip().lower()
+    inflater = Inflater(encoding, sink.max_bytes) if encoding in DECODED else None
+    headers = sink.redactor.header_list(resp.headers.multi_items(), "response")
+    head = Response(resp.status_code, resp.reason_phrase, resp.http_version,
+                    [(k, v) for k, v in headers])  # fmt: skip
+    extra: dict[str, Any] = {}
+    if inflater is not None:
+        extra["decoded"] = encoding
+    elif encoding not in ("identity", ""):
+        extra["encoded"] = encoding  # kept as sent: not a stream anything can read
+    sink.writer.response(head, t=time.monotonic() - sink.t0, **extra)
+    if on_response is not None:
+        on_response(resp.status_code)
+    sink.start()  # what the scrubber must know: the request's secrets and the head's
+    try:
+        for raw_chunk in resp.iter_raw():
+            for chunk in inflater.feed(raw_chunk) if inflater else (raw_chunk,):
+                sink.take(chunk)
+    finally:
+        sink.finish()
+    if extra.get("encoded"):
+        return (
+            False,
+            f"the body is {encoding}-encoded (identity was asked for): kept as sent",
+            "encoding",
+        )
+    return True, "eof", None
+
+
+def _why(exc: BaseException, stall: float | None, connect: float) -> tuple[str, str | None]:
+    """Why a recording stopped early, in words, and the bound the peer broke (if one)."""
+    if isinstance(exc, BoundHit):
+        return exc.message, exc.kind
+    if isinstance(exc, Interrupted):
+        return exc.reason, None
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted (SIGINT)", None
+    if isinstance(exc, httpx.ReadTimeout):
+        return f"stalled: no byte for {stall:g} s", None
+    if isinstance(exc, httpx.ConnectTimeout):
+        return f"could not connect within {connect:g} s", None
+    if isinstance(exc, httpx.ConnectError):
+        return f"could not connect: {exc}", None
+    if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError):
+        return f"connection dropped: {exc or type(exc).__name__}", None
+    if isinstance(exc, httpx.DecodingError | zlib.error):
+        return f"the body could not be decoded: {exc}", None
+    return f"{type(exc).__name__}: {exc}", None
 
 
 #: The request goes out at once: with Nagle's algorithm its body can wait for the server's
@@ -262,13 +273,17 @@ class _Sink:
         max_bytes: int | None,
         t0: float,
     ) -> None:
-        self.writer, self.prog, self.decoder = writer, prog, decoder
+        self.writer, self.prog, self.decoder, self.redactor = writer, prog, decoder, redactor
         self.scrubber = redactor.stream()
         self.max_bytes, self.t0 = max_bytes, t0
         self.raw_fp: IO[bytes] | None = None
         self.on_read: Callable[[float, bytes], None] | None = None
         self.on_progress: Callable[[Progress], None] | None = None
         self._now = 0.0
+
+    def start(self) -> None:
+        """The body begins: scrub every secret known by now (the response head's too)."""
+        self.scrubber = self.redactor.stream()
 
     def take(self, chunk: bytes) -> None:
         """One read as it arrived; raises :class:`BoundHit` past ``max_bytes``."""
