@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sseconform.errors import UsageError
+from sseconform.rules.base import Settings
 from sseconform.rules.catalog import FAMILIES, GRAMMAR_INVARIANTS, GRAMMARS, RULES
 
 GRAMMAR_CHOICES = (*GRAMMARS, "auto")
@@ -114,3 +115,57 @@ def validate_selectors(values: list[str], what: str) -> None:
 
 def _prefix_hits(prefix: str) -> bool:
     return any(code.startswith(prefix) for code in RULES)
+
+
+@dataclass
+class CheckConfig:
+    """What ``check`` runs with: the command line's options over ``[tool.sseconform]``."""
+
+    settings: Settings
+    strict: bool
+    format: str
+    grammar: str
+
+
+def resolve(
+    *,
+    config: Path | None = None,
+    select: list[str] | None = None,
+    ignore: list[str] | None = None,
+    strict: bool | None = None,
+    fmt: str | None = None,
+    grammar: str | None = None,
+    max_per_code: int | None = None,
+) -> CheckConfig:
+    """The settings a check runs with: each option given wins over the file's value, the
+    file's over the default. Bad selectors or grammars are a :class:`UsageError`."""
+    values = (load(path=config) if config else load()).values
+    sel = split_selectors(select) if select else list(values.get("select", []))
+    ign = split_selectors(ignore) if ignore else list(values.get("ignore", []))
+    validate_selectors(sel, "--select")
+    validate_selectors(ign, "--ignore")
+    chosen = grammar if grammar is not None else str(values.get("grammar", "chat"))
+    if chosen not in GRAMMAR_CHOICES:
+        raise UsageError(f"unknown grammar {chosen!r}; grammars: {', '.join(GRAMMAR_CHOICES)}")
+    settings = Settings(select=sel, ignore=ign)
+    if max_per_code is not None:
+        settings.max_per_code = max_per_code
+    elif "max-per-code" in values:
+        settings.max_per_code = int(values["max-per-code"])
+    for key, attr in LIMITS.items():
+        if key in values:
+            setattr(settings, attr, int(values[key]))
+    return CheckConfig(
+        settings,
+        bool(values.get("strict", False)) if strict is None else strict,
+        fmt if fmt is not None else str(values.get("format", "text")),
+        chosen,
+    )
+
+
+#: ``[tool.sseconform]`` keys for the checker's caps, and the Settings field each sets.
+LIMITS = {
+    "max-line-bytes": "max_line",
+    "max-event-bytes": "max_event",
+    "max-arguments-bytes": "max_arguments",
+}

@@ -16,6 +16,7 @@ from sseconform.safetext import printable
 
 if TYPE_CHECKING:
     from sseconform.api import FileResult
+    from sseconform.report import Reporter
 
 
 @app.command()
@@ -112,48 +113,13 @@ def check(
     from sseconform.api import FileResult, baseline_of, check_file
     from sseconform.errors import InputError
     from sseconform.paths import expand_paths
-    from sseconform.report import get_reporter
-    from sseconform.report import text as text_report
-    from sseconform.rules.base import Settings
 
     try:
-        file_cfg = cfg.load(path=config) if config else cfg.load()
-        values = file_cfg.values
-        sel = cfg.split_selectors(select) if select else list(values.get("select", []))
-        ign = cfg.split_selectors(ignore) if ignore else list(values.get("ignore", []))
-        cfg.validate_selectors(sel, "--select")
-        cfg.validate_selectors(ign, "--ignore")
-        is_strict = bool(values.get("strict", False)) if strict is None else strict
-        fmt_name = fmt if fmt is not None else str(values.get("format", "text"))
-        grammar_name = grammar if grammar is not None else str(values.get("grammar", "chat"))
-        if grammar_name not in cfg.GRAMMAR_CHOICES:
-            raise UsageError(
-                f"unknown grammar {grammar_name!r}; grammars: {', '.join(cfg.GRAMMAR_CHOICES)}"
-            )
-        try:
-            reporter = _html_reporter if fmt_name == "html" else get_reporter(fmt_name)
-        except ValueError as exc:
-            raise UsageError(f"{exc}, html") from None
-        if (statistics or quiet) and fmt_name != "text":
-            what = "--statistics" if statistics else "--quiet"
-            raise UsageError(
-                f"{what} is a text report; it does not combine with --format {fmt_name}"
-            )
-        if statistics:
-            reporter = text_report.statistics
-        elif quiet:
-            reporter = text_report.write_quiet
-        settings = Settings(select=sel, ignore=ign)
-        if max_per_code is not None:
-            settings.max_per_code = max_per_code
-        elif "max-per-code" in values:
-            settings.max_per_code = int(values["max-per-code"])
-        if "max-line-bytes" in values:
-            settings.max_line = int(values["max-line-bytes"])
-        if "max-event-bytes" in values:
-            settings.max_event = int(values["max-event-bytes"])
-        if "max-arguments-bytes" in values:
-            settings.max_arguments = int(values["max-arguments-bytes"])
+        conf = cfg.resolve(
+            config=config, select=select, ignore=ignore, strict=strict, fmt=fmt,
+            grammar=grammar, max_per_code=max_per_code,
+        )  # fmt: skip
+        reporter = _reporter(conf.format, statistics, quiet)
         files = list(expand_paths(paths, warn=_warn))
         if output is not None:
             _refuse_output(output, files, force)
@@ -165,11 +131,12 @@ def check(
         fail(str(exc))
     if files.count("-") > 1:
         fail("standard input (-) can be given only once")
+    is_strict = conf.strict
 
     results: list[FileResult] = []
     for name in files:
         try:
-            results.append(check_file(name, settings, grammar=grammar_name))
+            results.append(check_file(name, conf.settings, grammar=conf.grammar))
         except InputError as exc:
             results.append(FileResult(name, error=exc.reason))
             typer.echo(f"sseconform: error: {printable(str(exc))}", err=True)
@@ -204,6 +171,26 @@ def check(
     if exit_zero:
         raise typer.Exit(0)
     raise typer.Exit(0 if all(r.ok(strict=is_strict) for r in results) else 1)
+
+
+def _reporter(fmt: str, statistics: bool, quiet: bool) -> Reporter:
+    """The writer for ``--format`` (``--statistics`` and ``-q`` are text reports)."""
+    from sseconform.report import get_reporter
+    from sseconform.report import text as text_report
+
+    if (statistics or quiet) and fmt != "text":
+        what = "--statistics" if statistics else "--quiet"
+        raise UsageError(f"{what} is a text report; it does not combine with --format {fmt}")
+    if statistics:
+        return text_report.statistics
+    if quiet:
+        return text_report.write_quiet
+    if fmt == "html":
+        return _html_reporter
+    try:
+        return get_reporter(fmt)
+    except ValueError as exc:
+        raise UsageError(f"{exc}, html") from None
 
 
 def _warn(message: str) -> None:
