@@ -29,14 +29,10 @@ import asyncio
 import contextlib
 import ipaddress
 import json
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any
-from urllib.parse import parse_qsl
-
-import orjson
 
 from sseconform import providers
 from sseconform.recording.redact import redact_target, request_secrets, scrub_text
@@ -61,6 +57,7 @@ from sseconform.replay.plan import (
     parse_faults,
     parse_split,
 )
+from sseconform.replay.routing import model_of, tag_of, wants_array
 from sseconform.replay.scenario import Rule
 from sseconform.replay.served import Served
 from sseconform.replay.wire import (
@@ -75,8 +72,6 @@ from sseconform.replay.wire import (
 )
 
 SELECT_HEADER = "x-sseconform-recording"
-#: A request's tag, anywhere in its body (JSON keeps these characters as they are).
-TAG = re.compile(rb"\[sseconform:([A-Za-z0-9_.:/-]{1,200})\]")
 FAULT_HEADER = "x-sseconform-fault"
 #: A write later than this after its schedule counts as late (the upstream falling behind).
 LATE = 0.010
@@ -85,9 +80,6 @@ MAX_RESOLVED = 65536
 #: Request body bytes all connections together may hold at once: past it a request is
 #: answered 503 (a hundred connections each sending MAX_BODY cannot take gigabytes).
 MAX_BUFFERED = 64 * 1024 * 1024
-#: A request body larger than this is not parsed as JSON to find its model (a 16 MB array
-#: of empty objects costs half a gigabyte as Python objects): a bounded scan finds it.
-MAX_PARSED = 1024 * 1024
 #: The most one write puts in the transport: bounds what a slow reader's connection holds.
 MAX_WRITE = 64 * 1024
 READ_TIMEOUT = 30.0
@@ -360,7 +352,7 @@ class ReplayServer:
         """The recording, the faults and the speed for one request."""
         faults = self.fault
         speed = self.speed
-        model = _model(body)
+        model = model_of(body)
         named = headers.get(SELECT_HEADER)
         if FAULT_HEADER in headers:
             faults = parse_faults(headers[FAULT_HEADER])
@@ -439,7 +431,7 @@ class ReplayServer:
             )
             self._log(Served(client, method, shown, None, 404, spec, tag=tag_of(body)))
             return keep
-        array = rec.dialect == providers.GEMINI and _wants_array(path)
+        array = rec.dialect == providers.GEMINI and wants_array(path)
         plan = make_plan(rec, speed=speed, split=self.split, faults=faults, array=array)
         served = Served(client, method, shown, rec.name, plan.status, spec, tag=tag_of(body))
         served.framing = "json-array" if array else "sse"
@@ -608,41 +600,6 @@ class ReplayServer:
                 self.served.append(served)
         if self.log is not None:
             self.log(served.line())
-
-
-def _wants_array(target: str) -> bool:
-    """A Gemini stream request without ``alt=sse``: Google answers it with a JSON array."""
-    dialect, _ = providers.dialect_of_path(target)
-    if dialect != providers.GEMINI:
-        return False
-    query = target.partition("?")[2]
-    return not any(k == "alt" and v == "sse" for k, v in parse_qsl(query, keep_blank_values=True))
-
-
-def tag_of(body: bytes) -> str | None:
-    """The ``[sseconform:TAG]`` a request carries in its body (the first), or None."""
-    m = TAG.search(body)
-    return m.group(1).decode("ascii") if m else None
-
-
-_MODEL = re.compile(rb'"model"\s*:\s*"((?:[^"\\\\]|\\\\.){1,256})"')
-
-
-def _model(body: bytes) -> str | None:
-    """The request's ``model``: parsed as JSON up to MAX_PARSED bytes (orjson refuses
-    nesting past 1024 levels, as an error, not a crash), found by a bounded scan past it."""
-    if len(body) > MAX_PARSED:
-        m = _MODEL.search(body)
-        try:
-            return json.loads(b'"%b"' % m.group(1)) if m else None
-        except ValueError:
-            return None
-    try:
-        obj: Any = orjson.loads(body) if body else None
-    except orjson.JSONDecodeError:
-        return None
-    model = obj.get("model") if isinstance(obj, dict) else None
-    return model if isinstance(model, str) else None
 
 
 def _error(message: str) -> bytes:

@@ -13,7 +13,7 @@ import pytest
 from sseconform.gate.result import ScenarioResult
 from sseconform.gate.runner import run_suite
 from sseconform.gate.suite import builtin_suite, for_endpoint
-from sseconform.replay.server import tag_of
+from sseconform.replay.routing import tag_of
 from tests.gate.gateway import Gateway
 from tests.gate.test_gate import free_port, gate_cli
 
