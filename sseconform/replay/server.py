@@ -239,9 +239,11 @@ class ReplayServer:
             req: RequestHead | None = None
             head = b""
             try:
-                head = await asyncio.wait_for(conn.readuntil(b"\r\n\r\n"), READ_TIMEOUT)
+                async with asyncio.timeout(READ_TIMEOUT):  # not wait_for: see wire.drain
+                    head = await conn.readuntil(b"\r\n\r\n")
                 req = parse_head(head)
-                body = await asyncio.wait_for(self._read_body(conn, req), READ_TIMEOUT)
+                async with asyncio.timeout(READ_TIMEOUT):
+                    body = await self._read_body(conn, req)
             except BadRequest as exc:  # the framing is lost: answer, log, close
                 await self._refuse(client, req or head, writer, exc.status, exc.reason)
                 return

@@ -58,7 +58,8 @@ class Input:
         if self.ahead:
             return True
         try:
-            self.ahead = await asyncio.wait_for(self.reader.read(1), timeout)
+            async with asyncio.timeout(timeout):
+                self.ahead = await self.reader.read(1)
         except (TimeoutError, ConnectionError):
             return False
         return bool(self.ahead)
@@ -151,4 +152,7 @@ async def plain(
 async def drain(writer: asyncio.StreamWriter) -> None:
     """Wait until a write is on the wire, at most WRITE_TIMEOUT: a client that stopped
     reading does not hold the connection (and what it was sent) for ever."""
-    await asyncio.wait_for(writer.drain(), WRITE_TIMEOUT)
+    # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow a cancellation that
+    # arrives as the drain completes, and a stopping server would then wait on the connection
+    async with asyncio.timeout(WRITE_TIMEOUT):
+        await writer.drain()
