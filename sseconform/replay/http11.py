@@ -10,6 +10,7 @@ status line or header), or send a status outside 100-599.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ __all__ = [
     "RequestHead",
     "body_length",
     "chunk_size",
+    "error_body",
     "keeps_alive",
     "parse_head",
     "plain_head",
@@ -154,6 +156,11 @@ def response_head(
         lines.append(f"{k}: {v}")
     lines += extra
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1", "replace")
+
+
+def error_body(message: str) -> bytes:
+    """An answer's JSON error body, as every provider's error has a ``message``."""
+    return json.dumps({"error": {"message": message}}).encode()
 
 
 def plain_head(

@@ -27,8 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
-import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
@@ -44,6 +42,7 @@ from sseconform.replay.http11 import (
     RequestHead,
     body_length,
     chunk_size,
+    error_body,
     keeps_alive,
     parse_head,
     response_head,
@@ -65,6 +64,7 @@ from sseconform.replay.wire import (
     Input,
     drain,
     flushed,
+    is_loopback,
     new_loop,
     plain,
     reset,
@@ -143,14 +143,7 @@ class ReplayServer:
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{host}:{self.port}"
 
-    @staticmethod
-    def is_loopback(host: str) -> bool:
-        if host == "localhost":
-            return True
-        try:
-            return ipaddress.ip_address(host).is_loopback
-        except ValueError:
-            return False
+    is_loopback = staticmethod(is_loopback)
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -331,9 +324,9 @@ class ReplayServer:
         shown = redact_target(target, secrets)[:200]
         served = Served(client, method[:16], shown, None, status, "")
         served.ending = f"refused: {reason}"
-        served.sent = len(_error(reason))
+        served.sent = len(error_body(reason))
         with contextlib.suppress(ConnectionError, TimeoutError):
-            await plain(writer, status, _error(reason))
+            await plain(writer, status, error_body(reason))
         self._log(served)
 
     # -- requests --------------------------------------------------------------------------
@@ -419,7 +412,7 @@ class ReplayServer:
         except ValueError as exc:
             msg = scrub_text(str(exc), secrets)
             await plain(
-                writer, 400, _error(msg), close=not keep, head_only=head_only, idle=IDLE_TIMEOUT
+                writer, 400, error_body(msg), close=not keep, head_only=head_only, idle=IDLE_TIMEOUT
             )
             fault = scrub_text(headers.get(FAULT_HEADER, ""), secrets)
             self._log(Served(client, method, shown, None, 400, fault, tag=tag_of(body)))
@@ -429,7 +422,7 @@ class ReplayServer:
             names = ", ".join(sorted(self.recordings))
             msg = f"no recording for {method} {shown} (serving: {names})"
             await plain(
-                writer, 404, _error(msg), close=not keep, head_only=head_only, idle=IDLE_TIMEOUT
+                writer, 404, error_body(msg), close=not keep, head_only=head_only, idle=IDLE_TIMEOUT
             )
             self._log(Served(client, method, shown, None, 404, spec, tag=tag_of(body)))
             return keep
@@ -602,7 +595,3 @@ class ReplayServer:
                 self.served.append(served)
         if self.log is not None:
             self.log(served.line())
-
-
-def _error(message: str) -> bytes:
-    return json.dumps({"error": {"message": message}}).encode()

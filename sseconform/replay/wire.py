@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import socket
 import struct
 
@@ -20,6 +21,7 @@ __all__ = [
     "Input",
     "drain",
     "flushed",
+    "is_loopback",
     "new_loop",
     "plain",
     "reset",
@@ -75,6 +77,17 @@ class Input:
         data = watch.result()
         self.ahead += data
         return bool(data)
+
+
+def is_loopback(host: str) -> bool:
+    """Is ``host`` this machine only (anything else is warned about: a recording served
+    there can be read by whoever reaches it)?"""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def new_loop() -> asyncio.AbstractEventLoop:
