@@ -60,6 +60,7 @@ from sseconform.replay.routing import model_of, tag_of, wants_array
 from sseconform.replay.scenario import Rule
 from sseconform.replay.served import Served
 from sseconform.replay.wire import (
+    IDLE_TIMEOUT,
     WRITE_TIMEOUT,
     Input,
     drain,
@@ -83,10 +84,6 @@ MAX_BUFFERED = 64 * 1024 * 1024
 #: The most one write puts in the transport: bounds what a slow reader's connection holds.
 MAX_WRITE = 64 * 1024
 READ_TIMEOUT = 30.0
-#: How long a kept-alive connection may wait for its next request. Longer than the pools of
-#: common clients keep an idle connection (httpx 5 s, undici 4 s, aiohttp 15 s), so a pooled
-#: connection is never closed under a request on its way; announced in ``keep-alive``.
-IDLE_TIMEOUT = 60
 
 
 class ReplayServer:
@@ -411,9 +408,7 @@ class ReplayServer:
             rec, faults, speed = self.choose(path, headers, body)
         except ValueError as exc:
             msg = scrub_text(str(exc), secrets)
-            await plain(
-                writer, 400, error_body(msg), close=not keep, head_only=head_only, idle=IDLE_TIMEOUT
-            )
+            await plain(writer, 400, error_body(msg), close=not keep, head_only=head_only)
             fault = scrub_text(headers.get(FAULT_HEADER, ""), secrets)
             self._log(Served(client, method, shown, None, 400, fault, tag=tag_of(body)))
             return keep
@@ -421,9 +416,7 @@ class ReplayServer:
         if rec is None:
             names = ", ".join(sorted(self.recordings))
             msg = f"no recording for {method} {shown} (serving: {names})"
-            await plain(
-                writer, 404, error_body(msg), close=not keep, head_only=head_only, idle=IDLE_TIMEOUT
-            )
+            await plain(writer, 404, error_body(msg), close=not keep, head_only=head_only)
             self._log(Served(client, method, shown, None, 404, spec, tag=tag_of(body)))
             return keep
         array = rec.dialect == providers.GEMINI and wants_array(path)
