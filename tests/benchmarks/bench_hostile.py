@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.hostile.peers import hostile_peer  # noqa: E402
+from tests.hostile.peers import hostile_peer, suite_at  # noqa: E402
 
 TEXT = ROOT / "recordings" / "anthropic" / "text-anthropic.jsonl"
 BODY = '{"model": "m", "stream": true, "messages": [{"role": "user", "content": "hi"}]}'
@@ -50,12 +50,7 @@ def run(args: list[str], cwd: Path, timeout: float = 600) -> tuple[int, float, i
 
 
 def gate(peer: str, path: str, work: Path, *more: str) -> tuple[float, int, str]:
-    suite = work / "suite.toml"
-    suite.write_text(
-        f'name = "hostile"\npath = "{path}"\nspeed = 0\n'
-        f'[[scenario]]\nname = "text"\nrecording = "{TEXT}"\n',
-        encoding="utf-8",
-    )
+    suite = suite_at(work, path, TEXT)
     out = work / f"out-{time.monotonic_ns()}"
     _, seconds, rss, _ = run(
         ["gate", "--gateway", peer, "--suite", str(suite), "--out", str(out), "--format",

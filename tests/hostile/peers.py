@@ -28,6 +28,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 HOST = "127.0.0.1"
 DRIP = 0.2
@@ -148,6 +149,18 @@ def _behave(conn: socket.socket, path: str, key: str, huge: int = HUGE) -> None:
         )
     else:
         conn.sendall(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+
+
+def suite_at(folder: Path, path: str, recording: Path, extra: str = "") -> Path:
+    """A one-scenario suite whose gateway path is one of the peer's behaviours (``extra``:
+    more top-level TOML, e.g. ``deadline = 1``)."""
+    suite = folder / "suite.toml"
+    suite.write_text(
+        f'name = "hostile"\npath = "{path}"\nspeed = 0\n{extra}'
+        f'[[scenario]]\nname = "text"\nrecording = "{recording}"\n',
+        encoding="utf-8",
+    )
+    return suite
 
 
 @contextmanager

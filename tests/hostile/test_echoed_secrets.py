@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sseconform.gate.suite import recordings_dir
-from tests.hostile.peers import hostile_peer
+from tests.hostile.peers import hostile_peer, suite_at
 from tests.hostile.test_record_bounds import run
 
 KEY = "sk-proj-Zq8tHk2LmN4pR6sT8vW0xY2zA4bC6dE8fG0hJ2kL"
@@ -55,12 +55,7 @@ def test_record_keeps_no_echoed_key(peer: str, tmp_path: Path, path: str) -> Non
 def test_gate_prints_and_writes_no_echoed_key(
     peer: str, tmp_path: Path, path: str, fmt: str
 ) -> None:
-    suite = tmp_path / "suite.toml"
-    suite.write_text(
-        f'name = "echo"\npath = "{path}"\nspeed = 0\n'
-        f'[[scenario]]\nname = "text"\nrecording = "{TEXT}"\n',
-        encoding="utf-8",
-    )
+    suite = suite_at(tmp_path, path, TEXT)
     work = tmp_path / "work"
     work.mkdir()
     code, err, _, _ = run(
@@ -79,12 +74,7 @@ def test_load_reports_no_echoed_key(peer: str, tmp_path: Path, path: str) -> Non
 
     if needs_locust.args[0]:
         pytest.skip("Locust is not installed (sseconform[load])")
-    suite = tmp_path / "suite.toml"
-    suite.write_text(
-        f'name = "echo"\npath = "{path}"\nspeed = 0\n'
-        f'[[scenario]]\nname = "text"\nrecording = "{TEXT}"\n',
-        encoding="utf-8",
-    )
+    suite = suite_at(tmp_path, path, TEXT)
     work = tmp_path / "work"
     work.mkdir()
     outs = []
@@ -100,12 +90,7 @@ def test_load_reports_no_echoed_key(peer: str, tmp_path: Path, path: str) -> Non
 
 
 def test_a_401_points_at_the_key(peer: str, tmp_path: Path) -> None:
-    suite = tmp_path / "suite.toml"
-    suite.write_text(
-        f'name = "echo"\npath = "/echo"\nspeed = 0\n'
-        f'[[scenario]]\nname = "text"\nrecording = "{TEXT}"\n',
-        encoding="utf-8",
-    )
+    suite = suite_at(tmp_path, "/echo", TEXT)
     code, err, _, _ = run(
         "gate", "--gateway", peer, "--suite", str(suite), "--out", str(tmp_path / "out"),
         "--format", "json", "-o", str(tmp_path / "r.json"), cwd=tmp_path, timeout=120,

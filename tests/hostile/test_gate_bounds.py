@@ -13,7 +13,7 @@ import pytest
 from sseconform.gate.bounds import DEADLINE_MARGIN, deadline_for, max_bytes_for
 from sseconform.gate.suite import recordings_dir
 from sseconform.replay.plan import load, parse_faults
-from tests.hostile.peers import hostile_peer
+from tests.hostile.peers import hostile_peer, suite_at
 from tests.hostile.test_record_bounds import run
 
 TEXT = recordings_dir() / "anthropic" / "text-anthropic.jsonl"
@@ -26,12 +26,7 @@ def peer() -> Iterator[str]:
 
 
 def gate(peer: str, tmp_path: Path, path: str, *more: str) -> tuple[int, dict, float, int]:
-    suite = tmp_path / "suite.toml"
-    suite.write_text(
-        f'name = "hostile"\npath = "{path}"\nspeed = 0\n'
-        f'[[scenario]]\nname = "text"\nrecording = "{TEXT}"\n',
-        encoding="utf-8",
-    )
+    suite = suite_at(tmp_path, path, TEXT)
     report = tmp_path / "report.json"
     code, err, seconds, rss = run(
         "gate", "--gateway", peer, "--suite", str(suite), "--out", str(tmp_path / "out"),

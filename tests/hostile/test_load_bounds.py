@@ -12,7 +12,7 @@ import pytest
 
 from sseconform.gate.suite import recordings_dir
 from tests.cli.helpers import run_cli
-from tests.hostile.peers import hostile_peer
+from tests.hostile.peers import hostile_peer, suite_at
 from tests.load.test_load import needs_locust
 
 TEXT = recordings_dir() / "anthropic" / "text-anthropic.jsonl"
@@ -36,12 +36,7 @@ def peer() -> Iterator[str]:
 def test_each_stream_ends_at_its_bound(
     peer: str, tmp_path: Path, path: str, extra: str, code: str
 ) -> None:
-    suite = tmp_path / "suite.toml"
-    suite.write_text(
-        f'name = "hostile"\npath = "{path}"\nspeed = 0\n{extra}'
-        f'[[scenario]]\nname = "text"\nrecording = "{TEXT}"\n',
-        encoding="utf-8",
-    )
+    suite = suite_at(tmp_path, path, TEXT, extra)
     run = run_cli(
         "load", "--gateway", peer, "--suite", str(suite), "--users", "2", "--spawn-rate", "2",
         "--run-time", "4s", "--format", "json", "-o", str(tmp_path / "r.json"),
