@@ -42,7 +42,7 @@ from tests.record import (
     workdir,
 )
 
-TOLERANCE = 0.030  # seconds, per read, relative to the first byte
+TOLERANCE = 0.050  # seconds, per read, relative to the first byte (CI: 4 workers on 2 cores)
 #: Recorded through the command line at their recorded timing too (one per dialect).
 TIMED_CLI = [p for p in RECORDINGS if p.name in ("text-anthropic.jsonl", "text-gemini.jsonl",
              "thinking-anthropic.jsonl", "error-responses.jsonl")]  # fmt: skip
