@@ -109,7 +109,8 @@ NATIVE_FINISH = {**ANTHROPIC_FINISH, **GEMINI_FINISH, **RESPONSES_FINISH}
 
 # -- routing ---------------------------------------------------------------------------------
 
-_GEMINI_PATH = re.compile(r"^/v1(?:beta|alpha)?/models/([^/:]+):streamGenerateContent$")
+#: Gemini's streaming and non-streaming calls: the model is in the path
+_GEMINI_PATH = re.compile(r"^/v1(?:beta|alpha)?/models/([^/:]+):(?:streamG|g)enerateContent$")
 
 
 def dialect_of_path(path: str) -> tuple[str | None, str | None]:
@@ -177,6 +178,22 @@ _GEMINI_STATUS = {
     503: "UNAVAILABLE",
     504: "DEADLINE_EXCEEDED",
 }
+
+
+#: Seconds a replayed 429 (and Anthropic's 529) asks the client to wait: the providers say
+#: when to retry on these, and a gateway should pass the header on to its client.
+RETRY_AFTER = 1
+
+
+def error_headers(dialect: str | None, status: int) -> list[tuple[str, str]]:
+    """The headers the provider sends with an HTTP error besides its content type: Anthropic
+    and OpenAI send ``retry-after`` with a 429 (Anthropic with a 529 too); Google says when to
+    retry in the body's ``RetryInfo`` instead."""
+    if dialect == GEMINI:
+        return []
+    if status == 429 or (status == 529 and dialect == ANTHROPIC):
+        return [("retry-after", str(RETRY_AFTER))]
+    return []
 
 
 def error_body(dialect: str | None, status: int) -> bytes:

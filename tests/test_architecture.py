@@ -21,7 +21,7 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
     "diagnostics": ({"rules", "safetext"}, set()),
     "errors": (set(), set()),
     "model": ({"sse"}, {"orjson"}),
-    "api": ({"sse", "recording", "rules", "diagnostics", "errors", "baseline"}, set()),
+    "api": ({"sse", "recording", "rules", "diagnostics", "errors", "baseline", "providers"}, set()),
     "config": ({"rules", "errors"}, set()),
     "report": ({"api", "rules", "diagnostics", "version", "safetext"}, set()),
     "version": (set(), set()),
@@ -31,7 +31,7 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
     "baseline": ({"errors"}, set()),
     "paths": ({"errors", "recording"}, set()),
     "record": ({"recording", "sse", "version"}, {"httpx"}),
-    "replay": ({"providers", "recording", "sse", "errors", "safetext"}, {"orjson"}),
+    "replay": ({"providers", "recording", "sse", "model", "errors", "safetext"}, {"orjson"}),
     "translate": ({"providers", "sse", "jsonstr"}, {"orjson"}),
     "gate": (
         {"sse", "model", "rules", "diagnostics", "translate", "providers", "recording", "errors"}

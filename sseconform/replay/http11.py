@@ -164,15 +164,24 @@ def error_body(message: str) -> bytes:
 
 
 def plain_head(
-    status: int, length: int, *, reason: str | None = None, close: bool, idle: int
+    status: int,
+    length: int,
+    *,
+    reason: str | None = None,
+    close: bool,
+    idle: int,
+    headers: Iterable[tuple[str, str]] = (),
 ) -> bytes:
-    """The head of a JSON answer with a length; ``close`` says the connection ends after it,
-    else how long it is kept (``idle`` seconds)."""
+    """The head of a JSON answer with a length, with ``headers`` besides its type and length;
+    ``close`` says the connection ends after it, else how long it is kept (``idle`` s)."""
     if reason is None:
         try:
             reason = HTTPStatus(status).phrase
         except ValueError:
             reason = "Error"
     last = "connection: close" if close else f"keep-alive: timeout={idle}"
-    headers = [("content-type", "application/json"), ("content-length", str(length))]
-    return response_head(status, reason, headers, [last])
+    own = [("content-type", "application/json"), ("content-length", str(length))]
+    skip = {"content-type", "content-length"}
+    return response_head(
+        status, reason, own + [h for h in headers if h[0].lower() not in skip], [last]
+    )

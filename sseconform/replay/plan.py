@@ -22,6 +22,8 @@ from sseconform.sse import SSEDecoder
 
 END = "end"  # terminating chunk: a clean end of the response
 ABORT = "abort"  # connection dropped mid-response
+STREAM = "stream"  # the recorded stream, as recorded (or as Gemini's JSON array)
+WHOLE = "whole"  # a non-streaming request's one JSON answer (see replay.whole)
 
 
 @dataclass
@@ -221,6 +223,11 @@ class Plan:
     stall_at: int | None = None
     #: the ABORT ending comes before the natural end (a drop after the whole body cuts nothing)
     cut: bool = False
+    #: STREAM, or WHOLE: the payload is one JSON answer (or, with no spans, none: a drop),
+    #: sent with its length at ``t_head``, when the recorded stream would have ended
+    form: str = STREAM
+    #: a WHOLE answer's faults that take effect as it is sent (or dropped), in order
+    fires: tuple[str, ...] = ()
 
     @property
     def writes(self) -> list[tuple[float, bytes]]:
@@ -244,6 +251,8 @@ class Plan:
     def will_fire(self) -> list[str]:
         """The faults that take effect for a client that reads to the end (the server's
         ``Served.fired`` says what actually did)."""
+        if self.form == WHOLE:
+            return list(self.fires) + (["drop"] if self.ending == ABORT and self.cut else [])
         out = ["status"] if self.json_body else []
         if self.stall_at is not None:
             out.append("stall")
@@ -405,8 +414,9 @@ def make_plan(
     if faults.status is not None:
         body = providers.error_body(rec.dialect, faults.status)
         headers = [("content-type", "application/json")]
+        headers += providers.error_headers(rec.dialect, faults.status)
         return Plan(
-            faults.status, _reason(faults.status), headers, 0.0, body, [(0.0, 0, len(body))],
+            faults.status, reason_phrase(faults.status), headers, 0.0, body, [(0.0, 0, len(body))],
             END, True,
         )  # fmt: skip
     headers = [(k, v) for k, v in rec.headers if k.lower() not in HOP_BY_HOP]
@@ -602,7 +612,7 @@ def _framing(body: bytes) -> bytes:
     return b"\n"
 
 
-def _reason(status: int) -> str:
+def reason_phrase(status: int) -> str:
     from http import HTTPStatus
 
     try:

@@ -13,7 +13,7 @@ import orjson
 
 from sseconform import providers
 
-__all__ = ["MAX_PARSED", "TAG", "model_of", "tag_of", "wants_array"]
+__all__ = ["MAX_PARSED", "TAG", "model_of", "streams", "tag_of", "wants_array"]
 
 #: A request's tag, anywhere in its body (JSON keeps these characters as they are).
 TAG = re.compile(rb"\[sseconform:([A-Za-z0-9_.:/-]{1,200})\]")
@@ -29,6 +29,26 @@ def wants_array(target: str) -> bool:
         return False
     query = target.partition("?")[2]
     return not any(k == "alt" and v == "sse" for k, v in parse_qsl(query, keep_blank_values=True))
+
+
+_STREAM = re.compile(rb'"stream"\s*:\s*true')
+
+
+def streams(target: str, body: bytes) -> bool:
+    """Whether the request asks for a stream, as the provider reads it: Gemini by its path
+    (``:streamGenerateContent``, not ``:generateContent``), the others by ``"stream": true``
+    in the body (absent or false: one JSON answer). A body that is not a JSON object is
+    answered with the stream, as before this was asked (a provider would refuse it)."""
+    dialect, _ = providers.dialect_of_path(target)
+    if dialect == providers.GEMINI:
+        return ":streamGenerateContent" in target.partition("?")[0]
+    if len(body) > MAX_PARSED:
+        return _STREAM.search(body) is not None
+    try:
+        obj: Any = orjson.loads(body) if body else None
+    except orjson.JSONDecodeError:
+        return True
+    return not isinstance(obj, dict) or obj.get("stream") is True
 
 
 def tag_of(body: bytes) -> str | None:

@@ -30,7 +30,9 @@ class Served:
     #: "error" (the injected event written), "truncate" (the cut event written), "drop" (the
     #: reset, before the natural end). A client that left before a fault's point leaves it out.
     fired: list[str] = field(default_factory=list)
-    framing: str = "sse"  # or "json-array": Gemini asked without alt=sse
+    #: "sse", "json-array" (Gemini asked without alt=sse) or "json" (a non-streaming
+    #: request's one answer)
+    framing: str = "sse"
     tag: str | None = None  # the request's [sseconform:TAG], if it carried one
     #: when measured (``measure=True``, the gate's upstream), for the report's timeline:
     #: the loop time (``time.monotonic``) the request arrived, the plan it was answered
@@ -48,7 +50,9 @@ class Served:
     def line(self) -> str:
         """One log line; request text is escaped, so a client cannot write to the terminal."""
         rec = self.recording or "-"
-        if self.recording and self.framing != "sse":
+        if self.recording and self.framing == "json":
+            rec += " as json (not streamed)"
+        elif self.recording and self.framing != "sse":
             rec += f" as {self.framing}"
         fault = ""
         if self.faults:

@@ -49,6 +49,7 @@ from sseconform.replay.http11 import (
 )
 from sseconform.replay.plan import (
     ABORT,
+    WHOLE,
     Faults,
     Loaded,
     Plan,
@@ -56,9 +57,10 @@ from sseconform.replay.plan import (
     parse_faults,
     parse_split,
 )
-from sseconform.replay.routing import model_of, tag_of, wants_array
+from sseconform.replay.routing import model_of, streams, tag_of, wants_array
 from sseconform.replay.scenario import Rule
 from sseconform.replay.served import Served
+from sseconform.replay.whole import whole_plan
 from sseconform.replay.wire import (
     IDLE_TIMEOUT,
     WRITE_TIMEOUT,
@@ -419,10 +421,15 @@ class ReplayServer:
             await plain(writer, 404, error_body(msg), close=not keep, head_only=head_only)
             self._log(Served(client, method, shown, None, 404, spec, tag=tag_of(body)))
             return keep
-        array = rec.dialect == providers.GEMINI and wants_array(path)
-        plan = make_plan(rec, speed=speed, split=self.split, faults=faults, array=array)
+        if streams(path, body):
+            array = rec.dialect == providers.GEMINI and wants_array(path)
+            plan = make_plan(rec, speed=speed, split=self.split, faults=faults, array=array)
+            framing = "json-array" if array else "sse"
+        else:
+            plan = whole_plan(rec, speed=speed, faults=faults)
+            framing = "json"
         served = Served(client, method, shown, rec.name, plan.status, spec, tag=tag_of(body))
-        served.framing = "json-array" if array else "sse"
+        served.framing = framing
         served.started = start
         if self.measure:
             served.plan = plan
@@ -530,11 +537,15 @@ class ReplayServer:
         if plan.json_body:
             await plain(
                 writer, plan.status, plan.body, reason=plan.reason, close=not keep,
-                head_only=not body,
+                head_only=not body, headers=plan.headers,
             )  # fmt: skip
-            served.fire("status", loop.time() - start)
+            for name in plan.fires if plan.form == WHOLE else ("status",):
+                served.fire(name, loop.time() - start)
             served.sent = len(plan.body) if body else 0
             served.ending = "error response"
+            return
+        if plan.form == WHOLE:
+            await self._answer(plan, writer, start, served, body, keep)
             return
         extra = ["transfer-encoding: chunked"] if chunked else []
         if keep:
@@ -580,6 +591,55 @@ class ReplayServer:
         if chunked:
             writer.write(b"0\r\n\r\n")
             await drain(writer)
+        served.ending = "complete"
+
+    async def _answer(
+        self,
+        plan: Plan,
+        writer: asyncio.StreamWriter,
+        start: float,
+        served: Served,
+        body: bool,
+        keep: bool,
+    ) -> None:
+        """A non-streaming request's answer, at its time: the JSON with its length, or (no
+        spans) nothing but the reset of a dropped connection; a cut answer ends in a reset."""
+        loop = asyncio.get_running_loop()
+        now = loop.time() - start
+        for name in plan.fires:
+            if name != "truncate":
+                served.fire(name, now)
+        if not plan.spans:
+            await flushed(writer)
+            if plan.cut:
+                served.fire("drop", now)
+            served.ending = "dropped"
+            reset(writer)
+            return
+        extra = [f"content-length: {len(plan.payload)}"]
+        if keep:
+            extra.append(f"keep-alive: timeout={IDLE_TIMEOUT}")
+        elif plan.ending != ABORT:
+            extra.append("connection: close")
+        writer.write(response_head(plan.status, plan.reason, plan.headers, extra))
+        sent = plan.body if body else b""
+        writer.write(sent)
+        late = now - plan.t_head
+        self.writes += 1
+        if late > LATE:
+            self.late_writes += 1
+        self.max_late = max(self.max_late, late)
+        if self.measure:
+            served.lateness.append(late)
+            served.times.append((now, 0))
+        await drain(writer)
+        served.sent = len(sent)
+        if plan.ending == ABORT:
+            await flushed(writer)
+            served.fire("truncate", loop.time() - start)
+            served.ending = "cut short"
+            reset(writer)
+            return
         served.ending = "complete"
 
     def _log(self, served: Served) -> None:

@@ -12,6 +12,7 @@ import contextlib
 import ipaddress
 import socket
 import struct
+from collections.abc import Iterable
 
 from sseconform.replay.http11 import plain_head
 
@@ -156,10 +157,11 @@ async def plain(
     close: bool = True,
     head_only: bool = False,
     idle: int = IDLE_TIMEOUT,
+    headers: Iterable[tuple[str, str]] = (),
 ) -> None:
-    """A JSON answer with a length; ``close`` ends the connection after it (and says so),
-    else it is announced as kept ``idle`` seconds."""
-    head = plain_head(status, len(body), reason=reason, close=close, idle=idle)
+    """A JSON answer with a length (and ``headers`` besides); ``close`` ends the connection
+    after it (and says so), else it is announced as kept ``idle`` seconds."""
+    head = plain_head(status, len(body), reason=reason, close=close, idle=idle, headers=headers)
     writer.write(head if head_only else head + body)
     with contextlib.suppress(ConnectionError):
         await drain(writer)

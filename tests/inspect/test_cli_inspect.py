@@ -631,7 +631,7 @@ def _watch(wd: Path, server: ReplayServer) -> tuple[Run, Path]:
         "record",
         server.url + "/v1/messages",
         "-d",
-        '{"model": "m", "messages": []}',
+        '{"model": "m", "stream": true, "messages": []}',
         "-H",
         f"x-sseconform-recording: {ANTHROPIC_CALL.name}",
         "-o",

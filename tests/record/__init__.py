@@ -35,7 +35,7 @@ HOST = "127.0.0.1"
 CHAT = "/v1/chat/completions"
 SELECT = "x-sseconform-recording"
 FAULT = "x-sseconform-fault"
-BODY = '{"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]}'
+BODY = '{"model": "gpt-4o-mini", "stream": true, "messages": [{"role": "user", "content": "hi"}]}'
 KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
 
 #: What the capture server answers with: a small, conforming OpenAI stream.

@@ -58,6 +58,7 @@ HEADERS = [
 ]
 BODY = {
     "model": "gpt-4o-mini",
+    "stream": True,
     "api_key": FIELD,
     "messages": [{"role": "user", "content": "hi"}],
     "metadata": {"auth": {"API_KEY": NESTED}},

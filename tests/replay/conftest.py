@@ -42,6 +42,11 @@ PATHS = {
 }
 
 
+#: What a streaming client asks for: without it, replay answers as the provider does, once,
+#: with the whole answer as JSON (see replay.whole).
+STREAM: dict[str, Any] = {"stream": True}
+
+
 def rec(name: str) -> Loaded:
     return LOADED[name]
 
@@ -103,7 +108,7 @@ def fetch_raw(
 ) -> tuple[int, bytes, BaseException | None]:
     """POST, read the raw body piece by piece; a transport error ends the read and is returned."""
     got = bytearray()
-    with http.stream("POST", url, json=body if body is not None else {}, headers=headers) as r:
+    with http.stream("POST", url, json=body if body is not None else STREAM, headers=headers) as r:
         try:
             for piece in r.iter_raw():
                 got += piece
@@ -118,7 +123,7 @@ def timed_pieces(
     """(seconds to the response head, [(seconds since the request, piece)]) for one POST."""
     t0 = time.monotonic()
     pieces = []
-    with http.stream("POST", url, json={}, headers=headers) as r:
+    with http.stream("POST", url, json=STREAM, headers=headers) as r:
         head = time.monotonic() - t0
         for piece in r.iter_raw():
             pieces.append((time.monotonic() - t0, piece))

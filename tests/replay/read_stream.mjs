@@ -30,7 +30,7 @@ function describe(error) {
 const out = { status: null, bytes: 0, sha: null, error: null };
 const hash = createHash('sha256');
 try {
-  const response = await fetch(url, { method: 'POST', headers, body: '{}' });
+  const response = await fetch(url, { method: 'POST', headers, body: '{"stream": true}' });
   out.status = response.status;
   const reader = response.body.getReader();
   for (;;) {

@@ -261,7 +261,9 @@ def test_fault_problems_for_the_sse_stream_hold_for_the_array() -> None:
 def _get(server: ReplayServer, target: str, fault: str | None = None) -> httpx.Response:
     with client() as http:
         return http.post(
-            server.url + target, json={"contents": []}, headers=headers_for(GEMINI, fault)
+            server.url + target,
+            json={"contents": [], "stream": True},
+            headers=headers_for(GEMINI, fault),
         )
 
 
@@ -342,7 +344,7 @@ def test_elements_arrive_when_their_events_were_complete() -> None:
     with serving([GEMINI], speed=1) as server, client() as http:
         t0 = time.monotonic()
         arrivals: list[tuple[float, bytes]] = []
-        with http.stream("POST", server.url + PATH, json={}) as resp:
+        with http.stream("POST", server.url + PATH, json={"stream": True}) as resp:
             head = time.monotonic() - t0
             for piece in resp.iter_raw():
                 arrivals.append((time.monotonic() - t0, piece))

@@ -45,6 +45,7 @@ from tests.replay.conftest import (
     LOADED,
     PATHS,
     RECORDINGS_DIR,
+    STREAM,
     TEXT,
     TOOLS,
     body_through,
@@ -90,7 +91,7 @@ def test_each_recording_is_served_byte_exact(shared_server: ReplayServer, name: 
     with (
         client() as http,
         http.stream(
-            "POST", shared_server.url + path_for(name), json={}, headers=headers_for(name)
+            "POST", shared_server.url + path_for(name), json=STREAM, headers=headers_for(name)
         ) as resp,
     ):
         got = b"".join(resp.iter_raw())
@@ -328,7 +329,9 @@ def test_scenario_rules_apply_in_order(tmp_path: Path) -> None:
         # rule 2 (rule 1 is used up), at the rule's speed 0
         for _ in range(2):
             t0 = time.monotonic()
-            assert fetch_raw(http, chat, body={"model": "gpt-4o-mini"}, headers=retry) == (
+            assert fetch_raw(
+                http, chat, body={"model": "gpt-4o-mini", "stream": True}, headers=retry
+            ) == (
                 200,
                 rec(TOOLS).body,
                 None,
@@ -336,7 +339,7 @@ def test_scenario_rules_apply_in_order(tmp_path: Path) -> None:
             assert time.monotonic() - t0 < 0.3
         # the header value must match exactly: rule 4 then (model gpt-4o-mini), dropped after 2
         status, got, exc = fetch_raw(
-            http, chat, body={"model": "gpt-4o-mini"}, headers={"x-test": "RETRY"}
+            http, chat, body={"model": "gpt-4o-mini", "stream": True}, headers={"x-test": "RETRY"}
         )
         assert (status, got) == (200, body_through(TEXT, 2))
         assert isinstance(exc, httpx.ReadError)  # the reset, after every byte before it
@@ -344,18 +347,22 @@ def test_scenario_rules_apply_in_order(tmp_path: Path) -> None:
         status, got, exc = fetch_raw(
             http,
             chat,
-            body={"model": "gpt-4o-mini"},
+            body={"model": "gpt-4o-mini", "stream": True},
             headers=headers_for(fault="drop-after-events=5"),
         )
         assert got == body_through(TEXT, 5) and exc is not None
         # rule 3: a dialect name as path; the haiku request gets the tool-use recording
         t0 = time.monotonic()
-        got3 = fetch_raw(http, server.url + "/v1/messages", body={"model": "claude-haiku-4-5"})
+        got3 = fetch_raw(
+            http, server.url + "/v1/messages", body={"model": "claude-haiku-4-5", "stream": True}
+        )
         assert got3 == (200, rec(ANTHROPIC_TOOL).body, None)
         assert time.monotonic() - t0 < 0.3  # the recording takes 1.1 s at speed 1
         # no rule: routed as usual, at the server's speed 1
         t0 = time.monotonic()
-        got4 = fetch_raw(http, server.url + "/v1/messages", body={"model": "claude-sonnet-4-6"})
+        got4 = fetch_raw(
+            http, server.url + "/v1/messages", body={"model": "claude-sonnet-4-6", "stream": True}
+        )
         assert got4 == (200, rec(ANTHROPIC_TOOL).body, None)
         assert time.monotonic() - t0 > 1.0
     assert [r.used for r in rules] == [1, 2, 1, 2]
@@ -634,7 +641,10 @@ def test_the_log_escapes_control_characters() -> None:
 def test_stopping_returns_promptly_with_a_stream_in_flight() -> None:
     before = set(threading.enumerate())
     with serving([ANTHROPIC_TOOL], speed=1) as server:
-        with client() as http, http.stream("POST", server.url + "/v1/messages", json={}) as resp:
+        with (
+            client() as http,
+            http.stream("POST", server.url + "/v1/messages", json=STREAM) as resp,
+        ):
             first = next(resp.iter_raw())
             assert rec(ANTHROPIC_TOOL).body.startswith(first)
         t0 = time.monotonic()
