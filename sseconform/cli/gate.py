@@ -29,7 +29,8 @@ def gate(
     gateway_profile: Annotated[
         str | None,
         typer.Option(
-            help="How the gateway is wired: litellm, portkey, or a profile file (TOML).",
+            help="How the gateway is wired: litellm, portkey, claude-code-router, or a "
+            "profile file (TOML).",
             metavar="PROFILE",
         ),
     ] = None,
@@ -348,7 +349,9 @@ def diff(
     # Any grammar is read by meaning: a native gateway stream goes through the same reference
     # translation as a native upstream, so the two compare piece by piece.
     cb = content_of([x for _, x in b.reads], None if gateway_dialect == "auto" else gateway_dialect)
-    diffs = compare(ca, cb, usage=usage, prefix_only=prefix)
+    spoken = b.dialect if gateway_dialect == "auto" else gateway_dialect
+    grammar = spoken if spoken in ("anthropic", "responses") else "chat"
+    diffs = compare(ca, cb, usage=usage, prefix_only=prefix, grammar=grammar)
     if not timing:
         report.write_diff(diffs, sys.stdout, fmt, upstream, gateway)
         raise typer.Exit(1 if diffs else 0)

@@ -29,6 +29,7 @@ from typing import Any
 
 import orjson
 
+from sseconform.gate import words
 from sseconform.gate.content import Content, Loc, describe
 from sseconform.model import ChoiceState
 from sseconform.rules.usage import Tokens, read_usage
@@ -60,13 +61,19 @@ class Difference:
 
 
 def compare(
-    upstream: Content, gateway: Content, *, usage: bool = False, prefix_only: bool = False
+    upstream: Content,
+    gateway: Content,
+    *,
+    usage: bool = False,
+    prefix_only: bool = False,
+    grammar: str = "chat",
 ) -> list[Difference]:
     """Differences between ``upstream`` and ``gateway``.
 
     ``usage``: compare token counts too (the request asked for them). ``prefix_only``: the
     upstream failed mid-stream, so the gateway may stop short of it (but not invent, drop
     or repeat anything before that point); finish reasons are then not compared.
+    ``grammar``: the gateway endpoint's, whose words name the finish and the counts.
     """
     out: list[Difference] = []
     up, gw = upstream.model, gateway.model
@@ -111,18 +118,19 @@ def compare(
             )
         out += _calls(pre, idx, a, b, upstream, gateway, prefix_only)
         if not prefix_only and a.finish_reason != b.finish_reason:
+            field = words.finish_field(grammar)
+            got, want = (words.finish_value(grammar, x.finish_reason) for x in (b, a))
             out.append(
                 Difference(
-                    f"{pre}finish_reason",
+                    f"{pre}{field}",
                     "changed" if b.finish_reason else "missing",
-                    f"finish_reason {b.finish_reason!r}, the upstream's maps to "
-                    f"{a.finish_reason!r}",
+                    f"{field} {got!r}, the upstream's maps to {want!r}",
                     upstream.finish_at.get(idx),
                     gateway.finish_at.get(idx) or gateway.last,
                 )
             )
     if usage and not prefix_only:
-        out += _usage(upstream, gateway)
+        out += _usage(upstream, gateway, grammar)
     if up.error is None and gw.error is not None:
         out.append(
             Difference(
@@ -415,7 +423,7 @@ def _json_pointer_of_change(a: str, b: str) -> str | None:
     return walk(va, vb, "")
 
 
-def _usage(upstream: Content, gateway: Content) -> list[Difference]:
+def _usage(upstream: Content, gateway: Content, grammar: str = "chat") -> list[Difference]:
     """Token counts compared as they are defined once, in :mod:`sseconform.rules.usage`
     (the definition U004 checks): the completion includes the reasoning, so xAI's spelling
     (reasoning left out of ``completion_tokens``, counted in the total) and OpenAI's compare
@@ -437,15 +445,16 @@ def _usage(upstream: Content, gateway: Content) -> list[Difference]:
     ta, tb = read_usage(ua), read_usage(gb)
     out: list[Difference] = []
     for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
-        if key not in ua:
+        name = words.usage_key(grammar, key)
+        if key not in ua or name is None:
             continue
         a, b = _count(ta, ua, key), _count(tb, gb, key)
         if a != b:
             out.append(
                 Difference(
-                    f"usage.{key}",
+                    f"usage.{name}",
                     "changed",
-                    f"{key} {_shown(tb, b, key)}, the upstream reported {_shown(ta, a, key)}",
+                    f"{name} {_shown(tb, b, key)}, the upstream reported {_shown(ta, a, key)}",
                     upstream.usage_at,
                     gateway.usage_at,
                 )

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from sseconform.gate import words
 from sseconform.gate.content import Content
 from sseconform.recording.format import RecordingReader
 from sseconform.sse import Event, SSEDecoder
@@ -88,11 +89,12 @@ def pretty_arguments(raw: str) -> str:
 
 
 def side_of(
-    c: Content | None, raw: frozenset[tuple[int, int]] = frozenset()
+    c: Content | None, raw: frozenset[tuple[int, int]] = frozenset(), grammar: str = "chat"
 ) -> tuple[list[dict[str, Any]] | None, dict[str, Any]]:
     """One stream's meaning, per choice: text, reasoning, refusal and calls (arguments
     pretty-printed, but as sent for the calls in ``raw``: (choice, position); each field
-    capped); and the stream's finish reasons, usage and error."""
+    capped); and the stream's finish reasons, usage and error, in the words of ``grammar``
+    (the gateway endpoint's: ``stop_reason`` and ``input_tokens`` on /v1/messages)."""
     if c is None:
         return None, {}
     m = c.model
@@ -116,15 +118,27 @@ def side_of(
                 "reasoning": _cap(ch.reasoning),
                 "refusal": _cap(ch.refusal),
                 "calls": calls,
-                "finish": ch.finish_reason,
+                "finish": words.finish_value(grammar, ch.finish_reason),
             }
         )
-    extra: dict[str, Any] = {}
+    extra: dict[str, Any] = {"finish_field": words.finish_field(grammar)}
     if m.usage is not None:
-        extra["usage"] = m.usage
+        extra["usage"] = _usage_in(grammar, m.usage)
     if m.error is not None:
         extra["error"] = m.error
     return choices, extra
+
+
+def _usage_in(grammar: str, usage: dict[str, Any]) -> dict[str, Any]:
+    """The counts as the grammar names them (chat's usage as it is)."""
+    if grammar == "chat":
+        return usage
+    out = {}
+    for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
+        name = words.usage_key(grammar, key)
+        if name is not None and key in usage:
+            out[name] = usage[key]
+    return out
 
 
 def _not_json(c: Content | None) -> frozenset[tuple[int, int]]:
@@ -295,13 +309,15 @@ def collect(
     served: list[Served],
     t0: float,
     pairs: list[tuple[float, float]] | None = None,
+    grammar: str = "chat",
 ) -> Evidence:
-    """Everything the page shows of one scenario (see the module docstring)."""
+    """Everything the page shows of one scenario (see the module docstring), in the words
+    of the gateway endpoint's ``grammar``."""
     ev = Evidence()
     ev.pairs = [[round(u, 4), round(g, 4)] for u, g in pairs or []]
     raw = _not_json(upstream) | _not_json(gateway)  # both sides of such a call as sent
-    ev.upstream, ev.upstream_extra = side_of(upstream, raw)
-    ev.gateway, ev.gateway_extra = side_of(gateway, raw)
+    ev.upstream, ev.upstream_extra = side_of(upstream, raw, grammar)
+    ev.gateway, ev.gateway_extra = side_of(gateway, raw, grammar)
     ev.first = first_difference(findings, ev.upstream, ev.gateway)
     if gateway is None and body:  # an HTTP error: its body is what the client got
         ev.gateway_extra["body"] = body[:MAX_EVENT].decode("utf-8", "replace")

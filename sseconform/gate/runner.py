@@ -263,6 +263,6 @@ class Run:
             base.evidence = collect(
                 findings=g.findings, upstream=upstream, gateway=g.content, recording=out,
                 body=g.body, served=served, t0=outcome.started,
-                pairs=g.timing.pairs if g.timing is not None else None,
+                pairs=g.timing.pairs if g.timing is not None else None, grammar=g.grammar,
             )  # fmt: skip
         return base

@@ -289,8 +289,8 @@ def _one_side(
                 f'<div class="field" data-field="call-{i}">'
                 f"{_field(call['arguments'], mark_for('arguments', i))}</div>"
             )
-        finish = ch["finish"]
-        out.append(f'<div class="label">finish reason: <code>{esc(finish)}</code></div>')
+        finish, field = ch["finish"], extra.get("finish_field", "finish_reason")
+        out.append(f'<div class="label">{esc(field)}: <code>{esc(finish)}</code></div>')
     if "usage" in extra:
         out.append(f'<div class="label">usage: <code>{esc(_short(extra["usage"]))}</code></div>')
     if "error" in extra:

@@ -58,7 +58,9 @@ __all__ = [
     "ChatWriter",
     "Encoder",
     "ResponsesEncoder",
+    "anthropic_stop",
     "encoder_for",
+    "responses_status",
 ]
 
 #: The grammars ``translate --to`` writes: chunks, and the two an encoder here writes.
@@ -71,6 +73,21 @@ _STOP = {
     "function_call": "tool_use",
     "content_filter": "refusal",
 }
+
+
+def anthropic_stop(reason: str) -> str:
+    """The ``stop_reason`` a chat ``finish_reason`` is written as."""
+    return _STOP.get(reason, "end_turn")
+
+
+def responses_status(reason: str | None) -> tuple[str, str | None]:
+    """The terminal ``status`` and ``incomplete_details.reason`` a ``finish_reason`` is
+    written as: cut answers are incomplete, the others completed."""
+    if reason == "length":
+        return "incomplete", "max_output_tokens"
+    if reason == "content_filter":
+        return "incomplete", "content_filter"
+    return "completed", None
 
 
 def _event(name: str, obj: dict[str, Any]) -> bytes:
@@ -158,7 +175,7 @@ class AnthropicEncoder(Encoder):
         self.model = ""
 
     def _stop_of(self, reason: str) -> str:
-        return _STOP.get(reason, "end_turn")
+        return anthropic_stop(reason)
 
     def _start(self, chunk: dict[str, Any]) -> list[bytes]:
         self.started = True
@@ -474,12 +491,11 @@ class ResponsesEncoder(Encoder):
         if not self.started:
             self.ended = True
             return []
-        cut = self.stop in ("length", "content_filter")
-        out = self._close("incomplete" if cut else "completed")
+        status, reason = responses_status(self.stop)
+        out = self._close(status)
         final = {**self.response, "output": self.output, "usage": self._usage()}
-        if cut:
-            reason = "max_output_tokens" if self.stop == "length" else "content_filter"
-            final["status"], final["incomplete_details"] = "incomplete", {"reason": reason}
+        if reason is not None:
+            final["status"], final["incomplete_details"] = status, {"reason": reason}
             out.append(self._ev("response.incomplete", {"response": final}))
         else:
             final["status"] = "completed"

@@ -162,7 +162,7 @@ def test_content_side_of_a_stream() -> None:
     assert choices is not None
     assert choices[0]["text"]["value"] == "hi"
     assert choices[0]["calls"][0]["arguments"]["value"] == '{\n  "x": [\n    1,\n    2\n  ]\n}'
-    assert choices[0]["finish"] == "tool_calls" and extra == {}
+    assert choices[0]["finish"] == "tool_calls" and extra == {"finish_field": "finish_reason"}
 
 
 def test_arguments_that_are_not_json_are_compared_as_sent() -> None:
