@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from sseconform import providers
 from sseconform.baseline import Baseline, from_findings
 from sseconform.diagnostics import Diagnostic
 from sseconform.errors import InputError
@@ -28,6 +29,8 @@ from sseconform.rules.base import Checker, Settings
 from sseconform.rules.catalog import RULES, Severity
 from sseconform.rules.chat.checker import StreamChecker
 from sseconform.rules.grammars import AUTO, checker_for, detect
+from sseconform.rules.shared.rules.h005_error_body_shape import MAX_BODY as ERROR_BODY
+from sseconform.rules.shared.rules.h005_error_body_shape import problem as error_body_problem
 
 READ_SIZE = 256 * 1024
 
@@ -226,7 +229,10 @@ def _check_recording(
             line=0,
             offset=0,
         )
-        damaged = _read_all(reader, checker, feed=False)
+        damaged = _read_all(reader, checker, feed=False, keep=(kept := bytearray()))
+        why = error_body_problem(_answering(reader, grammar), bytes(kept))
+        if why is not None and not damaged:
+            checker._emit("H005", f"HTTP {resp.status}: {why}", None, line=0, offset=0)
         return _finish_recording(path, reader, checker, check_body=False, damaged=damaged)
     damage: list[RecordingError] = []
     reads = _reads(reader, damage)
@@ -240,6 +246,18 @@ def _check_recording(
             checker._emit("H002", msg, None, line=0, offset=0)
     damaged = _read_all(reader, checker, feed=True, reads=(reads, damage))
     return _finish_recording(path, reader, checker, check_body=True, damaged=damaged)
+
+
+def _answering(reader: RecordingReader, grammar: str) -> str:
+    """The API whose error shape a recorded HTTP error must have: the one its request URL
+    names (an upstream's recording), else the grammar it is checked in."""
+    req = reader.request or {}
+    url = req.get("url")
+    if isinstance(url, str):
+        dialect = providers.detect(b"", url)
+        if dialect is not None:
+            return {"openai": "chat"}.get(dialect, dialect)
+    return grammar if grammar in ("anthropic", "responses") else "chat"
 
 
 def _reads(reader: RecordingReader, damage: list[RecordingError]) -> Iterator[bytes]:
@@ -257,14 +275,18 @@ def _read_all(
     *,
     feed: bool,
     reads: tuple[Iterator[bytes], list[RecordingError]] | None = None,
+    keep: bytearray | None = None,
 ) -> bool:
     """Feed every read to the checker; a damaged line ends the reading with H004 (what was
-    intact is still checked), and says what is lost. True when the file was damaged."""
+    intact is still checked), and says what is lost. True when the file was damaged.
+    ``keep`` collects the body's first ERROR_BODY bytes (an HTTP error's, to read its shape)."""
     damage: list[RecordingError] = []
     it, damage = reads if reads is not None else (_reads(reader, damage), damage)
     for data in it:
         if feed:
             checker.feed(data)
+        if keep is not None and len(keep) < ERROR_BODY:
+            keep += data[: ERROR_BODY - len(keep)]
     if damage:
         exc = damage[0]
         after = reader.skip_rest()
