@@ -149,6 +149,10 @@ class Timing:
     upstream_spread_s: float | None = None
     gateway_spread_s: float | None = None
     pieces: int = 0
+    #: when the gateway called its upstream without streaming: the time the upstream's one
+    #: JSON answer was sent (no piece can be compared: the client's stream could only be
+    #: built after it)
+    upstream_whole_s: float | None = None
     #: (upstream time, gateway time) of each piece found on both sides, in upstream order,
     #: the first event's pair first; for the HTML timeline (at most MAX_PAIRS)
     pairs: list[tuple[float, float]] = field(default_factory=list)
@@ -162,6 +166,7 @@ class Timing:
         "added_delay_p99_s",
         "added_delay_max_s",
         "longest_silence_s",
+        "upstream_whole_s",
     )
 
     def to_dict(self) -> dict[str, float | None]:
@@ -243,11 +248,26 @@ def measure(
     if not served.times or not gateway_reads:
         return None
     up_clock = upstream_clock(served, t0)
+    if served.framing == "json":  # a non-streaming upstream call: one answer, at its end
+        return _whole(up_clock, gateway, gateway_reads, gateway_size)
     payload = plan.payload
     if served.framing == "json-array":
         payload, up_clock = array_as_sse(payload, up_clock)
     return _timing(payload, up_clock, served.started - t0, dialect, gateway, gateway_reads,
                    gateway_size)  # fmt: skip
+
+
+def _whole(
+    up_clock: Clock, gateway: Content, gateway_reads: list[tuple[float, int]], size: int
+) -> Timing:
+    """The timing of a stream built from a non-streamed upstream answer: when the answer
+    came, and when the client's first token did."""
+    gw = _Side(gateway, Clock(gateway_reads), size)
+    tm = Timing(upstream_whole_s=up_clock.at(0))
+    loc = gw.first_content()
+    tm.gateway_first_token_s = gw.time(loc) if loc is not None else None
+    tm.first_token_at = loc
+    return tm
 
 
 def measure_recordings(
@@ -273,6 +293,10 @@ def measure_recordings(
         return None
     payload = b"".join(data for _, data in upstream.reads)
     content = content_of([data for _, data in gateway.reads], gateway_dialect)
+    ctype = next((v for k, v in upstream.headers if k.lower() == "content-type"), "")
+    if 200 <= upstream.status < 300 and ctype.split(";")[0].strip() == "application/json":
+        # a non-streamed upstream answer: whole when its last byte came
+        return _whole(Clock([(marks[-1][0], 0)]), content, reads, gw_size)
     return _timing(payload, Clock(marks), forwarded, dialect, content, reads, gw_size)
 
 

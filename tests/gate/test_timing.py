@@ -35,6 +35,7 @@ KEYS = {
     "added_delay_p99_s",
     "added_delay_max_s",
     "longest_silence_s",
+    "upstream_whole_s",
 }
 
 

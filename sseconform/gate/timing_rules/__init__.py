@@ -16,6 +16,7 @@ from sseconform.gate.timing_rules.first_token import RULE as FIRST_TOKEN
 from sseconform.gate.timing_rules.keepalives_dropped import RULE as KEEPALIVES_DROPPED
 from sseconform.gate.timing_rules.not_streamed import RULE as NOT_STREAMED
 from sseconform.gate.timing_rules.silence import RULE as SILENCE
+from sseconform.gate.timing_rules.upstream_not_streamed import RULE as UPSTREAM_NOT_STREAMED
 
 __all__ = ["RULES", "TimingRule", "find", "judge"]
 
@@ -23,6 +24,7 @@ __all__ = ["RULES", "TimingRule", "find", "judge"]
 RULES: tuple[TimingRule, ...] = (
     FIRST_TOKEN,
     FIRST_EVENT,
+    UPSTREAM_NOT_STREAMED,
     NOT_STREAMED,
     BUFFERED,
     KEEPALIVES_DROPPED,
