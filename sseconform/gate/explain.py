@@ -46,6 +46,11 @@ _OTHER = {
     "timed out before a status line).",
     "transport:incomplete": "The gateway's stream did not end cleanly: the connection was "
     "reset, the chunked body was cut, or it stalled past the suite's timeout.",
+    "transport:aborted": "The upstream dropped mid-stream and the gateway dropped its "
+    "client's connection too, without a terminal event. Every client raises on the cut, so "
+    "the failure is not hidden (a warning, not an error); an error event before the end "
+    "would tell the client why. A gateway that ends the stream cleanly instead fails: no "
+    "client can tell that answer from a whole one.",
     "transport:deadline": "The gateway was still sending when the scenario's deadline passed "
     "(twice the time the upstream took, plus a margin, unless --deadline sets it): it drips "
     "its answer, or streams past the upstream's end. A client waits on it until its own "

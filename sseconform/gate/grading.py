@@ -15,7 +15,7 @@ and folded as it arrived (``load``) is graded from what was kept of it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from sseconform.api import check_file
@@ -98,7 +98,9 @@ def grade_recording(
     elif status is None:
         g.add("transport", "no-response", f"no answer from the gateway: {reason}")
     elif _reached(g, sc, served, bool(ref.faults)):
-        _grade(g, sc, ref, complete, reason, len(served))
+        _grade(g, sc, ref, complete, reason, len(served), _whole_answer(served))
+        if not g.ok_status:
+            _error_path(g, served)
         if g.ok_status and budgets is not None:
             _timed(g, sc, served, t0, budgets)
     return g
@@ -211,14 +213,19 @@ class Graded:
         #: each read's (seconds after the request was sent, offset in the body)
         self.reads: list[tuple[float, int]] = []
         self.timing: Timing | None = None
+        #: the gateway's response header names, lower-cased
+        self.headers: set[str] = set()
         if status is not None:
             parts: list[bytes] = []
             size = 0
             with open(path, "rb") as fp:
-                for t, data in RecordingReader(fp, path).reads():
+                reader = RecordingReader(fp, path)
+                for t, data in reader.reads():
                     self.reads.append((t, size))
                     parts.append(data)
                     size += len(data)
+                if reader.response is not None:
+                    self.headers = {k.lower() for k, _ in reader.response.headers}
             self.body = b"".join(parts)
         # read as the endpoint's clients read it: chunks, or Anthropic / Responses events
         # through the reference translation, so it compares with the upstream by meaning
@@ -241,7 +248,7 @@ class Graded:
         """A stream that was checked and folded as it arrived, never kept: findings are
         located by frame and offset, with no excerpt."""
         g = cls.__new__(cls)
-        g.path, g.status, g.allow = "", status, set(allow)
+        g.path, g.status, g.allow, g.headers = "", status, set(allow), set()
         g.grammar = ENDPOINT_GRAMMAR[endpoint]
         g.findings, g.note, g.body, g.reads, g.timing = [], "", b"", [], None
         g.content = content if g.ok_status else None
@@ -285,10 +292,70 @@ class Graded:
         )
 
 
+def _whole_answer(served: list[Served]) -> bool:
+    """Did the gateway call its upstream without streaming (replay answered it in one JSON
+    answer, or refused it, as the provider does a non-streaming request)?"""
+    return any(x.framing == "json" for x in served)
+
+
+#: statuses a client backs off and retries on (the SDKs' rule: 408, 409, 429 and 5xx)
+RETRIED = frozenset({408, 409, 429})
+
+
+def _retried(status: int) -> bool:
+    return status in RETRIED or status >= 500
+
+
+def _error_path(g: Graded, served: list[Served]) -> None:
+    """The gateway answered an HTTP error: is it the upstream's, as its clients need it? The
+    status keeps what the clients decide by (a retryable failure stays retryable), a
+    ``retry-after`` the upstream sent is passed on, and the body is in the endpoint's error
+    shape (H005, from check)."""
+    failed = [x for x in served if x.plan is not None and x.plan.json_body]
+    if g.status is None or not failed:
+        return
+    up = failed[-1]
+    assert up.plan is not None
+    if up.status != g.status:
+        lost = _retried(up.status) and not _retried(g.status)
+        g.add(
+            "diff",
+            "changed",
+            f"status: HTTP {g.status}, the upstream answered HTTP {up.status}"
+            + (
+                ": a client retries the upstream's, and gives up on this one"
+                if lost
+                else " (clients still retry it, but read another failure)"
+            ),
+            severity="error" if lost else "warning",
+            field="status",
+        )
+    sent = {k.lower() for k, _ in up.plan.headers}
+    if "retry-after" in sent and "retry-after" not in g.headers:
+        g.add(
+            "diff",
+            "lost",
+            "retry-after: the upstream said when to retry; the gateway's answer does not, so "
+            "its clients back off on their own schedule",
+            severity="warning",
+            field="retry-after",
+        )
+    if g.diagnostics is None:
+        _checked(g)
+
+
 def _grade(
-    g: Graded, sc: Scenario, ref: References, complete: bool, reason: str, upstream_requests: int
+    g: Graded,
+    sc: Scenario,
+    ref: References,
+    complete: bool,
+    reason: str,
+    upstream_requests: int,
+    whole: bool = False,
 ) -> None:
-    """The expectation, check and the content comparison, for a gateway that answered."""
+    """The expectation, check and the content comparison, for a gateway that answered.
+    ``whole``: the gateway called its upstream without streaming, so an upstream failure
+    reached it as an HTTP error (or a dropped connection) before any output."""
     expect, dropped, ref_first, ref_clean = ref.expect, ref.dropped, ref.first, ref.clean
     if expect == "rejected":
         if not g.ok_status:
@@ -317,6 +384,9 @@ def _grade(
     else:
         want = ref_first if ref_first is not None else ref_clean
     if not g.ok_status:
+        if expect in ("error", "content-or-error") and whole:
+            g.note = f"rejected with HTTP {g.status} (its non-streaming upstream call failed)"
+            return
         if expect in ("error", "content-or-error") and not _said_anything(want):
             g.note = f"rejected with HTTP {g.status} (the upstream failed before any output)"
             return
@@ -329,10 +399,18 @@ def _grade(
     if expect == "content-or-error":
         expect = "error" if errored else "content"
         g.note = g.note or ("ended with an error frame" if errored else "whole content")
-    if not complete:
+    # The upstream dropped and so did the gateway: every client raises on the cut, so the
+    # failure reaches it (degraded but honest). A clean end instead hides it: no client can
+    # tell that answer from a whole one, and that stays an error.
+    mirrored = dropped and not complete
+    if mirrored:
+        _mirrored(g, reason)
+    elif not complete:
         g.add("transport", "incomplete", f"the gateway's stream did not end cleanly: {reason}")
     upstream_failed = expect == "error"
-    diffs = compare(want, gw, usage=sc.usage, prefix_only=upstream_failed)
+    diffs = compare(want, gw, usage=sc.usage, prefix_only=upstream_failed, grammar=g.grammar)
+    if mirrored:  # the reset tells the client the stream failed: no error frame is missing
+        diffs = [d for d in diffs if d.field != "error"]
     for d in diffs:
         loc = d.gateway
         where = f"; upstream {d.upstream}" if d.upstream is not None else ""
@@ -344,7 +422,12 @@ def _grade(
             offset=loc.offset if loc else None,
             field=d.field,
         )
-    if upstream_failed and not errored and not any(d.field == "error" for d in diffs):
+    if (
+        upstream_failed
+        and not errored
+        and not mirrored
+        and not any(d.field == "error" for d in diffs)
+    ):
         last = gw.last
         how = "dropped the connection" if dropped else "sent an error"
         g.add(
@@ -363,6 +446,34 @@ def _grade(
             "started (a retry after the first delta can duplicate or splice content)",
             severity="warning",
         )
+
+
+#: The check codes that only say a stream stopped before its end (no terminal event, no
+#: ``[DONE]``, a cut last event): what a gateway that mirrors its upstream's drop must show.
+STREAM_CUT = {
+    "chat": frozenset({"H003", "W011", "D001", "E003", "F001"}),
+    "anthropic": frozenset({"H003", "W011", "A020"}),
+    "responses": frozenset({"H003", "W011", "S040", "S028"}),
+}
+
+
+def _mirrored(g: Graded, reason: str) -> None:
+    """The gateway aborted its client's connection where the upstream dropped: a warning, and
+    the check findings that only say the stream was cut are warnings too."""
+    cut = STREAM_CUT.get(g.grammar, frozenset())
+    g.findings = [
+        replace(f, severity="warning") if f.source == "check" and f.code in cut else f
+        for f in g.findings
+    ]
+    g.add(
+        "transport",
+        "aborted",
+        "the upstream dropped mid-stream and the gateway dropped its client's connection "
+        f"({reason}): every client raises, so the failure is not hidden, but an error event "
+        "before the end would tell the client why",
+        severity="warning",
+    )
+    g.note = g.note or "aborted, as the upstream did"
 
 
 def _said_anything(c: Content) -> bool:

@@ -46,6 +46,10 @@ does for the provider's own models) and translates any other dialect into that g
   every later one with it;
 - ``done-differs``: the first ``response.output_text.done`` loses its last character.
 
+A dropped upstream ends a pass-through's stream cleanly there (as Portkey does: the client
+takes the cut answer for a whole one); with ``abort-on-drop`` the client's connection is
+reset instead (as claude-code-router does: every client raises).
+
 Routing: by model name (as LiteLLM's config does), or, when the request carries
 ``x-test-provider: DIALECT`` (and ``x-test-upstream: BASE-URL``), by those headers (as
 Portkey does), whatever the model.
@@ -56,9 +60,12 @@ Serves on 127.0.0.1 only, one thread per request.
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import re
+import socket
 import ssl
+import struct
 import threading
 import time
 from collections.abc import Iterator
@@ -248,7 +255,7 @@ class Gateway:
                                 err = {"error": {"message": text.decode("utf-8", "replace")}}
                                 self._send(h, [err, "[DONE]"])
                                 return
-                            self._raw(h, resp.status_code, text)
+                            self._raw(h, resp.status_code, text, _passed(resp))
                             return
                         if not started:
                             self._start(h)
@@ -281,7 +288,7 @@ class Gateway:
             try:
                 with client.stream("POST", upstream + path, json=body) as resp:
                     if resp.status_code >= 400:
-                        self._raw(h, resp.status_code, resp.read())
+                        self._raw(h, resp.status_code, resp.read(), _passed(resp))
                         return
                     self._start(h)
                     dec = SSEDecoder()
@@ -297,6 +304,8 @@ class Gateway:
                     pace.flush()
             except (httpx.RemoteProtocolError, httpx.ReadError):
                 pace.flush()  # a dropped upstream: the stream just ends (as Portkey does)
+                if "abort-on-drop" in self.bugs:
+                    _reset(h)
 
     def _translated(
         self, h: BaseHTTPRequestHandler, body: dict[str, Any], source: str, grammar: str,
@@ -310,7 +319,7 @@ class Gateway:
             client.stream("POST", upstream + path, json=up_body) as resp,
         ):
             if resp.status_code >= 400:
-                self._raw(h, resp.status_code, resp.read())
+                self._raw(h, resp.status_code, resp.read(), _passed(resp))
                 return
             self._start(h)
 
@@ -439,12 +448,31 @@ class Gateway:
         Gateway._raw(h, status, json.dumps(obj).encode())
 
     @staticmethod
-    def _raw(h: BaseHTTPRequestHandler, status: int, data: bytes) -> None:
+    def _raw(
+        h: BaseHTTPRequestHandler, status: int, data: bytes, headers: dict[str, str] | None = None
+    ) -> None:
         h.send_response(status)
+        for name, value in (headers or {}).items():
+            h.send_header(name, value)
         h.send_header("content-type", "application/json")
         h.send_header("content-length", str(len(data)))
         h.end_headers()
         h.wfile.write(data)
+
+
+def _passed(resp: httpx.Response) -> dict[str, str]:
+    """The upstream error's headers a client needs too: when to retry."""
+    return {k: v for k, v in resp.headers.items() if k.lower() == "retry-after"}
+
+
+def _reset(h: BaseHTTPRequestHandler) -> None:
+    """Drop the client's connection: a reset, not a clean close (what is written is sent)."""
+    h.wfile.flush()
+    sock = h.connection
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    sock.close()
+    h.close_connection = True
+    h.wfile = io.BytesIO()  # what the handler flushes after this goes nowhere
 
 
 class _Pacer:

@@ -160,9 +160,13 @@ def test_cli_refuses_an_unknown_endpoint(tmp_path: Path) -> None:
 # -- end to end: the test gateway's /v1/messages and /v1/responses (a pass-through) ---------------
 
 
-def _gate_native(tmp_path: Path, endpoint: str, dialect: str, bugs: set[str]) -> dict[str, Any]:
+def _gate_native(
+    tmp_path: Path, endpoint: str, dialect: str, bugs: set[str], only: set[str] | None = None
+) -> dict[str, Any]:
     suite = for_endpoint(builtin_suite(dialect), endpoint)
     suite.speed = 0
+    if only is not None:
+        suite.scenarios = [sc for sc in suite.scenarios if sc.name.rsplit("/", 1)[-1] in only]
     port = free_port()
     gw = Gateway(f"http://127.0.0.1:{port}", bugs)
     with gw.running():
@@ -187,6 +191,29 @@ def test_a_correct_pass_through_passes(tmp_path: Path, endpoint: str, dialect: s
     assert got[f"{endpoint}/{dialect}/text"].endpoint == endpoint
     codes = {f.code for f in got[dropped].findings if f.severity == "error"}
     assert codes >= {"A020" if dialect == "anthropic" else "S040"}, codes
+
+
+@pytest.mark.parametrize(("endpoint", "dialect"), NATIVE_PAIRS)
+def test_an_abort_mirrored_is_a_warning_a_clean_end_an_error(
+    tmp_path: Path, endpoint: str, dialect: str
+) -> None:
+    """The upstream drops mid-stream. A gateway that drops its client's connection there too
+    passes with warnings (every client raises: the failure is not hidden); one that ends the
+    stream cleanly fails (no client can tell the cut answer from a whole one)."""
+    only = {"dropped-mid-stream"}
+    scenario = f"{endpoint}/{dialect}/dropped-mid-stream"
+    cut = "A020" if dialect == "anthropic" else "S040"
+    clean = _gate_native(tmp_path / "clean", endpoint, dialect, set(), only)[scenario]
+    assert clean.verdict == "fail"
+    assert cut in {f.code for f in clean.findings if f.severity == "error"}
+    aborted = _gate_native(tmp_path / "abort", endpoint, dialect, {"abort-on-drop"}, only)
+    s = aborted[scenario]
+    assert s.verdict == "pass", [(f.code, f.severity, f.message) for f in s.findings]
+    warned = {f.code: f for f in s.findings if f.severity == "warning"}
+    assert "aborted" in warned, s.findings
+    assert not [f for f in s.findings if f.severity == "error"]
+    assert "every client raises" in warned["aborted"].message
+    assert s.note == "aborted, as the upstream did"
 
 
 TRANSLATED_PAIRS = [
