@@ -25,7 +25,10 @@ def load(
     ] = None,
     gateway_profile: Annotated[
         str | None,
-        typer.Option(help="litellm, portkey, or a profile file (TOML).", metavar="PROFILE"),
+        typer.Option(
+            help="litellm, portkey, claude-code-router, or a profile file (TOML).",
+            metavar="PROFILE",
+        ),
     ] = None,
     endpoint: Annotated[
         list[str] | None,

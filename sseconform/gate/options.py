@@ -32,7 +32,7 @@ class GateOptions:
 
     gateway: str = ""
     suites: list[str] = field(default_factory=lambda: ["builtin:all"])
-    profile: str | None = None  # litellm, portkey, or a profile file
+    profile: str | None = None  # a shipped profile (PROFILES) or a profile file
     headers: list[str] = field(default_factory=list)  # "Name: value"
     endpoints: list[str] = field(default_factory=list)  # chat, messages, responses or all
     only: list[str] = field(default_factory=list)  # globs over scenario names
@@ -159,7 +159,7 @@ def run_gate(
             os.path.join(options.out, folder) if len(suites) > 1 else options.out,
             upstream_host=options.upstream_host,
             upstream_port=options.port(su.profile),
-            key=key,
+            key=key or (su.profile.key if su.profile else None),
             headers=headers,
             select=options.chosen,
             on_start=on_start,

@@ -57,6 +57,7 @@ PROFILE_KEYS = frozenset(
         "upstream-port",
         "gateway-config",
         "timing",
+        "key",
     }
 )
 ENDPOINT_KEYS = frozenset({"path", "dialects", "supported", "reason"})
@@ -74,7 +75,7 @@ ENDPOINT_DIALECT = {
 }
 ENDPOINT_GRAMMAR = {"chat": "chat", "messages": "anthropic", "responses": "responses"}
 DEFAULT_PATH = "/v1/chat/completions"
-PROFILES = ("litellm", "portkey")
+PROFILES = ("litellm", "portkey", "claude-code-router")
 #: What ``{upstream}`` stands for in a suite's or profile's strings.
 UPSTREAM = "{upstream}"
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
@@ -125,6 +126,9 @@ class Profile:
     routes: dict[str, Route] = field(default_factory=dict)
     upstream_port: int | None = None
     gateway_config: str | None = None
+    #: the client key the gateway's config (``gateway-config``) makes it require: gate sends
+    #: it when no ``--key`` is given, so the printed config and the run agree
+    key: str | None = None
     endpoints: dict[str, EndpointRoute] = field(default_factory=dict)
     timing: dict[str, float] = field(default_factory=dict)  # budget name -> seconds
 
@@ -257,6 +261,9 @@ def load_profile(ref: str) -> Profile:
     config = data.get("gateway-config")
     if config is not None and not isinstance(config, str):
         raise fail(source, "gateway-config", "the gateway's configuration, as text")
+    key = data.get("key")
+    if key is not None and (not isinstance(key, str) or not _TOKEN.fullmatch(key)):
+        raise fail(source, "key", "the client key, as a string of token characters")
     return Profile(
         name=str(data.get("name", path.stem)),
         source=str(path),
@@ -266,6 +273,7 @@ def load_profile(ref: str) -> Profile:
         routes=parse_routes(source, data.get("dialect", {})),
         upstream_port=port,
         gateway_config=config,
+        key=key,
         endpoints=_endpoints(source, data.get("endpoint", {})),
         timing=parse_timing(source, data.get("timing", {})),
     )

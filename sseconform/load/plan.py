@@ -140,7 +140,10 @@ def prepare(settings: Settings, key: str | None) -> list[LoadScenario]:
     out: list[LoadScenario] = []
     for su in suites:
         up = Upstream(su.scenarios)
-        requests = GatewayRequests(su, settings.gateway, settings.upstream, key, settings.headers)
+        own = su.profile.key if su.profile else None  # the key the profile's config sets
+        requests = GatewayRequests(
+            su, settings.gateway, settings.upstream, key or own, settings.headers
+        )
         for sc in su.scenarios:
             if settings.only and not any(fnmatch.fnmatchcase(sc.name, p) for p in settings.only):
                 continue
