@@ -1,0 +1,115 @@
+"""The default suites through a real gateway: claude-code-router (CCR), from npm, on loopback.
+
+`.ci/run` installs ``@musistudio/claude-code-router`` at the version
+``tests/gate/ccr/install.sh`` pins (the tarball unpacked beside its runtime dependencies, as
+its own ``npm install`` cannot resolve two of them) and points ``SSECONFORM_CCR`` at that
+folder; without it this test skips (it fails instead when ``SSECONFORM_REQUIRE_CCR=1``, as in
+CI). CCR runs with a temporary HOME, because it writes under ``~/.claude``, ``~/.codex`` and
+``~/.config``: the only thing written there first is the config.json that
+``sseconform gate --gateway-profile claude-code-router --print-gateway-config`` prints, which
+CCR imports on its first start. Nothing else is written by hand: the run is the one a user
+makes.
+
+For each endpoint CCR serves, the test asserts that the run grades every scenario (Gemini
+included: CCR calls Gemini without streaming, and replay answers ``:generateContent``), that
+every located finding points at real bytes, and that the scenarios fail only for the
+deviations in ``ccr-<endpoint>-known.json`` (each note says what CCR does, checked against the
+bytes), each of which still happens. The scorecards go to ``$SSECONFORM_CCR_SCORECARD``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sseconform.gate.suite import builtin_suite
+from tests.cli.helpers import run_cli
+from tests.conftest import ROOT
+from tests.gate import real
+
+HERE = ROOT / "tests" / "gate"
+CLI = Path("node_modules", "@musistudio", "claude-code-router", "dist", "main", "cli.js")
+VERSION = next(
+    line.split("=", 1)[1]
+    for line in (HERE / "ccr" / "install.sh").read_text().splitlines()
+    if line.startswith("CCR_VERSION=")
+)
+DIALECTS = ("anthropic", "gemini", "openai", "responses")
+
+
+def _install() -> Path | None:
+    where = os.environ.get("SSECONFORM_CCR")
+    return Path(where) if where and (Path(where) / CLI).is_file() else None
+
+
+class CCR:
+    """A running CCR, and the replay upstream port its config names."""
+
+    def __init__(self, url: str, upstream_port: int) -> None:
+        self.url = url
+        self.upstream_port = upstream_port
+
+
+@pytest.fixture(scope="module")
+def ccr(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CCR]:
+    folder = _install()
+    node = shutil.which("node")
+    if folder is None or node is None:
+        if os.environ.get("SSECONFORM_REQUIRE_CCR") == "1":
+            pytest.fail("SSECONFORM_REQUIRE_CCR=1 but claude-code-router (or node) was not found")
+        pytest.skip("claude-code-router is not installed (.ci/run installs it)")
+    home = tmp_path_factory.mktemp("ccr-home")
+    upstream = real.free_port()
+    printed = run_cli(
+        "gate", "--gateway-profile", "claude-code-router", "--print-gateway-config",
+        "--upstream-port", str(upstream), cwd=ROOT,
+    )  # fmt: skip
+    assert printed.code == 0, printed.both
+    config = json.loads(printed.out)
+    assert config["APIKEY"] and all(
+        p["baseUrl"].startswith(f"http://127.0.0.1:{upstream}") for p in config["Providers"]
+    )
+    port, ui = real.free_port(), real.free_port()
+    config["PORT"] = port  # the profile's 3456, moved so that parallel runs cannot collide
+    (home / ".claude-code-router").mkdir()
+    (home / ".claude-code-router" / "config.json").write_text(json.dumps(config))
+    argv = [node, str(folder / CLI), "serve", "--no-open", "--host", "127.0.0.1", "--port", str(ui)]
+    env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
+    with real.running("ccr", argv, home, "/health", port, 90, env=env) as url:
+        yield CCR(url, upstream)
+
+
+ENDPOINTS = ("messages", "chat", "responses")
+
+
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+def test_default_suites_through_ccr(ccr: CCR, tmp_path: Path, endpoint: str) -> None:
+    baseline = HERE / f"ccr-{endpoint}-known.json"
+    data, printed = real.gate(
+        tmp_path,
+        "--gateway", ccr.url,
+        "--gateway-profile", "claude-code-router",
+        "--upstream-port", str(ccr.upstream_port),
+        "--endpoint", endpoint,
+        "--baseline", str(baseline),
+    )  # fmt: skip
+    assert data["profile"] == "claude-code-router"
+    scenarios = {s["name"]: s for s in data["scenarios"]}
+    prefix = "" if endpoint == "chat" else f"{endpoint}/"  # chat's names are the suite's own
+    everything = {prefix + s.name for d in DIALECTS for s in builtin_suite(d).scenarios}
+    assert set(scenarios) == everything
+    for name, s in scenarios.items():  # every dialect is routed and graded, Gemini included
+        assert s["verdict"] not in ("not-applicable", "unreached"), (name, s)
+        assert s["status"] is not None, (name, s)
+    real.assert_located(scenarios)
+    what = (
+        f"claude-code-router {VERSION} ({endpoint} endpoint, baseline tests/gate/{baseline.name})"
+    )
+    real.write_scorecard("SSECONFORM_CCR_SCORECARD", real.scorecard(scenarios, what))
+    real.assert_only_known(scenarios)
+    assert data["passed"], printed
