@@ -36,8 +36,8 @@ if ! installed; then
   }
 }
 JSON
-  (cd "$CACHE" && npm install --no-audit --no-fund --no-update-notifier --no-package-lock \
-    --build-from-source >&2)
+  (cd "$CACHE" && npm_config_build_from_source=true npm install --no-audit --no-fund \
+    --no-update-notifier --no-package-lock >&2)
   (
     cd "$CACHE"
     npm pack --silent "@musistudio/claude-code-router@$CCR_VERSION" >/dev/null
