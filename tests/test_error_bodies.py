@@ -22,6 +22,7 @@ import openai
 import pytest
 
 from sseconform.api import check_file
+from sseconform.gate.grading import retried as retried_status
 from sseconform.recording.format import RecordingReader
 from sseconform.rules.shared.rules.h005_error_body_shape import problem
 from tests.conftest import ROOT
@@ -80,7 +81,9 @@ def server() -> Iterator[dict[str, Any]]:
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             self.rfile.read(int(self.headers.get("content-length", "0")))
+            answer["requests"] = answer.get("requests", 0) + 1
             self.send_response(answer["status"])
+            self.send_header("retry-after", "0")
             self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(answer["body"])))
             self.end_headers()
@@ -152,3 +155,30 @@ def test_the_sdks_raise_by_status_and_read_only_their_shape(
         assert (failed.value.type, failed.value.code) == (err.get("type"), err.get("code"))
     else:
         pytest.skip("a Gemini case: google-genai is not one of the measured clients here")
+
+
+@pytest.mark.parametrize(
+    ("status", "retried"), [(400, False), (404, False), (408, True), (429, True), (500, True),
+                            (529, True)],
+)  # fmt: skip
+def test_the_sdks_retry_by_status(server: dict[str, Any], status: int, retried: bool) -> None:
+    """The rule gate's ``diff:changed:status`` severity rests on (``grading.RETRIED``):
+    anthropic-python and openai-python retry 408, 409, 429 and 5xx, and give up on other 4xx,
+    so a gateway that turns a 429 or 529 into a 400 stops its clients' retries."""
+    server["status"] = status
+    server["body"] = b'{"type":"error","error":{"type":"api_error","message":"x"}}'
+    server["requests"] = 0
+    with (
+        anthropic.Anthropic(base_url=server["url"], api_key="k", max_retries=1) as c,
+        pytest.raises(anthropic.APIStatusError),
+    ):
+        c.messages.create(model="m", max_tokens=1, messages=[{"role": "user", "content": "hi"}])
+    assert server["requests"] == (2 if retried else 1)
+    server["requests"] = 0
+    with (
+        openai.OpenAI(base_url=server["url"] + "/v1", api_key="k", max_retries=1) as o,
+        pytest.raises(openai.APIStatusError),
+    ):
+        o.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
+    assert server["requests"] == (2 if retried else 1)
+    assert retried_status(status) == retried

@@ -35,7 +35,15 @@ from sseconform.safetext import printable
 if TYPE_CHECKING:  # what the upstream logged: only read here
     from sseconform.replay.served import Served
 
-__all__ = ["BOUNDS", "Graded", "References", "grade_recording", "grade_stream", "references"]
+__all__ = [
+    "BOUNDS",
+    "Graded",
+    "References",
+    "grade_recording",
+    "grade_stream",
+    "references",
+    "retried",
+]
 
 #: A bound the gateway's answer broke (:attr:`sseconform.record.Outcome.bound`): its
 #: finding's code, and what the gateway did. Nothing else is graded of such an answer.
@@ -302,7 +310,8 @@ def _whole_answer(served: list[Served]) -> bool:
 RETRIED = frozenset({408, 409, 429})
 
 
-def _retried(status: int) -> bool:
+def retried(status: int) -> bool:
+    """Does a client back off and retry on this status? (tests/test_error_bodies.py)"""
     return status in RETRIED or status >= 500
 
 
@@ -317,7 +326,7 @@ def _error_path(g: Graded, served: list[Served]) -> None:
     up = failed[-1]
     assert up.plan is not None
     if up.status != g.status:
-        lost = _retried(up.status) and not _retried(g.status)
+        lost = retried(up.status) and not retried(g.status)
         g.add(
             "diff",
             "changed",
