@@ -399,6 +399,12 @@ def _grade(
         if expect in ("error", "content-or-error") and not _said_anything(want):
             g.note = f"rejected with HTTP {g.status} (the upstream failed before any output)"
             return
+        if expect in ("error", "content-or-error") and g.status is not None and retried(g.status):
+            # The upstream failed mid-stream before the gateway's own stream began: a
+            # retryable error status hides nothing (a client would have raised on the cut
+            # stream anyway, and retries this)
+            g.note = f"rejected with HTTP {g.status} (the upstream failed before the stream began)"
+            return
         g.add("expect", expect, f"HTTP {g.status}: the upstream answered 200 and streamed")
         return
     _checked(g)

@@ -137,7 +137,8 @@ def test_recordings_and_unusable_files(tmp_path: Path) -> None:
     headers = [("content-type", "text/event-stream")]
     body = (CASES / "fail" / "T001-head-missing-id" / "stream.sse").read_bytes()
     write_recording(tmp_path / "ok.jsonl", [(0.1, body)], response=Response(200, "OK", "", headers))
-    write_recording(tmp_path / "h001.jsonl", [(0.1, b"{}")], response=Response(500, "", "", []))
+    error = b'{"error": {"message": "boom", "type": "server_error", "code": null}}'
+    write_recording(tmp_path / "h001.jsonl", [(0.1, error)], response=Response(500, "", "", []))
     (tmp_path / "pyproject.toml").write_text("")
     code, doc = _report("ok.jsonl", "h001.jsonl", "missing.sse", cwd=tmp_path)
     assert code == 2

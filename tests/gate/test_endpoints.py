@@ -8,6 +8,7 @@ test_portkey.py."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +16,15 @@ import pytest
 
 from sseconform.errors import UsageError
 from sseconform.gate.content import content_of
+from sseconform.gate.grading import grade_recording, references
 from sseconform.gate.profile import ENDPOINTS, load_profile
 from sseconform.gate.report import endpoint_matrix
 from sseconform.gate.request import GatewayRequests, request_body
 from sseconform.gate.runner import run_suite
 from sseconform.gate.suite import builtin_suite, for_endpoint, load_suite
+from sseconform.recording.format import Response, write_recording
 from sseconform.replay.plan import load
+from sseconform.replay.served import Served
 from tests import snapshot
 from tests.cli.helpers import run_cli
 from tests.gate.gateway import Gateway
@@ -293,3 +297,32 @@ def test_gate_over_every_endpoint_prints_the_matrix(tmp_path: Path) -> None:
     head = next(line for line in text.splitlines() if line.startswith("scenario "))
     assert head.split() == ["scenario", "chat", "messages", "responses"]
     assert re.search(r"^anthropic/text +pass +pass +pass$", text, re.M), text
+
+
+@pytest.mark.parametrize(("status", "verdict"), [(500, "pass"), (502, "pass"), (400, "fail")])
+def test_an_error_status_before_the_stream_began(tmp_path: Path, status: int, verdict: str) -> None:
+    """The upstream dropped mid-stream before the gateway had sent anything of its own (a
+    gateway that waits for the first chunk): a retryable status hides nothing, since a client
+    would have raised on the cut stream and retries this; a 400 makes it give up."""
+    sc = next(
+        s for s in builtin_suite("anthropic").scenarios if s.name.endswith("dropped-mid-stream")
+    )
+    sc = replace(sc, fault="drop-after-events=8")  # after some text: there was output
+    rec = load(sc.recording)
+    ref = references(sc, rec, "anthropic")
+    assert ref.first is not None and ref.first.model.choices[0].text
+    path = tmp_path / "gw.jsonl"
+    body = b'{"error": {"message": "upstream connection lost", "type": "server_error"}}'
+    write_recording(path, [(0.1, body)], response=Response(status, "", "", []))
+    served = Served("127.0.0.1:1", "POST", "/v1/messages", rec.name, 200, sc.fault or "")
+    served.fire("drop", 0.5)
+    g = grade_recording(
+        sc, ref, str(path), status, [served], complete=True, reason="eof", allow=[],
+        endpoint="chat",
+    )  # fmt: skip
+    errors = [f for f in g.findings if f.severity == "error"]
+    assert (not errors) == (verdict == "pass"), g.findings
+    if verdict == "pass":
+        assert (
+            g.note == f"rejected with HTTP {status} (the upstream failed before the stream began)"
+        )
