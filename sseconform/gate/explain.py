@@ -10,7 +10,8 @@ __all__ = ["explain"]
 
 _DIFF = {
     "lost": "Content the upstream sent never reached the client: the gateway dropped a delta "
-    "(often one that arrived in the same read as another, or the last one before the end).",
+    "(often one that arrived in the same read as another, or the last one before the end), "
+    "or, on an HTTP error, a header its clients act on (retry-after).",
     "duplicated": "The client received some content twice. A gateway that retries or fails "
     "over after the first delta has already gone out restarts the answer inside the same "
     "stream.",
@@ -18,7 +19,9 @@ _DIFF = {
     "call, or another request's chunk: cross-talk between streams under load).",
     "reordered": "The same pieces arrived in a different order than the upstream sent them.",
     "changed": "The client received something other than what the upstream sent at this "
-    "place: a different text, name, argument value, finish reason or usage count.",
+    "place: a different text, name, argument value, finish reason or usage count, or another "
+    "HTTP status for the upstream's error (an error on a status clients give up on, where "
+    "the upstream's is one they retry).",
     "missing": "Something the upstream's answer had (a choice, a finish reason, usage, an "
     "error) is absent from the gateway's stream.",
     "error": "The upstream failed and the gateway's stream says so differently (or not at "
