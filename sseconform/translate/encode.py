@@ -124,7 +124,7 @@ class Encoder(Unnumbered):
             return self._end()
         if not isinstance(frame, dict):
             return []
-        if "error" in frame and "choices" not in frame:
+        if frame.get("error"):  # any truthy error ends the stream, choices or not
             return self._error(frame["error"])
         out = [] if self.started else self._start(frame)
         if isinstance(frame.get("usage"), dict):

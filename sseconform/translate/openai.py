@@ -55,7 +55,9 @@ class OpenAITranslator(Guarded, Unnumbered):
             obj = loads(ev.data)
             if not isinstance(obj, dict):
                 return self.e.take()
-            if "error" in obj and not obj.get("choices"):
+            if obj.get("error"):
+                # openai-python raises on any truthy `error`, on a chunk with choices too
+                # (OpenRouter sends one after the finish chunk): the stream failed there
                 err = obj["error"]
                 if isinstance(err, dict):
                     self.e.error(

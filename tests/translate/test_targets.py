@@ -170,6 +170,51 @@ def test_the_target_s_sdk_reads_what_the_source_s_sdk_reads(
     assert _comparable(got) == _comparable(want), (got, want)
 
 
+#: OpenRouter's two ways of failing a chat stream that other chunks' readers miss: an `error`
+#: on a chunk that also has choices, and such a chunk after the finish chunk. openai-python
+#: raises on any truthy `error`, so both are failures, in every target.
+def _chunk(choice: dict[str, Any], **extra: Any) -> str:
+    head = {"id": "gen-1", "object": "chat.completion.chunk", "created": 1, "model": "m"}
+    return "data: " + json.dumps({**head, "choices": [{"index": 0, **choice}], **extra}) + "\n\n"
+
+
+_FAILED = {"message": "Provider returned error", "code": 502}
+_HEL = _chunk({"delta": {"role": "assistant", "content": "Hel"}})
+CHAT_ERRORS = {
+    "error-on-a-chunk-with-choices": _HEL
+    + _chunk({"delta": {"content": ""}, "finish_reason": "error"}, error=_FAILED)
+    + "data: [DONE]\n\n",
+    "error-after-the-finish-chunk": _HEL
+    + _chunk({"delta": {}, "finish_reason": "stop"})
+    + _chunk({"delta": {}, "finish_reason": "error"}, error=_FAILED)
+    + "data: [DONE]\n\n",
+}
+
+
+@pytest.mark.parametrize("to", ["chat", *TARGETS])
+@pytest.mark.parametrize("name", sorted(CHAT_ERRORS))
+def test_a_chat_error_with_choices_or_after_the_finish_is_each_grammar_s_error(
+    name: str,
+    to: str,
+    server: _Server,  # noqa: F811
+    oai: openai.OpenAI,  # noqa: F811
+) -> None:
+    body = CHAT_ERRORS[name].encode()
+    want = chat_view(oai, server, body, "openai")
+    assert want.error is not None  # the source's SDK raises: the stream failed
+    out = _out(body, "openai", to)
+    assert _errors_and_warnings(out, to)[0] == [], out
+    if to == "chat":
+        got = chat_view(oai, server, out, "openai")
+    elif to == "anthropic":
+        got = anthropic_view(server, out)
+        assert b"message_stop" not in out  # an error ends a Messages stream
+    else:
+        got = responses_view(oai, server, out)
+        assert b"event: response.completed" not in out
+    assert _comparable(got) == ("failed",), (got, out)
+
+
 # -- the command line ---------------------------------------------------------------------------
 
 
