@@ -58,7 +58,10 @@ TOOL_EVENTS: dict[str, str] = {
     "response.mcp_list_tools": "mcp_list_tools",
     "response.shell_call_command": "",  # on the shell call or its output item: any type
     "response.shell_call_output_content": "",
+    "response.compaction": "compaction",  # .compacting: a compaction item being summarised
 }
+#: The response's own audio and its transcript (no item, no index): deltas, then one .done.
+AUDIO_EVENTS = ("response.audio", "response.audio.transcript")
 #: Items whose call_id and name a client sends back: they may not change once added.
 CALLS = frozenset({"function_call", "custom_tool_call"})
 #: Arguments that must parse as JSON at their ``.done``.
@@ -109,6 +112,7 @@ class ResponsesChecker(Checker):
         self._terminal: Event | None = None
         self._error: Event | None = None
         self._done_sentinel = False
+        self._audio_done: set[str] = set()  # the AUDIO_EVENTS whose .done has come
         #: A call's arguments that did not parse, held until the terminal event says whether
         #: max_output_tokens cut them (S072) or not (S032): (its event, message, pointer).
         self._cut: tuple[Event, str, str] | None = None
@@ -132,6 +136,9 @@ class ResponsesChecker(Checker):
         for prefix in BODY_EVENTS:
             self._handlers[prefix + ".delta"] = self._body_delta
             self._handlers[prefix + ".done"] = self._body_done
+        for prefix in AUDIO_EVENTS:
+            self._handlers[prefix + ".delta"] = self._audio
+            self._handlers[prefix + ".done"] = self._audio
         for name in self._known:  # each hosted tool's phases: the ones it has a schema for
             if name.rsplit(".", 1)[0] in TOOL_EVENTS:
                 self._handlers[name] = self._tool_event
@@ -692,6 +699,14 @@ class ResponsesChecker(Checker):
                 self._emit("S072", f"{said}: cut by max_output_tokens", ev, pointer)
             else:
                 self._emit("S032", said, ev, pointer)
+
+    def _audio(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
+        """The response's audio or its transcript: nothing of it after its ``.done``."""
+        prefix, _, phase = kind.rpartition(".")
+        if prefix in self._audio_done:
+            self._emit("S073", f"{kind} after {prefix}.done", ev, "/type")
+        elif phase == "done":
+            self._audio_done.add(prefix)
 
     def _tool_event(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
         want = TOOL_EVENTS[kind.rsplit(".", 1)[0]]

@@ -63,6 +63,7 @@ from sseconform.rules.responses.rules import (  # noqa: E402  (the invariants co
     s070_event_name_mismatch,
     s071_event_name_missing,
     s072_call_arguments_cut,
+    s073_audio_after_done,
 )
 
 __all__ = [
@@ -108,4 +109,5 @@ __all__ = [
     "s070_event_name_mismatch",
     "s071_event_name_missing",
     "s072_call_arguments_cut",
+    "s073_audio_after_done",
 ]

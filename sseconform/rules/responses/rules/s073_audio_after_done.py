@@ -1,0 +1,37 @@
+"""S073 audio-after-done: The response's audio (or its transcript) goes on after its .done."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "S073",
+    "audio-after-done",
+    Severity.WARNING,
+    "done-matches-deltas",
+    "The response's audio (or its transcript) goes on after its .done.",
+    RuleDoc(
+        what=(
+            "A `response.audio.delta` after `response.audio.done`, or a "
+            "`response.audio.transcript.delta` (or a second `.done`) after "
+            "`response.audio.transcript.done`. These events belong to the response itself "
+            "(openai-python 3.57's ResponseAudioDeltaEvent and its siblings carry no item id "
+            "and no output index): deltas, then one `.done`."
+        ),
+        why=(
+            "A gateway that merges two upstream streams, or replays a cached part after the "
+            "live one, sends audio past its end. A client that assembles the audio at "
+            "`.done` plays a clip without the bytes that came after it."
+        ),
+        clients=(
+            "Measured (the client matrix): openai-python 3.57.0, the AI SDK's Responses "
+            "provider and Codex CLI 0.169.0 read this case's text answer whole; none of them "
+            "assembles the audio, so nothing breaks in them (a warning). An application that "
+            "assembles the base64 deltas itself and stops at `.done` loses the later bytes."
+        ),
+        example=(
+            'data: {"type":"response.audio.done","sequence_number":4}\n\n'
+            'data: {"type":"response.audio.delta","delta":"UklGRg==","sequence_number":5}\n\n'
+        ),
+        fix="Send every audio delta before its `.done`, and one `.done` for each stream.",
+    ),
+)
