@@ -186,7 +186,9 @@ class ResponsesChecker(Checker):
             )
         if not self._typed:
             self._typed = True
-            if kind != "response.created" and kind != "error":
+            # background mode (`background: true`) may open with response.queued, before
+            # response.created or instead of it: OpenAI's own streams do
+            if kind not in ("response.created", "response.queued", "error"):
                 self._emit("S001", f"the first event is {kind}, not response.created", ev, "/type")
         self._sequence(ev, obj)
         if kind in self._known:

@@ -12,7 +12,9 @@ RULE = define(
     RuleDoc(
         what=(
             "The first event with a `type` is anything but `response.created` (an `error` event "
-            "first is allowed: an upstream may fail before creating the response)."
+            "first is allowed: an upstream may fail before creating the response; so is "
+            "`response.queued`, with which a background response may open, before "
+            "`response.created` or instead of it)."
         ),
         why=(
             "`response.created` carries the response id and the snapshot clients build on; OpenAI "
