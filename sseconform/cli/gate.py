@@ -274,6 +274,8 @@ def _write_reports(results: Any, fmt: str, output: Path | None, html: Path | Non
         sys.stdout.write(text)
     else:
         output.write_text(text, encoding="utf-8")
+        # the report went to a file: stdout still gets the verdict, for a CI log
+        typer.echo(f"sseconform gate: {report.totals(results)}; {fmt} report in {output}")
 
 
 @app.command()
