@@ -118,18 +118,26 @@ def test_library_record_reproduces_replay(
 ) -> None:
     server, loaded = timed
     served = loaded[source.name]
-    out = tmp_path / "out.jsonl"
     req = Request(
         "POST",
         server.url + CHAT,
         [(SELECT, source.name), ("content-type", "application/json")],
         BODY.encode(),
     )
-    outcome = record(req, str(out))
-    assert outcome.complete and outcome.reason == "eof"
-    assert outcome.progress.status == served.status
-    assert outcome.progress.bytes == len(served.body)
-    _assert_reproduces(out, served, timing=True)
+    # A timing miss is confirmed by a second recording, as gate confirms its timing errors:
+    # with four workers on two cores a reader can be starved once (CI saw a first read
+    # 135 ms late); byte-exactness is required of both.
+    for attempt in (1, 2):
+        out = tmp_path / f"out-{attempt}.jsonl"
+        outcome = record(req, str(out))
+        assert outcome.complete and outcome.reason == "eof"
+        assert outcome.progress.status == served.status
+        assert outcome.progress.bytes == len(served.body)
+        _assert_reproduces(out, served, timing=False)
+        errors = _timing_errors(served.reads, read_recording(out)[1])
+        if max(map(abs, errors)) <= TOLERANCE:
+            return
+    raise AssertionError(f"two recordings off their schedule by more than {TOLERANCE}: {errors}")
 
 
 @pytest.mark.parametrize("source", RECORDINGS, ids=lambda p: p.name)
