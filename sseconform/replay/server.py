@@ -569,14 +569,7 @@ class ReplayServer:
             piece = bytes(view)
             writer.write(b"%x\r\n%b\r\n" % (len(piece), piece) if chunked else piece)
             if first:
-                late = loop.time() - due
-                self.writes += 1
-                if late > LATE:
-                    self.late_writes += 1
-                self.max_late = max(self.max_late, late)
-                if self.measure:
-                    served.lateness.append(late)
-                    served.times.append((due + late - start, offset))
+                self._timed_write(served, loop.time() - due, due - start, offset)
             await drain(writer)
             served.sent += len(piece)
             while marks and marks[0][0] <= offset + len(piece):
@@ -624,14 +617,7 @@ class ReplayServer:
         writer.write(response_head(plan.status, plan.reason, plan.headers, extra))
         sent = plan.body if body else b""
         writer.write(sent)
-        late = now - plan.t_head
-        self.writes += 1
-        if late > LATE:
-            self.late_writes += 1
-        self.max_late = max(self.max_late, late)
-        if self.measure:
-            served.lateness.append(late)
-            served.times.append((now, 0))
+        self._timed_write(served, now - plan.t_head, plan.t_head, 0)
         await drain(writer)
         served.sent = len(sent)
         if plan.ending == ABORT:
@@ -641,6 +627,17 @@ class ReplayServer:
             reset(writer)
             return
         served.ending = "complete"
+
+    def _timed_write(self, served: Served, late: float, due: float, offset: int) -> None:
+        """Count a planned write that left ``late`` seconds after its time (``due``, from the
+        request's arrival), and keep it for the report when measuring."""
+        self.writes += 1
+        if late > LATE:
+            self.late_writes += 1
+        self.max_late = max(self.max_late, late)
+        if self.measure:
+            served.lateness.append(late)
+            served.times.append((due + late, offset))
 
     def _log(self, served: Served) -> None:
         with self._lock:
