@@ -10,9 +10,10 @@ import os
 import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO
+from urllib.parse import parse_qs, urlsplit
 
 from sseconform import providers
 from sseconform.baseline import Baseline, from_findings
@@ -234,6 +235,7 @@ def _check_recording(
         if why is not None and not damaged:
             checker._emit("H005", f"HTTP {resp.status}: {why}", None, line=0, offset=0)
         return _finish_recording(path, reader, checker, check_body=False, damaged=damaged)
+    settings = _resumed_by_url(reader, settings)
     damage: list[RecordingError] = []
     reads = _reads(reader, damage)
     head: list[bytes] = _head_of(reads) if grammar == AUTO else []
@@ -246,6 +248,21 @@ def _check_recording(
             checker._emit("H002", msg, None, line=0, offset=0)
     damaged = _read_all(reader, checker, feed=True, reads=(reads, damage))
     return _finish_recording(path, reader, checker, check_body=True, damaged=damaged)
+
+
+def _resumed_by_url(reader: RecordingReader, settings: Settings | None) -> Settings | None:
+    """A recording of a resumed Responses stream says so in its URL (``starting_after=N``):
+    its first event is number N+1 (unless the user declared otherwise)."""
+    url = (reader.request or {}).get("url")
+    if not isinstance(url, str) or "starting_after=" not in url:
+        return settings
+    values = parse_qs(urlsplit(url).query).get("starting_after", [])
+    if not values or not values[0].isdigit():
+        return settings
+    base = settings or Settings()
+    if base.resumed is not None or base.starting_after is not None:
+        return settings
+    return replace(base, resumed=True, starting_after=int(values[0]))
 
 
 def _answering(reader: RecordingReader, grammar: str) -> str:

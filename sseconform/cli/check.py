@@ -106,6 +106,23 @@ def check(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="Only the findings: no help lines, no totals.")
     ] = False,
+    resumed: Annotated[
+        bool,
+        typer.Option(
+            "--resumed",
+            help="Responses streams resumed mid-sequence (starting_after): items begun before "
+            "the first event are taken as they come. A recording's URL says it by itself.",
+        ),
+    ] = False,
+    starting_after: Annotated[
+        int | None,
+        typer.Option(
+            help="The starting_after the resumed stream was asked with (implies --resumed): "
+            "its first event must be number N+1.",
+            min=0,
+            metavar="N",
+        ),
+    ] = None,
 ) -> None:
     """Check streams against the chunk grammar, the JSON Schemas and the five invariants."""
     from sseconform import baseline as bl
@@ -129,6 +146,9 @@ def check(
             bl.check_target(str(write_baseline), updating, force=force)
     except SseconformError as exc:
         fail(str(exc))
+    if resumed or starting_after is not None:
+        conf.settings.resumed = True
+        conf.settings.starting_after = starting_after
     if files.count("-") > 1:
         fail("standard input (-) can be given only once")
     is_strict = conf.strict

@@ -67,6 +67,12 @@ class Settings:
     #: Skip re-parsing frames that differ from a checked one only in one string literal.
     #: Off gives the very same diagnostics, slower; tests compare the two.
     memo: bool = True
+    #: A Responses stream resumed with ``starting_after`` (its first event mid-sequence):
+    #: True when declared (``--resumed``) or read from a recording's URL, None to tell it
+    #: from the first sequence_number.
+    resumed: bool | None = None
+    #: The ``starting_after`` the resumed stream was asked for: its first event is the next.
+    starting_after: int | None = None
 
     def enabled_codes(self) -> frozenset[str]:
         def match(code: str, pats: list[str]) -> bool:

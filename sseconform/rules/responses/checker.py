@@ -64,6 +64,11 @@ TOOL_EVENTS: dict[str, str] = {
 AUDIO_EVENTS = ("response.audio", "response.audio.transcript")
 #: Items whose call_id and name a client sends back: they may not change once added.
 CALLS = frozenset({"function_call", "custom_tool_call"})
+#: Hosted-tool items the provider may finish only in the terminal output (OpenAI does, for
+#: ``mcp_list_tools``), with no ``output_item.done``: no client reads their ``.done``.
+TERMINAL_ONLY = frozenset({"mcp_list_tools"})
+#: At most this many parts are assumed to precede a resumed stream's first event in one item.
+MAX_UNSEEN_PARTS = 256
 #: Arguments that must parse as JSON at their ``.done``.
 JSON_BODIES = frozenset({"response.function_call_arguments", "response.mcp_call_arguments"})
 
@@ -107,6 +112,10 @@ class ResponsesChecker(Checker):
         self._created = False
         self._response_id: Any = None
         self._seq: int | None = None  # the last sequence_number
+        #: A resumed stream (``starting_after``): items and parts begun before its first event
+        #: are taken as they come (``Item.partial``), not reported as never added.
+        self._resumed = self.settings.resumed is True
+        self._first_added: int | None = None  # the first output_index added in this stream
         self._items: dict[int, Item] = {}
         self._max_index = -1
         self._terminal: Event | None = None
@@ -186,9 +195,10 @@ class ResponsesChecker(Checker):
             )
         if not self._typed:
             self._typed = True
+            self._resume_point(ev, obj)
             # background mode (`background: true`) may open with response.queued, before
             # response.created or instead of it: OpenAI's own streams do
-            if kind not in ("response.created", "response.queued", "error"):
+            if not self._resumed and kind not in ("response.created", "response.queued", "error"):
                 self._emit("S001", f"the first event is {kind}, not response.created", ev, "/type")
         self._sequence(ev, obj)
         if kind in self._known:
@@ -214,6 +224,26 @@ class ResponsesChecker(Checker):
                     "S065", f"event type {kind!r} is not one this grammar knows", ev, "/type"
                 )
             self._refs(ev, obj, kind, need_item=False)
+
+    def _resume_point(self, ev: Event, obj: dict[str, Any]) -> None:
+        """Whether the stream was resumed: declared, or told by a first sequence_number past 0;
+        where declared with its ``starting_after``, its first event must be the next one."""
+        n = _int(obj.get("sequence_number"))
+        after = self.settings.starting_after
+        if self.settings.resumed is None:
+            if n is None or n <= 0:
+                return
+            self._resumed = True
+            said = f"the first event is sequence_number {n}: read as resumed after {n - 1}"
+        elif not self._resumed:
+            return
+        else:
+            said = "declared resumed" + (f" after {after}" if after is not None else "")
+        self._emit("S013", f"{said}; items begun before it are taken as they come", ev)
+        if after is not None and n is not None and n != after + 1:
+            self._seq = after  # _sequence then says what is missing or repeated
+        elif n is not None:
+            self._seq = n - 1
 
     def _untyped(self, ev: Event, obj: dict[str, Any]) -> None:
         if obj.get("object") == "chat.completion.chunk" or "choices" in obj:
@@ -276,6 +306,11 @@ class ResponsesChecker(Checker):
         if idx is None:
             return None
         item = self._items.get(idx)
+        if item is None and self._unseen(idx):
+            item_id = obj.get("item_id")
+            item = Item(idx, {"id": item_id if isinstance(item_id, str) else None}, partial=True)
+            self._items[idx] = item
+            self._max_index = max(self._max_index, idx)
         if item is None:
             self._emit("S020", f"{kind} for output_index {idx}, never added", ev, "/output_index")
             return None
@@ -291,8 +326,15 @@ class ResponsesChecker(Checker):
             self._emit("S026", f"{kind} for output_index {idx}, already done", ev, "/output_index")
         return item
 
+    def _unseen(self, idx: int) -> bool:
+        """True when ``output_index idx`` may have been added before a resumed stream's first
+        event: items are added in order, so only below the first one added in the stream."""
+        return self._resumed and (self._first_added is None or idx < self._first_added)
+
     def _item_of_type(self, ev: Event, obj: dict[str, Any], kind: str, want: str) -> Item | None:
         item = self._refs(ev, obj, kind, need_item=True)
+        if item is not None and item.partial and item.type is None:
+            item.type = want  # an item of a resumed stream, known by the events about it
         if item is not None and item.type != want:
             self._emit(
                 "S027",
@@ -315,6 +357,9 @@ class ResponsesChecker(Checker):
         if i is None:
             return None
         parts = item.summary if where == "summary" else item.parts
+        if i >= len(parts) and item.partial and i < MAX_UNSEEN_PARTS:
+            while len(parts) <= i:  # begun before a resumed stream's first event
+                parts.append(Part(want or "", "", partial=True))
         if i >= len(parts):
             if not item.lost:  # the cause once; the item's later events follow from it
                 item.lost = True
@@ -327,6 +372,8 @@ class ResponsesChecker(Checker):
                 )
             return None
         part = parts[i]
+        if want is not None and part.partial and not part.kind:
+            part.kind = want
         if want is not None and part.kind != want:
             self._emit("S027", f"{kind} for a {part.kind} part, not {want}", ev, "/" + key)
             return None
@@ -376,8 +423,13 @@ class ResponsesChecker(Checker):
             self._emit(
                 "S044", f"{kind} with status {status!r}, not {want!r}", ev, "/response/status"
             )
+        output = response.get("output")
         if kind == "response.completed":
-            open_items = [i.index for i in self._items.values() if not i.done]
+            open_items = [
+                i.index
+                for i in self._items.values()
+                if not i.done and not self._finished_in(i, output)
+            ]
             if open_items:
                 self._emit(
                     "S028",
@@ -385,9 +437,22 @@ class ResponsesChecker(Checker):
                     ev,
                 )
         self._usage(ev, kind, response.get("usage"))
-        output = response.get("output")
         if isinstance(output, list) and (kind != "response.failed" or output):
             self._output(ev, kind, output)
+
+    @staticmethod
+    def _finished_in(item: Item, output: Any) -> bool:
+        """A hosted-tool item that only the terminal output finishes (``TERMINAL_ONLY``): its
+        entry at its output_index has its id and a final status."""
+        if item.type not in TERMINAL_ONLY or not isinstance(output, list):
+            return False
+        got = output[item.index] if item.index < len(output) else None
+        return (
+            type(got) is dict
+            and got.get("type") == item.type
+            and got.get("id") == item.id
+            and got.get("status", "completed") in ("completed", "failed", "incomplete")
+        )
 
     def _usage(self, ev: Event, kind: str, usage: Any) -> None:
         if type(usage) is not dict:
@@ -414,7 +479,17 @@ class ResponsesChecker(Checker):
     def _output(self, ev: Event, kind: str, output: list[Any]) -> None:
         """The terminal output against what the stream built, item by item."""
         items = [self._items[i] for i in sorted(self._items)]
-        if len(output) != len(items):
+        if self._resumed:  # output[i] is output_index i; what came before the stream is unknown
+            if items and len(output) <= items[-1].index:
+                self._emit(
+                    "S043",
+                    f"{kind} output has {len(output)} items, the stream reached "
+                    f"output_index {items[-1].index}",
+                    ev,
+                    "/response/output",
+                )
+                return
+        elif len(output) != len(items):
             self._emit(
                 "S043",
                 f"{kind} output has {len(output)} items, the stream built {len(items)}",
@@ -422,11 +497,27 @@ class ResponsesChecker(Checker):
                 "/response/output",
             )
             return
-        for pos, (item, got) in enumerate(zip(items, output, strict=True)):
+        for n, item in enumerate(items):
+            pos = item.index if self._resumed else n
+            got = output[pos]
             if type(got) is not dict:
                 continue
             where = f"/response/output/{pos}"
-            if got.get("type") != item.type or (item.id is not None and got.get("id") != item.id):
+            if (
+                item.type == "reasoning"
+                and got.get("type") == "reasoning"
+                and item.id is not None
+                and got.get("id") != item.id
+            ):
+                self._emit(
+                    "S074",
+                    f"output[{pos}] is reasoning {got.get('id')!r}, streamed as {item.id!r}",
+                    ev,
+                    where + "/id",
+                )
+            elif ((not item.partial or item.type is not None) and got.get("type") != item.type) or (
+                item.id is not None and got.get("id") != item.id
+            ):
                 self._emit(
                     "S043",
                     f"output[{pos}] is {got.get('type')} {got.get('id')!r}, "
@@ -492,7 +583,8 @@ class ResponsesChecker(Checker):
         if idx in self._items:
             self._emit("S022", f"output_index {idx} added a second time", ev, "/output_index")
             return
-        if idx != self._max_index + 1:
+        first_of_resumed = self._resumed and self._first_added is None and idx > self._max_index
+        if idx != self._max_index + 1 and not first_of_resumed:
             self._emit(
                 "S023",
                 f"output_index {idx} added, expected {self._max_index + 1}",
@@ -501,6 +593,8 @@ class ResponsesChecker(Checker):
             )
         self._max_index = max(self._max_index, idx)
         self._items[idx] = Item(idx, item)
+        if self._first_added is None:
+            self._first_added = idx
 
     def _item_done(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
         got = obj.get("item")
@@ -528,8 +622,9 @@ class ResponsesChecker(Checker):
             self._emit(
                 "S035", f"output_item.done for output_index {item.index}: {what}", ev, "/item"
             )
-        open_parts = [i for i, p in enumerate(item.parts) if not p.done]
-        open_summary = [i for i, p in enumerate(item.summary) if not p.done]
+        # a part begun before a resumed stream's first event may have been done before it too
+        open_parts = [i for i, p in enumerate(item.parts) if not p.done and not p.partial]
+        open_summary = [i for i, p in enumerate(item.summary) if not p.done and not p.partial]
         if open_parts or open_summary:
             self._emit(
                 "S029",
@@ -567,6 +662,9 @@ class ResponsesChecker(Checker):
         if i is None:
             return
         parts = item.summary if summary else item.parts
+        if item.partial and len(parts) < i < MAX_UNSEEN_PARTS:
+            while len(parts) < i:  # the item's earlier parts came before a resumed stream
+                parts.append(Part("", "", partial=True))
         if i != len(parts):
             self._emit(
                 "S025",

@@ -34,15 +34,18 @@ def combined(digests: dict[str, bytes]) -> bytes:
 class Acc:
     """A streamed string as a running digest. ``firm`` once a delta or a ``.done`` value
     arrived: before that, the value the item or part was added with is only a seed, and a
-    later value without deltas (a provider that streams none) is adopted, not a mismatch."""
+    later value without deltas (a provider that streams none) is adopted, not a mismatch.
+    ``partial`` when its start came before a resumed stream's first event: its deltas are a
+    tail, so any value matches until a whole one (a ``.done``) is adopted."""
 
-    __slots__ = ("alts", "deltas", "done", "firm", "h", "size")
+    __slots__ = ("alts", "deltas", "done", "firm", "h", "partial", "size")
 
-    def __init__(self, seed: str = "") -> None:
+    def __init__(self, seed: str = "", *, partial: bool = False) -> None:
         self.h = blake2b(digest_size=DIGEST_SIZE)
         self.size = 0
         self.deltas = 0
         self.firm = False
+        self.partial = partial
         self.done = False  # its own `.done` event arrived
         self.alts: list[bytes] = []  # digests of values announced against it (a fault)
         if seed:
@@ -62,7 +65,7 @@ class Acc:
         """True when ``text`` is what was built (always, for a seed no delta followed), or a
         value already announced against it: one fault gives one finding, whichever side
         (the deltas, the ``.done``, the part, the item) was wrong."""
-        if not self.firm:
+        if not self.firm or self.partial:
             return True
         if len(text) == self.size and digest(text) == self.h.digest():
             return True
@@ -70,15 +73,16 @@ class Acc:
 
     def accepted(self) -> set[bytes]:
         """Every digest this string may be repeated with without a new finding."""
-        return {self.h.digest(), *self.alts}
+        return set() if self.partial else {self.h.digest(), *self.alts}
 
     def adopt(self, text: str) -> None:
         """Record ``text`` as what the stream announced: the value itself for a seed no
         delta followed, else an alternative later comparisons accept (bounded)."""
-        if not self.firm:
+        if not self.firm or self.partial:
             self.h = blake2b(text.encode("utf-8", "surrogatepass"), digest_size=DIGEST_SIZE)
             self.size = len(text)
             self.firm = True
+            self.partial = False
         elif len(self.alts) < 8 and not self.matches(text):
             self.alts.append(digest(text))
 
@@ -87,12 +91,14 @@ class Part:
     """A content part (``output_text``, ``refusal``, ``reasoning_text``) or a reasoning
     summary part, by its index in its item."""
 
-    __slots__ = ("acc", "done", "kind")
+    __slots__ = ("acc", "done", "kind", "partial")
 
-    def __init__(self, kind: str, seed: str) -> None:
+    def __init__(self, kind: str, seed: str, *, partial: bool = False) -> None:
         self.kind = kind
-        self.acc = Acc(seed)
+        self.acc = Acc(seed, partial=partial)
         self.done = False  # content_part.done / reasoning_summary_part.done
+        #: Added before a resumed stream's first event: its added and done may both be unseen.
+        self.partial = partial
 
 
 #: The item field each item-level streamed string ends up in, per item type.
@@ -116,13 +122,16 @@ class Item:
         "index",
         "lost",
         "name",
+        "partial",
         "parts",
         "summary",
         "type",
     )
 
-    def __init__(self, index: int, obj: dict[str, Any]) -> None:
+    def __init__(self, index: int, obj: dict[str, Any], *, partial: bool = False) -> None:
         self.index = index
+        #: Added before a resumed stream's first event: known only from its later events.
+        self.partial = partial
         self.id = obj.get("id")
         self.type = obj.get("type")
         self.call_id = obj.get("call_id")
@@ -134,7 +143,7 @@ class Item:
         self.summary: list[Part] = []
         field = BODY_FIELD.get(self.type) if isinstance(self.type, str) else None
         seed = obj.get(field) if field else None
-        self.body: Acc | None = Acc(seed if isinstance(seed, str) else "")
+        self.body: Acc | None = Acc(seed if isinstance(seed, str) else "", partial=partial)
         #: After output_item.done (when parts and body are let go): what the terminal output
         #: must repeat; one combined digest, or per string every digest it may repeat (the
         #: item as done and what the stream built) when the two disagreed.

@@ -28,6 +28,7 @@ from sseconform.rules.responses.rules import (  # noqa: E402  (the invariants co
     s010_sequence_gap,
     s011_sequence_repeated,
     s012_sequence_missing,
+    s013_resumed_stream,
     s020_output_index_unknown,
     s021_item_id_mismatch,
     s022_output_index_reused,
@@ -64,6 +65,7 @@ from sseconform.rules.responses.rules import (  # noqa: E402  (the invariants co
     s071_event_name_missing,
     s072_call_arguments_cut,
     s073_audio_after_done,
+    s074_reasoning_id_changed,
 )
 
 __all__ = [
@@ -74,6 +76,7 @@ __all__ = [
     "s010_sequence_gap",
     "s011_sequence_repeated",
     "s012_sequence_missing",
+    "s013_resumed_stream",
     "s020_output_index_unknown",
     "s021_item_id_mismatch",
     "s022_output_index_reused",
@@ -110,4 +113,5 @@ __all__ = [
     "s071_event_name_missing",
     "s072_call_arguments_cut",
     "s073_audio_after_done",
+    "s074_reasoning_id_changed",
 ]

@@ -12,7 +12,9 @@ RULE = define(
     RuleDoc(
         what=(
             "`response.completed` arrives while an output item added earlier has had no "
-            "`response.output_item.done`."
+            "`response.output_item.done`. A `mcp_list_tools` item the terminal output finishes "
+            "(its id at its output_index, a final status) is not reported: OpenAI finishes "
+            "hosted MCP tool listings only there, and no measured client reads their `.done`."
         ),
         why=(
             "Clients take each item's final state from `output_item.done`: an item never done is "
@@ -20,9 +22,10 @@ RULE = define(
         ),
         clients=(
             "openai-python 3.54.0: takes the final response from `response.completed` and read the "
-            "measured case right. Codex CLI builds the turn from `output_item.done` items (from "
-            "its source; not measured here), so an item that is never done is missing from its "
-            "history."
+            "measured case right; case pass/mcp-list-tools-terminal-only (the shape OpenAI sends) "
+            "reads whole in every client of the matrix. Codex CLI builds the turn from "
+            "`output_item.done` items (from its source; not measured here), so an item that "
+            "is never done is missing from its history."
         ),
         example=(
             'data: {"type":"response.output_item.added","output_index":0,...}\n...\ndata: '

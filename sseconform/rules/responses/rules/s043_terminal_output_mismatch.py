@@ -14,7 +14,9 @@ RULE = define(
             "The terminal event's `response.output` has another number of items than the stream "
             "added, or an item whose id, type, text, refusal, reasoning summary or arguments are "
             "not what the stream built (text compared by hash). A `response.failed` with an empty "
-            "output is not compared."
+            "output is not compared; "
+            "a reasoning item whose id alone changed is S074 (an info); in a resumed stream "
+            "(S013) the items are compared at their output_index."
         ),
         why=(
             "The final response is what clients store and what the next turn sends back; the "

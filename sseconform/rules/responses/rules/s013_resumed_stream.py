@@ -1,0 +1,45 @@
+"""S013 resumed-stream: The stream was resumed mid-sequence (``starting_after``)."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "S013",
+    "resumed-stream",
+    Severity.INFO,
+    "sequence-numbers",
+    "The stream was resumed mid-sequence (`starting_after`).",
+    RuleDoc(
+        what=(
+            "The stream is the rest of a background response, asked for again with "
+            "`GET /v1/responses/{id}?stream=true&starting_after=N`: declared with `--resumed`, "
+            "read from a recording's request URL, or told by a first `sequence_number` past 0. "
+            "Its first event may be any event; items and parts begun before it are taken as "
+            "they come (no S001, S020, S023, S024 or S029 for them), and the terminal output "
+            "is compared item by item at their output_index. With `starting_after` known, the "
+            "first event must be number N+1 (S010/S011 otherwise)."
+        ),
+        why=(
+            "A resumed stream is what the provider sends, not a fault: reporting its missing "
+            "beginning as errors would be a false alarm on OpenAI's own output. The note says "
+            "how the stream was read, so a stream whose beginning a gateway dropped is not "
+            "silently excused: its first event is past 0 and this note names it."
+        ),
+        clients=(
+            "Measured (the client matrix, case fail/S013-resumed-after-queued): the AI SDK's "
+            "Responses provider and Codex CLI read the resumed text; openai-python's "
+            "`responses.stream()` helper raises at a first event that is not "
+            "`response.created` (a limit of the helper: iterating "
+            "`responses.retrieve(id, stream=True, starting_after=N)` reads every event)."
+        ),
+        example=(
+            "event: response.output_text.delta\ndata: "
+            '{"type":"response.output_text.delta","sequence_number":7,"output_index":0,'
+            '"content_index":0,"delta":"world"}\n\n'
+        ),
+        fix=(
+            "Nothing to fix in a resumed stream. A stream that was not resumed must start at "
+            "sequence_number 0 with `response.created` (or `response.queued`)."
+        ),
+    ),
+)
