@@ -98,6 +98,8 @@ def rule_cmd(code: Annotated[str, typer.Argument(help="A rule code (T001) or nam
 
 def _print_doc(head: str, summary: str, doc: RuleDoc) -> None:
     out = [head, "", summary, ""]
+    if doc.spec:
+        out += ["## Specification", *textwrap.wrap(doc.spec, 96), ""]
     for title, body in (
         ("What it does", doc.what),
         ("Why it matters", doc.why),

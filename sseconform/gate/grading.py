@@ -95,12 +95,15 @@ def grade_recording(
     t0: float = 0.0,
     budgets: Budgets | None = None,
     bound: str | None = None,
+    grammar: str | None = None,
 ) -> Graded:
     """The findings (and note) for the gateway's answer recorded at ``path``, given what the
     upstream logged of the scenario's requests (``served``). With ``budgets``, its timing
     too: ``t0`` is when the request was sent (the recording's times count from it).
-    ``bound``: the bound the answer broke (the recording stopped there), a finding alone."""
+    ``bound``: the bound the answer broke (the recording stopped there), a finding alone.
+    ``grammar``: what ``check`` reads the answer as, when not the endpoint's own."""
     g = Graded(path, status, allow, endpoint)
+    g.check_grammar = grammar or g.grammar
     if bound is not None:
         _bound(g, bound, reason)
     elif status is None:
@@ -215,6 +218,8 @@ class Graded:
         self.status = status
         self.allow = set(allow)
         self.grammar = ENDPOINT_GRAMMAR[endpoint]
+        #: the grammar ``check`` reads the answer in (a specification the profile claims)
+        self.check_grammar = self.grammar
         self.findings: list[Finding] = []
         self.note = ""
         self.body = b""
@@ -257,7 +262,7 @@ class Graded:
         located by frame and offset, with no excerpt."""
         g = cls.__new__(cls)
         g.path, g.status, g.allow, g.headers = "", status, set(allow), set()
-        g.grammar = ENDPOINT_GRAMMAR[endpoint]
+        g.grammar = g.check_grammar = ENDPOINT_GRAMMAR[endpoint]
         g.findings, g.note, g.body, g.reads, g.timing = [], "", b"", [], None
         g.content = content if g.ok_status else None
         g.starts = content.starts if content is not None else []
@@ -502,7 +507,7 @@ def _checked(g: Graded) -> None:
     """``check`` on the gateway's recording: errors fail, warnings are listed."""
     diagnostics = g.diagnostics
     if diagnostics is None:
-        diagnostics = check_file(g.path, grammar=g.grammar).diagnostics
+        diagnostics = check_file(g.path, grammar=g.check_grammar).diagnostics
     for d in diagnostics:
         if d.code in g.allow:
             continue

@@ -60,7 +60,7 @@ PROFILE_KEYS = frozenset(
         "key",
     }
 )
-ENDPOINT_KEYS = frozenset({"path", "dialects", "supported", "reason"})
+ENDPOINT_KEYS = frozenset({"path", "dialects", "supported", "reason", "grammar"})
 #: The endpoints a gateway serves its clients, their default paths, and the dialect (and so
 #: the grammar and the reference reading) of what they stream.
 ENDPOINTS: dict[str, str] = {
@@ -74,6 +74,13 @@ ENDPOINT_DIALECT = {
     "responses": providers.RESPONSES,
 }
 ENDPOINT_GRAMMAR = {"chat": "chat", "messages": "anthropic", "responses": "responses"}
+#: The grammars a profile may check an endpoint's stream against instead (``grammar = ...``
+#: in ``[endpoint.NAME]``): a specification the gateway claims, a profile of the endpoint's.
+ENDPOINT_GRAMMARS = {
+    "chat": ("chat",),
+    "messages": ("anthropic",),
+    "responses": ("responses", "open-responses"),
+}
 DEFAULT_PATH = "/v1/chat/completions"
 PROFILES = ("litellm", "portkey", "claude-code-router")
 #: What ``{upstream}`` stands for in a suite's or profile's strings.
@@ -112,6 +119,7 @@ class EndpointRoute:
     dialects: list[str] | None = None  # None: every dialect
     supported: bool | None = None
     reason: str = ""
+    grammar: str | None = None  # None: the endpoint's own (ENDPOINT_GRAMMAR)
 
 
 @dataclass
@@ -300,10 +308,16 @@ def _endpoints(source: str, raw: object) -> dict[str, EndpointRoute]:
             raise fail(source, where, f"dialects: a list of {', '.join(providers.DIALECTS)}")
         if "supported" in t and not isinstance(t["supported"], bool):
             raise fail(source, where, "supported must be true or false")
+        grammar = t.get("grammar")
+        if grammar is not None and grammar not in ENDPOINT_GRAMMARS[name]:
+            raise fail(
+                source, where, f"grammar: one of {', '.join(ENDPOINT_GRAMMARS[name])} for {name}"
+            )
         out[name] = EndpointRoute(
             path=parse_path(source, f"{where} path", t["path"]) if "path" in t else None,
             dialects=dialects,
             supported=t.get("supported"),
             reason=str(t.get("reason", "")),
+            grammar=grammar,
         )
     return out

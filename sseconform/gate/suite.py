@@ -72,6 +72,7 @@ from sseconform import providers
 from sseconform.errors import UsageError
 from sseconform.gate.profile import (
     DEFAULT_PATH,
+    ENDPOINT_GRAMMAR,
     ENDPOINTS,
     PROFILES,
     EndpointRoute,
@@ -165,6 +166,12 @@ class Suite:
         if self.profile is None:
             return EndpointRoute()
         return self.profile.endpoints.get(self.endpoint, EndpointRoute())
+
+    @property
+    def grammar(self) -> str:
+        """The grammar the gateway's streams are checked in: the endpoint's, or the one the
+        profile says the gateway claims (``open-responses`` for ``responses``)."""
+        return self.endpoint_route.grammar or ENDPOINT_GRAMMAR[self.endpoint]
 
     def endpoint_refusal(self, dialect: str) -> str | None:
         """Why the gateway does not serve ``dialect`` upstreams on this endpoint, or None."""

@@ -87,6 +87,8 @@ class LoadScenario:
     #: scrubs the credentials this scenario's requests carry (and anything shaped like a
     #: provider key) from what the report says of a stream: a gateway may echo its key
     redactor: Redactor = field(default_factory=Redactor)
+    #: the grammar its streams are checked in (the suite's: a profile may name a spec's)
+    grammar: str = ""
 
     def body(self, tag: str) -> bytes:
         return self.body_head + tag.encode("ascii") + self.body_tail
@@ -161,6 +163,7 @@ def prepare(settings: Settings, key: str | None) -> list[LoadScenario]:
                     index=len(out),
                     name=sc.name,
                     endpoint=su.endpoint,
+                    grammar=su.grammar,
                     url=requests.url(dialect),
                     headers=dict(requests.headers(dialect, sc)),
                     body_head=head.encode(),
@@ -227,7 +230,7 @@ class StreamGrader:
         self.status = status
         self.started = started
         self.ok = status is not None and 200 <= status < 300
-        grammar = ENDPOINT_GRAMMAR[sc.endpoint]
+        grammar = sc.grammar or ENDPOINT_GRAMMAR[sc.endpoint]
         self.checker = checker_for(grammar) if self.ok else None
         self.folder = ContentFolder(ENDPOINT_DIALECT[sc.endpoint]) if self.ok else None
         self.first: float | None = None

@@ -4,7 +4,8 @@ Codes are the contract CI scripts key on, so they live here, apart from the code
 detects them: a code is never renamed or reused, a retired code stays in ``RETIRED``.
 One prefix per family: W wire, J JSON/schema, G grammar, D ``[DONE]``, T tool-call head,
 I tool-call index, F finish, N native leak, E errors, U usage, R failover, H HTTP; then one
-family per other grammar: A Anthropic Messages, S the Responses API.
+family per other grammar: A Anthropic Messages, S the Responses API, O the Open Responses
+specification (a profile on top of the S rules: ``open-responses`` checks both).
 
 Each rule is one module in its package (``shared/rules`` for W, J and H; then one package per
 grammar), where :func:`define` registers it with its docs; the packages are imported at the
@@ -60,13 +61,16 @@ FAMILIES: dict[str, str] = {
     "H": "HTTP response (recordings)",
     "A": "Anthropic Messages events",
     "S": "Responses API events",
+    "O": "Open Responses specification",
 }
 
 #: The grammars ``check`` knows, the first the default: what a gateway's client parses.
-GRAMMARS: tuple[str, ...] = ("chat", "anthropic", "responses")
+GRAMMARS: tuple[str, ...] = ("chat", "anthropic", "responses", "open-responses")
+#: A grammar that is a profile on top of another: the other's rules hold in it too.
+BASE_GRAMMAR: dict[str, str] = {"open-responses": "responses"}
 #: Families whose rules hold for every grammar (the wire, JSON, the HTTP response).
 SHARED_FAMILIES = frozenset("WJH")
-_FAMILY_GRAMMAR = {"A": "anthropic", "S": "responses"}
+_FAMILY_GRAMMAR = {"A": "anthropic", "S": "responses", "O": "open-responses"}
 #: Wire rules about `event:` names, which only chat output must not carry (the other grammars
 #: name every event): they belong to chat.
 _CHAT_WIRE = frozenset({"W013", "W014"})
@@ -98,7 +102,7 @@ class Rule:
         return _FAMILY_GRAMMAR.get(self.code[0], "chat")
 
     def applies_to(self, grammar: str) -> bool:
-        return self.grammar in ("any", grammar)
+        return self.grammar in ("any", grammar, BASE_GRAMMAR.get(grammar))
 
 
 RULES: dict[str, Rule] = {}
@@ -154,6 +158,11 @@ def doc(code: str) -> RuleDoc:
 invariants("chat", INVARIANTS)
 
 
+def package_of(grammar: str) -> str:
+    """The package under ``sseconform/rules`` a grammar's checker and rules live in."""
+    return grammar.replace("-", "_")
+
+
 def get(code: str) -> Rule:
     """Look a rule up by code (case-insensitive) or by name."""
     key = code.strip()
@@ -170,4 +179,4 @@ def get(code: str) -> Rule:
 #: rules (and invariants) when imported. Last in this module, so what they import from here
 #: is already defined.
 for _package in ("shared", *GRAMMARS):
-    importlib.import_module(f"sseconform.rules.{_package}.rules")
+    importlib.import_module(f"sseconform.rules.{package_of(_package)}.rules")

@@ -25,6 +25,8 @@ class RuleDoc:
     fix: str
     #: What the client matrix measured for the rule's cases ("" when none was measured).
     measured: str = ""
+    #: Where a specification says it (a spec grammar's rules cite their section).
+    spec: str = ""
 
     @property
     def which_clients(self) -> str:

@@ -14,7 +14,7 @@ import importlib
 import orjson
 
 from sseconform.rules.base import Checker, Settings
-from sseconform.rules.catalog import GRAMMARS
+from sseconform.rules.catalog import GRAMMARS, package_of
 
 __all__ = ["AUTO", "CHOICES", "GRAMMARS", "checker_for", "detect"]
 
@@ -30,7 +30,7 @@ def checker_for(grammar: str, settings: Settings | None = None) -> Checker:
         return StreamChecker(settings)
     if grammar not in GRAMMARS:
         raise ValueError(f"unknown grammar {grammar!r}; grammars: {', '.join(CHOICES)}")
-    module = importlib.import_module(f"sseconform.rules.{grammar}.checker")
+    module = importlib.import_module(f"sseconform.rules.{package_of(grammar)}.checker")
     checker: Checker = module.CHECKER(settings)
     return checker
 

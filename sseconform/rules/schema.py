@@ -50,6 +50,15 @@ def validator(name: str) -> Any:
     return jsonschema_rs.validator_for(load_schema(name))
 
 
+@cache
+def spec_validator(name: str, definition: str) -> Any:
+    """A validator for one ``$defs`` entry of a schema file that keeps a whole specification
+    (its events share their definitions): the file's ``$defs`` with a ``$ref`` to the one."""
+    doc = load_schema(name)
+    pointer = definition.replace("~", "~0").replace("/", "~1")
+    return jsonschema_rs.validator_for({**doc, "$ref": f"#/$defs/{pointer}"})
+
+
 @dataclass(frozen=True, slots=True)
 class SchemaViolation:
     code: str

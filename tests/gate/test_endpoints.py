@@ -146,6 +146,8 @@ def test_shipped_profiles_say_which_pairs_they_serve() -> None:
         ("[endpoint.messages]\nsupported = 1\n", "supported must be true or false"),
         ('[endpoint.messages]\nfoo = "x"\n', "unknown key(s) foo"),
         ('[endpoint.messages]\npath = "v1/messages"\n', "a path that starts with /"),
+        ('[endpoint.messages]\ngrammar = "open-responses"\n', "grammar: one of anthropic"),
+        ('[endpoint.responses]\ngrammar = "chat"\n', "grammar: one of responses, open-responses"),
     ],
 )
 def test_bad_endpoint_tables_are_refused(tmp_path: Path, table: str, what: str) -> None:
@@ -326,3 +328,28 @@ def test_an_error_status_before_the_stream_began(tmp_path: Path, status: int, ve
         assert (
             g.note == f"rejected with HTTP {status} (the upstream failed before the stream began)"
         )
+
+
+def test_a_profile_that_claims_open_responses_checks_the_specification(tmp_path: Path) -> None:
+    """``grammar = "open-responses"`` in a profile's ``[endpoint.responses]``: the gateway's
+    streams are checked as the specification's. The test gateway passes OpenAI's stream on as
+    it is, with no ``data: [DONE]``: fine for the responses grammar, O005 for the spec."""
+    profile = tmp_path / "spec.toml"
+    profile.write_text('name = "spec"\n[endpoint.responses]\ngrammar = "open-responses"\n')
+    suite = for_endpoint(builtin_suite("responses"), "responses")
+    suite.speed = 0
+    suite.scenarios = [sc for sc in suite.scenarios if sc.name.endswith("/text")]
+    plain = replace(suite)
+    suite.profile = load_profile(str(profile))
+    assert suite.grammar == "open-responses" and plain.grammar == "responses"
+    port = free_port()
+    gw = Gateway(f"http://127.0.0.1:{port}", set())
+    with gw.running():
+        claimed = run_suite(suite, gw.url, str(tmp_path / "spec"), upstream_port=port)
+        own = run_suite(plain, gw.url, str(tmp_path / "own"), upstream_port=port)
+    [s] = claimed.scenarios
+    found = {f.code: f for f in s.findings if f.source == "check"}
+    assert s.verdict == "fail" and "O005" in found, [(f.code, f.message) for f in s.findings]
+    assert "without `data: [DONE]`" in found["O005"].message
+    [o] = own.scenarios
+    assert o.verdict == "pass" and not [f for f in o.findings if f.code.startswith("O")]

@@ -107,6 +107,7 @@ class ResponsesChecker(Checker):
     def __init__(self, settings: Settings | None = None) -> None:
         super().__init__(settings)
         self._known = _schema_names()
+        self._text_events = TEXT_EVENTS
         self._valid: dict[str, Callable[[Any], bool]] = {}
         self._typed = False  # an event with a string `type` was seen
         self._created = False
@@ -179,11 +180,7 @@ class ResponsesChecker(Checker):
         if type(kind) is not str:
             self._untyped(ev, obj)
             return
-        if ev.event is None:
-            if self._once_key("S071"):
-                self._emit("S071", f"no `event:` line (data type {kind!r}; first here)", ev)
-        elif ev.event != kind:
-            self._emit("S070", f"`event: {ev.event}` but data type {kind!r}", ev)
+        self._event_name(ev, kind)
         if kind in ANTHROPIC_TYPES:
             self._emit("S063", f"an Anthropic event ({kind!r}) in a Responses stream", ev, "/type")
             return
@@ -201,12 +198,7 @@ class ResponsesChecker(Checker):
             if not self._resumed and kind not in ("response.created", "response.queued", "error"):
                 self._emit("S001", f"the first event is {kind}, not response.created", ev, "/type")
         self._sequence(ev, obj)
-        if kind in self._known:
-            ok = self._valid.get(kind)
-            if ok is None:
-                ok = self._valid[kind] = validator("responses/" + kind).is_valid
-            if not ok(obj):
-                self._violations(kind, ev, obj)
+        self._validate(ev, obj, kind)
         if (
             self._error is not None
             and self._terminal is None
@@ -219,11 +211,30 @@ class ResponsesChecker(Checker):
         if handler is not None:
             handler(ev, obj, kind)
         else:
-            if self._once_key("S065:" + kind):
-                self._emit(
-                    "S065", f"event type {kind!r} is not one this grammar knows", ev, "/type"
-                )
-            self._refs(ev, obj, kind, need_item=False)
+            self._unknown_event(ev, obj, kind)
+
+    def _event_name(self, ev: Event, kind: str) -> None:
+        """The `event:` line against the data's type."""
+        if ev.event is None:
+            if self._once_key("S071"):
+                self._emit("S071", f"no `event:` line (data type {kind!r}; first here)", ev)
+        elif ev.event != kind:
+            self._emit("S070", f"`event: {ev.event}` but data type {kind!r}", ev)
+
+    def _validate(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
+        """The event against its schema, when it has one."""
+        if kind in self._known:
+            ok = self._valid.get(kind)
+            if ok is None:
+                ok = self._valid[kind] = validator("responses/" + kind).is_valid
+            if not ok(obj):
+                self._violations(kind, ev, obj)
+
+    def _unknown_event(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
+        """An event type no handler knows: noted once, its references still checked."""
+        if self._once_key("S065:" + kind):
+            self._emit("S065", f"event type {kind!r} is not one this grammar knows", ev, "/type")
+        self._refs(ev, obj, kind, need_item=False)
 
     def _resume_point(self, ev: Event, obj: dict[str, Any]) -> None:
         """Whether the stream was resumed: declared, or told by a first sequence_number past 0;
@@ -714,7 +725,7 @@ class ResponsesChecker(Checker):
     # -- streamed strings ------------------------------------------------------------------
 
     def _text_delta(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
-        pkind, _, where = TEXT_EVENTS[kind[:-6]]
+        pkind, _, where = self._text_events[kind[:-6]]
         p = self._part(ev, obj, kind, where, pkind)
         delta = obj.get("delta")
         if p is not None and type(delta) is str:
@@ -723,7 +734,7 @@ class ResponsesChecker(Checker):
             p.acc.add(delta)
 
     def _text_done(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
-        pkind, field, where = TEXT_EVENTS[kind[:-5]]
+        pkind, field, where = self._text_events[kind[:-5]]
         p = self._part(ev, obj, kind, where, pkind)
         text = obj.get(field)
         if p is None or type(text) is not str:

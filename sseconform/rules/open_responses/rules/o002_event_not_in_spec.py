@@ -1,0 +1,44 @@
+"""O002 event-not-in-spec: An event type that is neither the specification's nor prefixed."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "O002",
+    "event-not-in-spec",
+    Severity.ERROR,
+    "spec-extensions",
+    "An event type that is neither the specification's nor prefixed.",
+    RuleDoc(
+        what=(
+            "An event whose `type` is not one of the specification's 24 and has no `slug:` "
+            "prefix: OpenAI's hosted-tool, MCP, audio and custom-tool events "
+            "(`response.web_search_call.searching`, `response.mcp_call.in_progress`, ...), and "
+            "OpenAI's names for events the specification renames "
+            "(`response.reasoning_text.delta` is `response.reasoning.delta` there). Reported "
+            "once per type; its references are still checked."
+        ),
+        why=(
+            "A client written to the specification knows the core events and ignores prefixed "
+            "ones; an unprefixed unknown event is neither, and the compliance suite fails the "
+            "stream on it."
+        ),
+        clients=(
+            "Not a client's rule: the specification's. openai-python and the AI SDK read "
+            "OpenAI's names; a client of the specification reads raw reasoning only from "
+            "`response.reasoning.delta`."
+        ),
+        example=(
+            "event: response.reasoning_text.delta\ndata: "
+            '{"type":"response.reasoning_text.delta","item_id":"rs_1","output_index":0,"content_index":0,"delta":"...","sequence_number":3}\n\n'
+        ),
+        fix=(
+            "Send the specification's name (`response.reasoning.delta`), or prefix a "
+            "provider's own event (`openai:web_search_call.searching`)."
+        ),
+        spec=(
+            "Open Responses, § Extending streaming events: extension events MUST carry the "
+            "implementor's slug prefix; § Streaming names the core events."
+        ),
+    ),
+)

@@ -1,0 +1,41 @@
+"""O004 spec-error-shape: The error event is not the specification's shape."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "O004",
+    "spec-error-shape",
+    Severity.ERROR,
+    "spec-errors",
+    "The error event is not the specification's shape.",
+    RuleDoc(
+        what=(
+            "An `error` event whose payload is not nested under `error` with `type`, `code`, "
+            "`message` and `param` (code and param may be null). OpenAI's flat error event "
+            "(`code`, `message`, `param` at the top) fails here."
+        ),
+        why=(
+            "A client of the specification reads the error's message and type from `error`; "
+            "from OpenAI's flat shape it finds neither and shows a generic failure."
+        ),
+        clients=(
+            "Not a client's rule: the specification's. openai-python's event type is OpenAI's "
+            "flat shape; both shapes end its stream."
+        ),
+        example=(
+            'data: {"type":"error","code":"server_error","message":"upstream '
+            'failed","param":null,"sequence_number":7}\n\n'
+        ),
+        fix=(
+            "data: "
+            '{"type":"error","sequence_number":7,"error":{"type":"server_error",'
+            '"code":"server_error","message":"upstream '
+            'failed","param":null}}\n\n'
+        ),
+        spec=(
+            "Open Responses, § Errors (Error Types) and its `error` streaming event: `{type: "
+            '"error", sequence_number, error: {type, code, message, param}}`.'
+        ),
+    ),
+)

@@ -1,0 +1,35 @@
+"""O007 extension-item-fields: An extension item without its required id or status."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "O007",
+    "extension-item-fields",
+    Severity.ERROR,
+    "spec-extensions",
+    "An extension item without its required id or status.",
+    RuleDoc(
+        what=(
+            "An item whose type is an extension (`slug:type`) arrives without a string `id` or "
+            "`status`. The specification's own items are checked by their schemas (O001)."
+        ),
+        why=(
+            "Clients key items by id and show their state from status; an extension item "
+            "without them cannot be tracked or finished."
+        ),
+        clients="Not a client's rule: the specification's.",
+        example=(
+            "data: "
+            '{"type":"response.output_item.added","output_index":0,"item":{"type":"acme:search_result"},"sequence_number":2}\n\n'
+        ),
+        fix=(
+            "Give every extension item a stable `id` and a `status` (`in_progress`, "
+            "`completed`, ...)."
+        ),
+        spec=(
+            "Open Responses, § Extending Items (Required item fields): every item MUST have "
+            "`id`, `type` and `status`."
+        ),
+    ),
+)

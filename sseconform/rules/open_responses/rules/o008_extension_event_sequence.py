@@ -1,0 +1,30 @@
+"""O008 extension-event-sequence: An extension event without an integer sequence_number."""
+
+from sseconform.rules.catalog import Severity, define
+from sseconform.rules.docs import RuleDoc
+
+RULE = define(
+    "O008",
+    "extension-event-sequence",
+    Severity.ERROR,
+    "spec-extensions",
+    "An extension event without an integer sequence_number.",
+    RuleDoc(
+        what=(
+            "An event whose type is an extension (`slug:type`) has no integer "
+            "`sequence_number`. Whether the numbers go up is checked for every event (S010, "
+            "S011)."
+        ),
+        why=(
+            "Clients order events and find gaps by sequence number; an extension event without "
+            "one cannot be placed."
+        ),
+        clients="Not a client's rule: the specification's.",
+        example='data: {"type":"acme:trace_event","span":"search"}\n\n',
+        fix='data: {"type":"acme:trace_event","span":"search","sequence_number":5}\n\n',
+        spec=(
+            "Open Responses, § Extending streaming events (Required fields for extended "
+            "streaming events): `type` and a monotonically increasing `sequence_number`."
+        ),
+    ),
+)
