@@ -491,7 +491,9 @@ def test_head_gets_no_body() -> None:
 TOLERANCE = 0.03  # seconds, per read, relative to the first byte
 
 
-def _check_timing(name: str, speed: float) -> None:
+def _timing_misses(name: str, speed: float) -> list[str]:
+    """One replay of ``name`` read as it arrives: its bytes must be the recording's (asserted),
+    and what arrived off its recorded time is returned (none: faithful)."""
     r = rec(name)
     scale = 1 / speed
     starts, pos = [], 0
@@ -501,7 +503,9 @@ def _check_timing(name: str, speed: float) -> None:
     with serving([name], speed=speed) as server, client() as http:
         head, pieces = timed_pieces(http, server.url + path_for(name), headers_for(name))
     assert b"".join(p for _, p in pieces) == r.body
-    assert abs(head - r.t_head * scale) < TOLERANCE + 0.02, head
+    misses = []
+    if abs(head - r.t_head * scale) >= TOLERANCE + 0.02:
+        misses.append(f"head at {head:.3f} s, recorded {r.t_head * scale:.3f} s")
     first_arrival, first_t = pieces[0][0], r.reads[0][0]
     pos, checked = 0, 0
     for arrival, piece in pieces:
@@ -510,9 +514,21 @@ def _check_timing(name: str, speed: float) -> None:
         if not inside:
             continue  # the tail of a read that came in two pieces
         expected = (max(inside) - first_t) * scale
-        assert abs((arrival - first_arrival) - expected) < TOLERANCE, (arrival, expected)
+        if abs((arrival - first_arrival) - expected) >= TOLERANCE:
+            misses.append(f"read at {arrival - first_arrival:.3f} s, recorded {expected:.3f} s")
         checked += 1
     assert checked >= len(r.reads) // 2
+    return misses
+
+
+def _check_timing(name: str, speed: float) -> None:
+    """A miss is confirmed by a second replay before it fails: a replay that keeps its times
+    misses every time, a shared machine's scheduler only now and then (seen: a head 55 ms
+    late while four test workers and a Codex CLI ran on two cores)."""
+    first = _timing_misses(name, speed)
+    if first:
+        again = _timing_misses(name, speed)
+        assert not again, (first, again)
 
 
 @pytest.mark.parametrize("name", [TEXT, ANTHROPIC_TOOL])
