@@ -133,6 +133,8 @@ class Checker:
     ) -> None:
         self._emitted += 1
         if code not in self._enabled:
+            if code not in RULES:  # a mistyped code is a bug, never a finding dropped silently
+                raise ValueError(f"no rule {code!r}: a checker emitted a code the catalog lacks")
             return
         n = self._counts.get(code, 0) + 1
         self._counts[code] = n

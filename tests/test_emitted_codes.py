@@ -1,0 +1,52 @@
+"""Every code a checker can emit is a rule of the catalog, of a grammar the checker reads.
+
+A code is a string where a checker emits it; a typo would otherwise be a finding that never
+shows. The checkers' sources are read for the codes they name, and ``_emit`` refuses a code
+the catalog lacks (tested here by emitting one)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from sseconform.rules.base import Checker, Settings
+from sseconform.rules.catalog import GRAMMARS, RULES, package_of
+
+RULES_DIR = Path(__file__).resolve().parents[1] / "sseconform" / "rules"
+#: A code literal where a checker emits, holds or looks up a finding.
+CODE = re.compile(r"""["']([WJHGDTIFNEURASO]\d{3})["']""")
+
+
+def _codes_named_in(path: Path) -> set[str]:
+    return set(CODE.findall(path.read_text(encoding="utf-8")))
+
+
+@pytest.mark.parametrize("grammar", GRAMMARS)
+def test_every_code_a_checker_names_is_a_rule_it_may_report(grammar: str) -> None:
+    package = RULES_DIR / package_of(grammar)
+    named: set[str] = set()
+    for path in package.glob("*.py"):  # the checker and its state, not the rule modules
+        named |= _codes_named_in(path)
+    assert named, grammar
+    unknown = sorted(named - set(RULES))
+    assert not unknown, f"{grammar}: codes with no rule: {unknown}"
+    foreign = sorted(c for c in named if not RULES[c].applies_to(grammar))
+    assert not foreign, f"{grammar}: codes of another grammar: {foreign}"
+
+
+def test_the_shared_plumbing_names_only_rules() -> None:
+    for path in (RULES_DIR / "base.py", RULES_DIR / "schema.py", RULES_DIR / "usage.py"):
+        if path.is_file():
+            unknown = sorted(_codes_named_in(path) - set(RULES))
+            assert not unknown, (path.name, unknown)
+
+
+def test_a_mistyped_code_is_an_error_not_a_silent_drop() -> None:
+    checker = Checker(Settings(select=["W"]))
+    checker._emit("W001", "known, enabled", None)
+    checker._emit("S030", "known, not selected: dropped", None)
+    with pytest.raises(ValueError, match="no rule 'Q999'"):
+        checker._emit("Q999", "a typo", None)
+    assert [d.code for d in checker.diagnostics] == ["W001"]
