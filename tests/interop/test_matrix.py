@@ -86,6 +86,34 @@ def test_render_uses_the_matrix() -> None:
     assert severity("Z001", only_ok) == "warning"
 
 
+def test_render_keeps_a_specifications_severity() -> None:
+    """An open-responses rule's severity is the specification's, whatever the clients do."""
+    from tests.interop.matrix.render import generated
+
+    broken = {"outcome": "error", "detail": "ValueError: bad"}
+    fine = {"outcome": "ok", "detail": "text ''; finish stop"}
+    data = {
+        "open-responses": {
+            "clients": {
+                "a": {
+                    "client": {"name": "a", "version": "1.0"},
+                    "cases": {"fail/O011-x": broken, "fail/O003-y": fine},
+                }
+            }
+        }
+    }
+    table = generated(data)
+    assert table["O011"] == {
+        "severity": "warning",
+        "clients": "Measured (tests/interop/matrix): a 1.0 raises ValueError: bad. Its severity "
+        "is the specification's (descriptive, not a MUST: a warning), not the clients'.",
+    }
+    assert table["O003"]["severity"] == "error"
+    assert table["O003"]["clients"].endswith(
+        "Its severity is the specification's (a MUST: an error), not the clients'."
+    )
+
+
 def test_measured_docs_are_the_matrix() -> None:
     """The rules' measured "Which clients break" text is generated from the committed matrix."""
     from sseconform.rules.docs import MEASURED
@@ -99,14 +127,18 @@ def test_measured_docs_are_the_matrix() -> None:
 
 def test_severities_follow_the_matrix() -> None:
     """A rule is an error exactly when a measured client breaks or reads wrong content on one
-    of its cases; otherwise a warning (or info, for what the grammar allows)."""
+    of its cases; otherwise a warning (or info, for what the grammar allows). A specification's
+    rules (render.SPEC_GRAMMARS) keep the specification's severity, and their docs say so."""
     from sseconform.rules.catalog import RULES, Severity, doc
-    from tests.interop.matrix.render import generated
+    from tests.interop.matrix.render import SPEC_GRAMMARS, generated
 
     wrong = []
     for code, found in generated().items():
         sev = RULES[code].severity
-        if (found["severity"] == "error") != (sev is Severity.ERROR):
+        if RULES[code].grammar in SPEC_GRAMMARS:
+            assert found["severity"] == sev.value, code
+            assert "Its severity is the specification's" in found["clients"], code
+        elif (found["severity"] == "error") != (sev is Severity.ERROR):
             wrong.append(f"{code}: {sev.value}, the matrix implies {found['severity']}")
         assert doc(code).which_clients.startswith(found["clients"]), code
     assert not wrong, "\n".join(wrong)

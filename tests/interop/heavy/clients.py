@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tests.interop.matrix.clients import KEY, Client, Job
+from tests.interop.matrix.clients import KEY, Client, Job, with_profiles
 from tests.interop.matrix.outcome import Answer, Got, first_line
 from tests.interop.matrix.reading import ANTHROPIC_FINISHES, Call
 from tests.interop.matrix.server import MockServer
@@ -235,8 +235,9 @@ def _codex_run(jobs: Sequence[Job], server: MockServer) -> dict[str, Got]:
 
 
 def heavy_clients() -> list[Client]:
-    """Claude Code and Codex; ``version()`` is None where the cache lacks them."""
-    return [
+    """Claude Code and Codex (Codex again for open-responses, a profile of its grammar);
+    ``version()`` is None where the cache lacks them."""
+    found = [
         Client(
             "claude-code",
             "anthropic",
@@ -256,3 +257,4 @@ def heavy_clients() -> list[Client]:
             fields=frozenset({"text"}),
         ),
     ]
+    return with_profiles(found)

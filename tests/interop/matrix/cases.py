@@ -8,9 +8,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
 CASES = ROOT / "tests" / "cases"
-GRAMMARS = ("chat", "anthropic", "responses")
+GRAMMARS = ("chat", "anthropic", "responses", "open-responses")
 #: Where each grammar keeps its ``pass/`` and ``fail/`` folders.
-FOLDERS = {"chat": CASES, "anthropic": CASES / "anthropic", "responses": CASES / "responses"}
+FOLDERS = {
+    "chat": CASES,
+    "anthropic": CASES / "anthropic",
+    "responses": CASES / "responses",
+    "open-responses": CASES / "open-responses",
+}
 
 
 @dataclass(frozen=True)

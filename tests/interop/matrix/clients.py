@@ -12,10 +12,11 @@ import os
 import subprocess
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from sseconform.rules.catalog import BASE_GRAMMAR
 from tests.interop.matrix.cases import ROOT, Case
 from tests.interop.matrix.outcome import Answer, Got, first_line, raised
 from tests.interop.matrix.reading import (
@@ -299,11 +300,24 @@ def _langchain_run(jobs: Sequence[Job], server: MockServer) -> dict[str, Got]:
 
 # -- the registry -------------------------------------------------------------------------------
 
+#: Grammars that are a profile on top of another (sseconform.rules.catalog.BASE_GRAMMAR): no
+#: client speaks the profile by name, so the base grammar's clients are its clients, run over
+#: the profile's own cases and recorded in its own matrix file.
+PROFILES = BASE_GRAMMAR
+
+
+def with_profiles(found: Sequence[Client]) -> list[Client]:
+    """The clients, then each base-grammar client again as a client of each profile of it."""
+    out = list(found)
+    for profile, base in PROFILES.items():
+        out += [replace(c, grammar=profile) for c in found if c.grammar == base]
+    return out
+
 
 def light_clients() -> list[Client]:
-    """Every light client, by grammar, in a fixed order."""
+    """Every light client, by grammar, in a fixed order (the profiles' last)."""
     ai = ("ai",)
-    return [
+    found = [
         Client(
             "openai-python",
             "chat",
@@ -362,6 +376,7 @@ def light_clients() -> list[Client]:
             NODE_INSTALL,
         ),
     ]
+    return with_profiles(found)
 
 
 def clients(grammar: str, heavy: bool = False) -> list[Client]:

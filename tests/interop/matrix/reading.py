@@ -262,17 +262,23 @@ def responses_finish(status: str | None, reason: str | None, has_calls: bool) ->
     return None
 
 
-def read_responses(body: bytes) -> Reading:
-    """A Responses stream: output_text deltas joined, function_call items in output order."""
+def read_responses(body: bytes, renamed: dict[str, str] | None = None) -> Reading:
+    """A Responses stream: output_text deltas joined, function_call items in output order.
+
+    ``renamed`` reads events of one name as another's (a profile's names for OpenAI's events).
+    The ``error`` event is read with its payload flat (OpenAI's) or nested under ``error``."""
     items: dict[int, dict[str, Any]] = {}
     status: str | None = None
     reason: str | None = None
     error: str | None = None
     for name, data in events(body):
+        if data.strip() == "[DONE]":
+            continue  # Open Responses' end of stream (OpenAI's Responses never send it)
         obj = _json(data)
         if not isinstance(obj, dict):
             continue
         kind = obj.get("type") if isinstance(obj.get("type"), str) else name
+        kind = (renamed or {}).get(kind or "", kind)
         pos = obj.get("output_index") if isinstance(obj.get("output_index"), int) else 0
         if kind in ("response.output_item.added", "response.output_item.done"):
             item = obj.get("item") if isinstance(obj.get("item"), dict) else {}
@@ -323,6 +329,24 @@ def read_responses(body: bytes) -> Reading:
     )
 
 
+# -- open responses -----------------------------------------------------------------------------
+
+#: The Open Responses specification's names for OpenAI's raw reasoning events: its
+#: ``response.reasoning.*`` are read as OpenAI's ``response.reasoning_text.*`` (reasoning text,
+#: which is not the answer's text).
+OPEN_RESPONSES_NAMES = {
+    "response.reasoning.delta": "response.reasoning_text.delta",
+    "response.reasoning.done": "response.reasoning_text.done",
+}
+
+
+def read_open_responses(body: bytes) -> Reading:
+    """An Open Responses stream: a Responses stream, with the specification's reasoning event
+    names, its nested ``error`` event, and ``data: [DONE]`` after the terminal event (the end of
+    the stream, nothing to read)."""
+    return read_responses(body, renamed=OPEN_RESPONSES_NAMES)
+
+
 # -- the reading of a case ----------------------------------------------------------------------
 
 
@@ -360,4 +384,6 @@ def read(grammar: str, body: bytes) -> dict[int, Reading]:
         return {0: read_anthropic(body)}
     if grammar == "responses":
         return {0: read_responses(body)}
+    if grammar == "open-responses":
+        return {0: read_open_responses(body)}
     raise ValueError(f"unknown grammar {grammar!r}")

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from sseconform.rules.catalog import BASE_GRAMMAR, RULES
 from tests.interop.matrix.outcome import ERROR, OK, WRONG
 
 HERE = Path(__file__).resolve().parent
@@ -125,8 +126,9 @@ def severity(code: str, data: dict[str, dict[str, Any]] | None = None) -> str | 
 
 
 #: Rules whose cases break clients although the gateway did nothing wrong: the upstream itself
-#: sent what the rule reports, and a faithful gateway must pass it on. They stay warnings (a
-#: gate must not fail a gateway for its upstream), and their docs say why.
+#: sent what the rule reports, and a faithful gateway must pass it on. They stay below an error
+#: (warnings, or infos for what the grammar allows: a gate must not fail a gateway for its
+#: upstream), and their docs say why.
 UPSTREAM_CAUSED = {
     "F010": (
         "It stays a warning because the model ran out of tokens, not the gateway: a gateway "
@@ -152,11 +154,30 @@ UPSTREAM_CAUSED = {
         "appear and that clients must skip what they do not know: a gateway that passes a new "
         "type on is faithful, and a client that fails on it fails on Anthropic's own stream.",
     ),
+    "S013": (
+        "It stays an info because OpenAI itself sends a resumed stream, to a client that asked "
+        "for it with `starting_after`: the clients measured here read it through their create "
+        "path, which no resuming client does."
+    ),
+}
+
+#: Grammars that are a specification's profile: their rules' severities are the
+#: specification's (a MUST is an error, what it only describes a warning), whatever the clients
+#: do; the measured text is kept, and says so.
+SPEC_GRAMMARS = frozenset(BASE_GRAMMAR)
+#: The words for a specification rule's severity, by its severity value.
+SPEC_SEVERITY = {
+    "error": "a MUST: an error",
+    "warning": "descriptive, not a MUST: a warning",
+    "info": "descriptive, not a MUST: an info",
 }
 
 
 def generated(data: dict[str, dict[str, Any]] | None = None) -> dict[str, dict[str, str]]:
-    """code -> {severity, clients} for every rule with a measured case: measured.json's content."""
+    """code -> {severity, clients} for every rule with a measured case: measured.json's content.
+
+    ``severity`` is what the matrix implies (``UPSTREAM_CAUSED`` rules stay warnings), but for
+    the rules of a specification's grammar (``SPEC_GRAMMARS``): theirs is the rule's own."""
     data = data if data is not None else matrices()
     codes = sorted(
         {
@@ -172,7 +193,11 @@ def generated(data: dict[str, dict[str, Any]] | None = None) -> dict[str, dict[s
         text, sev = clients_text(code, data), severity(code, data)
         if text is None or sev is None:
             continue
-        if code in UPSTREAM_CAUSED:
+        rule = RULES.get(code)
+        if rule is not None and rule.grammar in SPEC_GRAMMARS:
+            sev, said = rule.severity.value, SPEC_SEVERITY[rule.severity.value]
+            text += f" Its severity is the specification's ({said}), not the clients'."
+        elif code in UPSTREAM_CAUSED:
             sev, text = "warning", f"{text} {UPSTREAM_CAUSED[code]}"
         elif sev == "warning":
             text += " No measured client breaks or reads wrong content, so it is not an error."

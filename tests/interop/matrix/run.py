@@ -60,6 +60,8 @@ FOLLOWUPS = {
     b'"content":[{"type":"output_text","text":"done","annotations":[]}]}],"usage":{'
     b'"input_tokens":1,"output_tokens":1,"total_tokens":2}}}\n\n',
 }
+#: Open Responses streams end with ``data: [DONE]`` after the terminal event.
+FOLLOWUPS["open-responses"] = FOLLOWUPS["responses"] + b"data: [DONE]\n\n"
 
 
 def matrix_path(grammar: str) -> Path:

@@ -26,8 +26,10 @@ RULE = define(
             "silently excused: its first event is past 0 and this note names it."
         ),
         clients=(
-            "Measured (the client matrix, case fail/S013-resumed-after-queued): the AI SDK's "
-            "Responses provider and Codex CLI read the resumed text; openai-python's "
+            "Resumed mid-message (fail/S013-resumed-after-queued), the AI SDK's Responses "
+            "provider fails on the first delta of a part it never saw added; resumed at an item "
+            "boundary (pass/resumed-at-item-boundary) it reads the rest. Codex CLI reads both "
+            "whole (it takes items from `output_item.done`). openai-python's "
             "`responses.stream()` helper raises at a first event that is not "
             "`response.created` (a limit of the helper: iterating "
             "`responses.retrieve(id, stream=True, starting_after=N)` reads every event)."
