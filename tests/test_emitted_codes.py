@@ -27,7 +27,7 @@ def _codes_named_in(path: Path) -> set[str]:
 def test_every_code_a_checker_names_is_a_rule_it_may_report(grammar: str) -> None:
     package = RULES_DIR / package_of(grammar)
     named: set[str] = set()
-    for path in package.glob("*.py"):  # the checker and its state, not the rule modules
+    for path in [*package.glob("*.py"), *package.glob("rules/*.py")]:
         named |= _codes_named_in(path)
     assert named, grammar
     unknown = sorted(named - set(RULES))
@@ -50,3 +50,14 @@ def test_a_mistyped_code_is_an_error_not_a_silent_drop() -> None:
     with pytest.raises(ValueError, match="no rule 'Q999'"):
         checker._emit("Q999", "a typo", None)
     assert [d.code for d in checker.diagnostics] == ["W001"]
+
+
+def test_every_rule_of_a_hooked_grammar_holds_its_check() -> None:
+    """The open-responses rules hold their checks beside their docs (rules/hooks.py): each is
+    subscribed to a moment of its checker, and no check names a code by string."""
+    from sseconform.rules.open_responses.hooks import HOOKS
+
+    grammar = {c for c, r in RULES.items() if r.grammar == HOOKS.grammar}
+    assert {r.code for r in HOOKS.rules()} == grammar
+    for path in (RULES_DIR / "open_responses").glob("*.py"):
+        assert not _codes_named_in(path), path.name

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from sseconform.diagnostics import Diagnostic, printable
-from sseconform.rules.catalog import RULES
+from sseconform.rules.catalog import RULES, Rule
 from sseconform.sse import decoder as sse
 from sseconform.sse.decoder import Anomaly, Event, SSEDecoder
 
@@ -148,6 +148,20 @@ class Checker:
         self.diagnostics.append(
             Diagnostic(code, printable(message), frame, line or 0, offset or 0, printable(pointer))
         )
+
+    # -- what a rule's check reports through (rules/hooks.py) --------------------------------
+
+    def report(self, rule: Rule, message: str, ev: Event | None, pointer: str = "") -> None:
+        """A finding of ``rule``, located at the start of ``ev``."""
+        self._emit(rule.code, message, ev, pointer)
+
+    def report_at_end(self, rule: Rule, message: str) -> None:
+        """A finding of ``rule`` about the end of the stream (at its last event)."""
+        self._at_end(rule.code, message)
+
+    def first_time(self, key: str) -> bool:
+        """True the first time ``key`` is asked about: what a rule says once per stream."""
+        return self._once_key(key)
 
     def _once_key(self, key: str) -> bool:
         """True the first time ``key`` is seen (bounded: keys are capped with their code)."""

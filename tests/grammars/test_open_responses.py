@@ -20,7 +20,7 @@ import pytest
 
 from sseconform import FileResult, Settings, check_bytes, check_chunks
 from sseconform.rules.catalog import RULES, Severity, doc
-from sseconform.rules.open_responses.checker import SCHEMA, core_events
+from sseconform.rules.open_responses.spec import SCHEMA, core_events
 from sseconform.rules.schema import load_schema, spec_validator
 from sseconform.sse import decode_all
 from tests.conftest import CASES, REAL_STREAMS, ROOT

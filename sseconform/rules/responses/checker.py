@@ -153,6 +153,32 @@ class ResponsesChecker(Checker):
             if name.rsplit(".", 1)[0] in TOOL_EVENTS:
                 self._handlers[name] = self._tool_event
 
+    # -- what rules' checks read (rules/hooks.py) -----------------------------------------
+
+    @property
+    def terminal(self) -> Event | None:
+        """The first terminal event (``response.completed``, ``.incomplete``, ``.failed``)."""
+        return self._terminal
+
+    @property
+    def error(self) -> Event | None:
+        """The first ``error`` event."""
+        return self._error
+
+    @property
+    def done_sentinel(self) -> bool:
+        """Whether a ``data: [DONE]`` came."""
+        return self._done_sentinel
+
+    def part_named(self, obj: dict[str, Any]) -> Part | None:
+        """The content part an event names (``output_index``, ``content_index``), if the
+        stream added it; nothing is reported (resolving and its findings are the checker's)."""
+        idx, ci = obj.get("output_index"), obj.get("content_index")
+        item = self._items.get(idx) if type(idx) is int else None
+        if item is None or type(ci) is not int or not 0 <= ci < len(item.parts):
+            return None
+        return item.parts[ci]
+
     # -- every event -----------------------------------------------------------------------
 
     def _on_event(self, ev: Event) -> None:

@@ -1,7 +1,17 @@
 """O001 spec-event-schema: An event does not match the specification's schema for it."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.open_responses.hooks import HOOKS
+from sseconform.rules.open_responses.spec import core_events, report_violations
+
+if TYPE_CHECKING:
+    from sseconform.rules.open_responses.checker import OpenResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "O001",
@@ -45,3 +55,10 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "event")
+def check(c: OpenResponsesChecker, ev: Event, obj: dict[str, Any], kind: str) -> None:
+    """A core event (the error event is O004's) against its schema."""
+    if kind != "error" and kind in core_events():
+        report_violations(c, RULE, ev, obj, kind)

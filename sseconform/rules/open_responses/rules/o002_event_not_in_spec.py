@@ -1,7 +1,17 @@
 """O002 event-not-in-spec: An event type that is neither the specification's nor prefixed."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.open_responses.hooks import HOOKS
+from sseconform.rules.open_responses.spec import RENAMED, core_events, is_extension
+
+if TYPE_CHECKING:
+    from sseconform.rules.open_responses.checker import OpenResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "O002",
@@ -42,3 +52,17 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "event")
+def check(c: OpenResponsesChecker, ev: Event, obj: dict[str, Any], kind: str) -> None:
+    """Neither a core event nor an extension: once per type."""
+    if kind in core_events() or is_extension(kind) or not c.first_time("O002:" + kind):
+        return
+    spec = RENAMED.get(kind)
+    hint = (
+        f"OpenAI's name; the specification's is {spec}"
+        if spec
+        else "neither the specification's nor prefixed `slug:` as an extension"
+    )
+    c.report(RULE, f"event type {kind!r}: {hint}", ev, "/type")

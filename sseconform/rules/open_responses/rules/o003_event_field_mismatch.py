@@ -1,7 +1,16 @@
 """O003 event-field-mismatch: The SSE `event:` field is missing or is not the data's type."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.open_responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.open_responses.checker import OpenResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "O003",
@@ -36,3 +45,13 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "event-name")
+def check(c: OpenResponsesChecker, ev: Event, kind: str) -> None:
+    """No `event:` line (said once), or one that is not the data's type."""
+    if ev.event is None:
+        if c.first_time("O003"):
+            c.report(RULE, f"no `event:` line (data type {kind!r}; first here)", ev)
+    elif ev.event != kind:
+        c.report(RULE, f"`event: {ev.event}` but data type {kind!r}", ev)

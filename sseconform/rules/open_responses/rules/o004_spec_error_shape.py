@@ -1,7 +1,17 @@
 """O004 spec-error-shape: The error event is not the specification's shape."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.open_responses.hooks import HOOKS
+from sseconform.rules.open_responses.spec import report_violations
+
+if TYPE_CHECKING:
+    from sseconform.rules.open_responses.checker import OpenResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "O004",
@@ -39,3 +49,10 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "event")
+def check(c: OpenResponsesChecker, ev: Event, obj: dict[str, Any], kind: str) -> None:
+    """The error event against the specification's nested shape."""
+    if kind == "error":
+        report_violations(c, RULE, ev, obj, kind)

@@ -1,7 +1,15 @@
 """O005 done-sentinel-missing: The stream ends without `data: [DONE]` after its terminal event."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.open_responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.open_responses.checker import OpenResponsesChecker
 
 RULE = define(
     "O005",
@@ -41,3 +49,14 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "end")
+def check(c: OpenResponsesChecker) -> None:
+    """A terminal (or error) event came, and no `data: [DONE]` after it."""
+    last = c.terminal or c.error
+    if last is not None and not c.done_sentinel:
+        c.report_at_end(
+            RULE,
+            f"the stream ends after its terminal event (frame {last.frame}) without `data: [DONE]`",
+        )

@@ -1,7 +1,17 @@
 """O006 item-type-not-in-spec: an item type neither the specification's nor prefixed."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.open_responses.hooks import HOOKS
+from sseconform.rules.open_responses.spec import CORE_ITEMS, is_extension
+
+if TYPE_CHECKING:
+    from sseconform.rules.open_responses.checker import OpenResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "O006",
@@ -35,3 +45,19 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "item")
+def check(c: OpenResponsesChecker, ev: Event, obj: dict[str, Any]) -> None:
+    """An item type neither the specification's nor an extension: once per type."""
+    item = obj.get("item")
+    kind = item.get("type") if type(item) is dict else None
+    if not isinstance(kind, str) or kind in CORE_ITEMS or is_extension(kind):
+        return
+    if c.first_time("O006:" + kind):
+        c.report(
+            RULE,
+            f"item type {kind!r} is neither the specification's nor prefixed `slug:`",
+            ev,
+            "/item/type",
+        )

@@ -1,7 +1,17 @@
 """O007 extension-item-fields: An extension item without its required id or status."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.open_responses.hooks import HOOKS
+from sseconform.rules.open_responses.spec import is_extension
+
+if TYPE_CHECKING:
+    from sseconform.rules.open_responses.checker import OpenResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "O007",
@@ -33,3 +43,20 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "item")
+def check(c: OpenResponsesChecker, ev: Event, obj: dict[str, Any]) -> None:
+    """An extension item without a string id or status."""
+    item = obj.get("item")
+    kind = item.get("type") if type(item) is dict else None
+    if type(item) is not dict or not isinstance(kind, str) or not is_extension(kind):
+        return
+    missing = [f for f in ("id", "status") if not isinstance(item.get(f), str)]
+    if missing:
+        c.report(
+            RULE,
+            f"extension item {kind!r} without {' and '.join(missing)}",
+            ev,
+            "/item/" + missing[0],
+        )

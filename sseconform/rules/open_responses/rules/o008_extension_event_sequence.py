@@ -1,7 +1,17 @@
 """O008 extension-event-sequence: An extension event without an integer sequence_number."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.open_responses.hooks import HOOKS
+from sseconform.rules.open_responses.spec import core_events, is_extension
+
+if TYPE_CHECKING:
+    from sseconform.rules.open_responses.checker import OpenResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "O008",
@@ -28,3 +38,17 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "event")
+def check(c: OpenResponsesChecker, ev: Event, obj: dict[str, Any], kind: str) -> None:
+    """An extension event whose sequence_number is not an integer."""
+    if kind in core_events() or not is_extension(kind):
+        return
+    if type(obj.get("sequence_number")) is not int:
+        c.report(
+            RULE,
+            f"extension event {kind!r} without an integer sequence_number",
+            ev,
+            "/sequence_number",
+        )

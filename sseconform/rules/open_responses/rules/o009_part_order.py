@@ -1,7 +1,18 @@
 """O009 part-order: a content part closes before its text's `.done`."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.open_responses.hooks import HOOKS
+from sseconform.rules.open_responses.spec import TEXT_PARTS
+
+if TYPE_CHECKING:
+    from sseconform.rules.open_responses.checker import OpenResponsesChecker
+    from sseconform.rules.responses.state import Part
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "O009",
@@ -37,3 +48,31 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "part-done")
+def part_closed_early(
+    c: OpenResponsesChecker, ev: Event, obj: dict[str, Any], part: Part | None
+) -> None:
+    """A text part closed before its text's `.done`."""
+    if part is not None and part.kind in TEXT_PARTS and not part.acc.done and not part.done:
+        c.report(
+            RULE,
+            f"content_part.done for content_index {obj.get('content_index')} of output_index "
+            f"{obj.get('output_index')} before its {part.kind} `.done` event",
+            ev,
+        )
+
+
+@HOOKS.on(RULE, "text-done")
+def text_done_late(
+    c: OpenResponsesChecker, ev: Event, obj: dict[str, Any], kind: str, part: Part | None
+) -> None:
+    """A text's `.done` after its part closed."""
+    if part is not None and part.done:
+        c.report(
+            RULE,
+            f"{kind} after its part's content_part.done (content_index "
+            f"{obj.get('content_index')} of output_index {obj.get('output_index')})",
+            ev,
+        )

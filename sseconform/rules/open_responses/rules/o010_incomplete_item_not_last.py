@@ -1,7 +1,16 @@
 """O010 incomplete-item-not-last: an incomplete item is not the last one."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.open_responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.open_responses.checker import OpenResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "O010",
@@ -33,3 +42,33 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "item-added")
+def added_after(c: OpenResponsesChecker, ev: Event, obj: dict[str, Any]) -> None:
+    """An item added after one was done as incomplete (said once per stream)."""
+    if c.incomplete is None or not c.first_time("O010"):
+        return
+    at, idx = c.incomplete
+    c.report(
+        RULE,
+        f"output_index {obj.get('output_index')} added after output_index {idx} was "
+        f"done as incomplete (frame {at.frame}): an incomplete item must be the last",
+        ev,
+        "/output_index",
+    )
+
+
+@HOOKS.on(RULE, "terminal")
+def ended_otherwise(c: OpenResponsesChecker, ev: Event, kind: str) -> None:
+    """The response ends other than incomplete after an incomplete item."""
+    if c.incomplete is None or kind == "response.incomplete" or not c.first_time("O010"):
+        return
+    at, idx = c.incomplete
+    c.report(
+        RULE,
+        f"{kind} after output_index {idx} was done as incomplete (frame {at.frame}): "
+        "the response must be incomplete too",
+        ev,
+        "/type",
+    )

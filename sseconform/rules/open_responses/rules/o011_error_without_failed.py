@@ -1,7 +1,15 @@
 """O011 error-without-failed: An error event is not followed by `response.failed`."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.open_responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.open_responses.checker import OpenResponsesChecker
 
 RULE = define(
     "O011",
@@ -34,3 +42,16 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "end")
+def check(c: OpenResponsesChecker) -> None:
+    """An error event, and no response.failed after it."""
+    err = c.error
+    if err is None or (c.terminal is not None and c.terminal_kind == "response.failed"):
+        return
+    then = f"then {c.terminal_kind}" if c.terminal is not None else "then nothing"
+    c.report_at_end(
+        RULE,
+        f"the error event at frame {err.frame} is not followed by response.failed ({then})",
+    )

@@ -1,0 +1,37 @@
+"""rules/hooks.py: a rule's check subscribed to its grammar's moments, and only the enabled
+rules' checks in a checker's table (a rule left out by --select costs nothing)."""
+
+from __future__ import annotations
+
+import pytest
+
+from sseconform import Settings, check_bytes
+from sseconform.rules.catalog import RULES
+from sseconform.rules.hooks import Hooks
+from tests.conftest import CASES
+
+
+def test_a_check_is_called_only_for_an_enabled_rule() -> None:
+    hooks = Hooks("open-responses", {"end": "(): the end"})
+    calls: list[str] = []
+    hooks.on(RULES["O005"], "end")(lambda c: calls.append("O005"))
+    hooks.on(RULES["O011"], "end")(lambda c: calls.append("O011"))
+    assert [r.code for r in hooks.rules()] == ["O005", "O011"]
+    table = hooks.table(frozenset({"O011"}))
+    Hooks.call(table["end"], None)
+    assert calls == ["O011"]
+
+
+def test_an_unknown_moment_is_refused_at_import() -> None:
+    hooks = Hooks("open-responses", {"end": "(): the end"})
+    with pytest.raises(ValueError, match="O005: no moment 'ending'"):
+        hooks.on(RULES["O005"], "ending")
+
+
+def test_selection_reaches_the_hooked_rules() -> None:
+    body = (CASES / "open-responses" / "fail" / "O005-done-missing" / "stream.sse").read_bytes()
+    assert check_bytes(body, grammar="open-responses").codes == {"O005"}
+    quiet = check_bytes(body, Settings(ignore=["O005"]), grammar="open-responses")
+    assert quiet.codes == set()
+    only = check_bytes(body, Settings(select=["spec-framing"]), grammar="open-responses")
+    assert only.codes == {"O005"}
