@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
+
+import orjson
 
 from sseconform.diagnostics import Diagnostic, printable
 from sseconform.rules.catalog import RULES, Rule
@@ -148,6 +150,34 @@ class Checker:
         self.diagnostics.append(
             Diagnostic(code, printable(message), frame, line or 0, offset or 0, printable(pointer))
         )
+
+    # -- what every grammar reads the same way ----------------------------------------------
+
+    def _data_lines(self, ev: Event) -> None:
+        """W016: an event whose data came on several `data:` lines (joined, as parsers do)."""
+        if ev.data_lines > 1:
+            self._emit("W016", f"data spread over {ev.data_lines} `data:` lines", ev)
+
+    def _json_object(self, ev: Event) -> dict[str, Any] | None:
+        """The event's data as a JSON object, or None when it is not one: empty (W015), a
+        keep-alive sent as data (W012), not JSON (J001) or JSON but not an object (J002). A
+        grammar reads its own sentinels (``[DONE]``) before asking."""
+        data = ev.data
+        if not data:
+            self._emit("W015", "an event with empty data", ev)
+            return None
+        if data[0] == ":":
+            self._emit("W012", f"a keep-alive sent as data: {data[:30]!r}", ev)
+            return None
+        try:
+            obj = orjson.loads(data)
+        except orjson.JSONDecodeError as exc:
+            self._emit("J001", f"data is not JSON: {exc}; data starts {data[:40]!r}", ev)
+            return None
+        if type(obj) is not dict:
+            self._emit("J002", f"data is JSON {type(obj).__name__}, not an object", ev)
+            return None
+        return obj
 
     # -- what a rule's check reports through (rules/hooks.py) --------------------------------
 

@@ -74,8 +74,7 @@ class AnthropicChecker(Checker):
         if s.ended is not None:
             self._after_end(ev)
             return
-        if ev.data_lines > 1:
-            self._emit("W016", f"data spread over {ev.data_lines} `data:` lines", ev)
+        self._data_lines(ev)
         obj = self._parse(ev)
         if obj is None:
             return
@@ -102,21 +101,7 @@ class AnthropicChecker(Checker):
         if data == "[DONE]":
             self._emit("A034", "`data: [DONE]` in a Messages stream; it ends with message_stop", ev)
             return None
-        if not data:
-            self._emit("W015", "an event with empty data", ev)
-            return None
-        if data[0] == ":":
-            self._emit("W012", f"a keep-alive sent as data: {data[:30]!r}", ev)
-            return None
-        try:
-            obj = orjson.loads(data)
-        except orjson.JSONDecodeError as exc:
-            self._emit("J001", f"data is not JSON: {exc}; data starts {data[:40]!r}", ev)
-            return None
-        if type(obj) is not dict:
-            self._emit("J002", f"data is JSON {type(obj).__name__}, not an object", ev)
-            return None
-        return obj
+        return self._json_object(ev)
 
     def _event_name(self, ev: Event, name: str | None, kind: str) -> None:
         s = self._s

@@ -242,8 +242,7 @@ class StreamChecker(Checker):
             return
         if ev.event is not None:
             self._event_name(ev, ev.event)
-        if ev.data_lines > 1:
-            self._emit("W016", f"data spread over {ev.data_lines} `data:` lines", ev)
+        self._data_lines(ev)
         data = ev.data
         if data == "[DONE]":
             self._done = True
@@ -255,19 +254,8 @@ class StreamChecker(Checker):
             self._emit(
                 "E002", f"the error frame at frame {err.frame} is followed by data, not [DONE]", ev
             )
-        if not data:
-            self._emit("W015", "an event with empty data", ev)
-            return
-        if data[0] == ":":
-            self._emit("W012", f"a keep-alive sent as data: {data[:30]!r}", ev)
-            return
-        try:
-            obj = orjson.loads(data)
-        except orjson.JSONDecodeError as exc:
-            self._emit("J001", f"data is not JSON: {exc}; data starts {data[:40]!r}", ev)
-            return
-        if type(obj) is not dict:
-            self._emit("J002", f"data is JSON {type(obj).__name__}, not an object", ev)
+        obj = self._json_object(ev)
+        if obj is None:
             return
         if not KNOWN_TOP.issuperset(obj) and self._top_unknown(ev, obj):
             return

@@ -183,24 +183,12 @@ class ResponsesChecker(Checker):
 
     def _on_event(self, ev: Event) -> None:
         data = ev.data
-        if ev.data_lines > 1:
-            self._emit("W016", f"data spread over {ev.data_lines} `data:` lines", ev)
+        self._data_lines(ev)
         if data == "[DONE]":
             self._done_sentinel_event(ev)
             return
-        if not data:
-            self._emit("W015", "an event with empty data", ev)
-            return
-        if data[0] == ":":
-            self._emit("W012", f"a keep-alive sent as data: {data[:30]!r}", ev)
-            return
-        try:
-            obj = orjson.loads(data)
-        except orjson.JSONDecodeError as exc:
-            self._emit("J001", f"data is not JSON: {exc}; data starts {data[:40]!r}", ev)
-            return
-        if type(obj) is not dict:
-            self._emit("J002", f"data is JSON {type(obj).__name__}, not an object", ev)
+        obj = self._json_object(ev)
+        if obj is None:
             return
         kind = obj.get("type")
         if type(kind) is not str:
