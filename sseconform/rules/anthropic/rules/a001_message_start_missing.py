@@ -22,12 +22,11 @@ RULE = define(
             "events before it."
         ),
         clients=(
-            "anthropic-python 2.12.0: get_final_message() fails (AssertionError; "
-            "its accumulator raises 'Unexpected event order, got ... before "
-            "\"message_start\"'). @anthropic-ai/sdk 1.12.0: 'request ended without "
-            "sending any chunks'. Claude Code 2.1.330: 'Message not found', then "
-            "it retries without streaming. @ai-sdk/anthropic 4.0.105 (ai 7.0.173) "
-            "reads the text."
+            "anthropic-python: get_final_message() fails (AssertionError; its accumulator "
+            "raises 'Unexpected event order, got ... before \"message_start\"'). "
+            "@anthropic-ai/sdk: 'request ended without sending any chunks'. Claude Code: "
+            "'Message not found', then it retries without streaming. @ai-sdk/anthropic reads "
+            "the text."
         ),
         example=(
             "event: content_block_start\n"

@@ -21,10 +21,9 @@ RULE = define(
             "first event, or splices a retry onto a failed attempt, sends it twice."
         ),
         clients=(
-            "@anthropic-ai/sdk 1.12.0: MessageStream throws 'Unexpected event "
-            'order, got message_start before receiving "message_stop"\'. '
-            "anthropic-python 2.12.0, @ai-sdk/anthropic 4.0.105 (ai 7.0.173) and "
-            "Claude Code 2.1.330 tolerate it and keep the first."
+            "@anthropic-ai/sdk: MessageStream throws 'Unexpected event order, got "
+            'message_start before receiving "message_stop"\'. anthropic-python, '
+            "@ai-sdk/anthropic and Claude Code tolerate it and keep the first."
         ),
         example=(
             "event: message_start\n"

@@ -21,10 +21,9 @@ RULE = define(
             "start; a client has nowhere to put a delta for a block it does not have."
         ),
         clients=(
-            "anthropic-python 2.12.0: IndexError (list index out of range). "
-            '@anthropic-ai/sdk 1.12.0: "Cannot read properties of undefined '
-            "(reading 'type')\". @ai-sdk/anthropic 4.0.105 (ai 7.0.173): 'text part "
-            "0 not found'. Claude Code 2.1.330: reports 'Content block not found' "
+            "anthropic-python: IndexError (list index out of range). @anthropic-ai/sdk: "
+            "\"Cannot read properties of undefined (reading 'type')\". @ai-sdk/anthropic: "
+            "'text part 0 not found'. Claude Code: reports 'Content block not found' "
             "(malformed stream) and retries the request without streaming."
         ),
         example=(

@@ -21,11 +21,10 @@ RULE = define(
             "one points past the end."
         ),
         clients=(
-            "Reused index: anthropic-python 2.12.0, @anthropic-ai/sdk 1.12.0, "
-            "@ai-sdk/anthropic 4.0.105 (ai 7.0.173) and Claude Code 2.1.330 all "
-            "keep the wrong content (the tool call's input lands in the text "
-            "block, the text is mixed up). Skipped index: anthropic-python 2.12.0 "
-            "raises IndexError, @anthropic-ai/sdk 1.12.0 drops the text of the later block."
+            "Reused index: anthropic-python, @anthropic-ai/sdk, @ai-sdk/anthropic and Claude "
+            "Code all keep the wrong content (the tool call's input lands in the text block, "
+            "the text is mixed up). Skipped index: anthropic-python raises IndexError, "
+            "@anthropic-ai/sdk drops the text of the later block."
         ),
         example=(
             "event: message_start\n"

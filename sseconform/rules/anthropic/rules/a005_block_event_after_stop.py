@@ -21,11 +21,10 @@ RULE = define(
             "lost or breaks the client's state."
         ),
         clients=(
-            "Delta after stop: @ai-sdk/anthropic 4.0.105 (ai 7.0.173) fails ('text "
-            "part 0 not found') and Claude Code 2.1.330 treats the stream as "
-            "broken and retries; anthropic-python 2.12.0 and @anthropic-ai/sdk "
-            "1.12.0 append it. A repeated stop: Claude Code 2.1.330 retries; the "
-            "SDKs ignore it."
+            "Delta after stop: @ai-sdk/anthropic fails ('text part 0 not found') and Claude "
+            "Code treats the stream as broken and retries; anthropic-python and "
+            "@anthropic-ai/sdk append it. A repeated stop: Claude Code retries; the SDKs "
+            "ignore it."
         ),
         example=(
             "event: message_start\n"

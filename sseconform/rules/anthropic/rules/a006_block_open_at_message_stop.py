@@ -20,11 +20,9 @@ RULE = define(
             "tool call only there); a block left open is an incomplete answer."
         ),
         clients=(
-            "Claude Code 2.1.330 treats the stream as broken and sends the request "
-            "again. anthropic-python 2.12.0, @anthropic-ai/sdk 1.12.0 and "
-            "@ai-sdk/anthropic 4.0.105 (ai 7.0.173) read the text of an open text "
-            "block; @ai-sdk/anthropic 4.0.105 (ai 7.0.173) drops an open tool_use "
-            "block's call."
+            "Claude Code treats the stream as broken and sends the request again. "
+            "anthropic-python, @anthropic-ai/sdk and @ai-sdk/anthropic read the text of an "
+            "open text block; @ai-sdk/anthropic drops an open tool_use block's call."
         ),
         example=(
             "event: message_start\n"

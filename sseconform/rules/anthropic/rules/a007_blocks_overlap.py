@@ -20,9 +20,9 @@ RULE = define(
             "opens; clients that keep a single 'current block' mix up the content."
         ),
         clients=(
-            "Not harmful to the measured clients: anthropic-python 2.12.0, "
-            "@anthropic-ai/sdk 1.12.0, @ai-sdk/anthropic 4.0.105 (ai 7.0.173) and "
-            "Claude Code 2.1.330 route interleaved deltas by index and read the content."
+            "Not harmful to the measured clients: anthropic-python, @anthropic-ai/sdk, "
+            "@ai-sdk/anthropic and Claude Code route interleaved deltas by index and read the "
+            "content."
         ),
         example=(
             "event: content_block_start\n"

@@ -21,11 +21,9 @@ RULE = define(
             "stop notice the difference."
         ),
         clients=(
-            "anthropic-python 2.12.0, @anthropic-ai/sdk 1.12.0 and "
-            "@ai-sdk/anthropic 4.0.105 (ai 7.0.173) read the text as for a closed "
-            "block; @ai-sdk/anthropic 4.0.105 (ai 7.0.173) drops an open tool_use "
-            "call (its input was cut anyway); Claude Code 2.1.330 continues the "
-            "turn as after any max_tokens stop."
+            "anthropic-python, @anthropic-ai/sdk and @ai-sdk/anthropic read the text as for a "
+            "closed block; @ai-sdk/anthropic drops an open tool_use call (its input was cut "
+            "anyway); Claude Code continues the turn as after any max_tokens stop."
         ),
         example=(
             "event: message_start\n"

@@ -24,12 +24,10 @@ RULE = define(
             "dropped or breaks the client."
         ),
         clients=(
-            "Thinking in a text block: @ai-sdk/anthropic 4.0.105 (ai 7.0.173) "
-            "fails ('reasoning part 0 not found') and Claude Code 2.1.330 reports "
-            "an unreadable stream event and retries without streaming; "
-            "anthropic-python 2.12.0 and @anthropic-ai/sdk 1.12.0 silently drop "
-            "the thinking. Text in a tool_use block: the same two fail, the SDKs "
-            "drop the text."
+            "Thinking in a text block: @ai-sdk/anthropic fails ('reasoning part 0 not found') "
+            "and Claude Code reports an unreadable stream event and retries without streaming; "
+            "anthropic-python and @anthropic-ai/sdk silently drop the thinking. Text in a "
+            "tool_use block: the same two fail, the SDKs drop the text."
         ),
         example=(
             "event: content_block_start\n"

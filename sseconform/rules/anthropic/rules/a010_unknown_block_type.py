@@ -24,9 +24,8 @@ RULE = define(
             "invention no client can read. A warning: this list may lag behind the API."
         ),
         clients=(
-            "@ai-sdk/anthropic 4.0.105 (ai 7.0.173) fails the stream "
-            "(AI_TypeValidationError). anthropic-python 2.12.0, @anthropic-ai/sdk "
-            "1.12.0 and Claude Code 2.1.330 skip the block."
+            "@ai-sdk/anthropic fails the stream (AI_TypeValidationError). anthropic-python, "
+            "@anthropic-ai/sdk and Claude Code skip the block."
         ),
         example=(
             "event: content_block_start\n"

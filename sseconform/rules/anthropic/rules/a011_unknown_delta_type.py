@@ -21,9 +21,8 @@ RULE = define(
             "the API may add delta types before this list does."
         ),
         clients=(
-            "@ai-sdk/anthropic 4.0.105 (ai 7.0.173) fails the stream "
-            "(AI_TypeValidationError). anthropic-python 2.12.0, @anthropic-ai/sdk "
-            "1.12.0 and Claude Code 2.1.330 skip the delta."
+            "@ai-sdk/anthropic fails the stream (AI_TypeValidationError). anthropic-python, "
+            "@anthropic-ai/sdk and Claude Code skip the delta."
         ),
         example=(
             "event: content_block_delta\n"

@@ -22,9 +22,8 @@ RULE = define(
             "thinking block without one."
         ),
         clients=(
-            "This turn reads fine in anthropic-python 2.12.0, @anthropic-ai/sdk "
-            "1.12.0, @ai-sdk/anthropic 4.0.105 (ai 7.0.173) and Claude Code "
-            "2.1.330; the failure comes with the next request that sends the block "
+            "This turn reads fine in anthropic-python, @anthropic-ai/sdk, @ai-sdk/anthropic "
+            "and Claude Code; the failure comes with the next request that sends the block "
             "back (not measured here)."
         ),
         example=(

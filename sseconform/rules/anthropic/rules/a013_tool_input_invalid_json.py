@@ -21,11 +21,10 @@ RULE = define(
             "not parse is a call that cannot be made, or one made with guessed arguments."
         ),
         clients=(
-            "@ai-sdk/anthropic 4.0.105 (ai 7.0.173) marks the call invalid "
-            "(AI_InvalidToolInputError). anthropic-python 2.12.0 and "
-            "@anthropic-ai/sdk 1.12.0 repair it with a partial-JSON parser and "
-            "call the tool with what they guessed; Claude Code 2.1.330 passes an "
-            "'__unparsedToolInput' object to the tool."
+            "@ai-sdk/anthropic marks the call invalid (AI_InvalidToolInputError). "
+            "anthropic-python and @anthropic-ai/sdk repair it with a partial-JSON parser and "
+            "call the tool with what they guessed; Claude Code passes an '__unparsedToolInput' "
+            "object to the tool."
         ),
         example=(
             "event: content_block_delta\n"

@@ -20,9 +20,8 @@ RULE = define(
             "API rejects any other input when the block is sent back with the tool result."
         ),
         clients=(
-            "anthropic-python 2.12.0, @anthropic-ai/sdk 1.12.0, @ai-sdk/anthropic "
-            "4.0.105 (ai 7.0.173) and Claude Code 2.1.330 pass the value on as it "
-            "is; the tool or the next request fails (not measured here)."
+            "anthropic-python, @anthropic-ai/sdk, @ai-sdk/anthropic and Claude Code pass the "
+            "value on as it is; the tool or the next request fails (not measured here)."
         ),
         example=('..."delta":{"type":"input_json_delta","partial_json":"[\\"Paris\\"]"}}\n\n'),
         fix=(

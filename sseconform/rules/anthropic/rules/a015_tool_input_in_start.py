@@ -23,11 +23,10 @@ RULE = define(
             "with both some join the two."
         ),
         clients=(
-            "Input in the start only: Claude Code 2.1.330 calls the tool with {}; "
-            "anthropic-python 2.12.0, @anthropic-ai/sdk 1.12.0 and "
-            "@ai-sdk/anthropic 4.0.105 (ai 7.0.173) read it. Input in the start "
-            "and again in deltas: @ai-sdk/anthropic 4.0.105 (ai 7.0.173) joins "
-            "both into invalid JSON (AI_InvalidToolInputError); the others keep the deltas."
+            "Input in the start only: Claude Code calls the tool with {}; anthropic-python, "
+            "@anthropic-ai/sdk and @ai-sdk/anthropic read it. Input in the start and again in "
+            "deltas: @ai-sdk/anthropic joins both into invalid JSON "
+            "(AI_InvalidToolInputError); the others keep the deltas."
         ),
         example=(
             "event: content_block_start\n"

@@ -24,9 +24,9 @@ RULE = define(
             "the agent loop fails or loops."
         ),
         clients=(
-            "anthropic-python 2.12.0, @anthropic-ai/sdk 1.12.0, @ai-sdk/anthropic "
-            "4.0.105 (ai 7.0.173) and Claude Code 2.1.330 call the tool with {}; "
-            "Claude Code then reports the required parameters as missing (LiteLLM #29491)."
+            "anthropic-python, @anthropic-ai/sdk, @ai-sdk/anthropic and Claude Code call the "
+            "tool with {}; Claude Code then reports the required parameters as missing "
+            "(LiteLLM #29491)."
         ),
         example=(
             "event: content_block_start\n"

@@ -20,9 +20,9 @@ RULE = define(
             "(tool_use), continue (max_tokens, pause_turn) or show the answer (end_turn)."
         ),
         clients=(
-            "anthropic-python 2.12.0, @anthropic-ai/sdk 1.12.0 and Claude Code "
-            "2.1.330 end with stop_reason None; @ai-sdk/anthropic 4.0.105 (ai "
-            "7.0.173) with finish reason 'other'. Agent loops that wait for tool_use stall."
+            "anthropic-python, @anthropic-ai/sdk and Claude Code end with stop_reason None; "
+            "@ai-sdk/anthropic with finish reason 'other'. Agent loops that wait for tool_use "
+            "stall."
         ),
         example=(
             "event: message_start\n"

@@ -22,9 +22,8 @@ RULE = define(
             "on (when the API adds a stop reason, this list follows)."
         ),
         clients=(
-            "anthropic-python 2.12.0, @anthropic-ai/sdk 1.12.0 and Claude Code "
-            "2.1.330 keep the string; @ai-sdk/anthropic 4.0.105 (ai 7.0.173) maps "
-            "it to 'other'."
+            "anthropic-python, @anthropic-ai/sdk and Claude Code keep the string; "
+            "@ai-sdk/anthropic maps it to 'other'."
         ),
         example=(
             "event: message_delta\n"

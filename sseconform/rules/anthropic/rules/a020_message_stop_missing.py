@@ -20,12 +20,10 @@ RULE = define(
             "just stops is an answer of unknown completeness."
         ),
         clients=(
-            "Cut after message_delta: @anthropic-ai/sdk 1.12.0 fails ('stream "
-            "ended without producing a Message'), @ai-sdk/anthropic 4.0.105 (ai "
-            "7.0.173) finishes with 'interrupted'; anthropic-python 2.12.0 and "
-            "Claude Code 2.1.330 accept it. Cut mid-block: @anthropic-ai/sdk "
-            "1.12.0 fails, anthropic-python 2.12.0 ends with stop_reason None, "
-            "Claude Code 2.1.330 retries the request."
+            "Cut after message_delta: @anthropic-ai/sdk fails ('stream ended without producing "
+            "a Message'), @ai-sdk/anthropic finishes with 'interrupted'; anthropic-python and "
+            "Claude Code accept it. Cut mid-block: @anthropic-ai/sdk fails, anthropic-python "
+            "ends with stop_reason None, Claude Code retries the request."
         ),
         example=(
             "event: message_start\n"

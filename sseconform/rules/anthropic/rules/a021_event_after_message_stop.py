@@ -17,10 +17,9 @@ RULE = define(
         ),
         why="message_stop ends the message; clients stop reading or finalise there.",
         clients=(
-            "A delta after message_stop: @anthropic-ai/sdk 1.12.0 and Claude Code "
-            "2.1.330 lose it, @ai-sdk/anthropic 4.0.105 (ai 7.0.173) fails ('text "
-            "part 0 not found'), anthropic-python 2.12.0 appends it. A repeated "
-            "message_stop is harmless to all four."
+            "A delta after message_stop: @anthropic-ai/sdk and Claude Code lose it, "
+            "@ai-sdk/anthropic fails ('text part 0 not found'), anthropic-python appends it. A "
+            "repeated message_stop is harmless to all four."
         ),
         example=(
             "event: message_stop\n"

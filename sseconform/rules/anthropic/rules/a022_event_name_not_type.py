@@ -21,9 +21,8 @@ RULE = define(
             "unless the name is one clients act on."
         ),
         clients=(
-            "anthropic-python 2.12.0, @anthropic-ai/sdk 1.12.0, @ai-sdk/anthropic "
-            "4.0.105 (ai 7.0.173) and Claude Code 2.1.330 read the data (measured "
-            "with `event: content_block_delta` on a content_block_start, and "
+            "anthropic-python, @anthropic-ai/sdk, @ai-sdk/anthropic and Claude Code read the "
+            "data (measured with `event: content_block_delta` on a content_block_start, and "
             "`event: message` on a delta)."
         ),
         example=(

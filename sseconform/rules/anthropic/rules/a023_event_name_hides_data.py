@@ -17,9 +17,8 @@ RULE = define(
             "skipped, an `error` raises."
         ),
         clients=(
-            "A text delta named `ping`: anthropic-python 2.12.0, @anthropic-ai/sdk "
-            "1.12.0 and Claude Code 2.1.330 lose the text; @ai-sdk/anthropic "
-            "4.0.105 (ai 7.0.173) reads it. Named `error`: the SDKs raise an "
+            "A text delta named `ping`: anthropic-python, @anthropic-ai/sdk and Claude Code "
+            "lose the text; @ai-sdk/anthropic reads it. Named `error`: the SDKs raise an "
             "APIError carrying the data."
         ),
         example=(

@@ -21,11 +21,10 @@ RULE = define(
             "data-only stream is empty to them."
         ),
         clients=(
-            "All events unnamed: anthropic-python 2.12.0 fails (AssertionError, no "
-            "message), @anthropic-ai/sdk 1.12.0 fails ('request ended without "
-            "sending any chunks'), Claude Code 2.1.330 sees no events and retries "
-            "without streaming; @ai-sdk/anthropic 4.0.105 (ai 7.0.173) reads the "
-            "data. A data-only `ping` harms none of them."
+            "All events unnamed: anthropic-python fails (AssertionError, no message), "
+            "@anthropic-ai/sdk fails ('request ended without sending any chunks'), Claude Code "
+            "sees no events and retries without streaming; @ai-sdk/anthropic reads the data. A "
+            "data-only `ping` harms none of them."
         ),
         example=('data: {"type":"message_start","message":{...}}\n\n'),
         fix=('event: message_start\ndata: {"type":"message_start","message":{...}}\n\n'),

@@ -23,9 +23,8 @@ RULE = define(
             "the list may lag behind the API."
         ),
         clients=(
-            "@ai-sdk/anthropic 4.0.105 (ai 7.0.173) fails the stream "
-            "(AI_TypeValidationError). anthropic-python 2.12.0, @anthropic-ai/sdk "
-            "1.12.0 and Claude Code 2.1.330 skip it."
+            "@ai-sdk/anthropic fails the stream (AI_TypeValidationError). anthropic-python, "
+            "@anthropic-ai/sdk and Claude Code skip it."
         ),
         example=('event: message_progress\ndata: {"type":"message_progress","progress":0.5}\n\n'),
         fix="Send only the Messages API's events.",

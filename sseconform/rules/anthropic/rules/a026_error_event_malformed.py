@@ -21,12 +21,10 @@ RULE = define(
             "another shape loses them."
         ),
         clients=(
-            "No `error` object: anthropic-python 2.12.0 and @anthropic-ai/sdk "
-            "1.12.0 raise with the whole payload as the message, @ai-sdk/anthropic "
-            "4.0.105 (ai 7.0.173) fails with a type validation error instead of "
-            "the error, Claude Code 2.1.330 reports it and retries. An "
-            "OpenAI-style frame under `event: error`: the SDKs raise it as the "
-            "payload; Claude Code 2.1.330 retries."
+            "No `error` object: anthropic-python and @anthropic-ai/sdk raise with the whole "
+            "payload as the message, @ai-sdk/anthropic fails with a type validation error "
+            "instead of the error, Claude Code reports it and retries. An OpenAI-style frame "
+            "under `event: error`: the SDKs raise it as the payload; Claude Code retries."
         ),
         example=('event: error\ndata: {"type":"error","message":"upstream timed out"}\n\n'),
         fix=(

@@ -20,10 +20,9 @@ RULE = define(
             "it, and clients stop there."
         ),
         clients=(
-            "anthropic-python 2.12.0, @anthropic-ai/sdk 1.12.0 and "
-            "@ai-sdk/anthropic 4.0.105 (ai 7.0.173) raise at the error and never "
-            "read the rest; Claude Code 2.1.330 reports the error and retries, as "
-            "it does for any error event."
+            "anthropic-python, @anthropic-ai/sdk and @ai-sdk/anthropic raise at the error and "
+            "never read the rest; Claude Code reports the error and retries, as it does for "
+            "any error event."
         ),
         example=(
             "event: error\n"

@@ -17,10 +17,10 @@ RULE = define(
             "message_delta's counts into its usage; without it they fail at message_delta."
         ),
         clients=(
-            "anthropic-python 2.12.0: AttributeError ('NoneType' object has no "
-            "attribute 'output_tokens'). @anthropic-ai/sdk 1.12.0: \"Cannot set "
-            "properties of undefined (setting 'output_tokens')\". @ai-sdk/anthropic "
-            "4.0.105 (ai 7.0.173) fails. Claude Code 2.1.330 reads the answer."
+            "anthropic-python: AttributeError ('NoneType' object has no attribute "
+            "'output_tokens'). @anthropic-ai/sdk: \"Cannot set properties of undefined "
+            "(setting 'output_tokens')\". @ai-sdk/anthropic fails. Claude Code reads the "
+            "answer."
         ),
         example=('data: {"type":"message_start","message":{"id":"msg_1",...,"content":[]}}\n\n'),
         fix=(

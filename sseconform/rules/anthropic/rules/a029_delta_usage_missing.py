@@ -21,12 +21,10 @@ RULE = define(
             "output token count comes only from here."
         ),
         clients=(
-            "No usage: anthropic-python 2.12.0 fails (AttributeError), "
-            '@anthropic-ai/sdk 1.12.0 fails ("Cannot read properties of undefined '
-            "(reading 'output_tokens')\"), @ai-sdk/anthropic 4.0.105 (ai 7.0.173) "
-            "fails (type validation). Usage without output_tokens: "
-            "@ai-sdk/anthropic 4.0.105 (ai 7.0.173) fails. Claude Code 2.1.330 "
-            "reads the answer."
+            "No usage: anthropic-python fails (AttributeError), @anthropic-ai/sdk fails "
+            "(\"Cannot read properties of undefined (reading 'output_tokens')\"), "
+            "@ai-sdk/anthropic fails (type validation). Usage without output_tokens: "
+            "@ai-sdk/anthropic fails. Claude Code reads the answer."
         ),
         example=(
             'data: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_'

@@ -20,9 +20,8 @@ RULE = define(
             "(cost trackers, context budgets) get None."
         ),
         clients=(
-            "anthropic-python 2.12.0, @anthropic-ai/sdk 1.12.0, @ai-sdk/anthropic "
-            "4.0.105 (ai 7.0.173) and Claude Code 2.1.330 read the answer; the "
-            "missing count reads as None or undefined."
+            "anthropic-python, @anthropic-ai/sdk, @ai-sdk/anthropic and Claude Code read the "
+            "answer; the missing count reads as None or undefined."
         ),
         example=('data: {"type":"message_start","message":{...,"usage":{"input_tokens":12}}}\n\n'),
         fix=(

@@ -21,8 +21,8 @@ RULE = define(
             "the message's usage ends too low."
         ),
         clients=(
-            "anthropic-python 2.12.0, @anthropic-ai/sdk 1.12.0, @ai-sdk/anthropic "
-            "4.0.105 (ai 7.0.173) and Claude Code 2.1.330 take the last value as the total."
+            "anthropic-python, @anthropic-ai/sdk, @ai-sdk/anthropic and Claude Code take the "
+            "last value as the total."
         ),
         example=(
             'message_start ... "usage":{"input_tokens":12,"output_tokens":40}\n'

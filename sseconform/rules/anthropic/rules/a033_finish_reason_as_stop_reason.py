@@ -21,9 +21,8 @@ RULE = define(
             "means no continuation."
         ),
         clients=(
-            "anthropic-python 2.12.0, @anthropic-ai/sdk 1.12.0 and Claude Code "
-            "2.1.330 keep the foreign string; @ai-sdk/anthropic 4.0.105 (ai "
-            "7.0.173) maps it to 'other'. None of them sees end_turn, tool_use or "
+            "anthropic-python, @anthropic-ai/sdk and Claude Code keep the foreign string; "
+            "@ai-sdk/anthropic maps it to 'other'. None of them sees end_turn, tool_use or "
             "max_tokens."
         ),
         example=(

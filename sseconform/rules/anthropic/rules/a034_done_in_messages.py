@@ -20,9 +20,8 @@ RULE = define(
             "most skip it, but a client that parses all data fails on it."
         ),
         clients=(
-            "anthropic-python 2.12.0, @anthropic-ai/sdk 1.12.0, @ai-sdk/anthropic "
-            "4.0.105 (ai 7.0.173) and Claude Code 2.1.330 ignore it after "
-            "message_stop. Without message_stop before it the stream is also A020."
+            "anthropic-python, @anthropic-ai/sdk, @ai-sdk/anthropic and Claude Code ignore it "
+            "after message_stop. Without message_stop before it the stream is also A020."
         ),
         example=('event: message_stop\ndata: {"type":"message_stop"}\n\ndata: [DONE]\n\n'),
         fix=('event: message_stop\ndata: {"type":"message_stop"}\n\n'),

@@ -17,9 +17,8 @@ RULE = define(
         ),
         why="Its content is in a shape no Messages client reads.",
         clients=(
-            "@ai-sdk/anthropic 4.0.105 (ai 7.0.173) fails the stream "
-            "(AI_TypeValidationError); anthropic-python 2.12.0, @anthropic-ai/sdk "
-            "1.12.0 and Claude Code 2.1.330 skip it and lose its content."
+            "@ai-sdk/anthropic fails the stream (AI_TypeValidationError); anthropic-python, "
+            "@anthropic-ai/sdk and Claude Code skip it and lose its content."
         ),
         example=(
             "event: response.output_text.delta\n"

@@ -21,7 +21,7 @@ RULE = define(
             "always sends it first, then `response.in_progress`."
         ),
         clients=(
-            'openai-python 3.54.0: `responses.stream()` raises RuntimeError ("Expected to have '
+            'openai-python: `responses.stream()` raises RuntimeError ("Expected to have '
             'received `response.created` before `response.in_progress`") at the first event; '
             "iterating `responses.create(stream=True)` is unaffected."
         ),

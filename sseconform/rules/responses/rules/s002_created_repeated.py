@@ -16,9 +16,9 @@ RULE = define(
             "streams were spliced (a retry or failover inside a gateway)."
         ),
         clients=(
-            "openai-python 3.54.0: reads past it (the text and final response were right in the "
-            "measured case). Clients that act on `response.created` (the AI SDK emits its response "
-            "metadata there, from its source) do so twice."
+            "openai-python: reads past it (the text and final response were right in the "
+            "measured case). Clients that act on `response.created` (the AI SDK emits its "
+            "response metadata there, from its source) do so twice."
         ),
         example=(
             'event: response.created\ndata: {"type":"response.created",...}\n\nevent: '

@@ -19,7 +19,7 @@ RULE = define(
             "cancellation); a changed id points at a response the client never saw created."
         ),
         clients=(
-            'openai-python 3.54.0: `responses.stream()` raises RuntimeError ("Lifecycle response '
+            'openai-python: `responses.stream()` raises RuntimeError ("Lifecycle response '
             'identity changed.") at the event.'
         ),
         example=(

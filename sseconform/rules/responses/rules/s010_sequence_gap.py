@@ -20,9 +20,9 @@ RULE = define(
             "hosted-tool status, a delta), and resumption (`starting_after`) counts on them."
         ),
         clients=(
-            "openai-python 3.54.0: does not look at the numbers while streaming; what the lost "
-            "events carried is silently missing (a lost text delta: the streamed text lacks it "
-            "while the final response has it)."
+            "openai-python: does not look at the numbers while streaming; what the lost events "
+            "carried is silently missing (a lost text delta: the streamed text lacks it while "
+            "the final response has it)."
         ),
         example=(
             "data: "

@@ -17,7 +17,7 @@ RULE = define(
             "below it."
         ),
         clients=(
-            "openai-python 3.54.0: `responses.stream(..., starting_after=N)` drops events whose "
+            "openai-python: `responses.stream(..., starting_after=N)` drops events whose "
             "number is not above N, so events numbered backwards are lost on resume; without a "
             "cursor the numbers are not read."
         ),

@@ -16,7 +16,7 @@ RULE = define(
             "(`starting_after`)."
         ),
         clients=(
-            "openai-python 3.54.0: reads the stream unchanged without numbers; resuming with "
+            "openai-python: reads the stream unchanged without numbers; resuming with "
             "`starting_after` compares against a missing number and fails."
         ),
         example='data: {"type":"response.output_text.delta","delta":"Hi",...}\n\n',

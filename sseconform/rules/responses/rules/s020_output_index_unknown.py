@@ -19,7 +19,7 @@ RULE = define(
             "has nowhere to put them."
         ),
         clients=(
-            'openai-python 3.54.0: `responses.stream()` raises RuntimeError ("Received a content '
+            'openai-python: `responses.stream()` raises RuntimeError ("Received a content '
             'event for output index 3 before receiving its output item").'
         ),
         example=(

@@ -18,7 +18,7 @@ RULE = define(
             "disagree about which item a delta belongs to."
         ),
         clients=(
-            "openai-python 3.54.0: keys by `output_index` and is not affected. Clients keyed by "
+            "openai-python: keys by `output_index` and is not affected. Clients keyed by "
             "`item_id` (the AI SDK keys text and reasoning parts by it, from its source; not "
             "measured here) attach the delta to no part or to another one."
         ),

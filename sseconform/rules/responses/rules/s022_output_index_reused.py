@@ -13,7 +13,7 @@ RULE = define(
         what="A second `response.output_item.added` with an `output_index` already in use.",
         why="Each output item has its own index; reusing one overwrites or merges two items.",
         clients=(
-            'openai-python 3.54.0: `responses.stream()` raises RuntimeError ("Duplicate response '
+            'openai-python: `responses.stream()` raises RuntimeError ("Duplicate response '
             'output index 0.").'
         ),
         example=(

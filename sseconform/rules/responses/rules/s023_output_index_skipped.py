@@ -19,7 +19,7 @@ RULE = define(
             "output and the stream disagree about positions."
         ),
         clients=(
-            "openai-python 3.54.0: tolerates holes (it keys items by index) and read the measured "
+            "openai-python: tolerates holes (it keys items by index) and read the measured "
             "case right; clients that index an array by `output_index` read a hole."
         ),
         example=(

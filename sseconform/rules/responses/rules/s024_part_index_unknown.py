@@ -20,8 +20,8 @@ RULE = define(
             "put it."
         ),
         clients=(
-            "openai-python 3.54.0: `responses.stream()` raises IndexError (list index out of "
-            "range) at the first delta."
+            "openai-python: `responses.stream()` raises IndexError (list index out of range) "
+            "at the first delta."
         ),
         example=(
             "data: "

@@ -19,8 +19,8 @@ RULE = define(
             "index makes every later index point at the wrong part or past the end."
         ),
         clients=(
-            "openai-python 3.54.0: appends the part to the item's content list, so `content_index` "
-            "1 names no part (deltas for it raise IndexError) and content 0 holds the part meant "
+            "openai-python: appends the part to the item's content list, so `content_index` 1 "
+            "names no part (deltas for it raise IndexError) and content 0 holds the part meant "
             "for 1."
         ),
         example=(

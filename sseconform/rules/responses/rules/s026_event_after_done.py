@@ -19,9 +19,9 @@ RULE = define(
             "`output_item.done` is the item's final state: what comes after it is not part of it."
         ),
         clients=(
-            "openai-python 3.54.0: appends the late delta to the streamed text (the measured "
-            "stream showed 'Hello, world! again') while the final response keeps the done item: "
-            "what was shown and what was stored differ."
+            "openai-python: appends the late delta to the streamed text (the measured stream "
+            "showed 'Hello, world! again') while the final response keeps the done item: what "
+            "was shown and what was stored differ."
         ),
         example=(
             'data: {"type":"response.output_item.done","output_index":0,...}\n\ndata: '

@@ -20,7 +20,7 @@ RULE = define(
             "written into the wrong field."
         ),
         clients=(
-            "openai-python 3.54.0: `responses.stream()` fails an assertion (AssertionError) at a "
+            "openai-python: `responses.stream()` fails an assertion (AssertionError) at a "
             "`function_call_arguments.delta` aimed at a message item."
         ),
         example=(

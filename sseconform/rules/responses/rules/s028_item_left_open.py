@@ -21,11 +21,11 @@ RULE = define(
             "never final."
         ),
         clients=(
-            "openai-python 3.54.0: takes the final response from `response.completed` and read the "
-            "measured case right; case pass/mcp-list-tools-terminal-only (the shape OpenAI sends) "
-            "reads whole in every client of the matrix. Codex CLI builds the turn from "
-            "`output_item.done` items (from its source; not measured here), so an item that "
-            "is never done is missing from its history."
+            "openai-python: takes the final response from `response.completed` and read the "
+            "measured case right; case pass/mcp-list-tools-terminal-only (the shape OpenAI "
+            "sends) reads whole in every client of the matrix. Codex CLI builds the turn from "
+            "`output_item.done` items (from its source; not measured here), so an item that is "
+            "never done is missing from its history."
         ),
         example=(
             'data: {"type":"response.output_item.added","output_index":0,...}\n...\ndata: '

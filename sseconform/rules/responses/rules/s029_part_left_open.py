@@ -19,8 +19,8 @@ RULE = define(
             "block open."
         ),
         clients=(
-            "openai-python 3.54.0: does not need `content_part.done` (the measured case read "
-            "right). Clients that end a text part on the part's `.done` never end it."
+            "openai-python: does not need `content_part.done` (the measured case read right). "
+            "Clients that end a text part on the part's `.done` never end it."
         ),
         example=(
             'data: {"type":"response.output_text.done",...}\n\ndata: '

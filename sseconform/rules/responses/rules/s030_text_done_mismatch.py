@@ -22,9 +22,9 @@ RULE = define(
             "doubled delta (a gateway's buffering bug) shows up here."
         ),
         clients=(
-            "openai-python 3.54.0: streamed 'Hello, world!' from the deltas and returned 'Hello, "
-            "world?' from `get_final_response()`; with a doubled delta the stream showed 'Hello "
-            "lo' and the final text 'Hello'."
+            "openai-python: streamed 'Hello, world!' from the deltas and returned 'Hello, "
+            "world?' from `get_final_response()`; with a doubled delta the stream showed "
+            "'Hello lo' and the final text 'Hello'."
         ),
         example=(
             'data: {"type":"response.output_text.delta","delta":"Hello, world",...}\n\ndata: '

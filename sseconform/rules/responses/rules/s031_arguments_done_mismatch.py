@@ -20,7 +20,7 @@ RULE = define(
             "the tool runs with arguments other than the ones shown."
         ),
         clients=(
-            "openai-python 3.54.0: the stream's argument snapshot is built from the deltas while "
+            "openai-python: the stream's argument snapshot is built from the deltas while "
             "`get_final_response()` returns the `.done`/completed arguments (the measured case "
             'executed \'{"city": "Pari"}\' after streaming \'{"city": "Paris"}\').'
         ),

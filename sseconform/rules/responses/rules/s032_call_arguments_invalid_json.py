@@ -16,7 +16,7 @@ RULE = define(
         ),
         why="Function arguments are a JSON object the client parses before calling the tool.",
         clients=(
-            "openai-python 3.54.0: returns the broken string as `arguments` without complaint; the "
+            "openai-python: returns the broken string as `arguments` without complaint; the "
             "tool call then fails where the caller parses it."
         ),
         example=(

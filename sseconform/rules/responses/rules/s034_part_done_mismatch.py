@@ -19,9 +19,9 @@ RULE = define(
             "conflicting version of the part."
         ),
         clients=(
-            "openai-python 3.54.0: does not read `content_part.done`; the measured stream and "
-            "final response were right. Clients that take a part's final text from it read the "
-            "other version."
+            "openai-python: does not read `content_part.done`; the measured stream and final "
+            "response were right. Clients that take a part's final text from it read the other "
+            "version."
         ),
         example=(
             'data: {"type":"response.output_text.done","text":"Hello, world!",...}\n\ndata: '

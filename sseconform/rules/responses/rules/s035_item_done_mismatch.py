@@ -20,8 +20,8 @@ RULE = define(
             "next turn's references, a different text is not what the user saw."
         ),
         clients=(
-            'openai-python 3.54.0: `responses.stream()` raises RuntimeError ("Completed output '
-            'item identity changed.") when the call_id changes. Codex CLI keeps the done item as '
+            'openai-python: `responses.stream()` raises RuntimeError ("Completed output item '
+            'identity changed.") when the call_id changes. Codex CLI keeps the done item as '
             "the turn's history (from its source; not measured here), so a different text or "
             "arguments there is what the model sees next."
         ),

@@ -13,8 +13,8 @@ RULE = define(
         what="A second text, arguments, part or item `.done` for the same part or item.",
         why="Each part and item ends once; a second end is usually a replayed event.",
         clients=(
-            "openai-python 3.54.0: reads past it (the measured case read right). Clients that emit "
-            "an end-of-part event on it emit two."
+            "openai-python: reads past it (the measured case read right). Clients that emit an "
+            "end-of-part event on it emit two."
         ),
         example=(
             'data: {"type":"response.output_text.done",...}\n\ndata: '

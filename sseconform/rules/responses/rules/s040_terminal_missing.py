@@ -19,10 +19,10 @@ RULE = define(
             "a cut connection looks like a short answer."
         ),
         clients=(
-            "openai-python 3.54.0: `get_final_response()` raises RuntimeError (\"Didn't receive a "
+            "openai-python: `get_final_response()` raises RuntimeError (\"Didn't receive a "
             '`response.completed` event.") after the streamed text. Codex CLI treats a stream '
-            "closed before `response.completed` as an error and retries the turn (its own tests "
-            "cover this; not measured here)."
+            "closed before `response.completed` as an error and retries the turn (its own "
+            "tests cover this; not measured here)."
         ),
         example=(
             'data: {"type":"response.output_text.delta","delta":"Hel",...}\n\n(connection closed)'

@@ -13,8 +13,9 @@ RULE = define(
         what="A second `response.completed`, `response.incomplete` or `response.failed`.",
         why="One response ends once; a second end is two streams spliced or a replay.",
         clients=(
-            "openai-python 3.54.0: keeps reading and returned the right final response in the "
-            "measured case. Clients that finish on the first terminal event never see the second."
+            "openai-python: keeps reading and returned the right final response in the "
+            "measured case. Clients that finish on the first terminal event never see the "
+            "second."
         ),
         example=(
             'data: {"type":"response.completed",...}\n\ndata: {"type":"response.completed",...}\n\n'

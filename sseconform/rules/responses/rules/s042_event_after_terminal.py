@@ -16,7 +16,7 @@ RULE = define(
         ),
         why="The terminal event ends the response; clients may stop reading at it.",
         clients=(
-            "openai-python 3.54.0: keeps reading to the end of the body (the measured case read "
+            "openai-python: keeps reading to the end of the body (the measured case read "
             "right). A client that stops at the terminal event loses what follows."
         ),
         example=(

@@ -23,9 +23,9 @@ RULE = define(
             "deltas are what the user saw."
         ),
         clients=(
-            "openai-python 3.54.0: `get_final_response()` returns the terminal output: the "
-            "measured stream showed 'Hello, world!' and the final response said 'Hello, world'; "
-            "with a call missing from the output, the final response had one call of two."
+            "openai-python: `get_final_response()` returns the terminal output: the measured "
+            "stream showed 'Hello, world!' and the final response said 'Hello, world'; with a "
+            "call missing from the output, the final response had one call of two."
         ),
         example=(
             'data: {"type":"response.output_text.done","text":"Hello, world!",...}\n...\ndata: '

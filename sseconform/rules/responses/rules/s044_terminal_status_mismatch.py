@@ -16,9 +16,8 @@ RULE = define(
         ),
         why=("Callers check `response.status`; the event type and the status must say the same."),
         clients=(
-            "openai-python 3.54.0: `get_final_response()` returns the response with the wrong "
-            "status (the measured case: a completed stream whose final response says "
-            "`in_progress`)."
+            "openai-python: `get_final_response()` returns the response with the wrong status "
+            "(the measured case: a completed stream whose final response says `in_progress`)."
         ),
         example='data: {"type":"response.completed","response":{"status":"in_progress",...}}\n\n',
         fix='data: {"type":"response.completed","response":{"status":"completed",...}}\n\n',

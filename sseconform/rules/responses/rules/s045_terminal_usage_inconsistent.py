@@ -20,7 +20,7 @@ RULE = define(
             "within output and cached within input."
         ),
         clients=(
-            "openai-python 3.54.0: passes the numbers through unchecked; every consumer of usage "
+            "openai-python: passes the numbers through unchecked; every consumer of usage "
             "reads the wrong total."
         ),
         example=(

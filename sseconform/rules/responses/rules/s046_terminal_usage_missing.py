@@ -17,10 +17,7 @@ RULE = define(
         why=(
             "OpenAI reports usage in the terminal event; clients and gateways meter tokens from it."
         ),
-        clients=(
-            "openai-python 3.54.0: returns `usage` None; token accounting in the caller gets "
-            "nothing."
-        ),
+        clients="openai-python: returns `usage` None; token accounting in the caller gets nothing.",
         example='data: {"type":"response.completed","response":{"usage":null,...}}\n\n',
         fix=(
             "data: "

@@ -20,7 +20,7 @@ RULE = define(
             "The message is what the user is told; an error without one is an unexplained failure."
         ),
         clients=(
-            "openai-python 3.54.0: for a nested error without a string message it raises APIError "
+            "openai-python: for a nested error without a string message it raises APIError "
             'with the generic "An error occurred during streaming"; for a flat one without '
             "`message` it yields an error event whose message is missing."
         ),

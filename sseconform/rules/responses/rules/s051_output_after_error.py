@@ -19,8 +19,8 @@ RULE = define(
             "nothing else."
         ),
         clients=(
-            "openai-python 3.54.0: raises APIError at the (nested) error event, so nothing after "
-            "it is read."
+            "openai-python: raises APIError at the (nested) error event, so nothing after it "
+            "is read."
         ),
         example=(
             'data: {"type":"error","error":{...}}\n\ndata: '

@@ -17,7 +17,7 @@ RULE = define(
             "Responses events."
         ),
         clients=(
-            "openai-python 3.54.0: stops at `[DONE]` without harm when it comes last (the measured "
+            "openai-python: stops at `[DONE]` without harm when it comes last (the measured "
             "case read right). Clients that parse every data line as JSON fail on it."
         ),
         example='data: {"type":"response.completed",...}\n\ndata: [DONE]\n\n',

@@ -16,7 +16,7 @@ RULE = define(
         ),
         why=("Clients that honour `[DONE]` stop reading there, before the response is complete."),
         clients=(
-            "openai-python 3.54.0: stops at `[DONE]`; `get_final_response()` raises RuntimeError "
+            "openai-python: stops at `[DONE]`; `get_final_response()` raises RuntimeError "
             '("Didn\'t receive a `response.completed` event.").'
         ),
         example='data: {"type":"response.output_item.done",...}\n\ndata: [DONE]\n\n',

@@ -19,7 +19,7 @@ RULE = define(
             "the chunk."
         ),
         clients=(
-            "openai-python 3.54.0: yields it as an unknown event and does not add its content: the "
+            "openai-python: yields it as an unknown event and does not add its content: the "
             "chunk's text is silently lost."
         ),
         example=(

@@ -18,9 +18,7 @@ RULE = define(
             "A translating gateway let an upstream event through untranslated; Responses clients "
             "do not know the type."
         ),
-        clients=(
-            "openai-python 3.54.0: yields it as an unknown event; its content is silently lost."
-        ),
+        clients="openai-python: yields it as an unknown event; its content is silently lost.",
         example=(
             "data: "
             '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}\n\n'

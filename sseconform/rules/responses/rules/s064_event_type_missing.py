@@ -13,8 +13,7 @@ RULE = define(
         what="A JSON object without a string `type` (and not a chat chunk, S062).",
         why="Every Responses event says its type in the data; clients dispatch on it.",
         clients=(
-            "openai-python 3.54.0: yields an untyped event the stream helper ignores; its content "
-            "is lost."
+            "openai-python: yields an untyped event the stream helper ignores; its content is lost."
         ),
         example='data: {"delta":"Hi","sequence_number":2}\n\n',
         fix=(

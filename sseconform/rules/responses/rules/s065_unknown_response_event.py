@@ -18,8 +18,7 @@ RULE = define(
             "New event types appear with new tools; an unknown one is worth a look, not a failure."
         ),
         clients=(
-            "openai-python 3.54.0: passes unknown types through as events; the stream helper "
-            "ignores them."
+            "openai-python: passes unknown types through as events; the stream helper ignores them."
         ),
         example='data: {"type":"response.thinking.delta",...}\n\n',
         fix=(

@@ -17,8 +17,8 @@ RULE = define(
             "others by the data."
         ),
         clients=(
-            "openai-python 3.54.0: ignores `event:` names and reads the data (the measured case "
-            "read right); Codex CLI and the AI SDK also dispatch on the data's `type` (from their "
+            "openai-python: ignores `event:` names and reads the data (the measured case read "
+            "right); Codex CLI and the AI SDK also dispatch on the data's `type` (from their "
             "source)."
         ),
         example=(

@@ -16,8 +16,8 @@ RULE = define(
             "registered per type get nothing without it (the event arrives as `message`)."
         ),
         clients=(
-            "openai-python 3.54.0: ignores `event:` names (the measured case read right); Codex "
-            "CLI and the AI SDK dispatch on the data's `type` too (from their source)."
+            "openai-python: ignores `event:` names (the measured case read right); Codex CLI "
+            "and the AI SDK dispatch on the data's `type` too (from their source)."
         ),
         example='data: {"type":"response.output_text.delta",...}\n\n',
         fix=(

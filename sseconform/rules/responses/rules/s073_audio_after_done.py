@@ -14,8 +14,8 @@ RULE = define(
             "A `response.audio.delta` after `response.audio.done`, or a "
             "`response.audio.transcript.delta` (or a second `.done`) after "
             "`response.audio.transcript.done`. These events belong to the response itself "
-            "(openai-python 3.57's ResponseAudioDeltaEvent and its siblings carry no item id "
-            "and no output index): deltas, then one `.done`."
+            "(openai-python's ResponseAudioDeltaEvent and its siblings carry no item id and no "
+            "output index): deltas, then one `.done`."
         ),
         why=(
             "A gateway that merges two upstream streams, or replays a cached part after the "
@@ -23,10 +23,10 @@ RULE = define(
             "`.done` plays a clip without the bytes that came after it."
         ),
         clients=(
-            "Measured (the client matrix): openai-python 3.57.0, the AI SDK's Responses "
-            "provider and Codex CLI 0.169.0 read this case's text answer whole; none of them "
-            "assembles the audio, so nothing breaks in them (a warning). An application that "
-            "assembles the base64 deltas itself and stops at `.done` loses the later bytes."
+            "Measured (the client matrix): openai-python, the AI SDK's Responses provider and "
+            "Codex CLI read this case's text answer whole; none of them assembles the audio, "
+            "so nothing breaks in them (a warning). An application that assembles the base64 "
+            "deltas itself and stops at `.done` loses the later bytes."
         ),
         example=(
             'data: {"type":"response.audio.done","sequence_number":4}\n\n'

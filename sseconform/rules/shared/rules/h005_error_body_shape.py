@@ -30,14 +30,13 @@ RULE = define(
             "`context_length_exceeded`) is lost."
         ),
         clients=(
-            "Measured in tests/test_error_bodies.py: anthropic-python 2.13.0 and "
-            "openai-python 3.57.0 raise the class the status picks whatever the body "
-            "(RateLimitError for 429, OverloadedError for Anthropic's 529, "
-            "InternalServerError for 5xx), so nothing crashes. But anthropic-python's "
-            "`error.type` (what a client branches on, such as `overloaded_error`) is None "
-            "without Anthropic's shape, and openai-python's message, `type` and `code` are "
-            "read from the `error` object only. A warning, not an error: the status alone "
-            "still reaches every client."
+            "Measured in tests/test_error_bodies.py: anthropic-python and openai-python raise "
+            "the class the status picks whatever the body (RateLimitError for 429, "
+            "OverloadedError for Anthropic's 529, InternalServerError for 5xx), so nothing "
+            "crashes. But anthropic-python's `error.type` (what a client branches on, such as "
+            "`overloaded_error`) is None without Anthropic's shape, and openai-python's "
+            "message, `type` and `code` are read from the `error` object only. A warning, not "
+            "an error: the status alone still reaches every client."
         ),
         example=(
             "HTTP/1.1 529 \n"

@@ -16,9 +16,9 @@ RULE = define(
             "event is the role chunk or the first piece of the answer."
         ),
         clients=(
-            "Beyond the matrix: openai-python 3.52 and httpx-sse were seen to lose "
-            "the first event after a BOM (its first line reads as an unknown field). "
-            "Spec-following parsers drop the BOM and read on."
+            "Beyond the matrix: openai-python and httpx-sse were seen to lose the first event "
+            "after a BOM (its first line reads as an unknown field). Spec-following parsers "
+            "drop the BOM and read on."
         ),
         example=('<0xEF><0xBB><0xBF>data: {...,"delta":{"role":"assistant","content":""}}\n\n'),
         fix=(
