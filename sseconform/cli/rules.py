@@ -107,6 +107,8 @@ def _print_doc(head: str, summary: str, doc: RuleDoc) -> None:
     ):
         out += [f"## {title}", *textwrap.wrap(body, 96), ""]
     out += ["## Example", textwrap.indent(doc.example.rstrip("\n"), "    "), ""]
+    if doc.example_from:
+        out += [f"(cut from {doc.example_from})", ""]
     out += ["## Fix", *_para(doc.fix), ""]
     typer.echo("\n".join(out).rstrip("\n"))
 

@@ -97,5 +97,7 @@ def rule_doc(code: str) -> str:
         f"<p><em>What it does.</em> {esc(doc.what)}</p>"
         f"<p><em>Why it matters.</em> {esc(doc.why)}</p>"
         f"<p><em>Which clients break.</em> {esc(doc.which_clients)}</p>"
-        f"<pre>{esc(doc.example)}</pre><p class='fix'><em>Fix.</em> {esc(doc.fix)}</p></details>"
+        f"<pre>{esc(doc.example)}</pre>"
+        + (f"<p class='muted'>From {esc(doc.example_from)}.</p>" if doc.example_from else "")
+        + f"<p class='fix'><em>Fix.</em> {esc(doc.fix)}</p></details>"
     )

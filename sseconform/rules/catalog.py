@@ -145,14 +145,19 @@ def invariants(grammar: str, names: tuple[str, ...]) -> tuple[str, ...]:
 
 def doc(code: str) -> RuleDoc:
     """A rule's documentation (what, why, which clients break, example, fix), with what the
-    client matrix measured for it."""
+    client matrix measured for it and the example cut from its failing case."""
     from dataclasses import replace
 
-    from sseconform.rules.docs import measured
+    from sseconform.rules.docs import examples, measured
 
     base = DOCS_BESIDE[code]
     found = measured().get(code)
-    return replace(base, measured=found["clients"]) if found else base
+    if found:
+        base = replace(base, measured=found["clients"])
+    cut = examples().get(code)
+    if cut and not base.example:
+        base = replace(base, example=cut["text"], example_from=cut["from"])
+    return base
 
 
 invariants("chat", INVARIANTS)

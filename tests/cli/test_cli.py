@@ -484,9 +484,9 @@ def test_rule_prints_its_docs(workdir: Path, key: str) -> None:
     assert lines[2] == RULES["T001"].summary
     positions = [run.out.index(s) for s in DOC_SECTIONS]
     assert positions == sorted(positions)
-    example = run.out.split("## Example\n", 1)[1].split("\n\n", 1)[0]
-    assert example.startswith("    data: ")
-    assert '"tool_calls"' in example
+    example = run.out.split("## Example\n", 1)[1].split("## Fix", 1)[0]
+    assert example.startswith("    data: ") or example.startswith("    …\n")
+    assert '"tool_calls"' in example and "(cut from tests/cases/fail/T001-" in example
 
 
 def test_rule_by_code_and_by_name_agree(workdir: Path) -> None:

@@ -28,26 +28,6 @@ RULE = define(
             "'Message not found', then it retries without streaming. @ai-sdk/anthropic reads "
             "the text."
         ),
-        example=(
-            "event: content_block_start\n"
-            'data: {"type":"content_block_start","index":0,"content_block":{"type":'
-            '"text","text":""}}\n'
-            "\n"
-            "event: content_block_delta\n"
-            'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_de'
-            'lta","text":"Hi"}}\n'
-            "\n"
-            "event: content_block_stop\n"
-            'data: {"type":"content_block_stop","index":0}\n'
-            "\n"
-            "event: message_delta\n"
-            'data: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_'
-            'sequence":null},"usage":{"output_tokens":3}}\n'
-            "\n"
-            "event: message_stop\n"
-            'data: {"type":"message_stop"}\n'
-            "\n"
-        ),
         fix=(
             "Send message_start first:\n"
             "event: message_start\n"

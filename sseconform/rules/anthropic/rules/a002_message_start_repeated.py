@@ -25,21 +25,6 @@ RULE = define(
             'message_start before receiving "message_stop"\'. anthropic-python, '
             "@ai-sdk/anthropic and Claude Code tolerate it and keep the first."
         ),
-        example=(
-            "event: message_start\n"
-            'data: {"type":"message_start","message":{...,"usage":{"input_tokens":1'
-            '2,"output_tokens":1}}}\n'
-            "\n"
-            "event: message_start\n"
-            'data: {"type":"message_start","message":{...,"usage":{"input_tokens":1'
-            '2,"output_tokens":1}}}\n'
-            "\n"
-            "event: content_block_start\n"
-            'data: {"type":"content_block_start","index":0,"content_block":{"type":'
-            '"text","text":""}}\n'
-            "\n"
-            "..."
-        ),
         fix=(
             "Send message_start once, first:\n"
             "event: message_start\n"

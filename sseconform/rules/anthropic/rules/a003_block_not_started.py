@@ -26,26 +26,6 @@ RULE = define(
             "'text part 0 not found'. Claude Code: reports 'Content block not found' "
             "(malformed stream) and retries the request without streaming."
         ),
-        example=(
-            "event: message_start\n"
-            'data: {"type":"message_start","message":{...,"usage":{"input_tokens":1'
-            '2,"output_tokens":1}}}\n'
-            "\n"
-            "event: content_block_delta\n"
-            'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_de'
-            'lta","text":"Hi"}}\n'
-            "\n"
-            "event: content_block_stop\n"
-            'data: {"type":"content_block_stop","index":0}\n'
-            "\n"
-            "event: message_delta\n"
-            'data: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_'
-            'sequence":null},"usage":{"output_tokens":3}}\n'
-            "\n"
-            "event: message_stop\n"
-            'data: {"type":"message_stop"}\n'
-            "\n"
-        ),
         fix=(
             "Open every block first:\n"
             "event: message_start\n"

@@ -26,27 +26,6 @@ RULE = define(
             "the text is mixed up). Skipped index: anthropic-python raises IndexError, "
             "@anthropic-ai/sdk drops the text of the later block."
         ),
-        example=(
-            "event: message_start\n"
-            'data: {"type":"message_start","message":{...,"usage":{"input_tokens":1'
-            '2,"output_tokens":1}}}\n'
-            "\n"
-            "event: content_block_start\n"
-            'data: {"type":"content_block_start","index":0,"content_block":{"type":'
-            '"text","text":""}}\n'
-            "\n"
-            "event: content_block_delta\n"
-            'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_de'
-            'lta","text":"Hi"}}\n'
-            "\n"
-            "event: content_block_stop\n"
-            'data: {"type":"content_block_stop","index":0}\n'
-            "\n"
-            "event: content_block_start\n"
-            'data: {"type":"content_block_start","index":0,"content_block":{"type":'
-            '"tool_use",...}}\n'
-            "\n"
-        ),
         fix=(
             "Number blocks in order, each its own index:\n"
             "event: content_block_start\n"

@@ -24,22 +24,6 @@ RULE = define(
             "@ai-sdk/anthropic and Claude Code route interleaved deltas by index and read the "
             "content."
         ),
-        example=(
-            "event: content_block_start\n"
-            'data: {"type":"content_block_start","index":0,"content_block":{"type":'
-            '"text","text":""}}\n'
-            "\n"
-            "event: content_block_delta\n"
-            'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_de'
-            'lta","text":"Hi"}}\n'
-            "\n"
-            "event: content_block_start\n"
-            'data: {"type":"content_block_start","index":1,...}\n'
-            "\n"
-            "event: content_block_stop\n"
-            'data: {"type":"content_block_stop","index":0}\n'
-            "\n"
-        ),
         fix=(
             "Close each block before the next:\n"
             "event: content_block_start\n"

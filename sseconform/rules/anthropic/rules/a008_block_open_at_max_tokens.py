@@ -25,26 +25,6 @@ RULE = define(
             "closed block; @ai-sdk/anthropic drops an open tool_use call (its input was cut "
             "anyway); Claude Code continues the turn as after any max_tokens stop."
         ),
-        example=(
-            "event: message_start\n"
-            'data: {"type":"message_start","message":{...,"usage":{"input_tokens":1'
-            '2,"output_tokens":1}}}\n'
-            "\n"
-            "event: content_block_start\n"
-            'data: {"type":"content_block_start","index":0,"content_block":{"type":'
-            '"text","text":""}}\n'
-            "\n"
-            "event: content_block_delta\n"
-            'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_de'
-            'lta","text":"Hi"}}\n'
-            "\n"
-            "event: message_delta\n"
-            'data: {"type":"message_delta","delta":{"stop_reason":"max_tokens",...},...}\n'
-            "\n"
-            "event: message_stop\n"
-            'data: {"type":"message_stop"}\n'
-            "\n"
-        ),
         fix=(
             "Close the block before message_delta:\n"
             "event: content_block_delta\n"

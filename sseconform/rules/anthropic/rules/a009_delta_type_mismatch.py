@@ -29,16 +29,6 @@ RULE = define(
             "anthropic-python and @anthropic-ai/sdk silently drop the thinking. Text in a "
             "tool_use block: the same two fail, the SDKs drop the text."
         ),
-        example=(
-            "event: content_block_start\n"
-            'data: {"type":"content_block_start","index":0,"content_block":{"type":'
-            '"text","text":""}}\n'
-            "\n"
-            "event: content_block_delta\n"
-            'data: {"type":"content_block_delta","index":0,"delta":{"type":"thinkin'
-            'g_delta","thinking":"..."}}\n'
-            "\n"
-        ),
         fix=(
             "Stream thinking in a thinking block of its own:\n"
             "event: content_block_start\n"

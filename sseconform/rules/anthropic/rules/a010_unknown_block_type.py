@@ -27,12 +27,6 @@ RULE = define(
             "@ai-sdk/anthropic fails the stream (AI_TypeValidationError). anthropic-python, "
             "@anthropic-ai/sdk and Claude Code skip the block."
         ),
-        example=(
-            "event: content_block_start\n"
-            'data: {"type":"content_block_start","index":0,"content_block":{"type":'
-            '"sparkle","data":"x"}}\n'
-            "\n"
-        ),
         fix="Send only the Messages API's block types; map anything else to text.",
     ),
 )

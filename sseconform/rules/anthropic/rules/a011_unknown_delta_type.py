@@ -24,12 +24,6 @@ RULE = define(
             "@ai-sdk/anthropic fails the stream (AI_TypeValidationError). anthropic-python, "
             "@anthropic-ai/sdk and Claude Code skip the delta."
         ),
-        example=(
-            "event: content_block_delta\n"
-            'data: {"type":"content_block_delta","index":0,"delta":{"type":"sparkle'
-            '_delta","sparkle":"*"}}\n'
-            "\n"
-        ),
         fix=(
             "event: content_block_delta\n"
             'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_de'

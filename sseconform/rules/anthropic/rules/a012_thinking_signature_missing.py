@@ -26,15 +26,6 @@ RULE = define(
             "and Claude Code; the failure comes with the next request that sends the block "
             "back (not measured here)."
         ),
-        example=(
-            "event: content_block_delta\n"
-            'data: {"type":"content_block_delta","index":0,"delta":{"type":"thinkin'
-            'g_delta","thinking":"..."}}\n'
-            "\n"
-            "event: content_block_stop\n"
-            'data: {"type":"content_block_stop","index":0}\n'
-            "\n"
-        ),
         fix=(
             "event: content_block_delta\n"
             'data: {"type":"content_block_delta","index":0,"delta":{"type":"signatu'

@@ -26,15 +26,6 @@ RULE = define(
             "call the tool with what they guessed; Claude Code passes an '__unparsedToolInput' "
             "object to the tool."
         ),
-        example=(
-            "event: content_block_delta\n"
-            'data: {"type":"content_block_delta","index":1,"delta":{"type":"input_j'
-            'son_delta","partial_json":"{\\"city\\": \\"Paris\\""}}\n'
-            "\n"
-            "event: content_block_stop\n"
-            'data: {"type":"content_block_stop","index":1}\n'
-            "\n"
-        ),
         fix=(
             "event: content_block_delta\n"
             'data: {"type":"content_block_delta","index":1,"delta":{"type":"input_j'

@@ -23,7 +23,6 @@ RULE = define(
             "anthropic-python, @anthropic-ai/sdk, @ai-sdk/anthropic and Claude Code pass the "
             "value on as it is; the tool or the next request fails (not measured here)."
         ),
-        example=('..."delta":{"type":"input_json_delta","partial_json":"[\\"Paris\\"]"}}\n\n'),
         fix=(
             '..."delta":{"type":"input_json_delta","partial_json":"{\\"city\\": \\"Paris\\"}"}}\n\n'
         ),

@@ -28,15 +28,6 @@ RULE = define(
             "deltas: @ai-sdk/anthropic joins both into invalid JSON "
             "(AI_InvalidToolInputError); the others keep the deltas."
         ),
-        example=(
-            "event: content_block_start\n"
-            'data: {"type":"content_block_start","index":1,"content_block":{"type":'
-            '"tool_use","id":"toolu_1","name":"get_weather","input":{"city":"Paris"}}}\n'
-            "\n"
-            "event: content_block_stop\n"
-            'data: {"type":"content_block_stop","index":1}\n'
-            "\n"
-        ),
         fix=(
             "event: content_block_start\n"
             'data: {"type":"content_block_start","index":1,"content_block":{"type":'

@@ -28,15 +28,6 @@ RULE = define(
             "tool with {}; Claude Code then reports the required parameters as missing "
             "(LiteLLM #29491)."
         ),
-        example=(
-            "event: content_block_start\n"
-            'data: {...,"content_block":{"type":"tool_use","id":"toolu_1","name":"g'
-            'et_weather","input":{}}}\n'
-            "\n"
-            "event: content_block_stop\n"
-            'data: {"type":"content_block_stop","index":0}\n'
-            "\n"
-        ),
         fix=(
             "event: content_block_start\n"
             'data: {...,"content_block":{"type":"tool_use","id":"toolu_1","name":"g'

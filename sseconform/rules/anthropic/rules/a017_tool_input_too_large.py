@@ -20,7 +20,6 @@ RULE = define(
             "keeps memory bounded on hostile streams. The input is not known to be wrong."
         ),
         clients="Not a client failure: it says the input was not checked.",
-        example="(a tool input of more than 64 MiB)",
         fix=(
             "Raise max_arguments, or check the stream with a smaller one to find "
             "where the input grows."

@@ -25,12 +25,6 @@ RULE = define(
             "anthropic-python, @anthropic-ai/sdk and Claude Code keep the string; "
             "@ai-sdk/anthropic maps it to 'other'."
         ),
-        example=(
-            "event: message_delta\n"
-            'data: {"type":"message_delta","delta":{"stop_reason":"done"},"usage":{'
-            '"output_tokens":3}}\n'
-            "\n"
-        ),
         fix=(
             "event: message_delta\n"
             'data: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_'

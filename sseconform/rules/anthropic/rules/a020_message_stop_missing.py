@@ -25,20 +25,6 @@ RULE = define(
             "Claude Code accept it. Cut mid-block: @anthropic-ai/sdk fails, anthropic-python "
             "ends with stop_reason None, Claude Code retries the request."
         ),
-        example=(
-            "event: message_start\n"
-            'data: {"type":"message_start","message":{...,"usage":{"input_tokens":1'
-            '2,"output_tokens":1}}}\n'
-            "\n"
-            "event: content_block_start\n"
-            'data: {"type":"content_block_start","index":0,"content_block":{"type":'
-            '"text","text":""}}\n'
-            "\n"
-            "event: content_block_delta\n"
-            'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_de'
-            'lta","text":"Hi"}}\n'
-            "\n"
-        ),
         fix=(
             "End every stream with message_stop, or with an error event when it fails:\n"
             "event: content_block_stop\n"

@@ -21,15 +21,6 @@ RULE = define(
             "@ai-sdk/anthropic fails ('text part 0 not found'), anthropic-python appends it. A "
             "repeated message_stop is harmless to all four."
         ),
-        example=(
-            "event: message_stop\n"
-            'data: {"type":"message_stop"}\n'
-            "\n"
-            "event: content_block_delta\n"
-            'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_de'
-            'lta","text":"Hi"}}\n'
-            "\n"
-        ),
         fix="Send message_stop last.",
     ),
 )

@@ -25,9 +25,6 @@ RULE = define(
             "data (measured with `event: content_block_delta` on a content_block_start, and "
             "`event: message` on a delta)."
         ),
-        example=(
-            'event: content_block_delta\ndata: {"type":"content_block_start","index":0,...}\n\n'
-        ),
         fix=('event: content_block_start\ndata: {"type":"content_block_start","index":0,...}\n\n'),
     ),
 )

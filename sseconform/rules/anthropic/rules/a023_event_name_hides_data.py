@@ -21,12 +21,6 @@ RULE = define(
             "lose the text; @ai-sdk/anthropic reads it. Named `error`: the SDKs raise an "
             "APIError carrying the data."
         ),
-        example=(
-            "event: ping\n"
-            'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_de'
-            'lta","text":"Hi"}}\n'
-            "\n"
-        ),
         fix=(
             "event: content_block_delta\n"
             'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_de'

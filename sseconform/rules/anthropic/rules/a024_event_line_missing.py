@@ -26,7 +26,6 @@ RULE = define(
             "sees no events and retries without streaming; @ai-sdk/anthropic reads the data. A "
             "data-only `ping` harms none of them."
         ),
-        example=('data: {"type":"message_start","message":{...}}\n\n'),
         fix=('event: message_start\ndata: {"type":"message_start","message":{...}}\n\n'),
     ),
 )

@@ -26,7 +26,6 @@ RULE = define(
             "@ai-sdk/anthropic fails the stream (AI_TypeValidationError). anthropic-python, "
             "@anthropic-ai/sdk and Claude Code skip it."
         ),
-        example=('event: message_progress\ndata: {"type":"message_progress","progress":0.5}\n\n'),
         fix="Send only the Messages API's events.",
     ),
 )

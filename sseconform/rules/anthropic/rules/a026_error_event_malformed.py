@@ -26,7 +26,6 @@ RULE = define(
             "instead of the error, Claude Code reports it and retries. An OpenAI-style frame "
             "under `event: error`: the SDKs raise it as the payload; Claude Code retries."
         ),
-        example=('event: error\ndata: {"type":"error","message":"upstream timed out"}\n\n'),
         fix=(
             "event: error\n"
             'data: {"type":"error","error":{"type":"api_error","message":"upstream '

@@ -24,19 +24,6 @@ RULE = define(
             "never read the rest; Claude Code reports the error and retries, as it does for "
             "any error event."
         ),
-        example=(
-            "event: error\n"
-            'data: {"type":"error","error":{"type":"overloaded_error","message":"Ov'
-            'erloaded"}}\n'
-            "\n"
-            "event: message_delta\n"
-            'data: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_'
-            'sequence":null},"usage":{"output_tokens":3}}\n'
-            "\n"
-            "event: message_stop\n"
-            'data: {"type":"message_stop"}\n'
-            "\n"
-        ),
         fix=(
             "event: error\n"
             'data: {"type":"error","error":{"type":"overloaded_error","message":"Ov'

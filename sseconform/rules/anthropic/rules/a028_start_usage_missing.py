@@ -22,7 +22,6 @@ RULE = define(
             "(setting 'output_tokens')\". @ai-sdk/anthropic fails. Claude Code reads the "
             "answer."
         ),
-        example=('data: {"type":"message_start","message":{"id":"msg_1",...,"content":[]}}\n\n'),
         fix=(
             'data: {"type":"message_start","message":{"id":"msg_1",...,"content":[]'
             ',"usage":{"input_tokens":12,"output_tokens":1}}}\n'

@@ -26,11 +26,6 @@ RULE = define(
             "@ai-sdk/anthropic fails (type validation). Usage without output_tokens: "
             "@ai-sdk/anthropic fails. Claude Code reads the answer."
         ),
-        example=(
-            'data: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_'
-            'sequence":null}}\n'
-            "\n"
-        ),
         fix=(
             "event: message_delta\n"
             'data: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_'

@@ -23,7 +23,6 @@ RULE = define(
             "anthropic-python, @anthropic-ai/sdk, @ai-sdk/anthropic and Claude Code read the "
             "answer; the missing count reads as None or undefined."
         ),
-        example=('data: {"type":"message_start","message":{...,"usage":{"input_tokens":12}}}\n\n'),
         fix=(
             "event: message_start\n"
             'data: {"type":"message_start","message":{...,"usage":{"input_tokens":1'

@@ -24,10 +24,6 @@ RULE = define(
             "anthropic-python, @anthropic-ai/sdk, @ai-sdk/anthropic and Claude Code take the "
             "last value as the total."
         ),
-        example=(
-            'message_start ... "usage":{"input_tokens":12,"output_tokens":40}\n'
-            'message_delta ... "usage":{"output_tokens":3}\n'
-        ),
         fix=(
             'message_start ... "usage":{"input_tokens":12,"output_tokens":1}\n'
             'message_delta ... "usage":{"output_tokens":43}\n'

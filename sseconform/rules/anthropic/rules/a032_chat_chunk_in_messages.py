@@ -21,11 +21,6 @@ RULE = define(
             "@ai-sdk/anthropic fails the stream (AI_TypeValidationError); anthropic-python, "
             "@anthropic-ai/sdk and Claude Code skip it and lose its content."
         ),
-        example=(
-            'data: {"id":"chatcmpl-1","object":"chat.completion.chunk",...,"choices'
-            '":[{"index":0,"delta":{"content":"!"}}]}\n'
-            "\n"
-        ),
         fix=(
             "event: content_block_delta\n"
             'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_de'

@@ -25,11 +25,6 @@ RULE = define(
             "@ai-sdk/anthropic maps it to 'other'. None of them sees end_turn, tool_use or "
             "max_tokens."
         ),
-        example=(
-            'data: {"type":"message_delta","delta":{"stop_reason":"stop"},"usage":{'
-            '"output_tokens":3}}\n'
-            "\n"
-        ),
         fix=(
             'data: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usag'
             'e":{"output_tokens":3}}\n'

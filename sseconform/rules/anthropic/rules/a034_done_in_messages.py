@@ -23,7 +23,6 @@ RULE = define(
             "anthropic-python, @anthropic-ai/sdk, @ai-sdk/anthropic and Claude Code ignore it "
             "after message_stop. Without message_stop before it the stream is also A020."
         ),
-        example=('event: message_stop\ndata: {"type":"message_stop"}\n\ndata: [DONE]\n\n'),
         fix=('event: message_stop\ndata: {"type":"message_stop"}\n\n'),
     ),
 )

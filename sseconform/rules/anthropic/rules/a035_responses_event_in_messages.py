@@ -20,11 +20,6 @@ RULE = define(
             "@ai-sdk/anthropic fails the stream (AI_TypeValidationError); anthropic-python, "
             "@anthropic-ai/sdk and Claude Code skip it and lose its content."
         ),
-        example=(
-            "event: response.output_text.delta\n"
-            'data: {"type":"response.output_text.delta",...,"delta":"!"}\n'
-            "\n"
-        ),
         fix=(
             "event: content_block_delta\n"
             'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_de'

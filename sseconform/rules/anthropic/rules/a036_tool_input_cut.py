@@ -25,18 +25,6 @@ RULE = define(
             "Clients that repair partial JSON run the tool with guessed arguments unless they "
             "check the stop reason first."
         ),
-        example=(
-            "event: content_block_delta\n"
-            'data: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta",'
-            '"partial_json":"{\\"city\\": \\"Par"}}\n'
-            "\n"
-            "event: content_block_stop\n"
-            'data: {"type":"content_block_stop","index":0}\n'
-            "\n"
-            "event: message_delta\n"
-            'data: {"type":"message_delta","delta":{"stop_reason":"max_tokens",...},...}\n'
-            "\n"
-        ),
         fix=(
             "Keep `max_tokens`, never complete or re-label the call; raise the token limit if "
             "calls are routinely cut."

@@ -22,7 +22,6 @@ RULE = define(
             "It is still part of OpenAI's grammar, and "
             "consumers that take `[DONE]` as proof of a complete answer report a failure."
         ),
-        example=('data: {...,"delta":{},"finish_reason":"stop"}\n\n(connection closed)'),
         fix=('data: {...,"delta":{},"finish_reason":"stop"}\n\ndata: [DONE]\n\n'),
     ),
 )

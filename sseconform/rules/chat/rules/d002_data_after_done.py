@@ -23,7 +23,6 @@ RULE = define(
             "frames; one that reads to the end of the body handles them after it has reported the "
             "response complete."
         ),
-        example=('data: [DONE]\n\ndata: {...,"choices":[],"usage":{...}}\n\n'),
         fix=('data: {...,"choices":[],"usage":{...}}\n\ndata: [DONE]\n\n'),
     ),
 )

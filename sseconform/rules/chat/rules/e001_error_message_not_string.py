@@ -23,7 +23,6 @@ RULE = define(
             "that validate the frame can reject it, and the others raise an error with nothing "
             "readable in it."
         ),
-        example=('data: {"error":"upstream timeout"}\n\ndata: [DONE]\n\n'),
         fix=(
             'data: {"error":{"message":"upstream timeout","type":"server_error"}}\n'
             "\n"

@@ -23,12 +23,6 @@ RULE = define(
             "Beyond the matrix: a client that stops at the error loses them, one that "
             "does not appends them to an answer it was told had failed."
         ),
-        example=(
-            'data: {"error":{"message":"overloaded","type":"server_error"}}\n'
-            "\n"
-            'data: {...,"delta":{"content":"Hi"}}\n'
-            "\n"
-        ),
         fix=('data: {"error":{"message":"overloaded","type":"server_error"}}\n\ndata: [DONE]\n\n'),
     ),
 )

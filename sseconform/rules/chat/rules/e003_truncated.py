@@ -23,13 +23,6 @@ RULE = define(
             "Clients that tolerate a missing finish reason return the partial answer as if it "
             "were complete."
         ),
-        example=(
-            'data: {...,"delta":{"role":"assistant","content":""}}\n'
-            "\n"
-            'data: {...,"delta":{"content":"The answer is"}}\n'
-            "\n"
-            "(connection closed)"
-        ),
         fix=(
             'data: {...,"delta":{"content":"The answer is"}}\n'
             "\n"

@@ -24,7 +24,6 @@ RULE = define(
             'ERR in ai 7 `@ai-sdk/openai-compatible` ("Response stream ended without a finish '
             'reason."); the other measured clients did not fail on it.'
         ),
-        example=('data: {...,"delta":{"content":"Hi"}}\n\ndata: [DONE]\n\n'),
         fix=(
             'data: {...,"delta":{"content":"Hi"}}\n'
             "\n"

@@ -24,7 +24,6 @@ RULE = define(
             "a client that treats the finish chunk as an end marker and skips its delta loses the "
             "last piece of text or the last argument fragment."
         ),
-        example=('data: {...,"delta":{"content":"."},"finish_reason":"stop"}\n\n'),
         fix=(
             'data: {...,"delta":{"content":"."}}\n'
             "\n"

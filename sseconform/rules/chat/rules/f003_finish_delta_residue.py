@@ -19,7 +19,6 @@ RULE = define(
             "gateway that fills every delta from one template."
         ),
         clients="Clients that append every delta append nothing.",
-        example=('data: {...,"delta":{"content":"","tool_calls":[]},"finish_reason":"stop"}\n\n'),
         fix=('data: {...,"delta":{},"finish_reason":"stop"}\n\n'),
     ),
 )

@@ -20,12 +20,6 @@ RULE = define(
             "client-specific; if the two differ (say `stop`, then `tool_calls`), some clients may "
             "run the tools and others not."
         ),
-        example=(
-            'data: {...,"delta":{},"finish_reason":"stop"}\n'
-            "\n"
-            'data: {...,"delta":{},"finish_reason":"stop"}\n'
-            "\n"
-        ),
         fix=('data: {...,"delta":{},"finish_reason":"stop"}\n\ndata: [DONE]\n\n'),
     ),
 )

@@ -23,12 +23,6 @@ RULE = define(
             "Beyond the matrix: Clients that close the message at the finish reason "
             "drop what follows; others append it after the answer was reported complete."
         ),
-        example=(
-            'data: {...,"delta":{},"finish_reason":"stop"}\n'
-            "\n"
-            'data: {...,"delta":{"content":" Bye."}}\n'
-            "\n"
-        ),
         fix=(
             'data: {...,"delta":{"content":" Bye."}}\n'
             "\n"

@@ -23,7 +23,6 @@ RULE = define(
             "Beyond the matrix: Clients that validate the value reject the chunk; the "
             "others hand it to application code that matches none of its cases."
         ),
-        example=('data: {...,"delta":{},"finish_reason":"error"}\n\ndata: [DONE]\n\n'),
         fix=(
             "For an upstream failure, send an error frame, then [DONE]:\n"
             'data: {"error":{"message":"upstream failed","type":"server_error"}}\n'

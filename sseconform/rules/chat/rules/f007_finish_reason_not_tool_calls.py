@@ -21,14 +21,6 @@ RULE = define(
             "running tools skip the calls and end the turn; clients that look at the accumulated "
             "calls instead are unaffected."
         ),
-        example=(
-            "data: "
-            '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1",...,"function":{"name":"f","argu'
-            'ments":"{}"}}]}}\n'
-            "\n"
-            'data: {...,"delta":{},"finish_reason":"stop"}\n'
-            "\n"
-        ),
         fix=(
             "data: "
             '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1",...,"function":{"name":"f","argu'

@@ -19,12 +19,6 @@ RULE = define(
             "Beyond the matrix: Agent loops that branch on the finish reason take the "
             "tool path with nothing to run."
         ),
-        example=(
-            'data: {...,"delta":{"content":"Done."}}\n'
-            "\n"
-            'data: {...,"delta":{},"finish_reason":"tool_calls"}\n'
-            "\n"
-        ),
         fix=(
             'data: {...,"delta":{"content":"Done."}}\n'
             "\n"

@@ -25,13 +25,6 @@ RULE = define(
             "call, langchain-openai silently 'repairs' the arguments, the others throw or return "
             "the broken arguments."
         ),
-        example=(
-            "data: "
-            '{...,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\\"city\\":"}}]}}\n'
-            "\n"
-            'data: {...,"delta":{},"finish_reason":"tool_calls"}\n'
-            "\n"
-        ),
         fix=(
             "Forward every fragment, in order, exactly once:\n"
             "data: "

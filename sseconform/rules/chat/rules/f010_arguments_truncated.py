@@ -23,14 +23,6 @@ RULE = define(
             "Clients that do not raise drop or 'repair' the call silently, so an honest "
             "`length` is the only clue a client gets."
         ),
-        example=(
-            "data: "
-            '{...,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\\"city\\":\\"Par"}}'
-            "]}}\n"
-            "\n"
-            'data: {...,"delta":{},"finish_reason":"length"}\n'
-            "\n"
-        ),
         fix=(
             "Keep `length` and never complete or re-label the call; raise the upstream token "
             "limit if calls are routinely cut:\n"

@@ -22,7 +22,6 @@ RULE = define(
             "Every client concatenates the fragments in memory and parses them once the call is "
             "complete; a client with a size limit refuses the call."
         ),
-        example=('data: {...,"tool_calls":[{"index":0,"function":{"arguments":"<70 MiB>"}}]}\n\n'),
         fix=(
             "Send large payloads by reference (a file id or URL) rather than inline, or raise "
             "`max-arguments-bytes` in [tool.sseconform] to check them anyway."

@@ -23,9 +23,6 @@ RULE = define(
             "ERR in the openai-python `.stream()` accumulator: it drops every such chunk, then "
             "fails with an AssertionError. No other measured client broke on it."
         ),
-        example=(
-            'data: {"id":"c1","object":"",...,"choices":[{"index":0,"delta":{"content":"Hi"}}]}\n\n'
-        ),
         fix=(
             "data: "
             '{"id":"c1","object":"chat.completion.chunk",...,"choices":[{"index":0,"delta":{"conte'

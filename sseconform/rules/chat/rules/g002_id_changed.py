@@ -24,12 +24,6 @@ RULE = define(
             "which one it reports depends on the client; anything that joins logs or billing on "
             "the id sees two responses."
         ),
-        example=(
-            'data: {"id":"c1",...,"delta":{"role":"assistant","content":""}}\n'
-            "\n"
-            'data: {"id":"c2",...,"delta":{"content":"Hi"}}\n'
-            "\n"
-        ),
         fix=(
             'data: {"id":"c1",...,"delta":{"role":"assistant","content":""}}\n'
             "\n"

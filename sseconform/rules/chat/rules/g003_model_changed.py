@@ -23,12 +23,6 @@ RULE = define(
             "Beyond the matrix: Clients take the model from one chunk, not "
             "necessarily the last, so they may report a model that did not answer."
         ),
-        example=(
-            'data: {...,"model":"claude-x","delta":{"role":"assistant","content":""}}\n'
-            "\n"
-            'data: {...,"model":"gpt-y","delta":{"content":"Hi"}}\n'
-            "\n"
-        ),
         fix=(
             "Pick the upstream before sending the first chunk, then name one model throughout:\n"
             'data: {...,"model":"gpt-y","delta":{"role":"assistant","content":""}}\n'

@@ -20,12 +20,6 @@ RULE = define(
             "No client is known to depend on it; it is a "
             "warning because it reveals per-chunk stamping or a spliced stream."
         ),
-        example=(
-            'data: {...,"created":1714000000,"delta":{"content":"Hi"}}\n'
-            "\n"
-            'data: {...,"created":1714000001,"delta":{"content":" there"}}\n'
-            "\n"
-        ),
         fix=(
             "Take `created` once, when the stream starts:\n"
             'data: {...,"created":1714000000,"delta":{"content":"Hi"}}\n'

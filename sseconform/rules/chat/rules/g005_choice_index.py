@@ -24,12 +24,6 @@ RULE = define(
             "choice out of part of the answer; code that reads only the first choice misses that "
             "part."
         ),
-        example=(
-            'data: {...,"choices":[{"index":0,"delta":{"content":"Let me check."}}]}\n'
-            "\n"
-            'data: {...,"choices":[{"index":1,"delta":{"tool_calls":[...]}}]}\n'
-            "\n"
-        ),
         fix=(
             'data: {...,"choices":[{"index":0,"delta":{"content":"Let me check."}}]}\n'
             "\n"

@@ -22,7 +22,6 @@ RULE = define(
             "Beyond the matrix: Clients that assume `assistant` are unaffected; a "
             "client that copies the role from the deltas can end up with a message without a role."
         ),
-        example=('data: {...,"delta":{"content":"Hi"}}\n\n'),
         fix=(
             'data: {...,"delta":{"role":"assistant","content":""}}\n'
             "\n"

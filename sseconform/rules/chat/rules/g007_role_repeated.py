@@ -25,12 +25,6 @@ RULE = define(
             "`.stream()` accumulator, a client that concatenates strings could get "
             "`assistantassistant`."
         ),
-        example=(
-            'data: {...,"delta":{"role":"assistant","content":"Hi"}}\n'
-            "\n"
-            'data: {...,"delta":{"role":"assistant","content":" there"}}\n'
-            "\n"
-        ),
         fix=(
             'data: {...,"delta":{"role":"assistant","content":"Hi"}}\n'
             "\n"

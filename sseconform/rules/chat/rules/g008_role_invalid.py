@@ -20,7 +20,6 @@ RULE = define(
             "Beyond the matrix: Clients that validate the role against OpenAI's types "
             "reject the chunk; others keep the wrong role in the conversation."
         ),
-        example=('data: {...,"delta":{"role":"model","content":""}}\n\n'),
         fix=('data: {...,"delta":{"role":"assistant","content":""}}\n\n'),
     ),
 )

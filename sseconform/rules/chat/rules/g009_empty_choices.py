@@ -24,12 +24,6 @@ RULE = define(
             "raised IndexError on an empty-choices usage chunk it had not asked for, and an "
             "empty-choices chunk of any other kind breaks it the same way."
         ),
-        example=(
-            "data: "
-            '{"id":"","object":"","created":0,"model":"","choices":[],"prompt_filter_results":[...'
-            "]}\n"
-            "\n"
-        ),
         fix=(
             "Drop the chunk, or move what it carries to the first real chunk:\n"
             'data: {...,"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}\n'

@@ -23,7 +23,6 @@ RULE = define(
             "Beyond the matrix: clients generally ignore keys they do not know, so "
             "nothing is expected to break."
         ),
-        example=('data: {...,"x_upstream":"anthropic","choices":[...]}\n\n'),
         fix=(
             "Nothing to fix if the key is meant to be there; otherwise drop it or move it to an "
             "HTTP response header:\n"

@@ -22,7 +22,6 @@ RULE = define(
             "ChatOpenAI; an empty value adds nothing for any of them, and code that takes the "
             "key's presence to mean 'reasoning in progress' is misled."
         ),
-        example=('data: {...,"delta":{"reasoning_content":"","content":"Hi"}}\n\n'),
         fix=(
             "Leave the key out when there is no reasoning text:\n"
             'data: {...,"delta":{"content":"Hi"}}\n'

@@ -23,7 +23,6 @@ RULE = define(
             "langchain ChatOpenAI, read by `@ai-sdk/openai-compatible`. `reasoning_details` was "
             "not measured."
         ),
-        example=('data: {...,"delta":{"reasoning":"The user wants..."}}\n\n'),
         fix=('data: {...,"delta":{"reasoning_content":"The user wants..."}}\n\n'),
     ),
 )

@@ -19,12 +19,6 @@ RULE = define(
             "Measured with whole arguments and no `index`: ERR in the openai-python `.stream()` "
             "accumulator and in `@ai-sdk/openai`."
         ),
-        example=(
-            "data: "
-            '{...,"delta":{"tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_'
-            'weather","arguments":"{}"}}]}}\n'
-            "\n"
-        ),
         fix=(
             "data: "
             '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"n'

@@ -22,12 +22,6 @@ RULE = define(
             "Beyond the matrix: Clients that validate chunks reject it; others may "
             "file the fragments under a key of their own and report an extra, nameless call."
         ),
-        example=(
-            "data: "
-            '{...,"delta":{"tool_calls":[{"index":"0","id":"call_1","type":"function","function":{'
-            '"name":"get_weather","arguments":""}}]}}\n'
-            "\n"
-        ),
         fix=(
             "data: "
             '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"n'

@@ -26,14 +26,6 @@ RULE = define(
             "can get a hole or an IndexError; those that use a mapping still work, but code that "
             "expects `tool_calls[0]` finds nothing there."
         ),
-        example=(
-            'data: {...,"delta":{"content":"Let me check."}}\n'
-            "\n"
-            "data: "
-            '{...,"delta":{"tool_calls":[{"index":1,"id":"call_1","type":"function","function":{"n'
-            'ame":"get_weather","arguments":""}}]}}\n'
-            "\n"
-        ),
         fix=(
             'data: {...,"delta":{"content":"Let me check."}}\n'
             "\n"

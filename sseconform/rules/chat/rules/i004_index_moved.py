@@ -22,16 +22,6 @@ RULE = define(
             "Measured as a tool-call `index` that changes mid-call: WRONG in all the Python "
             "clients (two calls, one nameless); ERR in ai 5 and in the `.stream()` accumulator."
         ),
-        example=(
-            "data: "
-            '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"n'
-            'ame":"get_weather","arguments":""}}]}}\n'
-            "\n"
-            "data: "
-            '{...,"delta":{"tool_calls":[{"index":1,"id":"call_1","function":{"arguments":"{}"}}]}'
-            "}\n"
-            "\n"
-        ),
         fix=(
             "Keep the index the call started with:\n"
             'data: {...,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]}}\n'

@@ -22,18 +22,6 @@ RULE = define(
             "ERR in the strict openai-python `.stream()` accumulator, which treats an index "
             "switch as 'previous call done'; no other measured client broke on it."
         ),
-        example=(
-            "data: "
-            '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1",...,"function":{"name":"f","argu'
-            'ments":""}}]}}\n'
-            "\n"
-            "data: "
-            '{...,"delta":{"tool_calls":[{"index":1,"id":"call_2",...,"function":{"name":"f","argu'
-            'ments":""}}]}}\n'
-            "\n"
-            'data: {...,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]}}\n'
-            "\n"
-        ),
         fix=(
             "Finish each call before starting the next (buffer per call if the upstream "
             "interleaves):\n"

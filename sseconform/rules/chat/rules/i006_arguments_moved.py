@@ -27,15 +27,6 @@ RULE = define(
             "or raise; only clients that key by id instead of index (none of the OpenAI SDKs) "
             "read it right."
         ),
-        example=(
-            "data: "
-            '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"n'
-            'ame":"get_weather","arguments":"{\\"city\\":"}}]}}\n'
-            "\n"
-            "data: "
-            '{...,"delta":{"tool_calls":[{"index":1,"function":{"arguments":"\\"Paris\\"}"}}]}}\n'
-            "\n"
-        ),
         fix=(
             "Keep one index per call for the whole call: map each upstream block or call id to "
             "the index it was given at its first delta.\n"

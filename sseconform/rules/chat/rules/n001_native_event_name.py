@@ -24,12 +24,6 @@ RULE = define(
             "it comes with a native payload (N002), which fails type validation in all four AI "
             "SDK clients and raises TypeError in naive openai-python loops."
         ),
-        example=(
-            "event: content_block_delta\n"
-            "data: "
-            '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}\n'
-            "\n"
-        ),
         fix=('Translate the event into a chunk:\ndata: {...,"delta":{"content":"Hi"}}\n\n'),
     ),
 )

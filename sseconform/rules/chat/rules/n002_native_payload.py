@@ -25,9 +25,6 @@ RULE = define(
             "Measured with a leaked native Anthropic frame: ERR in all four AI SDK clients (type "
             "validation), TypeError in naive openai-python loops."
         ),
-        example=(
-            'data: {"type":"message_start","message":{"id":"msg_1","model":"claude-x",...}}\n\n'
-        ),
         fix=(
             "Translate it; message_start becomes the role chunk:\n"
             'data: {"id":"msg_1",...,"delta":{"role":"assistant","content":""}}\n'

@@ -24,7 +24,6 @@ RULE = define(
             "Beyond the matrix: Clients that validate the value reject the chunk; the "
             "others hand an unknown reason to application code."
         ),
-        example=('data: {...,"delta":{},"finish_reason":"tool_use"}\n\n'),
         fix=(
             "Map it: end_turn, stop_sequence, STOP -> stop; max_tokens, MAX_TOKENS -> length; "
             "tool_use -> tool_calls; refusal, SAFETY, RECITATION, BLOCKLIST, PROHIBITED_CONTENT, "

@@ -25,12 +25,6 @@ RULE = define(
             "carried, e.g. arguments under `partial_json` never reach `function.arguments`; a "
             "native tool-call `type` fails in clients that check it."
         ),
-        example=(
-            "data: "
-            '{...,"delta":{"tool_calls":[{"index":0,"type":"input_json_delta","partial_json":"{\\"'
-            'city\\":"}]}}\n'
-            "\n"
-        ),
         fix=(
             "data: "
             '{...,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\\"city\\":"}}]}}\n'

@@ -24,16 +24,6 @@ RULE = define(
             "Beyond the matrix: Clients append every delta, so the user sees the "
             "partial first attempt followed by the whole second one (a duplicated prefix)."
         ),
-        example=(
-            'data: {...,"delta":{"role":"assistant","content":""}}\n'
-            "\n"
-            'data: {...,"delta":{"content":"The answer"}}\n'
-            "\n"
-            'data: {...,"delta":{"role":"assistant","content":""}}\n'
-            "\n"
-            'data: {...,"delta":{"content":"The answer is 42."}}\n'
-            "\n"
-        ),
         fix=(
             "Once a delta was sent, report the failure instead of retrying:\n"
             'data: {...,"delta":{"content":"The answer"}}\n'

@@ -23,12 +23,6 @@ RULE = define(
             "Beyond the matrix: Clients append the deltas of both responses into one "
             "answer (a duplicated or mixed prefix) and report one of the two ids."
         ),
-        example=(
-            'data: {"id":"c1",...,"delta":{"content":"The answer"}}\n'
-            "\n"
-            'data: {"id":"c2",...,"delta":{"content":"The answer is 42."}}\n'
-            "\n"
-        ),
         fix=(
             'data: {"id":"c1",...,"delta":{"content":"The answer"}}\n'
             "\n"

@@ -23,12 +23,6 @@ RULE = define(
             "Beyond the matrix: Clients append the deltas of both models into one "
             "answer and report one of the two models."
         ),
-        example=(
-            'data: {...,"model":"claude-x","delta":{"content":"The answer"}}\n'
-            "\n"
-            'data: {...,"model":"gpt-y","delta":{"content":" is 42."}}\n'
-            "\n"
-        ),
         fix=(
             'data: {...,"model":"claude-x","delta":{"content":"The answer"}}\n'
             "\n"

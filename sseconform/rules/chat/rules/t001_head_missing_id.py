@@ -23,12 +23,6 @@ RULE = define(
             "tool_call_id the upstream never issued). The same holds when the id arrives in a "
             "later delta."
         ),
-        example=(
-            "data: "
-            '{...,"delta":{"tool_calls":[{"index":0,"type":"function","function":{"name":"get_weat'
-            'her","arguments":""}}]}}\n'
-            "\n"
-        ),
         fix=(
             "data: "
             '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"n'

@@ -20,12 +20,6 @@ RULE = define(
             "(\"Expected 'function.name' to be a string.\"); WRONG in the function-calling guide "
             "snippet."
         ),
-        example=(
-            "data: "
-            '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"a'
-            'rguments":""}}]}}\n'
-            "\n"
-        ),
         fix=(
             "data: "
             '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"n'

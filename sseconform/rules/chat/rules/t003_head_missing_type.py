@@ -20,12 +20,6 @@ RULE = define(
             "A client that assumes function calls is unaffected; one that checks `type` drops "
             "the call."
         ),
-        example=(
-            "data: "
-            '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1","function":{"name":"get_weather"'
-            ',"arguments":""}}]}}\n'
-            "\n"
-        ),
         fix=(
             "data: "
             '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"n'

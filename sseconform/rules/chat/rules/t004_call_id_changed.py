@@ -21,16 +21,6 @@ RULE = define(
             "with a repeated id: `call_1call_1...`), giving an id the upstream never issued; "
             "which id other clients keep depends on the client."
         ),
-        example=(
-            "data: "
-            '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"n'
-            'ame":"get_weather","arguments":""}}]}}\n'
-            "\n"
-            "data: "
-            '{...,"delta":{"tool_calls":[{"index":0,"id":"call_2","function":{"arguments":"{}"}}]}'
-            "}\n"
-            "\n"
-        ),
         fix=(
             "Omit the id after the first delta:\n"
             'data: {...,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]}}\n'

@@ -19,14 +19,6 @@ RULE = define(
             "Beyond the matrix: langchain-openai concatenates a repeated name "
             "(measured), so a changed one yields a name no function has."
         ),
-        example=(
-            "data: "
-            '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"n'
-            'ame":"get_","arguments":""}}]}}\n'
-            "\n"
-            'data: {...,"delta":{"tool_calls":[{"index":0,"function":{"name":"weather"}}]}}\n'
-            "\n"
-        ),
         fix=(
             "Send the whole name once, in the first delta:\n"
             "data: "

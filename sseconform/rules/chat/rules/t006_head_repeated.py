@@ -22,16 +22,6 @@ RULE = define(
             "WRONG in the openai-python `.stream()` accumulator, which concatenates the ids "
             "(`call_1call_1...`); langchain-openai concatenates the name."
         ),
-        example=(
-            "data: "
-            '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"n'
-            'ame":"get_weather","arguments":""}}]}}\n'
-            "\n"
-            "data: "
-            '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1","function":{"name":"get_weather"'
-            ',"arguments":"{}"}}]}}\n'
-            "\n"
-        ),
         fix=(
             "Send id and name in the first delta only:\n"
             'data: {...,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]}}\n'

@@ -24,18 +24,6 @@ RULE = define(
             "arguments become `{...}{...}` and no longer parse; what clients then do is ERR or "
             "WRONG everywhere (see F009)."
         ),
-        example=(
-            "data: "
-            '{...,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\\"city\\":"}}]}}\n'
-            "\n"
-            "data: "
-            '{...,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\\"Paris\\"}"}}]}}\n'
-            "\n"
-            "data: "
-            '{...,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\\"city\\":\\"Paris'
-            '\\"}"}}]}}\n'
-            "\n"
-        ),
         fix=(
             "Send the fragments only; drop the final complete copy:\n"
             "data: "

@@ -22,12 +22,6 @@ RULE = define(
             "WRONG in the function-calling guide snippet, which doubles the arguments; fine in "
             "the other measured clients."
         ),
-        example=(
-            "data: "
-            '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"n'
-            'ame":"get_weather","arguments":"{\\"city\\":\\"Paris\\"}"}}]}}\n'
-            "\n"
-        ),
         fix=(
             'Start from "" and send the arguments in the next delta:\n'
             "data: "

@@ -16,12 +16,6 @@ RULE = define(
             "the value it finds there fails when the key is missing."
         ),
         clients="TypeError in the function-calling guide snippet.",
-        example=(
-            "data: "
-            '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"n'
-            'ame":"get_weather"}}]}}\n'
-            "\n"
-        ),
         fix=(
             "data: "
             '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"n'

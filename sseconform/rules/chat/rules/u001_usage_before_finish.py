@@ -21,12 +21,6 @@ RULE = define(
             "answer misses the finish chunk. Separately, the function-calling guide snippet "
             "raises IndexError on a `choices: []` usage chunk it did not ask for."
         ),
-        example=(
-            'data: {...,"choices":[],"usage":{...}}\n'
-            "\n"
-            'data: {...,"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n'
-            "\n"
-        ),
         fix=(
             'data: {...,"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n'
             "\n"

@@ -19,7 +19,6 @@ RULE = define(
             "Measured with `choices: null`: ERR in the AI SDK (the finish reason flips to `error` "
             "and the usage is lost) and in the openai-python `.stream()` accumulator."
         ),
-        example=('data: {...,"choices":null,"usage":{...}}\n\n'),
         fix=('data: {...,"choices":[],"usage":{...}}\n\n'),
     ),
 )

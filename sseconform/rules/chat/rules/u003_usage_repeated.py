@@ -21,12 +21,6 @@ RULE = define(
             "When usage was not asked for, each `choices: []` usage chunk also raises IndexError "
             "in the function-calling guide snippet."
         ),
-        example=(
-            'data: {...,"choices":[],"usage":{"prompt_tokens":10,...}}\n'
-            "\n"
-            'data: {...,"choices":[],"usage":{"prompt_tokens":10,...}}\n'
-            "\n"
-        ),
         fix=('data: {...,"choices":[],"usage":{"prompt_tokens":10,...}}\n\ndata: [DONE]\n\n'),
     ),
 )

@@ -35,12 +35,6 @@ RULE = define(
             "reports reasoning_tokens above completion_tokens with a total that leaves the "
             "reasoning out (25 thought tokens counted nowhere)."
         ),
-        example=(
-            "data: "
-            '{...,"choices":[],"usage":{"prompt_tokens":9,"completion_tokens":2,"total_tokens":11,'
-            '"completion_tokens_details":{"reasoning_tokens":25}}}\n'
-            "\n"
-        ),
         fix=(
             "Count the reasoning in the completion, and the completion in the total:\n"
             "data: "

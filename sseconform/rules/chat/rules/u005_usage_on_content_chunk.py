@@ -20,12 +20,6 @@ RULE = define(
             "Beyond the matrix: A client that takes usage from the first chunk that "
             "has it reports a partial count."
         ),
-        example=(
-            "data: "
-            '{...,"choices":[{"index":0,"delta":{"content":"Hi"}}],"usage":{"completion_tokens":1,'
-            "...}}\n"
-            "\n"
-        ),
         fix=(
             'data: {...,"choices":[{"index":0,"delta":{"content":"Hi"}}],"usage":null}\n'
             "\n"

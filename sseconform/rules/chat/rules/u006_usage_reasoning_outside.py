@@ -28,12 +28,6 @@ RULE = define(
             "No client fails; what goes wrong is arithmetic on the counts (cost, context budgets) "
             "that assumes OpenAI's definition."
         ),
-        example=(
-            "data: "
-            '{...,"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":1,"total_tokens":30'
-            '3,"completion_tokens_details":{"reasoning_tokens":290}}}\n'
-            "\n"
-        ),
         fix=(
             "To serve OpenAI's definition, count the reasoning in the completion:\n"
             "data: "

@@ -41,10 +41,6 @@ RULE = define(
             "on any such event). The OpenAI SDKs and the AI SDK read OpenAI's shapes and do "
             "not need the extra fields."
         ),
-        example=(
-            "data: "
-            '{"type":"response.created","sequence_number":0,"response":{"id":"resp_1","object":"response","status":"in_progress","output":[]}}\n\n'
-        ),
         fix=(
             "Send every field the specification's resource and event schemas require (zero "
             "values where nothing is known)."

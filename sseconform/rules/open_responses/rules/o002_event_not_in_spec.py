@@ -38,10 +38,6 @@ RULE = define(
             "OpenAI's names; a client of the specification reads raw reasoning only from "
             "`response.reasoning.delta`."
         ),
-        example=(
-            "event: response.reasoning_text.delta\ndata: "
-            '{"type":"response.reasoning_text.delta","item_id":"rs_1","output_index":0,"content_index":0,"delta":"...","sequence_number":3}\n\n'
-        ),
         fix=(
             "Send the specification's name (`response.reasoning.delta`), or prefix a "
             "provider's own event (`openai:web_search_call.searching`)."

@@ -32,10 +32,6 @@ RULE = define(
             "Not a client's rule: the specification's. openai-python and the AI SDK read the "
             "JSON `type` and ignore the `event:` line."
         ),
-        example=(
-            "data: "
-            '{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":"Hi","sequence_number":4}\n\n'
-        ),
         fix=(
             'event: response.output_text.delta\ndata: {"type":"response.output_text.delta",...}\n\n'
         ),

@@ -33,10 +33,6 @@ RULE = define(
             "Not a client's rule: the specification's. openai-python's event type is OpenAI's "
             "flat shape; both shapes end its stream."
         ),
-        example=(
-            'data: {"type":"error","code":"server_error","message":"upstream '
-            'failed","param":null,"sequence_number":7}\n\n'
-        ),
         fix=(
             "data: "
             '{"type":"error","sequence_number":7,"error":{"type":"server_error",'

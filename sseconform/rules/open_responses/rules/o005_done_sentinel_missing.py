@@ -34,10 +34,6 @@ RULE = define(
             "`[DONE]` and does not check it). openai-python stops at `[DONE]` and at the end "
             "alike."
         ),
-        example=(
-            'data: {"type":"response.completed","sequence_number":12,"response":{...}}\n\n(end '
-            "of stream)"
-        ),
         fix=(
             "data: "
             '{"type":"response.completed","sequence_number":12,"response":{...}}\n\ndata: '

@@ -34,10 +34,6 @@ RULE = define(
             "Not a client's rule: the specification's. The AI SDK and Codex CLI read OpenAI's "
             "hosted-tool items by their OpenAI names."
         ),
-        example=(
-            "data: "
-            '{"type":"response.output_item.added","output_index":0,"item":{"type":"web_search_call","id":"ws_1","status":"in_progress"},"sequence_number":2}\n\n'
-        ),
         fix="Prefix the provider's item type: `openai:web_search_call`.",
         spec=(
             "Open Responses, § Items are extensible and § Extending Items: item types outside "

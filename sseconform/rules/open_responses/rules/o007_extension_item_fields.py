@@ -29,10 +29,6 @@ RULE = define(
             "without them cannot be tracked or finished."
         ),
         clients="Not a client's rule: the specification's.",
-        example=(
-            "data: "
-            '{"type":"response.output_item.added","output_index":0,"item":{"type":"acme:search_result"},"sequence_number":2}\n\n'
-        ),
         fix=(
             "Give every extension item a stable `id` and a `status` (`in_progress`, "
             "`completed`, ...)."

@@ -30,7 +30,6 @@ RULE = define(
             "one cannot be placed."
         ),
         clients="Not a client's rule: the specification's.",
-        example='data: {"type":"acme:trace_event","span":"search"}\n\n',
         fix='data: {"type":"acme:trace_event","span":"search","sequence_number":5}\n\n',
         spec=(
             "Open Responses, § Extending streaming events (Required fields for extended "

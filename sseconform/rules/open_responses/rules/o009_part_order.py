@@ -35,12 +35,6 @@ RULE = define(
             "Not a client's rule: the specification's. openai-python and the AI SDK take the "
             "text from the deltas and either `.done`."
         ),
-        example=(
-            "data: "
-            '{"type":"response.content_part.done","item_id":"msg_1","output_index":0,'
-            '"content_index":0,"part":{...},"sequence_number":6}\n\ndata: '
-            '{"type":"response.output_text.done","item_id":"msg_1","output_index":0,"content_index":0,"text":"Hi","sequence_number":7}\n\n'
-        ),
         fix="Send each text's `.done` before its `content_part.done`.",
         spec=(
             "Open Responses, § Items are streamable (2): `response.content_part.added`, then "

@@ -29,12 +29,6 @@ RULE = define(
             "believe."
         ),
         clients="Not a client's rule: the specification's.",
-        example=(
-            "data: "
-            '{"type":"response.output_item.done","output_index":0,"item":{"type":"message",'
-            '"status":"incomplete",...}}\n\ndata: '
-            '{"type":"response.completed",...}\n\n'
-        ),
         fix="End the response with `response.incomplete` right after an incomplete item.",
         spec=(
             "Open Responses, § Items are state machines: an item that ends `incomplete` MUST "

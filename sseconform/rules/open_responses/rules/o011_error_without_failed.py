@@ -30,7 +30,6 @@ RULE = define(
             "Not a client's rule: the specification's. openai-python raises at the error event "
             "itself."
         ),
-        example='data: {"type":"error","sequence_number":7,"error":{...}}\n\n(end of stream)',
         fix=(
             'data: {"type":"error","sequence_number":7,"error":{...}}\n\ndata: '
             '{"type":"response.failed","sequence_number":8,"response":{...}}\n\ndata: '

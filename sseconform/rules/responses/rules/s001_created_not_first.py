@@ -25,10 +25,6 @@ RULE = define(
             'received `response.created` before `response.in_progress`") at the first event; '
             "iterating `responses.create(stream=True)` is unaffected."
         ),
-        example=(
-            "event: response.in_progress\ndata: "
-            '{"type":"response.in_progress","sequence_number":0,"response":{...}}\n\n'
-        ),
         fix=(
             "event: response.created\ndata: "
             '{"type":"response.created","sequence_number":0,"response":{...}}\n\nevent: '

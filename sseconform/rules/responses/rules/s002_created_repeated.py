@@ -20,11 +20,6 @@ RULE = define(
             "measured case). Clients that act on `response.created` (the AI SDK emits its "
             "response metadata there, from its source) do so twice."
         ),
-        example=(
-            'event: response.created\ndata: {"type":"response.created",...}\n\nevent: '
-            "response.in_progress\ndata: {...}\n\nevent: response.created\ndata: "
-            '{"type":"response.created",...}\n\n'
-        ),
         fix=(
             "Send `response.created` once, first; `response.in_progress` (and `response.queued`) "
             "may follow."

@@ -22,10 +22,6 @@ RULE = define(
             'openai-python: `responses.stream()` raises RuntimeError ("Lifecycle response '
             'identity changed.") at the event.'
         ),
-        example=(
-            'data: {"type":"response.created","response":{"id":"resp_1",...}}\n...\ndata: '
-            '{"type":"response.completed","response":{"id":"resp_2",...}}\n\n'
-        ),
         fix="Use the id of `response.created` in every lifecycle and terminal event.",
     ),
 )

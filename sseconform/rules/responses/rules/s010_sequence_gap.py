@@ -24,11 +24,6 @@ RULE = define(
             "carried is silently missing (a lost text delta: the streamed text lacks it while "
             "the final response has it)."
         ),
-        example=(
-            "data: "
-            '{"type":"response.output_text.delta","delta":"Hel","sequence_number":4,...}\n\ndata: '
-            '{"type":"response.output_text.delta","delta":"!","sequence_number":6,...}\n\n'
-        ),
         fix="Forward every upstream event, in order; number a synthesised stream 0, 1, 2, ...",
     ),
 )

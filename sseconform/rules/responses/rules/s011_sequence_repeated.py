@@ -21,7 +21,6 @@ RULE = define(
             "number is not above N, so events numbered backwards are lost on resume; without a "
             "cursor the numbers are not read."
         ),
-        example='data: {...,"sequence_number":1}\n\ndata: {...,"sequence_number":1}\n\n',
         fix='data: {...,"sequence_number":1}\n\ndata: {...,"sequence_number":2}\n\n',
     ),
 )

@@ -19,7 +19,6 @@ RULE = define(
             "openai-python: reads the stream unchanged without numbers; resuming with "
             "`starting_after` compares against a missing number and fails."
         ),
-        example='data: {"type":"response.output_text.delta","delta":"Hi",...}\n\n',
         fix=(
             'data: {"type":"response.output_text.delta","delta":"Hi",...,"sequence_number":4}\n\n'
         ),

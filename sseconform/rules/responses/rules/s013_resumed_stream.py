@@ -34,11 +34,6 @@ RULE = define(
             "`response.created` (a limit of the helper: iterating "
             "`responses.retrieve(id, stream=True, starting_after=N)` reads every event)."
         ),
-        example=(
-            "event: response.output_text.delta\ndata: "
-            '{"type":"response.output_text.delta","sequence_number":7,"output_index":0,'
-            '"content_index":0,"delta":"world"}\n\n'
-        ),
         fix=(
             "Nothing to fix in a resumed stream. A stream that was not resumed must start at "
             "sequence_number 0 with `response.created` (or `response.queued`)."

@@ -22,11 +22,6 @@ RULE = define(
             'openai-python: `responses.stream()` raises RuntimeError ("Received a content '
             'event for output index 3 before receiving its output item").'
         ),
-        example=(
-            "data: "
-            '{"type":"response.output_text.delta","output_index":3,"content_index":0,"delta":"!",..'
-            ".}\n\n"
-        ),
         fix=(
             "Send `response.output_item.added` for the index first; keep each item at the index it "
             "was added at."

@@ -22,11 +22,6 @@ RULE = define(
             "`item_id` (the AI SDK keys text and reasoning parts by it, from its source; not "
             "measured here) attach the delta to no part or to another one."
         ),
-        example=(
-            "data: "
-            '{"type":"response.output_item.added","output_index":0,"item":{"id":"msg_1",...}}\n\nda'
-            'ta: {"type":"response.output_text.delta","output_index":0,"item_id":"msg_2",...}\n\n'
-        ),
         fix="Repeat the added item's `id` as `item_id` in every event about it.",
     ),
 )

@@ -16,10 +16,6 @@ RULE = define(
             'openai-python: `responses.stream()` raises RuntimeError ("Duplicate response '
             'output index 0.").'
         ),
-        example=(
-            'data: {"type":"response.output_item.added","output_index":0,...}\n...\ndata: '
-            '{"type":"response.output_item.added","output_index":0,...}\n\n'
-        ),
         fix="Give each new item the next `output_index` (0, 1, 2, ...).",
     ),
 )

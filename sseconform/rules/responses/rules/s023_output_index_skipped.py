@@ -22,10 +22,6 @@ RULE = define(
             "openai-python: tolerates holes (it keys items by index) and read the measured "
             "case right; clients that index an array by `output_index` read a hole."
         ),
-        example=(
-            'data: {"type":"response.output_item.added","output_index":1,...}   (the first '
-            "item)\n\n"
-        ),
         fix='data: {"type":"response.output_item.added","output_index":0,...}\n\n',
     ),
 )

@@ -23,12 +23,6 @@ RULE = define(
             "openai-python: `responses.stream()` raises IndexError (list index out of range) "
             "at the first delta."
         ),
-        example=(
-            "data: "
-            '{"type":"response.output_item.added","output_index":0,"item":{"type":"message",...}}\n'
-            "\ndata: "
-            '{"type":"response.output_text.delta","output_index":0,"content_index":0,...}\n\n'
-        ),
         fix=(
             'Send `response.content_part.added` (`"part":{"type":"output_text","text":""}`) before '
             "the first delta of the part."

@@ -23,10 +23,6 @@ RULE = define(
             "names no part (deltas for it raise IndexError) and content 0 holds the part meant "
             "for 1."
         ),
-        example=(
-            'data: {"type":"response.content_part.added","output_index":0,"content_index":1,...}   '
-            "(the item's first part)\n\n"
-        ),
         fix=(
             "data: "
             '{"type":"response.content_part.added","output_index":0,"content_index":0,...}\n\n'

@@ -23,10 +23,6 @@ RULE = define(
             "showed 'Hello, world! again') while the final response keeps the done item: what "
             "was shown and what was stored differ."
         ),
-        example=(
-            'data: {"type":"response.output_item.done","output_index":0,...}\n\ndata: '
-            '{"type":"response.output_text.delta","output_index":0,"delta":" again",...}\n\n'
-        ),
         fix="Send every event of an item before its `response.output_item.done`.",
     ),
 )

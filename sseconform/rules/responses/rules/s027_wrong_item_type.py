@@ -23,13 +23,6 @@ RULE = define(
             "openai-python: `responses.stream()` fails an assertion (AssertionError) at a "
             "`function_call_arguments.delta` aimed at a message item."
         ),
-        example=(
-            "data: "
-            '{"type":"response.output_item.added","output_index":0,"item":{"type":"message",...}}\n'
-            "\ndata: "
-            '{"type":"response.function_call_arguments.delta","output_index":0,"delta":"{}",...}\n'
-            "\n"
-        ),
         fix="Add a `function_call` item for the arguments and aim their deltas at its index.",
     ),
 )

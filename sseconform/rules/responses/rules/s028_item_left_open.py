@@ -27,10 +27,6 @@ RULE = define(
             "`output_item.done` items (from its source; not measured here), so an item that is "
             "never done is missing from its history."
         ),
-        example=(
-            'data: {"type":"response.output_item.added","output_index":0,...}\n...\ndata: '
-            '{"type":"response.completed",...}\n\n'
-        ),
         fix="Send `response.output_item.done` for every item before the terminal event.",
     ),
 )

@@ -22,10 +22,6 @@ RULE = define(
             "openai-python: does not need `content_part.done` (the measured case read right). "
             "Clients that end a text part on the part's `.done` never end it."
         ),
-        example=(
-            'data: {"type":"response.output_text.done",...}\n\ndata: '
-            '{"type":"response.output_item.done",...}\n\n'
-        ),
         fix=(
             'data: {"type":"response.output_text.done",...}\n\ndata: '
             '{"type":"response.content_part.done",...}\n\ndata: '

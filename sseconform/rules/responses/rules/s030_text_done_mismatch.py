@@ -26,11 +26,6 @@ RULE = define(
             "world?' from `get_final_response()`; with a doubled delta the stream showed "
             "'Hello lo' and the final text 'Hello'."
         ),
-        example=(
-            'data: {"type":"response.output_text.delta","delta":"Hello, world",...}\n\ndata: '
-            '{"type":"response.output_text.delta","delta":"!",...}\n\ndata: '
-            '{"type":"response.output_text.done","text":"Hello, world?",...}\n\n'
-        ),
         fix='data: {"type":"response.output_text.done","text":"Hello, world!",...}\n\n',
     ),
 )

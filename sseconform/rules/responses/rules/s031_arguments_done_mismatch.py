@@ -24,12 +24,6 @@ RULE = define(
             "`get_final_response()` returns the `.done`/completed arguments (the measured case "
             'executed \'{"city": "Pari"}\' after streaming \'{"city": "Paris"}\').'
         ),
-        example=(
-            'data: {"type":"response.function_call_arguments.delta","delta":"{\\"city\\": '
-            '\\"Paris\\"}",...}\n\ndata: '
-            '{"type":"response.function_call_arguments.done","arguments":"{\\"city\\": '
-            '\\"Pari\\"}",...}\n\n'
-        ),
         fix=(
             'data: {"type":"response.function_call_arguments.done","arguments":"{\\"city\\": '
             '\\"Paris\\"}",...}\n\n'

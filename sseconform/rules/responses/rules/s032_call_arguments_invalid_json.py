@@ -19,10 +19,6 @@ RULE = define(
             "openai-python: returns the broken string as `arguments` without complaint; the "
             "tool call then fails where the caller parses it."
         ),
-        example=(
-            'data: {"type":"response.function_call_arguments.done","arguments":"{\\"city\\": '
-            '\\"Paris\\"",...}\n\n'
-        ),
         fix=(
             'data: {"type":"response.function_call_arguments.done","arguments":"{\\"city\\": '
             '\\"Paris\\"}",...}\n\n'

@@ -19,10 +19,6 @@ RULE = define(
             "look."
         ),
         clients="None measured: this is a limit of the check, not a client failure.",
-        example=(
-            'data: {"type":"response.function_call_arguments.done","arguments":"{... 100 MB '
-            '...}",...}\n\n'
-        ),
         fix="Raise `max_arguments` if such calls are expected, or keep tool arguments small.",
     ),
 )

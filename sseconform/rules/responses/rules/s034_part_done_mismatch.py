@@ -23,11 +23,6 @@ RULE = define(
             "response were right. Clients that take a part's final text from it read the other "
             "version."
         ),
-        example=(
-            'data: {"type":"response.output_text.done","text":"Hello, world!",...}\n\ndata: '
-            '{"type":"response.content_part.done","part":{"type":"output_text","text":"Hello",...},'
-            "...}\n\n"
-        ),
         fix=(
             "data: "
             '{"type":"response.content_part.done","part":{"type":"output_text","text":"Hello, '

@@ -25,13 +25,6 @@ RULE = define(
             "the turn's history (from its source; not measured here), so a different text or "
             "arguments there is what the model sees next."
         ),
-        example=(
-            "data: "
-            '{"type":"response.output_item.added","item":{"type":"function_call","call_id":"call_1"'
-            ",...}}\n...\ndata: "
-            '{"type":"response.output_item.done","item":{"type":"function_call","call_id":"call_2",'
-            "...}}\n\n"
-        ),
         fix="Repeat the added item's identity and the streamed values in `output_item.done`.",
     ),
 )

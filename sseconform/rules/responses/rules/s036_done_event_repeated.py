@@ -16,10 +16,6 @@ RULE = define(
             "openai-python: reads past it (the measured case read right). Clients that emit an "
             "end-of-part event on it emit two."
         ),
-        example=(
-            'data: {"type":"response.output_text.done",...}\n\ndata: '
-            '{"type":"response.output_text.done",...}\n\n'
-        ),
         fix="Send each `.done` once.",
     ),
 )

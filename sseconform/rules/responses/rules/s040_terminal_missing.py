@@ -24,9 +24,6 @@ RULE = define(
             "closed before `response.completed` as an error and retries the turn (its own "
             "tests cover this; not measured here)."
         ),
-        example=(
-            'data: {"type":"response.output_text.delta","delta":"Hel",...}\n\n(connection closed)'
-        ),
         fix='data: {"type":"response.completed","response":{"status":"completed",...}}\n\n',
     ),
 )

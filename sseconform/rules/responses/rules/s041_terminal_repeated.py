@@ -17,9 +17,6 @@ RULE = define(
             "measured case. Clients that finish on the first terminal event never see the "
             "second."
         ),
-        example=(
-            'data: {"type":"response.completed",...}\n\ndata: {"type":"response.completed",...}\n\n'
-        ),
         fix="Send one terminal event, last.",
     ),
 )

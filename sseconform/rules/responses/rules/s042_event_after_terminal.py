@@ -19,10 +19,6 @@ RULE = define(
             "openai-python: keeps reading to the end of the body (the measured case read "
             "right). A client that stops at the terminal event loses what follows."
         ),
-        example=(
-            'data: {"type":"response.completed",...}\n\ndata: '
-            '{"type":"response.in_progress",...}\n\n'
-        ),
         fix="End the body after the terminal event.",
     ),
 )

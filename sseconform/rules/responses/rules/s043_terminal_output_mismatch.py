@@ -27,11 +27,6 @@ RULE = define(
             "stream showed 'Hello, world!' and the final response said 'Hello, world'; with a "
             "call missing from the output, the final response had one call of two."
         ),
-        example=(
-            'data: {"type":"response.output_text.done","text":"Hello, world!",...}\n...\ndata: '
-            '{"type":"response.completed","response":{"output":[{"type":"message","content":[{"type'
-            '":"output_text","text":"Hello, world"}],...}],...}}\n\n'
-        ),
         fix="Put every streamed item, as done, in the terminal output.",
     ),
 )

@@ -19,7 +19,6 @@ RULE = define(
             "openai-python: `get_final_response()` returns the response with the wrong status "
             "(the measured case: a completed stream whose final response says `in_progress`)."
         ),
-        example='data: {"type":"response.completed","response":{"status":"in_progress",...}}\n\n',
         fix='data: {"type":"response.completed","response":{"status":"completed",...}}\n\n',
     ),
 )

@@ -23,11 +23,6 @@ RULE = define(
             "openai-python: passes the numbers through unchecked; every consumer of usage "
             "reads the wrong total."
         ),
-        example=(
-            "data: "
-            '{"type":"response.completed","response":{"usage":{"input_tokens":12,"output_tokens":9,'
-            '"total_tokens":20},...}}\n\n'
-        ),
         fix=(
             "data: "
             '{"type":"response.completed","response":{"usage":{"input_tokens":12,"output_tokens":9,'

@@ -18,7 +18,6 @@ RULE = define(
             "OpenAI reports usage in the terminal event; clients and gateways meter tokens from it."
         ),
         clients="openai-python: returns `usage` None; token accounting in the caller gets nothing.",
-        example='data: {"type":"response.completed","response":{"usage":null,...}}\n\n',
         fix=(
             "data: "
             '{"type":"response.completed","response":{"usage":{"input_tokens":12,"output_tokens":9,'

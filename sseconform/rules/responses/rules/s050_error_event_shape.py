@@ -24,10 +24,6 @@ RULE = define(
             'with the generic "An error occurred during streaming"; for a flat one without '
             "`message` it yields an error event whose message is missing."
         ),
-        example=(
-            "event: error\ndata: "
-            '{"type":"error","code":"server_error","param":null,"sequence_number":2}\n\n'
-        ),
         fix=(
             'event: error\ndata: {"type":"error","code":"server_error","message":"The server had '
             'an error.","param":null,"sequence_number":2}\n\n'

@@ -22,10 +22,6 @@ RULE = define(
             "openai-python: raises APIError at the (nested) error event, so nothing after it "
             "is read."
         ),
-        example=(
-            'data: {"type":"error","error":{...}}\n\ndata: '
-            '{"type":"response.content_part.added",...}\n\n'
-        ),
         fix='data: {"type":"error","error":{...}}\n\ndata: {"type":"response.failed",...}\n\n',
     ),
 )

@@ -20,7 +20,6 @@ RULE = define(
             "openai-python: stops at `[DONE]` without harm when it comes last (the measured "
             "case read right). Clients that parse every data line as JSON fail on it."
         ),
-        example='data: {"type":"response.completed",...}\n\ndata: [DONE]\n\n',
         fix='data: {"type":"response.completed",...}\n\n',
     ),
 )

@@ -19,7 +19,6 @@ RULE = define(
             "openai-python: stops at `[DONE]`; `get_final_response()` raises RuntimeError "
             '("Didn\'t receive a `response.completed` event.").'
         ),
-        example='data: {"type":"response.output_item.done",...}\n\ndata: [DONE]\n\n',
         fix=(
             'data: {"type":"response.output_item.done",...}\n\ndata: '
             '{"type":"response.completed",...}\n\n'

@@ -22,11 +22,6 @@ RULE = define(
             "openai-python: yields it as an unknown event and does not add its content: the "
             "chunk's text is silently lost."
         ),
-        example=(
-            "data: "
-            '{"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[{"delta":{"content":"Hi'
-            '"},...}]}\n\n'
-        ),
         fix=(
             "event: response.output_text.delta\ndata: "
             '{"type":"response.output_text.delta","delta":"Hi",...}\n\n'

@@ -19,10 +19,6 @@ RULE = define(
             "do not know the type."
         ),
         clients="openai-python: yields it as an unknown event; its content is silently lost.",
-        example=(
-            "data: "
-            '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}\n\n'
-        ),
         fix='data: {"type":"response.output_text.delta","delta":"Hi",...}\n\n',
     ),
 )

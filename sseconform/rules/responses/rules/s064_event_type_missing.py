@@ -15,7 +15,6 @@ RULE = define(
         clients=(
             "openai-python: yields an untyped event the stream helper ignores; its content is lost."
         ),
-        example='data: {"delta":"Hi","sequence_number":2}\n\n',
         fix=(
             'data: {"type":"response.output_text.delta","delta":"Hi",...,"sequence_number":2}\n\n'
         ),

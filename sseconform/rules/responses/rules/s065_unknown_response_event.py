@@ -20,7 +20,6 @@ RULE = define(
         clients=(
             "openai-python: passes unknown types through as events; the stream helper ignores them."
         ),
-        example='data: {"type":"response.thinking.delta",...}\n\n',
         fix=(
             "Nothing to fix if the type is a new one from the upstream; otherwise translate it to "
             "a known event."

@@ -21,9 +21,6 @@ RULE = define(
             "right); Codex CLI and the AI SDK also dispatch on the data's `type` (from their "
             "source)."
         ),
-        example=(
-            'event: response.output_text.done\ndata: {"type":"response.output_text.delta",...}\n\n'
-        ),
         fix=(
             'event: response.output_text.delta\ndata: {"type":"response.output_text.delta",...}\n\n'
         ),

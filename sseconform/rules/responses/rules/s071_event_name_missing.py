@@ -19,7 +19,6 @@ RULE = define(
             "openai-python: ignores `event:` names (the measured case read right); Codex CLI "
             "and the AI SDK dispatch on the data's `type` too (from their source)."
         ),
-        example='data: {"type":"response.output_text.delta",...}\n\n',
         fix=(
             'event: response.output_text.delta\ndata: {"type":"response.output_text.delta",...}\n\n'
         ),

@@ -24,12 +24,6 @@ RULE = define(
             "Clients that take the arguments as they are run a call that fails to parse unless "
             "they check the response's status first."
         ),
-        example=(
-            'data: {"type":"response.function_call_arguments.done","arguments":"{\\"city\\": '
-            '\\"Par",...}\n\n'
-            'data: {"type":"response.incomplete","response":{...,"status":"incomplete",'
-            '"incomplete_details":{"reason":"max_output_tokens"},...}}\n\n'
-        ),
         fix=(
             "Keep `response.incomplete` with its reason; never complete or re-label the call. "
             "Raise max_output_tokens if calls are routinely cut."

@@ -28,10 +28,6 @@ RULE = define(
             "so nothing breaks in them (a warning). An application that assembles the base64 "
             "deltas itself and stops at `.done` loses the later bytes."
         ),
-        example=(
-            'data: {"type":"response.audio.done","sequence_number":4}\n\n'
-            'data: {"type":"response.audio.delta","delta":"UklGRg==","sequence_number":5}\n\n'
-        ),
         fix="Send every audio delta before its `.done`, and one `.done` for each stream.",
     ),
 )

@@ -27,11 +27,6 @@ RULE = define(
             "(its `itemId` provider metadata) and Codex CLI (the `output_item.done` items) keep "
             "the streamed id; all read the answer whole."
         ),
-        example=(
-            'data: {"type":"response.output_item.done","output_index":0,"item":{"type":'
-            '"reasoning","id":"rs_a",...}}\n\n...\ndata: {"type":"response.completed",'
-            '"response":{"output":[{"type":"reasoning","id":"rs_b",...},...]}}\n\n'
-        ),
         fix="Keep each item's id from `output_item.added` to the terminal output.",
     ),
 )

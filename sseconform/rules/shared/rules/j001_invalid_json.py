@@ -23,7 +23,6 @@ RULE = define(
             "JSONDecodeError, as it does for empty events (openai-python #2722); a client that "
             "skips bad frames loses their content."
         ),
-        example=('data: {"id":"c1","choices":[{"index":0,"delta":{"content":"Hi"}\n\n'),
         fix=(
             "Send one complete JSON object per event:\n"
             'data: {"id":"c1",...,"choices":[{"index":0,"delta":{"content":"Hi"}}]}\n'

@@ -23,7 +23,6 @@ RULE = define(
             "the leaked-native-frame measurement shows) reject it; clients that read `choices` "
             "from it fail with a type error."
         ),
-        example=('data: "Hi"\n\n'),
         fix=('data: {...,"delta":{"content":"Hi"}}\n\n'),
     ),
 )

@@ -25,9 +25,6 @@ RULE = define(
             "every chunk and fail the stream on a mismatch (measured for a leaked native frame "
             "and for `choices: null`); what the Python clients do depends on the field."
         ),
-        example=(
-            'data: {...,"created":"1714000000","choices":[{"index":0,"delta":{"content":42}}]}\n\n'
-        ),
         fix=(
             'data: {...,"created":1714000000,"choices":[{"index":0,"delta":{"content":"42"}}]}\n\n'
         ),
