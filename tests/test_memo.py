@@ -35,6 +35,109 @@ def test_memo_changes_nothing_on_cases(case: Path) -> None:
     _both((case / "stream.sse").read_bytes())
 
 
+GRAMMAR_CASES = [
+    (grammar, p)
+    for grammar in ("responses", "open-responses")
+    for p in sorted((CASES / grammar).glob("*/*"))
+    if (p / "stream.sse").is_file()
+]
+
+
+@pytest.mark.parametrize(
+    ("grammar", "case"), GRAMMAR_CASES, ids=lambda x: x if isinstance(x, str) else x.name
+)
+def test_the_responses_delta_template_changes_nothing(grammar: str, case: Path) -> None:
+    """Every split too: a template made in one read is used in the next."""
+    body = (case / "stream.sse").read_bytes()
+    extra = case / "settings.json"
+    opts = json.loads(extra.read_text()) if extra.is_file() else {}
+    on = check_bytes(body, Settings(memo=True, **opts), grammar=grammar)
+    off = check_bytes(body, Settings(memo=False, **opts), grammar=grammar)
+    assert on.diagnostics == off.diagnostics
+    one = check_chunks(
+        (body[i : i + 1] for i in range(len(body))), Settings(memo=True, **opts), grammar=grammar
+    )
+    assert one.diagnostics == off.diagnostics
+
+
+def test_the_responses_delta_template_on_real_streams() -> None:
+    if not (REAL_STREAMS / "MANIFEST.tsv").is_file():
+        pytest.skip("../shared/real-streams is not present")
+    for path in sorted(REAL_STREAMS.rglob("*.sse")):
+        body = path.read_bytes()
+        if b'"response.' not in body:
+            continue
+        for grammar in ("responses", "open-responses"):
+            on = check_bytes(body, Settings(memo=True), grammar=grammar)
+            off = check_bytes(body, Settings(memo=False), grammar=grammar)
+            assert on.diagnostics == off.diagnostics, (path.name, grammar)
+            assert on.suppressed == off.suppressed, (path.name, grammar)
+
+
+def _responses_delta(seq: int, delta: str, pad: str | None = None, item: str = "msg_m") -> str:
+    obj: dict[str, object] = {
+        "type": "response.output_text.delta",
+        "item_id": item,
+        "output_index": 0,
+        "content_index": 0,
+        "delta": delta,
+        "sequence_number": seq,
+    }
+    if pad is not None:
+        obj["obfuscation"] = pad
+    return f"event: response.output_text.delta\ndata: {json.dumps(obj)}\n\n"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.text(max_size=6),
+            st.one_of(st.none(), st.text(max_size=4)),
+            st.sampled_from([1, 1, 1, 2, 0, -1]),  # mostly the next number; gaps and repeats
+            st.sampled_from(["msg_m", "msg_m", "msg_m", "msg_x"]),  # another item now and then
+        ),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_the_responses_delta_template_on_generated_deltas(
+    deltas: list[tuple[str, str | None, int, str]],
+) -> None:
+    """Escapes of every kind, padding, sequence gaps and repeats, a delta for another item:
+    the template takes only what the full path would pass, and the text built is the same
+    (the terminal output compares it)."""
+    head = (
+        'event: response.created\ndata: {"type":"response.created","sequence_number":0,'
+        '"response":{"id":"resp_m"}}\n\n'
+        'event: response.output_item.added\ndata: {"type":"response.output_item.added",'
+        '"sequence_number":1,"output_index":0,"item":{"id":"msg_m","type":"message",'
+        '"content":[]}}\n\n'
+        'event: response.content_part.added\ndata: {"type":"response.content_part.added",'
+        '"sequence_number":2,"item_id":"msg_m","output_index":0,"content_index":0,'
+        '"part":{"type":"output_text","text":""}}\n\n'
+    )
+    seq, text, frames = 2, "", []
+    for delta, pad, step, item in deltas:
+        seq += step
+        frames.append(_responses_delta(seq, delta, pad, item))
+        text += delta
+    done = json.dumps(
+        {
+            "type": "response.output_text.done",
+            "item_id": "msg_m",
+            "output_index": 0,
+            "content_index": 0,
+            "text": text,
+            "sequence_number": seq + 1,
+        }
+    )
+    body = (head + "".join(frames) + f"event: response.output_text.done\ndata: {done}\n\n").encode()
+    on = check_bytes(body, Settings(memo=True), grammar="responses")
+    off = check_bytes(body, Settings(memo=False), grammar="responses")
+    assert on.diagnostics == off.diagnostics
+
+
 def test_memo_changes_nothing_on_the_corpus() -> None:
     if not (REAL_STREAMS / "MANIFEST.tsv").is_file():
         pytest.skip("../shared/real-streams is not present")

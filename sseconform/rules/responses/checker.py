@@ -20,7 +20,8 @@ from typing import Any
 import orjson
 
 from sseconform.rules.base import Checker, Settings
-from sseconform.rules.responses.state import Item, Part, combined, digest, signature
+from sseconform.rules.responses.state import Acc, Item, Part, combined, digest, signature
+from sseconform.rules.responses.template import DeltaTemplate, make_template
 from sseconform.rules.schema import pointer_of, validator
 from sseconform.sse.decoder import Event
 
@@ -116,6 +117,9 @@ class ResponsesChecker(Checker):
         #: A resumed stream (``starting_after``): items and parts begun before its first event
         #: are taken as they come (``Item.partial``), not reported as never added.
         self._resumed = self.settings.resumed is True
+        self._memo = self.settings.memo
+        self._tmpl: DeltaTemplate | None = None  # the last delta, checked in full (template.py)
+        self._frame_start = 0
         self._first_added: int | None = None  # the first output_index added in this stream
         self._items: dict[int, Item] = {}
         self._max_index = -1
@@ -182,6 +186,16 @@ class ResponsesChecker(Checker):
     # -- every event -----------------------------------------------------------------------
 
     def _on_event(self, ev: Event) -> None:
+        t = self._tmpl
+        if t is not None:
+            if ev.event == t.event and ev.data_lines == 1:
+                got = t.match(ev.data)
+                if got is not None and self._seq is not None and got[1] == self._seq + 1:
+                    self._seq = got[1]
+                    t.target.add(got[0])
+                    return
+            self._tmpl = None
+        self._frame_start = self._emitted
         data = ev.data
         self._data_lines(ev)
         if data == "[DONE]":
@@ -746,6 +760,7 @@ class ResponsesChecker(Checker):
             if p.done:
                 self._emit("S026", f"{kind} for a part already done", ev)
             p.acc.add(delta)
+            self._remember(ev, obj, p.acc)
 
     def _text_done(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
         pkind, field, where = self._text_events[kind[:-5]]
@@ -774,6 +789,20 @@ class ResponsesChecker(Checker):
         delta = obj.get("delta")
         if item is not None and item.body is not None and type(delta) is str:
             item.body.add(delta)
+            self._remember(ev, obj, item.body)
+
+    def _remember(self, ev: Event, obj: dict[str, Any], target: Acc) -> None:
+        """Keep a delta that found nothing as the template of the next ones (template.py):
+        only while nothing but deltas can follow without the full path."""
+        if (
+            self._memo
+            and self._emitted == self._frame_start
+            and ev.data_lines == 1
+            and self._terminal is None
+            and self._error is None
+            and not self._done_sentinel
+        ):
+            self._tmpl = make_template(ev.data, obj, ev.event, target)
 
     def _body_done(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
         prefix = kind[:-5]
