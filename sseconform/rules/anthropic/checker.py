@@ -27,6 +27,7 @@ from sseconform.rules.anthropic.state import (
     StreamState,
 )
 from sseconform.rules.base import WIRE_MESSAGES, Checker, Settings
+from sseconform.rules.delta_template import DeltaTemplate, make_template
 from sseconform.rules.schema import validator, violations
 from sseconform.sse import decoder as sse
 from sseconform.sse.decoder import Event
@@ -66,10 +67,23 @@ class AnthropicChecker(Checker):
             "error": self._error,
         }
         self._max_input = self.settings.max_arguments
+        self._memo = self.settings.memo
+        self._tmpl: DeltaTemplate | None = None  # the last delta, checked in full
+        self._frame_start = 0
 
     # -- events ----------------------------------------------------------------------------
 
     def _on_event(self, ev: Event) -> None:
+        t = self._tmpl
+        if t is not None:
+            if ev.event == t.event and ev.data_lines == 1:
+                got = t.match(ev.data)
+                if got is not None:
+                    if t.target is not None:  # a tool block: its input grows
+                        self._input_piece(t.target, got[0])
+                    return
+            self._tmpl = None
+        self._frame_start = self._emitted
         s = self._s
         if s.ended is not None:
             self._after_end(ev)
@@ -337,15 +351,13 @@ class AnthropicChecker(Checker):
             self._unknown_block(ev, index, "content_block_delta")
             return
         if kind == "input_json_delta" and b.tool:
-            b.deltas += 1
             piece = delta.get("partial_json")
-            if type(piece) is str and piece:
-                size = b.size + len(piece)
-                if size <= self._max_input:
-                    b.parts.append(piece)
-                b.size = size
+            self._input_piece(b, piece if type(piece) is str else "")
+            if type(piece) is str:
+                self._remember(ev, obj, "partial_json", b)
             return
         if kind == "text_delta" and b.type == "text":
+            self._remember(ev, obj, "text", None)
             return
         allowed = BLOCK_DELTAS.get(b.type)
         if kind not in DELTA_TYPES:
@@ -361,6 +373,31 @@ class AnthropicChecker(Checker):
                 )
         elif kind == "signature_delta":
             b.signed = True
+        elif kind == "thinking_delta" and b.type == "thinking":
+            self._remember(ev, obj, "thinking", None)
+
+    def _input_piece(self, b: Block, piece: str) -> None:
+        """One input_json_delta of a tool block: counted, and kept up to max_arguments."""
+        b.deltas += 1
+        if piece:
+            size = b.size + len(piece)
+            if size <= self._max_input:
+                b.parts.append(piece)
+            b.size = size
+
+    def _remember(self, ev: Event, obj: dict[str, Any], key: str, target: Block | None) -> None:
+        """Keep a delta that found nothing as the template of the next ones
+        (rules/delta_template.py): only while the message is under way and no cut is held."""
+        s = self._s
+        if (
+            self._memo
+            and self._emitted == self._frame_start
+            and ev.data_lines == 1
+            and ev.event == "content_block_delta"
+            and s.pending_cut is None
+            and s.ended is None
+        ):
+            self._tmpl = make_template(ev.data, obj, ev.event, key, target, seq=False)
 
     def _block_stop(self, ev: Event, obj: dict[str, Any]) -> None:
         s = self._s

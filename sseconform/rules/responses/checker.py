@@ -20,8 +20,8 @@ from typing import Any
 import orjson
 
 from sseconform.rules.base import Checker, Settings
+from sseconform.rules.delta_template import DeltaTemplate, make_template
 from sseconform.rules.responses.state import Acc, Item, Part, combined, digest, signature
-from sseconform.rules.responses.template import DeltaTemplate, make_template
 from sseconform.rules.schema import pointer_of, validator
 from sseconform.sse.decoder import Event
 
@@ -802,7 +802,7 @@ class ResponsesChecker(Checker):
             and self._error is None
             and not self._done_sentinel
         ):
-            self._tmpl = make_template(ev.data, obj, ev.event, target)
+            self._tmpl = make_template(ev.data, obj, ev.event, "delta", target, seq=True)
 
     def _body_done(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
         prefix = kind[:-5]

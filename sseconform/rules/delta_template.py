@@ -1,0 +1,184 @@
+"""A delta event already checked in full, cut around what changes from one delta to the next.
+
+Nearly every event of a long Responses or Anthropic stream is the next delta of the string
+being streamed (``{"type":"response.output_text.delta",...,"delta":"...",
+"sequence_number":N}``, ``{"type":"content_block_delta","index":0,"delta":{"type":
+"text_delta","text":"..."}}``). Once one passed every rule, an event that is the same text but
+for its value string, its ``obfuscation`` padding and its sequence number parses to the same
+object but for those: the same schema verdict, the same references, the same target. It needs
+no parse: its value goes where the last one went, and a sequence number must follow the last
+(else it takes the full path, which says what is wrong). Any event that misses the template
+drops it, so every change of state goes the full way. ``Settings.memo`` off gives the very
+same diagnostics (tests/test_memo.py).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+import orjson
+
+from sseconform.jsonstr import JSON_STRING, find_literal
+
+__all__ = ["DeltaTemplate", "make_template"]
+
+#: A JSON integer as a sequence number is written (no sign, no leading zero).
+INT = re.compile(r"0|[1-9][0-9]*")
+PROBE = "sseconform-template-probe"
+PROBE_SEQ = 987654321987
+VALUE, PAD, SEQ = "value", "pad", "seq"
+
+
+class DeltaTemplate:
+    """The segments of a checked delta event around its holes, and where its values go.
+
+    The first events are matched piece by piece (``startswith`` and one JSON string at a
+    time); a template that keeps matching is compiled into one regular expression (one C call
+    per event), which pays for its compilation only on a long run of deltas."""
+
+    __slots__ = ("event", "head", "hits", "holes", "pattern", "segments", "target")
+
+    #: Matches before the template is compiled (a compile costs about a thousand matches).
+    COMPILE_AFTER = 64
+
+    def __init__(
+        self, event: str | None, segments: tuple[str, ...], holes: tuple[str, ...], target: Any
+    ) -> None:
+        self.event = event  # the `event:` line the checked event had
+        self.segments = segments
+        self.head = segments[0]
+        self.holes = holes
+        self.target = target  # where the value goes: the checker that made it knows
+        self.hits = 0
+        self.pattern: re.Pattern[str] | None = None
+
+    def match(self, d: str) -> tuple[str, int] | None:
+        """The value's text and the sequence number (-1: none) when ``d`` fits, else None."""
+        pattern = self.pattern
+        if pattern is None:
+            got = self._walk(d)
+            if got is not None:
+                self.hits += 1
+                if self.hits == self.COMPILE_AFTER:
+                    self.pattern = _pattern(self.segments, self.holes)
+            return got
+        m = pattern.fullmatch(d)
+        if m is None:
+            return None
+        return _text(m.group(VALUE)), (int(m.group(SEQ)) if SEQ in self.holes else -1)
+
+    def _walk(self, d: str) -> tuple[str, int] | None:
+        if not d.startswith(self.head):
+            return None
+        segs = self.segments
+        pos = len(self.head)
+        literal = ""
+        seq = -1
+        for j, hole in enumerate(self.holes):
+            m = (INT if hole == SEQ else JSON_STRING).match(d, pos)
+            if m is None:
+                return None
+            if hole == VALUE:
+                literal = m.group()
+            elif hole == SEQ:
+                seq = int(m.group())
+            pos = m.end()
+            nxt = segs[j + 1]
+            if not d.startswith(nxt, pos):
+                return None
+            pos += len(nxt)
+        if pos != len(d):
+            return None
+        return _text(literal), seq
+
+
+def _text(literal: str) -> str:
+    """A literal the matcher took as one JSON string: no backslash, nothing to unescape."""
+    if "\\" not in literal:
+        return literal[1:-1]
+    text: str = orjson.loads(literal)
+    return text
+
+
+@lru_cache(maxsize=256)
+def _pattern(segments: tuple[str, ...], holes: tuple[str, ...]) -> re.Pattern[str]:
+    """The template as a pattern: its segments literally, a JSON string (exactly as orjson
+    takes one) in each string hole, a JSON integer in the sequence number's."""
+    parts = [re.escape(segments[0])]
+    for hole, seg in zip(holes, segments[1:], strict=True):
+        body = INT.pattern if hole == SEQ else JSON_STRING.pattern
+        parts.append(f"(?P<{hole}>{body})" + re.escape(seg))
+    return re.compile("".join(parts))
+
+
+def _seq_span(data: str) -> tuple[int, int] | None:
+    """The span of the one integer after ``"sequence_number":`` (None: none or several)."""
+    needle = '"sequence_number":'
+    i = data.find(needle)
+    if i < 0 or data.find(needle, i + 1) >= 0:
+        return None
+    m = INT.match(data, i + len(needle))
+    return (m.start(), m.end()) if m is not None else None
+
+
+def make_template(
+    data: str, obj: dict[str, Any], event: str | None, key: str, target: Any, *, seq: bool
+) -> DeltaTemplate | None:
+    """Cut ``data`` around the string after ``"key":``, its ``obfuscation`` and (``seq``) its
+    sequence number, proving the cut with a probe parse; None when that cannot be shown."""
+    if PROBE in data:
+        return None
+    found: list[tuple[tuple[int, int] | None, str]] = [(find_literal(data, key), VALUE)]
+    if seq:
+        found.append((_seq_span(data), SEQ))
+    if "obfuscation" in obj:
+        found.append((find_literal(data, "obfuscation"), PAD))
+    spans: list[tuple[tuple[int, int], str]] = []
+    for span, hole in found:
+        if span is None:
+            return None
+        spans.append((span, hole))
+    spans.sort()
+    cut = [0]
+    for (a, b), _ in spans:
+        cut += [a, b]
+    cut.append(len(data))
+    segments = tuple(data[cut[k] : cut[k + 1]] for k in range(0, len(cut), 2))
+    holes = tuple(hole for _, hole in spans)
+    fill = {VALUE: f'"{PROBE}-v"', PAD: f'"{PROBE}-p"', SEQ: str(PROBE_SEQ)}  # -v, -p: hole[0]
+    text = "".join(seg + fill[h] for seg, h in zip(segments, holes, strict=False)) + segments[-1]
+    originals: dict[Any, Any] = {}
+    for (a, b), hole in spans:
+        if hole == SEQ:
+            originals[PROBE_SEQ] = int(data[a:b])
+        else:
+            originals[f"{PROBE}-{hole[0]}"] = orjson.loads(data[a:b])
+    try:
+        probe = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    seen: set[Any] = set()
+    if not _same_but_holes(probe, obj, originals, seen) or len(seen) != len(originals):
+        return None  # the cut is not exactly the holes: not worth proving more
+    return DeltaTemplate(event, segments, holes, target)
+
+
+def _same_but_holes(probe: Any, obj: Any, originals: dict[Any, Any], seen: set[Any]) -> bool:
+    """``probe`` equals ``obj`` where each probe marker stands for its original value (each
+    marker found once)."""
+    if type(probe) is dict:
+        if type(obj) is not dict or probe.keys() != obj.keys():
+            return False
+        return all(_same_but_holes(probe[k], obj[k], originals, seen) for k in probe)
+    if type(probe) is list:
+        if type(obj) is not list or len(probe) != len(obj):
+            return False
+        return all(_same_but_holes(p, o, originals, seen) for p, o in zip(probe, obj, strict=True))
+    if type(probe) in (str, int) and probe in originals:
+        if probe in seen or originals[probe] != obj or type(obj) is not type(originals[probe]):
+            return False
+        seen.add(probe)
+        return True
+    return bool(probe == obj and type(probe) is type(obj))
