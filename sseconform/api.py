@@ -50,6 +50,9 @@ class FileResult:
     grammar: str = "chat"  # the grammar it was checked against (``auto`` resolved)
     known: dict[str, int] = field(default_factory=dict)  # accepted by a baseline, per code
     fixed: list[str] = field(default_factory=list)  # baseline entries that did not happen
+    #: A recording's findings: body offset -> the file's line holding that read (what a
+    #: SARIF region points at; a body line is not a line of the file)
+    record_lines: dict[int, int] = field(default_factory=dict)
 
     def count(self, severity: Severity) -> int:
         return sum(1 for d in self.diagnostics if d.severity is severity) + sum(
@@ -204,7 +207,10 @@ def check_file(
         raise InputError("is a directory (give files, or let `check` expand it)", name)
     try:
         with open(p, "rb") as fp:
-            return check_stream(fp, settings, path=name, grammar=grammar)
+            result = check_stream(fp, settings, path=name, grammar=grammar)
+        if result.kind == "recording" and result.diagnostics:
+            result.record_lines = recording_lines(name, [d.offset for d in result.diagnostics])
+        return result
     except FileNotFoundError:
         raise InputError("no such file", name) from None
     except PermissionError:
@@ -335,6 +341,35 @@ def _finish_recording(
         return _result(path, "recording", checker)
     diags = sorted(checker.diagnostics, key=lambda d: d.offset)
     return FileResult(path, "recording", diags, dict(checker.suppressed), 0, 0)
+
+
+def recording_lines(path: str, offsets: Iterable[int]) -> dict[int, int]:
+    """The line of the recording file holding the read each body offset is in: a second
+    pass over the file, keeping only the answers (bounded by the findings, not the body).
+    An offset at the body's end (a finding about the end) gets the last read's line."""
+    wanted = sorted({o for o in offsets if o >= 0})
+    out: dict[int, int] = {}
+    if not wanted:
+        return out
+    try:
+        with open(path, "rb") as fp:
+            reader = RecordingReader(fp, path)
+            pos = 0
+            i = 0
+            for _t, data in reader.reads():
+                end = pos + len(data)
+                while i < len(wanted) and wanted[i] < end:
+                    out[wanted[i]] = reader.read_line
+                    i += 1
+                pos = end
+                if i == len(wanted):
+                    break
+            while i < len(wanted) and reader.read_line:
+                out[wanted[i]] = reader.read_line
+                i += 1
+    except (OSError, RecordingError):
+        pass  # a damaged recording was reported (H004); its regions stay unknown
+    return out
 
 
 def event_bytes(path: str, offsets: Iterable[int], limit: int = 2048) -> dict[int, bytes]:

@@ -117,6 +117,7 @@ class RecordingReader:
         self._fp = fp
         self.path = path
         self._lineno = 0
+        self.read_line = 0
         self.response: Response | None = None
         self.end: End | None = None
         self.truncated_line: int | None = None
@@ -183,6 +184,7 @@ class RecordingReader:
                 raise RecordingError(
                     self.path, line, f'a read line needs "t": a number from 0 to {MAX_T:g}'
                 )
+            self.read_line = line  # the file's line the read about to be yielded is on
             if "text" in obj and isinstance(obj["text"], str):
                 try:
                     data = obj["text"].encode("utf-8")

@@ -1,10 +1,10 @@
 """SARIF 2.1.0, the format GitHub code scanning (and ruff, and most scanners) read.
 
 One run; the rules it reports on are described once (id, name, summary, docs, default level,
-invariant as a tag); each finding is a result at its file, and for a raw stream at its line.
-A recording's line counts in the recorded body, not in the file, so there the region is left
-out and the body line is given in the message (as the GitHub format does). Infos are
-``note`` results; under ``--strict`` warnings are errors, as the exit code says.
+invariant as a tag); each finding is a result at its file, and at its line: a raw stream's
+line, or for a recording the line of the file that holds the read the event starts in (its
+body line goes in the message and in a ``bodyLine`` property). Infos are ``note`` results; under
+``--strict`` warnings are errors, as the exit code says.
 """
 
 from __future__ import annotations
@@ -52,15 +52,21 @@ def _result(r: FileResult, d: Diagnostic, index: int, strict: bool) -> dict[str,
     if r.kind != "sse" and d.line:
         place = f"body line {d.line}, {place}"
     location: dict[str, Any] = {"artifactLocation": {"uri": _uri(r.path)}}
+    props: dict[str, Any] = {"frame": d.frame, "byteOffset": d.offset, "pointer": d.pointer}
     if r.kind == "sse" and d.line:
         location["region"] = {"startLine": d.line}
+    elif r.kind != "sse" and d.line:  # in the body (HTTP findings are about the file)
+        file_line = r.record_lines.get(d.offset)
+        if file_line:
+            location["region"] = {"startLine": file_line}
+        props["bodyLine"] = d.line
     return {
         "ruleId": d.code,
         "ruleIndex": index,
         "level": _level(d, strict),
         "message": {"text": d.message + (f" ({place})" if place else "")},
         "locations": [{"physicalLocation": location}],
-        "properties": {"frame": d.frame, "byteOffset": d.offset, "pointer": d.pointer},
+        "properties": props,
     }
 
 

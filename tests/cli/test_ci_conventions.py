@@ -33,6 +33,25 @@ def _sarif_schema() -> dict[str, object]:
     return schema
 
 
+def _read_spans(path: Path) -> dict[int, tuple[int, int]]:
+    """Each read line of a recording (1-based file line) -> the body bytes it holds."""
+    import base64
+
+    out: dict[int, tuple[int, int]] = {}
+    pos = 0
+    for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        obj = json.loads(raw)
+        if "t" in obj and ("text" in obj or "b64" in obj):
+            size = (
+                len(obj["text"].encode("utf-8"))
+                if "text" in obj
+                else len(base64.b64decode(obj["b64"]))
+            )
+            out[n] = (pos, pos + size)
+            pos += size
+    return out
+
+
 @pytest.mark.parametrize("strict", [False, True])
 def test_sarif_is_valid_and_complete(streams: Path, strict: bool) -> None:
     args = ["check", "a b.sse", "ok.sse", "gateway.jsonl", "missing.sse", "-f", "sarif"]
@@ -51,10 +70,16 @@ def test_sarif_is_valid_and_complete(streams: Path, strict: bool) -> None:
     [f001] = by_file["a%20b.sse"]
     assert f001["ruleId"] == "F001" and f001["level"] == "error"
     assert f001["locations"][0]["physicalLocation"]["region"] == {"startLine": 9}
-    # a recording's line is in its body: no region, the body line in the message
+    # a recording's finding is at the line of the file holding the read its event starts in;
+    # its body line is in the message and in bodyLine
     rec = by_file["gateway.jsonl"]
-    assert all("region" not in x["locations"][0]["physicalLocation"] for x in rec)
+    spans = _read_spans(streams / "gateway.jsonl")
+    for x in rec:
+        line = x["locations"][0]["physicalLocation"]["region"]["startLine"]
+        start, end = spans[line]
+        assert start <= x["properties"]["byteOffset"] < end or x["properties"]["byteOffset"] == end
     assert any("body line 9" in x["message"]["text"] for x in rec)
+    assert any(x["properties"].get("bodyLine") == 9 for x in rec)
     f003 = next(x for x in rec if x["ruleId"] == "F003")
     assert f003["level"] == ("error" if strict else "warning")
     [w006] = by_file["ok.sse"]
