@@ -5,7 +5,8 @@ stretch, derived from what the upstream sends unless the suite or command line s
 
 from __future__ import annotations
 
-from sseconform.replay.plan import Faults, Loaded, make_plan
+from sseconform.replay.faults import Faults
+from sseconform.replay.plan import Loaded, make_plan
 
 __all__ = ["DEADLINE_MARGIN", "MAX_BYTES_FLOOR", "MAX_BYTES_RATIO", "deadline_for", "max_bytes_for"]
 

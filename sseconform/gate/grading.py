@@ -28,7 +28,8 @@ from sseconform.gate.scenario import Scenario
 from sseconform.gate.timing import Budgets, Timing, measure
 from sseconform.gate.timing_rules import judge
 from sseconform.recording.format import RecordingReader
-from sseconform.replay.plan import ABORT, Faults, Loaded, make_plan, parse_faults
+from sseconform.replay.faults import Faults, parse_faults
+from sseconform.replay.plan import ABORT, Loaded, make_plan
 from sseconform.rules.catalog import Severity
 from sseconform.safetext import printable
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sseconform import providers
-from sseconform.replay.plan import parse_faults
+from sseconform.replay.faults import parse_faults
 
 __all__ = ["EXPECTS", "Scenario"]
 

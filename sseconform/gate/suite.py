@@ -88,7 +88,7 @@ from sseconform.gate.profile import (
 )
 from sseconform.gate.scenario import EXPECTS, Scenario
 from sseconform.gate.timing import DEFAULT_BUDGETS, Budgets
-from sseconform.replay.plan import parse_faults
+from sseconform.replay.faults import parse_faults
 
 __all__ = ["BUILTINS", "Suite", "builtin_suite", "for_endpoint", "load_suite", "recordings_dir"]
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from sseconform import providers
 from sseconform.errors import UsageError
-from sseconform.replay.plan import parse_faults
+from sseconform.replay.faults import parse_faults
 
 KEYS = frozenset({"path", "model", "header", "recording", "fault", "times", "speed"})
 

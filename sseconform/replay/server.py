@@ -34,6 +34,7 @@ from typing import Any
 
 from sseconform import providers
 from sseconform.recording.redact import redact_target, request_secrets, scrub_text
+from sseconform.replay.faults import Faults, parse_faults, parse_split
 from sseconform.replay.http11 import (
     CHUNKED,
     MAX_BODY,
@@ -47,16 +48,7 @@ from sseconform.replay.http11 import (
     parse_head,
     response_head,
 )
-from sseconform.replay.plan import (
-    ABORT,
-    WHOLE,
-    Faults,
-    Loaded,
-    Plan,
-    make_plan,
-    parse_faults,
-    parse_split,
-)
+from sseconform.replay.plan import ABORT, WHOLE, Loaded, Plan, make_plan
 from sseconform.replay.routing import model_of, streams, tag_of, wants_array
 from sseconform.replay.scenario import Rule
 from sseconform.replay.served import Served

@@ -24,7 +24,8 @@ import orjson
 from sseconform import providers
 from sseconform.model.partial import PartialJSON
 from sseconform.model.reassemble import Reassembler
-from sseconform.replay.plan import ABORT, END, WHOLE, Faults, Loaded, Plan, make_plan, reason_phrase
+from sseconform.replay.faults import Faults
+from sseconform.replay.plan import ABORT, END, WHOLE, Loaded, Plan, make_plan, reason_phrase
 from sseconform.sse import SSEDecoder
 
 __all__ = ["Whole", "fold", "whole_plan"]

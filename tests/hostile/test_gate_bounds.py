@@ -12,7 +12,8 @@ import pytest
 
 from sseconform.gate.bounds import DEADLINE_MARGIN, deadline_for, max_bytes_for
 from sseconform.gate.suite import recordings_dir
-from sseconform.replay.plan import load, parse_faults
+from sseconform.replay.faults import parse_faults
+from sseconform.replay.plan import load
 from tests.hostile.peers import hostile_peer, suite_at
 from tests.hostile.test_record_bounds import run
 

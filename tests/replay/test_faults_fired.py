@@ -17,7 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sseconform.replay.plan import Faults, Loaded, fault_problems, make_plan, parse_faults
+from sseconform.replay.faults import Faults, parse_faults
+from sseconform.replay.plan import Loaded, fault_problems, make_plan
 from sseconform.replay.served import Served
 from sseconform.replay.server import ReplayServer
 from tests.replay.conftest import (

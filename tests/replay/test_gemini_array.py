@@ -20,17 +20,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sseconform import providers
+from sseconform.replay.faults import Faults, parse_faults, parse_split
 from sseconform.replay.plan import (
     ABORT,
     ARRAY_CONTENT_TYPE,
     END,
-    Faults,
     Loaded,
     fault_problems,
     indent_json,
     make_plan,
-    parse_faults,
-    parse_split,
 )
 from sseconform.replay.served import Served
 from sseconform.replay.server import ReplayServer

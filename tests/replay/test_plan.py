@@ -16,19 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sseconform import providers
-from sseconform.replay.plan import (
-    ABORT,
-    END,
-    FAULT_HELP,
-    SPLIT_HELP,
-    Faults,
-    Loaded,
-    Plan,
-    event_ends,
-    make_plan,
-    parse_faults,
-    parse_split,
-)
+from sseconform.replay.faults import FAULT_HELP, SPLIT_HELP, Faults, parse_faults, parse_split
+from sseconform.replay.plan import ABORT, END, Loaded, Plan, event_ends, make_plan
 from sseconform.sse import decode_all
 from tests.replay import make_recordings
 from tests.replay.conftest import (

@@ -24,7 +24,8 @@ from google import genai
 from google.genai import types as genai_types
 
 from sseconform.model.reassemble import reassemble
-from sseconform.replay.plan import load, parse_faults
+from sseconform.replay.faults import parse_faults
+from sseconform.replay.plan import load
 from sseconform.replay.server import ReplayServer
 from sseconform.replay.whole import fold, whole_plan
 from sseconform.sse import decode_all
