@@ -207,10 +207,7 @@ def check_file(
         raise InputError("is a directory (give files, or let `check` expand it)", name)
     try:
         with open(p, "rb") as fp:
-            result = check_stream(fp, settings, path=name, grammar=grammar)
-        if result.kind == "recording" and result.diagnostics:
-            result.record_lines = recording_lines(name, [d.offset for d in result.diagnostics])
-        return result
+            return check_stream(fp, settings, path=name, grammar=grammar)
     except FileNotFoundError:
         raise InputError("no such file", name) from None
     except PermissionError:
@@ -262,8 +259,11 @@ def _resumed_by_url(reader: RecordingReader, settings: Settings | None) -> Setti
     url = (reader.request or {}).get("url")
     if not isinstance(url, str) or "starting_after=" not in url:
         return settings
-    values = parse_qs(urlsplit(url).query).get("starting_after", [])
-    if not values or not values[0].isdigit():
+    try:
+        values = parse_qs(urlsplit(url).query).get("starting_after", [])
+    except ValueError:  # a URL urlsplit refuses (a bad IPv6 host): nothing said by it
+        return settings
+    if not values or not (values[0].isascii() and values[0].isdigit()) or len(values[0]) > 18:
         return settings
     base = settings or Settings()
     if base.resumed is not None or base.starting_after is not None:
@@ -341,6 +341,15 @@ def _finish_recording(
         return _result(path, "recording", checker)
     diags = sorted(checker.diagnostics, key=lambda d: d.offset)
     return FileResult(path, "recording", diags, dict(checker.suppressed), 0, 0)
+
+
+def add_record_lines(results: Iterable[FileResult]) -> None:
+    """Give each recording's findings the line of the file their read is on (``record_lines``,
+    what a SARIF region points at): a second pass over each regular file with findings, so
+    only the reports that need it pay for it."""
+    for r in results:
+        if r.kind == "recording" and r.diagnostics and Path(r.path).is_file():
+            r.record_lines = recording_lines(r.path, [d.offset for d in r.diagnostics])
 
 
 def recording_lines(path: str, offsets: Iterable[int]) -> dict[int, int]:

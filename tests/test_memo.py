@@ -322,3 +322,61 @@ def test_the_anthropic_delta_template_on_generated_deltas(
     on = check_bytes(body, Settings(memo=True), grammar="anthropic")
     off = check_bytes(body, Settings(memo=False), grammar="anthropic")
     assert on.diagnostics == off.diagnostics
+
+
+def test_a_key_spelled_another_way_is_not_the_template_s_value() -> None:
+    """`"x\"delta":` holds the text `delta":` too; a template must cut the real key's value,
+    or memo on and off would disagree (found in review)."""
+    head = (
+        'event: response.created\ndata: {"type":"response.created","sequence_number":0,'
+        '"response":{"id":"r"}}\n\n'
+        'event: response.output_item.added\ndata: {"type":"response.output_item.added",'
+        '"sequence_number":1,"output_index":0,"item":{"id":"m","type":"message",'
+        '"content":[]}}\n\n'
+        'event: response.content_part.added\ndata: {"type":"response.content_part.added",'
+        '"sequence_number":2,"item_id":"m","output_index":0,"content_index":0,'
+        '"part":{"type":"output_text","text":""}}\n\n'
+    )
+    frames = [
+        'event: response.output_text.delta\ndata: {"type":"response.output_text.delta",'
+        f'"sequence_number":{n},"item_id":"m","output_index":0,"content_index":0,'
+        f'"delta" :"abc","x\\"delta":"q{n}"}}\n\n'
+        for n in range(3, 8)
+    ]
+    done = (
+        'event: response.output_text.done\ndata: {"type":"response.output_text.done",'
+        '"sequence_number":8,"item_id":"m","output_index":0,"content_index":0,'
+        '"text":"abcabcabcabcabc"}\n\n'
+    )
+    body = (head + "".join(frames) + done).encode()
+    on = check_bytes(body, Settings(memo=True), grammar="responses")
+    off = check_bytes(body, Settings(memo=False), grammar="responses")
+    assert on.diagnostics == off.diagnostics
+    assert "S030" not in on.codes
+
+
+def test_hostile_deltas_after_a_template_never_crash() -> None:
+    base = (
+        'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,'
+        '"delta":{"type":"text_delta","text":"%s"}%s}\n\n'
+    )
+    start = (
+        'event: message_start\ndata: {"type":"message_start","message":{"id":"m",'
+        '"type":"message","role":"assistant","content":[],"model":"c","usage":'
+        '{"input_tokens":1,"output_tokens":1}}}\n\n'
+        'event: content_block_start\ndata: {"type":"content_block_start","index":0,'
+        '"content_block":{"type":"text","text":""}}\n\n'
+    )
+    deep = ',"x":' + "[" * 990 + "]" * 990
+    body = (start + base % ("a", "") + base % ("b", "") + base % ("c", deep)).encode()
+    on = check_bytes(body, Settings(memo=True), grammar="anthropic")
+    assert (
+        on.diagnostics == check_bytes(body, Settings(memo=False), grammar="anthropic").diagnostics
+    )
+    huge = (
+        'event: response.output_text.delta\ndata: {"type":"response.output_text.delta",'
+        '"item_id":"m","output_index":0,"content_index":0,"delta":"x","sequence_number":'
+        + "9" * 5000
+        + "}\n\n"
+    )
+    check_bytes(huge.encode() * 3, Settings(memo=True), grammar="responses")

@@ -165,6 +165,10 @@ def check(
     if known is not None:
         for r in results:
             r.apply(known)
+    if conf.format == "sarif":
+        from sseconform.api import add_record_lines
+
+        add_record_lines(results)  # code scanning annotates a recording's own lines
     if write_baseline is not None and any(r.error is not None for r in results):
         typer.echo(
             f"sseconform check: baseline not written to {write_baseline}: not every input "

@@ -25,7 +25,7 @@ from sseconform.jsonstr import JSON_STRING, find_literal
 __all__ = ["DeltaTemplate", "make_template"]
 
 #: A JSON integer as a sequence number is written (no sign, no leading zero).
-INT = re.compile(r"0|[1-9][0-9]*")
+INT = re.compile(r"0|[1-9][0-9]{0,18}")  # at most 19 digits: int() of it never refuses
 PROBE = "sseconform-template-probe"
 PROBE_SEQ = 987654321987
 VALUE, PAD, SEQ = "value", "pad", "seq"
@@ -124,10 +124,18 @@ def _seq_span(data: str) -> tuple[int, int] | None:
 
 
 def make_template(
-    data: str, obj: dict[str, Any], event: str | None, key: str, target: Any, *, seq: bool
+    data: str,
+    obj: dict[str, Any],
+    event: str | None,
+    path: tuple[str, ...],
+    target: Any,
+    *,
+    seq: bool,
 ) -> DeltaTemplate | None:
-    """Cut ``data`` around the string after ``"key":``, its ``obfuscation`` and (``seq``) its
-    sequence number, proving the cut with a probe parse; None when that cannot be shown."""
+    """Cut ``data`` around the value at ``path`` (its last key's string), its top-level
+    ``obfuscation`` and (``seq``) its top-level sequence number, proving the cut with a probe
+    parse; None when that cannot be shown."""
+    key = path[-1]
     if PROBE in data:
         return None
     found: list[tuple[tuple[int, int] | None, str]] = [(find_literal(data, key), VALUE)]
@@ -160,9 +168,28 @@ def make_template(
     except orjson.JSONDecodeError:
         return None
     seen: set[Any] = set()
-    if not _same_but_holes(probe, obj, originals, seen) or len(seen) != len(originals):
+    try:
+        same = _same_but_holes(probe, obj, originals, seen)
+    except RecursionError:
+        return None  # nested past Python's stack: the full path takes it, as orjson did
+    if not same or len(seen) != len(originals):
         return None  # the cut is not exactly the holes: not worth proving more
+    # each marker where it counts (a key spelled another way, `"x\"delta":`, is not it)
+    if _at(probe, path) != f"{PROBE}-v":
+        return None
+    if SEQ in holes and _at(probe, ("sequence_number",)) != PROBE_SEQ:
+        return None
+    if PAD in holes and _at(probe, ("obfuscation",)) != f"{PROBE}-p":
+        return None
     return DeltaTemplate(event, segments, holes, target)
+
+
+def _at(obj: Any, path: tuple[str, ...]) -> Any:
+    for key in path:
+        if type(obj) is not dict:
+            return None
+        obj = obj.get(key)
+    return obj
 
 
 def _same_but_holes(probe: Any, obj: Any, originals: dict[Any, Any], seen: set[Any]) -> bool:

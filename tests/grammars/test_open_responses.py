@@ -262,3 +262,11 @@ def test_cli_grammar_open_responses() -> None:
     assert listed.returncode == 0 and "O005" in listed.stdout and "S030" in listed.stdout
     shown = run("rule", "O005")
     assert "## Specification" in shown.stdout and "§ HTTP Responses" in shown.stdout
+
+
+def test_a_done_before_the_terminal_event_is_not_the_one_the_spec_asks_for() -> None:
+    """[DONE] early (S061), then the terminal event and the end: still no [DONE] after it."""
+    body = (HERE / "pass" / "suite-basic-response" / "stream.sse").read_bytes()
+    events = body.removesuffix(b"data: [DONE]\n\n").split(b"\n\n")
+    early = b"\n\n".join([*events[:2], b"data: [DONE]", *events[2:]])
+    assert {"S061", "O005"} <= _check(early).codes

@@ -129,3 +129,72 @@ def test_only_a_listing_the_terminal_output_finishes_is_excused() -> None:
     other_id = body.replace(b'"output":[{"id":"mcpl_case216"', b'"output":[{"id":"mcpl_other"')
     assert other_id != body
     assert "S028" in _codes(other_id)
+
+
+# -- hostile input on the resumed path (each found in review, each once a crash or a miss) ----
+
+
+def test_assumed_items_and_parts_are_bounded() -> None:
+    """Deltas for ever new output indices and a high content_index: at most MAX_UNSEEN items
+    and parts are assumed to predate the stream; the rest are reported as in any stream."""
+    from sseconform.rules.responses.checker import MAX_UNSEEN, ResponsesChecker
+
+    body = _events(*(_delta(i, "x", part=255) for i in range(400)), start=5)
+    checker = ResponsesChecker(Settings())
+    checker.feed(body)
+    codes = {d.code for d in checker.finish()}
+    assumed = sum(1 + len(it.parts) for it in checker._items.values() if it.partial)
+    assert assumed <= MAX_UNSEEN
+    assert {"S013", "S020"} <= codes
+
+
+def test_negative_indices_never_crash() -> None:
+    completed = {"type": "response.completed", "response": {"id": "r", "output": []}}
+    for body in (
+        _events(_delta(-1, "x"), completed, start=3),
+        _events(_delta(0, "x", part=-1), completed, start=3),
+        _events(
+            {
+                "type": "response.output_item.added",
+                "output_index": -1,
+                "item": {"id": "mcpl_1", "type": "mcp_list_tools"},
+            },
+            completed,
+        ),
+    ):
+        check_bytes(body, grammar="responses")  # findings, never an exception
+
+
+def test_a_part_of_a_resumed_item_is_added_and_done_without_false_findings() -> None:
+    part = {"type": "output_text", "text": ""}
+    body = _events(
+        {"type": "response.content_part.added", "item_id": "msg_1", "output_index": 0,
+         "content_index": 1, "part": part},
+        {"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0,
+         "content_index": 1, "delta": "Hi"},
+        {"type": "response.output_text.done", "item_id": "msg_1", "output_index": 0,
+         "content_index": 1, "text": "Hi"},
+        {"type": "response.content_part.done", "item_id": "msg_1", "output_index": 0,
+         "content_index": 0, "part": {"type": "output_text", "text": "Hello."}},
+        start=7,
+    )  # fmt: skip
+    assert _codes(body) == {"S013", "S040"}
+
+
+def test_only_parts_below_the_first_one_named_may_predate_the_stream() -> None:
+    body = _events(_delta(0, "a", part=1), _delta(0, "b", part=5), start=4)
+    assert "S024" in _codes(body)
+
+
+def test_an_odd_starting_after_in_a_url_is_ignored(tmp_path: Path) -> None:
+    head = Response(200, "OK", headers=[("content-type", "text/event-stream")], t=0.01)
+    for url in (
+        "http://127.0.0.1:9/v1/responses/r?stream=true&starting_after=%C2%B2",
+        "http://[x/v1/responses/r?starting_after=2",
+        "http://127.0.0.1:9/v1/responses/r?starting_after=" + "9" * 40,
+    ):
+        rec = tmp_path / "r.jsonl"
+        rec.unlink(missing_ok=True)
+        write_recording(rec, [(0.02, RESUMED.read_bytes())], response=head, request={"url": url})
+        result = check_file(rec, grammar="responses")
+        assert "read as resumed after 5" in str(result.diagnostics)  # told by the numbers

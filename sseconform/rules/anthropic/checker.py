@@ -397,7 +397,7 @@ class AnthropicChecker(Checker):
             and s.pending_cut is None
             and s.ended is None
         ):
-            self._tmpl = make_template(ev.data, obj, ev.event, key, target, seq=False)
+            self._tmpl = make_template(ev.data, obj, ev.event, ("delta", key), target, seq=False)
 
     def _block_stop(self, ev: Event, obj: dict[str, Any]) -> None:
         s = self._s

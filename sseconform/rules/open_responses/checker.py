@@ -40,6 +40,8 @@ class OpenResponsesChecker(ResponsesChecker):
         self.incomplete: tuple[Event, int] | None = None
         #: The first terminal event's type ("" before it).
         self.terminal_kind = ""
+        #: A `data: [DONE]` came after the terminal (or error) event, as the spec asks.
+        self.done_after_end = False
 
     # -- every event: the specification's checks instead of OpenAI's names and schemas -------
 
@@ -58,6 +60,7 @@ class OpenResponsesChecker(ResponsesChecker):
             # what the specification asks for: no S060; after an error without
             # response.failed, O011 says what is missing (no S061)
             self._done_sentinel = True
+            self.done_after_end = True
             return
         super()._done_sentinel_event(ev)
 

@@ -68,8 +68,9 @@ CALLS = frozenset({"function_call", "custom_tool_call"})
 #: Hosted-tool items the provider may finish only in the terminal output (OpenAI does, for
 #: ``mcp_list_tools``), with no ``output_item.done``: no client reads their ``.done``.
 TERMINAL_ONLY = frozenset({"mcp_list_tools"})
-#: At most this many parts are assumed to precede a resumed stream's first event in one item.
-MAX_UNSEEN_PARTS = 256
+#: At most this many items and parts, in all, are assumed to precede a resumed stream's
+#: first event: past it, an event about one is what it would be in any stream (S020, S024).
+MAX_UNSEEN = 1024
 #: Arguments that must parse as JSON at their ``.done``.
 JSON_BODIES = frozenset({"response.function_call_arguments", "response.mcp_call_arguments"})
 
@@ -121,6 +122,7 @@ class ResponsesChecker(Checker):
         self._tmpl: DeltaTemplate | None = None  # the last delta, checked in full (template.py)
         self._frame_start = 0
         self._first_added: int | None = None  # the first output_index added in this stream
+        self._unseen_left = MAX_UNSEEN  # items and parts still assumable before the stream
         self._items: dict[int, Item] = {}
         self._max_index = -1
         self._terminal: Event | None = None
@@ -348,6 +350,7 @@ class ResponsesChecker(Checker):
         if item is None and self._unseen(idx):
             item_id = obj.get("item_id")
             item = Item(idx, {"id": item_id if isinstance(item_id, str) else None}, partial=True)
+            self._unseen_left -= 1
             self._items[idx] = item
             self._max_index = max(self._max_index, idx)
         if item is None:
@@ -368,7 +371,28 @@ class ResponsesChecker(Checker):
     def _unseen(self, idx: int) -> bool:
         """True when ``output_index idx`` may have been added before a resumed stream's first
         event: items are added in order, so only below the first one added in the stream."""
-        return self._resumed and (self._first_added is None or idx < self._first_added)
+        return (
+            self._resumed
+            and idx >= 0
+            and self._unseen_left > 0
+            and (self._first_added is None or idx < self._first_added)
+        )
+
+    def _unseen_parts(self, item: Item, summary: bool, i: int, added: bool) -> bool:
+        """Whether parts up to ``i`` of a resumed stream's item may predate the stream (and
+        are now assumed): only below the first part index the stream names for it, within
+        the stream's budget. ``added``: the first such event adds part ``i`` itself."""
+        if not item.partial or i < 0:
+            return False
+        which = 1 if summary else 0
+        if item.unseen[which] < 0:
+            item.unseen[which] = i if added else i + 1
+        parts = item.summary if summary else item.parts
+        need = (i if added else i + 1) - len(parts)
+        if need <= 0 or i >= item.unseen[which] + (1 if added else 0) or need > self._unseen_left:
+            return False
+        self._unseen_left -= need
+        return True
 
     def _item_of_type(self, ev: Event, obj: dict[str, Any], kind: str, want: str) -> Item | None:
         item = self._refs(ev, obj, kind, need_item=True)
@@ -396,10 +420,10 @@ class ResponsesChecker(Checker):
         if i is None:
             return None
         parts = item.summary if where == "summary" else item.parts
-        if i >= len(parts) and item.partial and i < MAX_UNSEEN_PARTS:
+        if i >= len(parts) and self._unseen_parts(item, where == "summary", i, added=False):
             while len(parts) <= i:  # begun before a resumed stream's first event
                 parts.append(Part(want or "", "", partial=True))
-        if i >= len(parts):
+        if i < 0 or i >= len(parts):
             if not item.lost:  # the cause once; the item's later events follow from it
                 item.lost = True
                 self._emit(
@@ -485,7 +509,7 @@ class ResponsesChecker(Checker):
         entry at its output_index has its id and a final status."""
         if item.type not in TERMINAL_ONLY or not isinstance(output, list):
             return False
-        got = output[item.index] if item.index < len(output) else None
+        got = output[item.index] if 0 <= item.index < len(output) else None
         return (
             type(got) is dict
             and got.get("type") == item.type
@@ -538,6 +562,8 @@ class ResponsesChecker(Checker):
             return
         for n, item in enumerate(items):
             pos = item.index if self._resumed else n
+            if not 0 <= pos < len(output):
+                continue  # a negative output_index (its schema finding says so)
             got = output[pos]
             if type(got) is not dict:
                 continue
@@ -694,14 +720,14 @@ class ResponsesChecker(Checker):
         summary = kind.startswith("response.reasoning_summary")
         key = "summary_index" if summary else "content_index"
         want = ("reasoning",) if summary else ("message", "reasoning")
-        if item.type not in want:
+        if item.type not in want and not (item.partial and item.type is None):
             self._emit("S027", f"{kind} on a {item.type} item", ev, "/output_index")
             return
         i = _int(obj.get(key))
         if i is None:
             return
         parts = item.summary if summary else item.parts
-        if item.partial and len(parts) < i < MAX_UNSEEN_PARTS:
+        if len(parts) < i and self._unseen_parts(item, summary, i, added=True):
             while len(parts) < i:  # the item's earlier parts came before a resumed stream
                 parts.append(Part("", "", partial=True))
         if i != len(parts):
@@ -728,6 +754,8 @@ class ResponsesChecker(Checker):
             self._emit("S036", f"{kind} again for the same part", ev)
             return
         p.done = True
+        if p.partial and not p.kind and isinstance(got.get("type"), str):
+            p.kind = got["type"]  # a part begun before a resumed stream: known by its done
         text = got.get("refusal") if got.get("type") == "refusal" else got.get("text")
         if got.get("type") != p.kind and not summary:
             self._emit(
@@ -802,7 +830,7 @@ class ResponsesChecker(Checker):
             and self._error is None
             and not self._done_sentinel
         ):
-            self._tmpl = make_template(ev.data, obj, ev.event, "delta", target, seq=True)
+            self._tmpl = make_template(ev.data, obj, ev.event, ("delta",), target, seq=True)
 
     def _body_done(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
         prefix = kind[:-5]

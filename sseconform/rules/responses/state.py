@@ -126,12 +126,16 @@ class Item:
         "parts",
         "summary",
         "type",
+        "unseen",
     )
 
     def __init__(self, index: int, obj: dict[str, Any], *, partial: bool = False) -> None:
         self.index = index
         #: Added before a resumed stream's first event: known only from its later events.
         self.partial = partial
+        #: For such an item, how many content and summary parts may predate the stream
+        #: (decided by the first event about each list; -1: not yet).
+        self.unseen = [-1, -1]
         self.id = obj.get("id")
         self.type = obj.get("type")
         self.call_id = obj.get("call_id")

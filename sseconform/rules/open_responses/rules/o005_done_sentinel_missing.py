@@ -51,7 +51,7 @@ RULE = define(
 def check(c: OpenResponsesChecker) -> None:
     """A terminal (or error) event came, and no `data: [DONE]` after it."""
     last = c.terminal or c.error
-    if last is not None and not c.done_sentinel:
+    if last is not None and not c.done_after_end:
         c.report_at_end(
             RULE,
             f"the stream ends after its terminal event (frame {last.frame}) without `data: [DONE]`",

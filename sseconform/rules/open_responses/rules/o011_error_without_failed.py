@@ -49,7 +49,13 @@ def check(c: OpenResponsesChecker) -> None:
     err = c.error
     if err is None or (c.terminal is not None and c.terminal_kind == "response.failed"):
         return
-    then = f"then {c.terminal_kind}" if c.terminal is not None else "then nothing"
+    term = c.terminal
+    if term is None:
+        then = "then nothing"
+    elif term.frame < err.frame:
+        then = f"it came after {c.terminal_kind}"
+    else:
+        then = f"then {c.terminal_kind}"
     c.report_at_end(
         RULE,
         f"the error event at frame {err.frame} is not followed by response.failed ({then})",
