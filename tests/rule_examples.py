@@ -17,9 +17,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sseconform import Settings, check_bytes
+from sseconform import check_bytes
 from sseconform.rules.catalog import RULES
 from sseconform.sse.decoder import SSEDecoder
+from tests.conftest import case_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "tests" / "cases"
@@ -34,15 +35,6 @@ FOLDERS = {
 HAND_WRITTEN = frozenset("WH")
 MAX_STRING = 40
 MAX_LINE = 240
-
-
-def _settings(case: Path) -> Settings:
-    s = Settings()
-    extra = case / "settings.json"
-    if extra.is_file():
-        for key, value in json.loads(extra.read_text()).items():
-            setattr(s, key, value)
-    return s
 
 
 def _string(s: str) -> str:
@@ -119,7 +111,7 @@ def _event_text(raw: str, pointer: str) -> str:
 def example(code: str, grammar: str, case: Path) -> dict[str, str] | None:
     """The example of ``code`` cut from ``case`` (None when the case does not report it)."""
     body = (case / "stream.sse").read_bytes()
-    settings = _settings(case)
+    settings = case_settings(case)
     result = check_bytes(body, settings, grammar=grammar)
     finding = next((d for d in result.diagnostics if d.code == code), None)
     if finding is None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 
@@ -13,18 +12,9 @@ from sseconform.diagnostics import Diagnostic
 from sseconform.rules.catalog import RULES
 from sseconform.sse import SSEDecoder
 from sseconform.sse.decoder import Event
-from tests.conftest import CASES
+from tests.conftest import CASES, case_settings
 
 CASE_DIRS = sorted(p for p in CASES.glob("*/*") if (p / "stream.sse").is_file())
-
-
-def _settings(case: Path) -> Settings:
-    s = Settings()
-    extra = case / "settings.json"
-    if extra.is_file():
-        for key, value in json.loads(extra.read_text()).items():
-            setattr(s, key, value)
-    return s
 
 
 def _expected(case: Path) -> set[str]:
@@ -33,21 +23,21 @@ def _expected(case: Path) -> set[str]:
 
 @pytest.mark.parametrize("case", CASE_DIRS, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_case_codes(case: Path) -> None:
-    result = check_bytes((case / "stream.sse").read_bytes(), _settings(case))
+    result = check_bytes((case / "stream.sse").read_bytes(), case_settings(case))
     assert result.codes == _expected(case), [str(d) for d in result.diagnostics]
 
 
 @pytest.mark.parametrize("case", CASE_DIRS, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_case_split_invariance(case: Path) -> None:
     body = (case / "stream.sse").read_bytes()
-    whole = check_bytes(body, _settings(case)).diagnostics
-    one_byte = check_chunks((body[i : i + 1] for i in range(len(body))), _settings(case))
+    whole = check_bytes(body, case_settings(case)).diagnostics
+    one_byte = check_chunks((body[i : i + 1] for i in range(len(body))), case_settings(case))
     assert one_byte.diagnostics == whole
     rng = random.Random(case.name)
     for _ in range(5):
         cuts = sorted(rng.sample(range(1, max(2, len(body))), k=min(6, max(0, len(body) - 1))))
         pieces = [body[a:b] for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True)]
-        assert check_chunks(pieces, _settings(case)).diagnostics == whole
+        assert check_chunks(pieces, case_settings(case)).diagnostics == whole
 
 
 def test_every_code_has_a_failing_case() -> None:
@@ -97,7 +87,7 @@ def test_every_location_is_where_an_event_starts(case: Path) -> None:
     stream names the last event; a wire finding outside every event (a comment between
     events, an id-only block, the unterminated tail, the BOM) points at its own line."""
     body = (case / "stream.sse").read_bytes()
-    settings = _settings(case)
+    settings = case_settings(case)
     events = decoded_events(body, settings)
     starts = {ev.frame: (ev.frame, ev.line, ev.offset) for ev in events}
     last = starts[events[-1].frame] if events else (None, 1, 0)

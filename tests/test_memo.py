@@ -7,6 +7,7 @@ fragments hold every kind of JSON string escape, resends and look-alike keys.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import orjson
@@ -16,7 +17,7 @@ from hypothesis import strategies as st
 
 from sseconform import Settings, check_bytes, check_chunks
 from sseconform.rules.chat.checker import _JSON_STRING
-from tests.conftest import CASES, REAL_STREAMS
+from tests.conftest import CASES, REAL_STREAMS, case_settings
 
 
 def _both(body: bytes) -> None:
@@ -49,14 +50,12 @@ GRAMMAR_CASES = [
 def test_the_delta_templates_change_nothing(grammar: str, case: Path) -> None:
     """Every split too: a template made in one read is used in the next."""
     body = (case / "stream.sse").read_bytes()
-    extra = case / "settings.json"
-    opts = json.loads(extra.read_text()) if extra.is_file() else {}
-    on = check_bytes(body, Settings(memo=True, **opts), grammar=grammar)
-    off = check_bytes(body, Settings(memo=False, **opts), grammar=grammar)
+    on_settings = case_settings(case)
+    off_settings = replace(on_settings, memo=False)
+    on = check_bytes(body, on_settings, grammar=grammar)
+    off = check_bytes(body, off_settings, grammar=grammar)
     assert on.diagnostics == off.diagnostics
-    one = check_chunks(
-        (body[i : i + 1] for i in range(len(body))), Settings(memo=True, **opts), grammar=grammar
-    )
+    one = check_chunks((body[i : i + 1] for i in range(len(body))), on_settings, grammar=grammar)
     assert one.diagnostics == off.diagnostics
 
 

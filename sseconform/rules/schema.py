@@ -80,6 +80,15 @@ def _value_at(obj: Any, path: list[str | int]) -> Any:
     return obj
 
 
+def error_path(err: Any) -> list[str | int]:
+    """Where a validation error is: its instance path, and for a missing property that
+    property (so the pointer names the field that should be there)."""
+    path: list[str | int] = list(err.instance_path)
+    keyword = err.schema_path[-1] if err.schema_path else ""
+    prop = getattr(err.kind, "property", None) if keyword == "required" else None
+    return [*path, prop] if isinstance(prop, str) else path
+
+
 def violations(name: str, obj: Any) -> Iterator[SchemaViolation]:
     """Every violation of schema ``name`` by ``obj``, each with its rule code. A value nested
     past what the validator walks is one J003 for the frame, not an exception."""
@@ -89,10 +98,7 @@ def violations(name: str, obj: Any) -> Iterator[SchemaViolation]:
         yield SchemaViolation("J003", "", f"the frame is nested too deeply to validate ({exc})")
         return
     for err in errors:
-        path = list(err.instance_path)
-        keyword = err.schema_path[-1] if err.schema_path else ""
-        prop = getattr(err.kind, "property", None) if keyword == "required" else None
-        full = [*path, prop] if isinstance(prop, str) else path
+        full = error_path(err)
         code = _code_for(name, full, obj)
         yield SchemaViolation(code, pointer_of(full), _message(code, full, obj, str(err.message)))
 

@@ -23,7 +23,7 @@ from sseconform.rules.anthropic.state import EVENT_TYPES
 from sseconform.rules.catalog import GRAMMAR_INVARIANTS, RULES, Severity, doc
 from sseconform.rules.schema import load_schema, pointer_of, validator
 from sseconform.sse import decode_all
-from tests.conftest import CASES, REAL_STREAMS, ROOT
+from tests.conftest import CASES, REAL_STREAMS, ROOT, case_settings
 from tests.test_cases import decoded_events, starts_a_line, where_of
 
 HERE = CASES / "anthropic"
@@ -33,15 +33,6 @@ A_CODES = sorted(c for c, r in RULES.items() if r.grammar == "anthropic")
 #: Findings about the end of the stream: located at the last event (none: the body's start).
 AT_END = frozenset({"A020", "W018"})
 MANIFEST = REAL_STREAMS / "MANIFEST.tsv"
-
-
-def _settings(case: Path) -> Settings:
-    s = Settings()
-    extra = case / "settings.json"
-    if extra.is_file():
-        for key, value in json.loads(extra.read_text()).items():
-            setattr(s, key, value)
-    return s
 
 
 def _expected(case: Path) -> set[str]:
@@ -61,7 +52,7 @@ def test_there_are_cases() -> None:
 
 @pytest.mark.parametrize("case", CASE_DIRS, ids=IDS)
 def test_case_codes(case: Path) -> None:
-    result = _check((case / "stream.sse").read_bytes(), _settings(case))
+    result = _check((case / "stream.sse").read_bytes(), case_settings(case))
     assert result.grammar == "anthropic"
     assert result.codes == _expected(case), [str(d) for d in result.diagnostics]
 
@@ -70,7 +61,7 @@ def test_case_codes(case: Path) -> None:
 def test_case_split_invariance(case: Path) -> None:
     """One byte at a time (so inside every UTF-8 sequence), and random cuts."""
     body = (case / "stream.sse").read_bytes()
-    settings = _settings(case)
+    settings = case_settings(case)
     whole = _check(body, settings).diagnostics
     one_byte = check_chunks(
         (body[i : i + 1] for i in range(len(body))), settings, grammar="anthropic"
@@ -88,7 +79,7 @@ def test_crlf_framing_changes_nothing_but_the_wire_finding(case: Path) -> None:
     """The same events framed with CRLF: the same codes plus W003, however the bytes are cut
     (a cut between CR and LF included)."""
     body = (case / "stream.sse").read_bytes().replace(b"\n", b"\r\n")
-    settings = _settings(case)
+    settings = case_settings(case)
     whole = _check(body, settings)
     assert whole.codes == _expected(case) | {"W003"}, [str(d) for d in whole.diagnostics]
     one_byte = check_chunks(
@@ -100,7 +91,7 @@ def test_crlf_framing_changes_nothing_but_the_wire_finding(case: Path) -> None:
 @pytest.mark.parametrize("case", CASE_DIRS, ids=IDS)
 def test_auto_detection_picks_anthropic(case: Path) -> None:
     body = (case / "stream.sse").read_bytes()
-    result = check_bytes(body, _settings(case), grammar="auto")
+    result = check_bytes(body, case_settings(case), grammar="auto")
     assert result.grammar == "anthropic"
     assert result.codes == _expected(case)
 
@@ -126,7 +117,7 @@ def test_every_location_is_where_an_event_starts(case: Path) -> None:
     """Each finding names the event it is about and points at its first line; one about the
     end of the stream names the last event."""
     body = (case / "stream.sse").read_bytes()
-    settings = _settings(case)
+    settings = case_settings(case)
     _assert_located(body, settings, _check(body, settings).diagnostics, case.name)
 
 

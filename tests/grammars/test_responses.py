@@ -22,7 +22,7 @@ from sseconform.rules.catalog import GRAMMAR_INVARIANTS, RULES, Severity, doc
 from sseconform.rules.responses.rules import INVARIANTS
 from sseconform.rules.schema import load_schema, schema_dir, validator
 from sseconform.sse import decode_all
-from tests.conftest import CASES, REAL_STREAMS, ROOT
+from tests.conftest import CASES, REAL_STREAMS, ROOT, case_settings
 from tests.test_cases import decoded_events, starts_a_line, where_of
 
 HERE = CASES / "responses"
@@ -35,15 +35,6 @@ MANIFEST = REAL_STREAMS / "MANIFEST.tsv"
 SCHEMAS = sorted(
     p.name.removesuffix(".schema.json") for p in (schema_dir() / "responses").glob("*.json")
 )
-
-
-def _settings(case: Path) -> Settings:
-    s = Settings()
-    extra = case / "settings.json"
-    if extra.is_file():
-        for key, value in json.loads(extra.read_text()).items():
-            setattr(s, key, value)
-    return s
 
 
 def _expected(case: Path) -> set[str]:
@@ -63,7 +54,7 @@ def test_there_are_cases() -> None:
 
 @pytest.mark.parametrize("case", CASE_DIRS, ids=IDS)
 def test_case_codes(case: Path) -> None:
-    result = _check((case / "stream.sse").read_bytes(), _settings(case))
+    result = _check((case / "stream.sse").read_bytes(), case_settings(case))
     assert result.grammar == "responses"
     assert result.codes == _expected(case), [str(d) for d in result.diagnostics]
 
@@ -73,7 +64,7 @@ def test_case_split_invariance(case: Path) -> None:
     """One byte at a time, random cuts (through multi-byte characters too): the same
     diagnostics, in the same places."""
     body = (case / "stream.sse").read_bytes()
-    settings = _settings(case)
+    settings = case_settings(case)
     whole = _check(body, settings).diagnostics
     one = check_chunks((body[i : i + 1] for i in range(len(body))), settings, grammar="responses")
     assert one.diagnostics == whole
@@ -96,7 +87,7 @@ def test_a_cut_inside_a_multibyte_character_changes_nothing() -> None:
 def test_crlf_framing_changes_nothing_but_the_wire_finding(case: Path) -> None:
     """CR LF (and bare CR) line ends: the grammar findings stay; W003 (W004) is added."""
     body = (case / "stream.sse").read_bytes()
-    settings = _settings(case)
+    settings = case_settings(case)
     want = _expected(case)
     for eol, wire in ((b"\r\n", "W003"), (b"\r", "W004")):
         got = _check(body.replace(b"\n", eol), settings).codes
@@ -106,7 +97,7 @@ def test_crlf_framing_changes_nothing_but_the_wire_finding(case: Path) -> None:
 @pytest.mark.parametrize("case", CASE_DIRS, ids=IDS)
 def test_auto_detection_picks_responses(case: Path) -> None:
     body = (case / "stream.sse").read_bytes()
-    result = check_bytes(body, _settings(case), grammar="auto")
+    result = check_bytes(body, case_settings(case), grammar="auto")
     assert result.grammar == "responses"
     assert result.codes == _expected(case)
 
@@ -128,7 +119,7 @@ def _assert_located(body: bytes, settings: Settings, diagnostics: list[Any], nam
 @pytest.mark.parametrize("case", CASE_DIRS, ids=IDS)
 def test_every_location_is_where_an_event_starts(case: Path) -> None:
     body = (case / "stream.sse").read_bytes()
-    settings = _settings(case)
+    settings = case_settings(case)
     _assert_located(body, settings, _check(body, settings).diagnostics, case.name)
 
 
@@ -144,7 +135,7 @@ def test_fail_cases_report_their_own_code() -> None:
 
 def test_pass_cases_have_nothing_beyond_info() -> None:
     for case in HERE.glob("pass/*"):
-        result = _check((case / "stream.sse").read_bytes(), _settings(case))
+        result = _check((case / "stream.sse").read_bytes(), case_settings(case))
         assert all(d.severity is Severity.INFO for d in result.diagnostics), case.name
         assert not result.suppressed, case.name
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from sseconform.rules.base import Settings
 from sseconform.rules.open_responses.hooks import HOOKS
+from sseconform.rules.open_responses.spec import CORE_ITEMS
 from sseconform.rules.responses.checker import TEXT_EVENTS, ResponsesChecker
 from sseconform.sse.decoder import Event
 
@@ -70,13 +71,20 @@ class OpenResponsesChecker(ResponsesChecker):
 
     # -- items and parts -------------------------------------------------------------------
 
+    def _foreign_item(self, ev: Event, obj: dict[str, Any]) -> None:
+        """An item whose type is not the specification's: what the `item` checks judge."""
+        item = obj.get("item")
+        kind = item.get("type") if type(item) is dict else None
+        if isinstance(item, dict) and isinstance(kind, str) and kind not in CORE_ITEMS:
+            HOOKS.call(self._at["item"], self, ev, item, kind)
+
     def _item_added(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
-        HOOKS.call(self._at["item"], self, ev, obj)
+        self._foreign_item(ev, obj)
         HOOKS.call(self._at["item-added"], self, ev, obj)
         super()._item_added(ev, obj, kind)
 
     def _item_done(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
-        HOOKS.call(self._at["item"], self, ev, obj)
+        self._foreign_item(ev, obj)
         super()._item_done(ev, obj, kind)
         item = obj.get("item")
         idx = obj.get("output_index")

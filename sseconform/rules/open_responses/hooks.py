@@ -11,7 +11,8 @@ HOOKS = Hooks(
     {
         "event": "(ev, obj, kind): every event with a string type, after its sequence number",
         "event-name": "(ev, kind): the SSE `event:` line (ev.event) against the data's type",
-        "item": "(ev, obj): an output_item.added or .done, before the responses rules",
+        "item": "(ev, item, kind): an output_item.added or .done whose item's type is not "
+        "one of the specification's, before the responses rules",
         "item-added": "(ev, obj): an output_item.added, after `item`",
         "part-done": "(ev, obj, part): a content_part.done, before the responses rules; part "
         "is the part it names (None: not added)",

@@ -56,7 +56,7 @@ def report_violations(
     checker: Checker, rule: Rule, ev: Event, obj: dict[str, Any], kind: str
 ) -> None:
     """Each way ``obj`` breaks the specification's schema for ``kind``, as ``rule``."""
-    from sseconform.rules.schema import pointer_of, spec_validator
+    from sseconform.rules.schema import error_path, pointer_of, spec_validator
 
     validator = spec_validator(SCHEMA, "event:" + kind)
     if validator.is_valid(obj):
@@ -67,8 +67,4 @@ def report_violations(
         checker.report(rule, f"{kind}: nested too deeply to validate ({exc})", ev)
         return
     for err in errors:
-        path = list(err.instance_path)
-        keyword = err.schema_path[-1] if err.schema_path else ""
-        prop = getattr(err.kind, "property", None) if keyword == "required" else None
-        full = [*path, prop] if isinstance(prop, str) else path
-        checker.report(rule, f"{kind}: {err.message}", ev, pointer_of(full))
+        checker.report(rule, f"{kind}: {err.message}", ev, pointer_of(error_path(err)))

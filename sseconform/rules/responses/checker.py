@@ -22,7 +22,7 @@ import orjson
 from sseconform.rules.base import Checker, Settings
 from sseconform.rules.delta_template import DeltaTemplate, make_template
 from sseconform.rules.responses.state import Acc, Item, Part, combined, digest, signature
-from sseconform.rules.schema import pointer_of, validator
+from sseconform.rules.schema import error_path, pointer_of, validator
 from sseconform.sse.decoder import Event
 
 __all__ = ["CHECKER", "ResponsesChecker"]
@@ -311,13 +311,9 @@ class ResponsesChecker(Checker):
         except (ValueError, RecursionError) as exc:
             self._emit("J003", f"the event is nested too deeply to validate ({exc})", ev)
             return
+        code = "S050" if kind == "error" else "J003"
         for err in errors:
-            path = list(err.instance_path)
-            keyword = err.schema_path[-1] if err.schema_path else ""
-            prop = getattr(err.kind, "property", None) if keyword == "required" else None
-            full = [*path, prop] if isinstance(prop, str) else path
-            code = "S050" if kind == "error" else "J003"
-            self._emit(code, f"{kind}: {err.message}", ev, pointer_of(full))
+            self._emit(code, f"{kind}: {err.message}", ev, pointer_of(error_path(err)))
 
     def _sequence(self, ev: Event, obj: dict[str, Any]) -> None:
         n = obj.get("sequence_number")

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
 from sseconform.rules.open_responses.hooks import HOOKS
-from sseconform.rules.open_responses.spec import CORE_ITEMS, is_extension
+from sseconform.rules.open_responses.spec import is_extension
 
 if TYPE_CHECKING:
     from sseconform.rules.open_responses.checker import OpenResponsesChecker
@@ -44,13 +44,9 @@ RULE = define(
 
 
 @HOOKS.on(RULE, "item")
-def check(c: OpenResponsesChecker, ev: Event, obj: dict[str, Any]) -> None:
+def check(c: OpenResponsesChecker, ev: Event, item: dict[str, Any], kind: str) -> None:
     """An item type neither the specification's nor an extension: once per type."""
-    item = obj.get("item")
-    kind = item.get("type") if type(item) is dict else None
-    if not isinstance(kind, str) or kind in CORE_ITEMS or is_extension(kind):
-        return
-    if c.first_time("O006:" + kind):
+    if not is_extension(kind) and c.first_time("O006:" + kind):
         c.report(
             RULE,
             f"item type {kind!r} is neither the specification's nor prefixed `slug:`",

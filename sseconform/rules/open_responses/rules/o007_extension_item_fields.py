@@ -42,11 +42,9 @@ RULE = define(
 
 
 @HOOKS.on(RULE, "item")
-def check(c: OpenResponsesChecker, ev: Event, obj: dict[str, Any]) -> None:
+def check(c: OpenResponsesChecker, ev: Event, item: dict[str, Any], kind: str) -> None:
     """An extension item without a string id or status."""
-    item = obj.get("item")
-    kind = item.get("type") if type(item) is dict else None
-    if type(item) is not dict or not isinstance(kind, str) or not is_extension(kind):
+    if not is_extension(kind):
         return
     missing = [f for f in ("id", "status") if not isinstance(item.get(f), str)]
     if missing:
