@@ -52,12 +52,15 @@ def test_a_mistyped_code_is_an_error_not_a_silent_drop() -> None:
     assert [d.code for d in checker.diagnostics] == ["W001"]
 
 
-def test_every_rule_of_a_hooked_grammar_holds_its_check() -> None:
-    """The open-responses rules hold their checks beside their docs (rules/hooks.py): each is
-    subscribed to a moment of its checker, and no check names a code by string."""
-    from sseconform.rules.open_responses.hooks import HOOKS
+@pytest.mark.parametrize("grammar", ["responses", "open-responses"])
+def test_every_rule_of_a_hooked_grammar_holds_its_check(grammar: str) -> None:
+    """The grammar's rules hold their checks beside their docs (rules/hooks.py): each is
+    subscribed to a moment of its checker, and its checker names no code by string."""
+    import importlib
 
-    grammar = {c for c, r in RULES.items() if r.grammar == HOOKS.grammar}
-    assert {r.code for r in HOOKS.rules()} == grammar
-    for path in (RULES_DIR / "open_responses").glob("*.py"):
+    package = package_of(grammar)
+    hooks = importlib.import_module(f"sseconform.rules.{package}.hooks").HOOKS
+    own = {c for c, r in RULES.items() if r.grammar == hooks.grammar}
+    assert {r.code for r in hooks.rules()} == own
+    for path in (RULES_DIR / package).glob("*.py"):
         assert not _codes_named_in(path), path.name

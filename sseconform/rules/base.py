@@ -179,6 +179,10 @@ class Checker:
             return None
         return obj
 
+    def _schema_error(self, ev: Event, message: str, pointer: str = "") -> None:
+        """J003: the data breaks its schema where no grammar rule owns the fault."""
+        self._emit("J003", message, ev, pointer)
+
     # -- what a rule's check reports through (rules/hooks.py) --------------------------------
 
     def report(self, rule: Rule, message: str, ev: Event | None, pointer: str = "") -> None:

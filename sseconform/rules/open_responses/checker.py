@@ -29,7 +29,7 @@ class OpenResponsesChecker(ResponsesChecker):
 
     def __init__(self, settings: Settings | None = None) -> None:
         super().__init__(settings)
-        self._at = HOOKS.table(self._enabled)
+        self._spec = HOOKS.table(self._enabled)
         # the spec's raw reasoning events carry reasoning_text parts, as OpenAI's renamed ones do
         self._text_events = {
             **TEXT_EVENTS,
@@ -47,10 +47,10 @@ class OpenResponsesChecker(ResponsesChecker):
     # -- every event: the specification's checks instead of OpenAI's names and schemas -------
 
     def _event_name(self, ev: Event, kind: str) -> None:
-        HOOKS.call(self._at["event-name"], self, ev, kind)
+        HOOKS.call(self._spec["event-name"], self, ev, kind)
 
     def _validate(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
-        HOOKS.call(self._at["event"], self, ev, obj, kind)
+        HOOKS.call(self._spec["event"], self, ev, obj, kind)
 
     def _unknown_event(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
         # O002 or O008 said what there is to say about its type; its references still count
@@ -67,7 +67,7 @@ class OpenResponsesChecker(ResponsesChecker):
 
     def _end_of_stream(self) -> None:
         super()._end_of_stream()
-        HOOKS.call(self._at["end"], self)
+        HOOKS.call(self._spec["end"], self)
 
     # -- items and parts -------------------------------------------------------------------
 
@@ -76,11 +76,11 @@ class OpenResponsesChecker(ResponsesChecker):
         item = obj.get("item")
         kind = item.get("type") if type(item) is dict else None
         if isinstance(item, dict) and isinstance(kind, str) and kind not in CORE_ITEMS:
-            HOOKS.call(self._at["item"], self, ev, item, kind)
+            HOOKS.call(self._spec["item"], self, ev, item, kind)
 
     def _item_added(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
         self._foreign_item(ev, obj)
-        HOOKS.call(self._at["item-added"], self, ev, obj)
+        HOOKS.call(self._spec["item-added"], self, ev, obj)
         super()._item_added(ev, obj, kind)
 
     def _item_done(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
@@ -93,12 +93,12 @@ class OpenResponsesChecker(ResponsesChecker):
 
     def _part_done(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
         if kind == "response.content_part.done":
-            HOOKS.call(self._at["part-done"], self, ev, obj, self.part_named(obj))
+            HOOKS.call(self._spec["part-done"], self, ev, obj, self.part_named(obj))
         super()._part_done(ev, obj, kind)
 
     def _text_done(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
         if "summary" not in kind:
-            HOOKS.call(self._at["text-done"], self, ev, obj, kind, self.part_named(obj))
+            HOOKS.call(self._spec["text-done"], self, ev, obj, kind, self.part_named(obj))
         super()._text_done(ev, obj, kind)
 
     def _terminal_event(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
@@ -106,7 +106,7 @@ class OpenResponsesChecker(ResponsesChecker):
         super()._terminal_event(ev, obj, kind)
         if first:
             self.terminal_kind = kind
-            HOOKS.call(self._at["terminal"], self, ev, kind)
+            HOOKS.call(self._spec["terminal"], self, ev, kind)
 
 
 CHECKER = OpenResponsesChecker

@@ -7,8 +7,11 @@ the terminal event's ``output`` are compared with what the deltas built without 
 text. Function-call arguments are parsed where they arrive whole, at
 ``function_call_arguments.done``, up to ``max_arguments``.
 
-Every finding is located at the start of the event it is about; findings about the end of
-the stream at the last event (``_at_end``).
+The checker decides what happened (an index no event added, a second ``.done``, the terminal
+event); the rules' checks, each in its rule module, decide what to report, called at the
+moments of ``hooks.py`` (only the enabled rules' checks: ``HOOKS.table``). Every finding
+is located at the start of the event it is about; findings about the end of the stream at
+the last event.
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ import orjson
 
 from sseconform.rules.base import Checker, Settings
 from sseconform.rules.delta_template import DeltaTemplate, make_template
-from sseconform.rules.responses.state import Acc, Item, Part, combined, digest, signature
+from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.state import Acc, Item, Part, as_int, combined, digest, signature
 from sseconform.rules.schema import error_path, pointer_of, validator
 from sseconform.sse.decoder import Event
 
@@ -63,11 +67,6 @@ TOOL_EVENTS: dict[str, str] = {
 }
 #: The response's own audio and its transcript (no item, no index): deltas, then one .done.
 AUDIO_EVENTS = ("response.audio", "response.audio.transcript")
-#: Items whose call_id and name a client sends back: they may not change once added.
-CALLS = frozenset({"function_call", "custom_tool_call"})
-#: Hosted-tool items the provider may finish only in the terminal output (OpenAI does, for
-#: ``mcp_list_tools``), with no ``output_item.done``: no client reads their ``.done``.
-TERMINAL_ONLY = frozenset({"mcp_list_tools"})
 #: At most this many items and parts, in all, are assumed to precede a resumed stream's
 #: first event: past it, an event about one is what it would be in any stream (S020, S024).
 MAX_UNSEEN = 1024
@@ -95,10 +94,6 @@ def _schema_names() -> frozenset[str]:
 
     folder = schema_dir() / "responses"
     return frozenset(p.name.removesuffix(".schema.json") for p in folder.glob("*.schema.json"))
-
-
-def _int(v: Any) -> int | None:
-    return v if type(v) is int else None
 
 
 class ResponsesChecker(Checker):
@@ -132,6 +127,7 @@ class ResponsesChecker(Checker):
         #: A call's arguments that did not parse, held until the terminal event says whether
         #: max_output_tokens cut them (S072) or not (S032): (its event, message, pointer).
         self._cut: tuple[Event, str, str] | None = None
+        self._at = HOOKS.table(self._enabled)
         self._handlers: dict[str, Callable[[Event, dict[str, Any], str], None]] = {
             "response.output_item.added": self._item_added,
             "response.output_item.done": self._item_done,
@@ -185,6 +181,16 @@ class ResponsesChecker(Checker):
             return None
         return item.parts[ci]
 
+    @property
+    def resumed(self) -> bool:
+        """Whether the stream is read as resumed (``starting_after``)."""
+        return self._resumed
+
+    @property
+    def items(self) -> dict[int, Item]:
+        """The output items so far, by output_index (read-only for rules)."""
+        return self._items
+
     # -- every event -----------------------------------------------------------------------
 
     def _on_event(self, ev: Event) -> None:
@@ -207,49 +213,34 @@ class ResponsesChecker(Checker):
         if obj is None:
             return
         kind = obj.get("type")
+        at = self._at
         if type(kind) is not str:
             self._untyped(ev, obj)
             return
         self._event_name(ev, kind)
         if kind in ANTHROPIC_TYPES:
-            self._emit("S063", f"an Anthropic event ({kind!r}) in a Responses stream", ev, "/type")
+            HOOKS.call(at["foreign-event"], self, ev, kind)
             return
-        if self._terminal is not None and self._once_key("S042"):
-            self._emit(
-                "S042",
-                f"{kind} after the terminal event (frame {self._terminal.frame})",
-                ev,
-            )
+        HOOKS.call(at["event"], self, ev, obj, kind)
         if not self._typed:
             self._typed = True
             self._resume_point(ev, obj)
-            # background mode (`background: true`) may open with response.queued, before
-            # response.created or instead of it: OpenAI's own streams do
-            if not self._resumed and kind not in ("response.created", "response.queued", "error"):
-                self._emit("S001", f"the first event is {kind}, not response.created", ev, "/type")
+            HOOKS.call(at["first"], self, ev, kind)
         self._sequence(ev, obj)
         self._validate(ev, obj, kind)
-        if (
-            self._error is not None
-            and self._terminal is None
-            and kind not in TERMINAL
-            and kind != "error"
-            and self._once_key("S051")
-        ):
-            self._emit("S051", f"{kind} after the error event at frame {self._error.frame}", ev)
+        HOOKS.call(at["checked"], self, ev, obj, kind)
         handler = self._handlers.get(kind)
         if handler is not None:
             handler(ev, obj, kind)
         else:
             self._unknown_event(ev, obj, kind)
 
+    def _untyped(self, ev: Event, obj: dict[str, Any]) -> None:
+        HOOKS.call(self._at["untyped"], self, ev, obj)
+
     def _event_name(self, ev: Event, kind: str) -> None:
         """The `event:` line against the data's type."""
-        if ev.event is None:
-            if self._once_key("S071"):
-                self._emit("S071", f"no `event:` line (data type {kind!r}; first here)", ev)
-        elif ev.event != kind:
-            self._emit("S070", f"`event: {ev.event}` but data type {kind!r}", ev)
+        HOOKS.call(self._at["event-name"], self, ev, kind)
 
     def _validate(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
         """The event against its schema, when it has one."""
@@ -260,16 +251,27 @@ class ResponsesChecker(Checker):
             if not ok(obj):
                 self._violations(kind, ev, obj)
 
+    def _violations(self, kind: str, ev: Event, obj: dict[str, Any]) -> None:
+        try:
+            errors = list(validator("responses/" + kind).iter_errors(obj))
+        except (ValueError, RecursionError) as exc:
+            self._schema_error(ev, f"the event is nested too deeply to validate ({exc})")
+            return
+        if kind == "error":
+            HOOKS.call(self._at["error-invalid"], self, ev, errors)
+            return
+        for err in errors:
+            self._schema_error(ev, f"{kind}: {err.message}", pointer_of(error_path(err)))
+
     def _unknown_event(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
         """An event type no handler knows: noted once, its references still checked."""
-        if self._once_key("S065:" + kind):
-            self._emit("S065", f"event type {kind!r} is not one this grammar knows", ev, "/type")
+        HOOKS.call(self._at["unknown-event"], self, ev, kind)
         self._refs(ev, obj, kind, need_item=False)
 
     def _resume_point(self, ev: Event, obj: dict[str, Any]) -> None:
         """Whether the stream was resumed: declared, or told by a first sequence_number past 0;
         where declared with its ``starting_after``, its first event must be the next one."""
-        n = _int(obj.get("sequence_number"))
+        n = as_int(obj.get("sequence_number"))
         after = self.settings.starting_after
         if self.settings.resumed is None:
             if n is None or n <= 0:
@@ -280,66 +282,31 @@ class ResponsesChecker(Checker):
             return
         else:
             said = "declared resumed" + (f" after {after}" if after is not None else "")
-        self._emit("S013", f"{said}; items begun before it are taken as they come", ev)
+        HOOKS.call(self._at["resumed"], self, ev, said)
         if after is not None and n is not None and n != after + 1:
-            self._seq = after  # _sequence then says what is missing or repeated
+            self._seq = after  # the sequence check then says what is missing or repeated
         elif n is not None:
             self._seq = n - 1
 
-    def _untyped(self, ev: Event, obj: dict[str, Any]) -> None:
-        if obj.get("object") == "chat.completion.chunk" or "choices" in obj:
-            self._emit("S062", "a chat.completion.chunk in a Responses stream", ev)
-        else:
-            self._emit("S064", "an event whose data has no string `type`", ev, "/type")
-
     def _done_sentinel_event(self, ev: Event) -> None:
-        if self._done_sentinel:
-            return
-        self._done_sentinel = True
-        if self._terminal is not None:
-            self._emit("S060", "`data: [DONE]` after the terminal event (a chat shape)", ev)
-        else:
-            self._emit(
-                "S061",
-                "`data: [DONE]` before any terminal event: openai-python stops reading here",
-                ev,
-            )
-
-    def _violations(self, kind: str, ev: Event, obj: dict[str, Any]) -> None:
-        try:
-            errors = list(validator("responses/" + kind).iter_errors(obj))
-        except (ValueError, RecursionError) as exc:
-            self._emit("J003", f"the event is nested too deeply to validate ({exc})", ev)
-            return
-        code = "S050" if kind == "error" else "J003"
-        for err in errors:
-            self._emit(code, f"{kind}: {err.message}", ev, pointer_of(error_path(err)))
+        if not self._done_sentinel:
+            self._done_sentinel = True
+            HOOKS.call(self._at["done-sentinel"], self, ev)
 
     def _sequence(self, ev: Event, obj: dict[str, Any]) -> None:
         n = obj.get("sequence_number")
-        if type(n) is not int:
-            if n is None and self._once_key("S012"):
-                self._emit("S012", "an event without sequence_number (first here)", ev)
-            return
         last = self._seq
-        self._seq = n
-        if last is None or n == last + 1:
-            return
-        if n <= last:
-            self._emit("S011", f"sequence_number {n} after {last}", ev, "/sequence_number")
-        else:
-            self._emit(
-                "S010",
-                f"sequence_number {n} after {last}: {n - last - 1} missing",
-                ev,
-                "/sequence_number",
-            )
+        if type(n) is int:
+            self._seq = n
+            if last is None or n == last + 1:
+                return
+        HOOKS.call(self._at["sequence"], self, ev, n, last)
 
     # -- references ------------------------------------------------------------------------
 
     def _refs(self, ev: Event, obj: dict[str, Any], kind: str, *, need_item: bool) -> Item | None:
         """The item an event is about, by output_index (and item_id when it has one)."""
-        idx = _int(obj.get("output_index"))
+        idx = as_int(obj.get("output_index"))
         if idx is None:
             return None
         item = self._items.get(idx)
@@ -350,18 +317,9 @@ class ResponsesChecker(Checker):
             self._items[idx] = item
             self._max_index = max(self._max_index, idx)
         if item is None:
-            self._emit("S020", f"{kind} for output_index {idx}, never added", ev, "/output_index")
+            HOOKS.call(self._at["unresolved"], self, ev, kind, idx)
             return None
-        item_id = obj.get("item_id")
-        if isinstance(item_id, str) and item.id is not None and item_id != item.id:
-            self._emit(
-                "S021",
-                f"item_id {item_id!r}, but output_index {idx} is item {item.id!r}",
-                ev,
-                "/item_id",
-            )
-        if need_item and item.done:
-            self._emit("S026", f"{kind} for output_index {idx}, already done", ev, "/output_index")
+        HOOKS.call(self._at["ref"], self, ev, obj, kind, item, need_item)
         return item
 
     def _unseen(self, idx: int) -> bool:
@@ -395,12 +353,7 @@ class ResponsesChecker(Checker):
         if item is not None and item.partial and item.type is None:
             item.type = want  # an item of a resumed stream, known by the events about it
         if item is not None and item.type != want:
-            self._emit(
-                "S027",
-                f"{kind} for output_index {item.index}, a {item.type} item, not {want}",
-                ev,
-                "/output_index",
-            )
+            HOOKS.call(self._at["wrong-type"], self, ev, kind, "item", item, want, "/output_index")
             return None
         return item
 
@@ -412,7 +365,7 @@ class ResponsesChecker(Checker):
         if item is None or item.done:
             return None
         key = "summary_index" if where == "summary" else "content_index"
-        i = _int(obj.get(key))
+        i = as_int(obj.get(key))
         if i is None:
             return None
         parts = item.summary if where == "summary" else item.parts
@@ -422,19 +375,13 @@ class ResponsesChecker(Checker):
         if i < 0 or i >= len(parts):
             if not item.lost:  # the cause once; the item's later events follow from it
                 item.lost = True
-                self._emit(
-                    "S024",
-                    f"{kind} for {key} {i} of output_index {item.index}, never added "
-                    "(later events for this item's missing parts are not repeated)",
-                    ev,
-                    "/" + key,
-                )
+                HOOKS.call(self._at["part-unknown"], self, ev, kind, key, i, item)
             return None
         part = parts[i]
         if want is not None and part.partial and not part.kind:
             part.kind = want
         if want is not None and part.kind != want:
-            self._emit("S027", f"{kind} for a {part.kind} part, not {want}", ev, "/" + key)
+            HOOKS.call(self._at["wrong-type"], self, ev, kind, "part", part, want, "/" + key)
             return None
         return part
 
@@ -448,24 +395,18 @@ class ResponsesChecker(Checker):
         if self._response_id is None:
             self._response_id = rid
         elif rid != self._response_id:
-            self._emit(
-                "S003",
-                f"response id {rid!r}, the stream's is {self._response_id!r}",
-                ev,
-                "/response/id",
-            )
+            HOOKS.call(self._at["response-id"], self, ev, rid, self._response_id)
         return response
 
     def _lifecycle(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
         if kind == "response.created":
-            if self._created:
-                self._emit("S002", "a second response.created", ev)
+            HOOKS.call(self._at["created"], self, ev, self._created)
             self._created = True
         self._response_identity(ev, obj)
 
     def _terminal_event(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
         if self._terminal is not None:
-            self._emit("S041", f"{kind} after a terminal event (frame {self._terminal.frame})", ev)
+            HOOKS.call(self._at["terminal-again"], self, ev, kind)
             return
         self._terminal = ev
         if self._cut is not None:
@@ -474,184 +415,25 @@ class ResponsesChecker(Checker):
             reason = details.get("reason") if type(details) is dict else None
             self._flush_cut(cut=kind == "response.incomplete" and reason == "max_output_tokens")
         response = self._response_identity(ev, obj)
-        if response is None:
-            return
-        status = response.get("status")
-        want = TERMINAL[kind]
-        if status != want:
-            self._emit(
-                "S044", f"{kind} with status {status!r}, not {want!r}", ev, "/response/status"
-            )
-        output = response.get("output")
-        if kind == "response.completed":
-            open_items = [
-                i.index
-                for i in self._items.values()
-                if not i.done and not self._finished_in(i, output)
-            ]
-            if open_items:
-                self._emit(
-                    "S028",
-                    f"response.completed with output_index {open_items} never done",
-                    ev,
-                )
-        self._usage(ev, kind, response.get("usage"))
-        if isinstance(output, list) and (kind != "response.failed" or output):
-            self._output(ev, kind, output)
-
-    @staticmethod
-    def _finished_in(item: Item, output: Any) -> bool:
-        """A hosted-tool item that only the terminal output finishes (``TERMINAL_ONLY``): its
-        entry at its output_index has its id and a final status."""
-        if item.type not in TERMINAL_ONLY or not isinstance(output, list):
-            return False
-        got = output[item.index] if 0 <= item.index < len(output) else None
-        return (
-            type(got) is dict
-            and got.get("type") == item.type
-            and got.get("id") == item.id
-            and got.get("status", "completed") in ("completed", "failed", "incomplete")
-        )
-
-    def _usage(self, ev: Event, kind: str, usage: Any) -> None:
-        if type(usage) is not dict:
-            if kind != "response.failed" and usage is None:
-                self._emit("S046", f"{kind} without usage", ev, "/response/usage")
-            return
-        inp = _int(usage.get("input_tokens"))
-        out = _int(usage.get("output_tokens"))
-        total = _int(usage.get("total_tokens"))
-        problems = []
-        if inp is not None and out is not None and total is not None and inp + out != total:
-            problems.append(f"total_tokens {total} != input_tokens {inp} + output_tokens {out}")
-        details = usage.get("output_tokens_details")
-        reasoning = _int(details.get("reasoning_tokens")) if type(details) is dict else None
-        if reasoning is not None and out is not None and reasoning > out:
-            problems.append(f"reasoning_tokens {reasoning} > output_tokens {out}")
-        details = usage.get("input_tokens_details")
-        cached = _int(details.get("cached_tokens")) if type(details) is dict else None
-        if cached is not None and inp is not None and cached > inp:
-            problems.append(f"cached_tokens {cached} > input_tokens {inp}")
-        if problems:
-            self._emit("S045", "; ".join(problems), ev, "/response/usage")
-
-    def _output(self, ev: Event, kind: str, output: list[Any]) -> None:
-        """The terminal output against what the stream built, item by item."""
-        items = [self._items[i] for i in sorted(self._items)]
-        if self._resumed:  # output[i] is output_index i; what came before the stream is unknown
-            if items and len(output) <= items[-1].index:
-                self._emit(
-                    "S043",
-                    f"{kind} output has {len(output)} items, the stream reached "
-                    f"output_index {items[-1].index}",
-                    ev,
-                    "/response/output",
-                )
-                return
-        elif len(output) != len(items):
-            self._emit(
-                "S043",
-                f"{kind} output has {len(output)} items, the stream built {len(items)}",
-                ev,
-                "/response/output",
-            )
-            return
-        for n, item in enumerate(items):
-            pos = item.index if self._resumed else n
-            if not 0 <= pos < len(output):
-                continue  # a negative output_index (its schema finding says so)
-            got = output[pos]
-            if type(got) is not dict:
-                continue
-            where = f"/response/output/{pos}"
-            if (
-                item.type == "reasoning"
-                and got.get("type") == "reasoning"
-                and item.id is not None
-                and got.get("id") != item.id
-            ):
-                self._emit(
-                    "S074",
-                    f"output[{pos}] is reasoning {got.get('id')!r}, streamed as {item.id!r}",
-                    ev,
-                    where + "/id",
-                )
-            elif ((not item.partial or item.type is not None) and got.get("type") != item.type) or (
-                item.id is not None and got.get("id") != item.id
-            ):
-                self._emit(
-                    "S043",
-                    f"output[{pos}] is {got.get('type')} {got.get('id')!r}, "
-                    f"the stream built {item.type} {item.id!r}",
-                    ev,
-                    where,
-                )
-                continue
-            differs = self._differs(item, signature(got), final=True)
-            if differs:
-                self._emit(
-                    "S043",
-                    f"output[{pos}] ({item.type} {item.id!r}): {differs} differs from what "
-                    "the stream built",
-                    ev,
-                    where,
-                )
-
-    def _differs(self, item: Item, values: dict[str, str], *, final: bool) -> str:
-        """The first streamed string of ``values`` that is not what ``item`` built ('' when
-        all match); adopts what was only a seed."""
-        done = item.final if final else None
-        if isinstance(done, bytes):
-            same = combined({label: digest(text) for label, text in values.items()})
-            return "" if same == done else "its text, refusal, summary or arguments"
-        if done is not None:
-            if set(values) != set(done):
-                return sorted(set(values) ^ set(done))[0]
-            for label, text in values.items():
-                if digest(text) not in done[label]:
-                    return label
-            return ""
-        built = item.built()
-        for label, (acc, lost) in built.items():
-            if label not in values:
-                if lost and acc.firm and acc.size:
-                    return label
-                continue
-            if not acc.matches(values[label]):
-                return label
-        if item.type == "message" and not final:
-            extra = [label for label in values if label not in built]
-            if extra:
-                return extra[0]
-        return ""
+        if response is not None:
+            HOOKS.call(self._at["terminal"], self, ev, kind, response)
 
     def _end_of_stream(self) -> None:
         self._flush_cut()
-        if self._terminal is None and self._error is None and not self._done_sentinel:
-            self._at_end(
-                "S040",
-                "the stream ends without response.completed, .incomplete or .failed, "
-                "and no error event: truncated",
-            )
+        HOOKS.call(self._at["end"], self)
 
     # -- items and parts -------------------------------------------------------------------
 
     def _item_added(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
-        idx = _int(obj.get("output_index"))
+        idx = as_int(obj.get("output_index"))
         item = obj.get("item")
         if idx is None or type(item) is not dict:
             return
         if idx in self._items:
-            self._emit("S022", f"output_index {idx} added a second time", ev, "/output_index")
+            HOOKS.call(self._at["index-reused"], self, ev, idx)
             return
         first_of_resumed = self._resumed and self._first_added is None and idx > self._max_index
-        if idx != self._max_index + 1 and not first_of_resumed:
-            self._emit(
-                "S023",
-                f"output_index {idx} added, expected {self._max_index + 1}",
-                ev,
-                "/output_index",
-            )
+        HOOKS.call(self._at["item-added"], self, ev, idx, self._max_index + 1, first_of_resumed)
         self._max_index = max(self._max_index, idx)
         self._items[idx] = Item(idx, item)
         if self._first_added is None:
@@ -663,36 +445,11 @@ class ResponsesChecker(Checker):
         if item is None or type(got) is not dict:
             return
         if item.done:
-            self._emit("S036", f"output_item.done again for output_index {item.index}", ev)
+            HOOKS.call(self._at["done-again"], self, ev, kind, item.index)
             return
         item.done = True
         values = signature(got)
-        changed = [
-            f"{f} {got.get(f)!r} (added as {getattr(item, f)!r})"
-            for f in ("id", "type", "call_id", "name")
-            if (f in ("id", "type") or item.type in CALLS)
-            and getattr(item, f) is not None
-            and f in got
-            and got.get(f) != getattr(item, f)
-        ]
-        differs = self._differs(item, values, final=False)
-        if differs and item.lost:
-            differs = ""  # what was built is short because of S024, already reported
-        if changed or differs:
-            what = "; ".join(changed) if changed else f"{differs} differs from what was built"
-            self._emit(
-                "S035", f"output_item.done for output_index {item.index}: {what}", ev, "/item"
-            )
-        # a part begun before a resumed stream's first event may have been done before it too
-        open_parts = [i for i, p in enumerate(item.parts) if not p.done and not p.partial]
-        open_summary = [i for i, p in enumerate(item.summary) if not p.done and not p.partial]
-        if open_parts or open_summary:
-            self._emit(
-                "S029",
-                f"output_index {item.index} done with parts {open_parts or ''}"
-                f"{' summary parts ' + str(open_summary) if open_summary else ''} never done",
-                ev,
-            )
+        HOOKS.call(self._at["item-done"], self, ev, item, got, values)
         built = item.built()
         accepted = {
             label: {digest(text)} | (built[label][0].accepted() if label in built else set())
@@ -717,9 +474,11 @@ class ResponsesChecker(Checker):
         key = "summary_index" if summary else "content_index"
         want = ("reasoning",) if summary else ("message", "reasoning")
         if item.type not in want and not (item.partial and item.type is None):
-            self._emit("S027", f"{kind} on a {item.type} item", ev, "/output_index")
+            HOOKS.call(
+                self._at["wrong-type"], self, ev, kind, "part-on-item", item, want, "/output_index"
+            )
             return
-        i = _int(obj.get(key))
+        i = as_int(obj.get(key))
         if i is None:
             return
         parts = item.summary if summary else item.parts
@@ -727,12 +486,7 @@ class ResponsesChecker(Checker):
             while len(parts) < i:  # the item's earlier parts came before a resumed stream
                 parts.append(Part("", "", partial=True))
         if i != len(parts):
-            self._emit(
-                "S025",
-                f"{key} {i} added to output_index {item.index}, expected {len(parts)}",
-                ev,
-                "/" + key,
-            )
+            HOOKS.call(self._at["part-skipped"], self, ev, key, i, item, len(parts))
             return
         pkind = part.get("type")
         seed = part.get("refusal") if pkind == "refusal" else part.get("text")
@@ -747,28 +501,14 @@ class ResponsesChecker(Checker):
         if p is None or type(got) is not dict:
             return
         if p.done:
-            self._emit("S036", f"{kind} again for the same part", ev)
+            HOOKS.call(self._at["done-again"], self, ev, kind, None)
             return
         p.done = True
         if p.partial and not p.kind and isinstance(got.get("type"), str):
             p.kind = got["type"]  # a part begun before a resumed stream: known by its done
+        HOOKS.call(self._at["part-done"], self, ev, kind, p, got, summary)
         text = got.get("refusal") if got.get("type") == "refusal" else got.get("text")
-        if got.get("type") != p.kind and not summary:
-            self._emit(
-                "S034",
-                f"{kind}: part type {got.get('type')!r}, added as {p.kind!r}",
-                ev,
-                "/part/type",
-            )
-        elif isinstance(text, str):
-            if not p.acc.matches(text):
-                self._emit(
-                    "S034",
-                    f"{kind}: the part's text ({len(text)} chars) is not what its deltas built "
-                    f"({p.acc.size} chars)",
-                    ev,
-                    "/part",
-                )
+        if (got.get("type") == p.kind or summary) and isinstance(text, str):
             p.acc.adopt(text)
 
     def _annotation(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
@@ -781,8 +521,7 @@ class ResponsesChecker(Checker):
         p = self._part(ev, obj, kind, where, pkind)
         delta = obj.get("delta")
         if p is not None and type(delta) is str:
-            if p.done:
-                self._emit("S026", f"{kind} for a part already done", ev)
+            HOOKS.call(self._at["delta"], self, ev, kind, p)
             p.acc.add(delta)
             self._remember(ev, obj, p.acc)
 
@@ -794,17 +533,10 @@ class ResponsesChecker(Checker):
             return
         acc = p.acc
         if acc.done:
-            self._emit("S036", f"{kind} again for the same part", ev)
+            HOOKS.call(self._at["done-again"], self, ev, kind, None)
             return
         acc.done = True
-        if not acc.matches(text):
-            self._emit(
-                "S030",
-                f"{kind}: `{field}` ({len(text)} chars) is not what the deltas built "
-                f"({acc.size} chars in {acc.deltas} deltas)",
-                ev,
-                "/" + field,
-            )
+        HOOKS.call(self._at["text-done"], self, ev, kind, field, text, acc)
         acc.adopt(text)
 
     def _body_delta(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
@@ -837,30 +569,17 @@ class ResponsesChecker(Checker):
             return
         acc = item.body
         if acc.done:
-            self._emit("S036", f"{kind} again for output_index {item.index}", ev)
+            HOOKS.call(self._at["done-again"], self, ev, kind, item.index)
             return
         acc.done = True
-        if not acc.matches(text):
-            self._emit(
-                "S031",
-                f"{kind}: `{field}` ({len(text)} chars) is not what the deltas built "
-                f"({acc.size} chars in {acc.deltas} deltas)",
-                ev,
-                "/" + field,
-            )
+        HOOKS.call(self._at["body-done"], self, ev, kind, field, text, acc)
         acc.adopt(text)
         if prefix in JSON_BODIES:
             self._json_arguments(ev, text, field)
 
     def _json_arguments(self, ev: Event, text: str, field: str) -> None:
         if len(text) > self.settings.max_arguments:
-            self._emit(
-                "S033",
-                f"arguments of {len(text)} chars, over max_arguments "
-                f"({self.settings.max_arguments}): not parsed",
-                ev,
-                "/" + field,
-            )
+            HOOKS.call(self._at["arguments-too-large"], self, ev, text, field)
             return
         try:
             orjson.loads(text)
@@ -869,20 +588,17 @@ class ResponsesChecker(Checker):
             self._cut = (ev, f"arguments are not JSON ({exc}): {text[:40]!r}", "/" + field)
 
     def _flush_cut(self, *, cut: bool = False) -> None:
-        """Report held arguments: S072 when max_output_tokens cut them, else S032."""
+        """Report held arguments: cut by max_output_tokens, or not."""
         held, self._cut = self._cut, None
         if held is not None:
             ev, said, pointer = held
-            if cut:
-                self._emit("S072", f"{said}: cut by max_output_tokens", ev, pointer)
-            else:
-                self._emit("S032", said, ev, pointer)
+            HOOKS.call(self._at["arguments-invalid"], self, ev, said, pointer, cut)
 
     def _audio(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
         """The response's audio or its transcript: nothing of it after its ``.done``."""
         prefix, _, phase = kind.rpartition(".")
         if prefix in self._audio_done:
-            self._emit("S073", f"{kind} after {prefix}.done", ev, "/type")
+            HOOKS.call(self._at["audio-after-done"], self, ev, kind, prefix)
         elif phase == "done":
             self._audio_done.add(prefix)
 

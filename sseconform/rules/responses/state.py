@@ -12,9 +12,25 @@ from __future__ import annotations
 from hashlib import blake2b
 from typing import Any
 
-__all__ = ["Acc", "Item", "Part", "combined", "digest", "signature"]
+__all__ = [
+    "Acc",
+    "Item",
+    "Part",
+    "as_int",
+    "combined",
+    "differs",
+    "digest",
+    "output_pairs",
+    "renamed_reasoning",
+    "signature",
+]
 
 DIGEST_SIZE = 16
+
+
+def as_int(v: Any) -> int | None:
+    """``v`` when it is an int (not a bool), else None."""
+    return v if type(v) is int else None
 
 
 def digest(text: str) -> bytes:
@@ -190,3 +206,64 @@ def signature(item: dict[str, Any]) -> dict[str, str]:
     if field is not None and isinstance(item.get(field), str):
         out[field] = item[field]
     return out
+
+
+def differs(item: Item, values: dict[str, str], *, final: bool) -> str:
+    """The first streamed string of ``values`` that is not what ``item`` built ('' when all
+    match). ``final``: ``values`` are the terminal output's, compared with what the item was
+    done with when it was."""
+    done = item.final if final else None
+    if isinstance(done, bytes):
+        same = combined({label: digest(text) for label, text in values.items()})
+        return "" if same == done else "its text, refusal, summary or arguments"
+    if done is not None:
+        if set(values) != set(done):
+            return sorted(set(values) ^ set(done))[0]
+        for label, text in values.items():
+            if digest(text) not in done[label]:
+                return label
+        return ""
+    built = item.built()
+    for label, (acc, lost) in built.items():
+        if label not in values:
+            if lost and acc.firm and acc.size:
+                return label
+            continue
+        if not acc.matches(values[label]):
+            return label
+    if item.type == "message" and not final:
+        extra = [label for label in values if label not in built]
+        if extra:
+            return extra[0]
+    return ""
+
+
+def output_pairs(
+    items: dict[int, Item], resumed: bool, output: list[Any]
+) -> list[tuple[int, Item, dict[str, Any]]] | None:
+    """The terminal output's entries beside the items the stream built, as (position, item,
+    entry); None when the output's length cannot hold them (then nothing is paired). In a
+    resumed stream ``output[i]`` is output_index i (what came before the stream is unknown)."""
+    built = [items[i] for i in sorted(items)]
+    if resumed:
+        if built and len(output) <= built[-1].index:
+            return None
+    elif len(output) != len(built):
+        return None
+    pairs = []
+    for n, item in enumerate(built):
+        pos = item.index if resumed else n
+        got = output[pos] if 0 <= pos < len(output) else None  # a negative index: its schema's
+        if type(got) is dict:
+            pairs.append((pos, item, got))
+    return pairs
+
+
+def renamed_reasoning(item: Item, got: dict[str, Any]) -> bool:
+    """A reasoning item the terminal output gives another id (S074, not a mismatch)."""
+    return (
+        item.type == "reasoning"
+        and got.get("type") == "reasoning"
+        and item.id is not None
+        and got.get("id") != item.id
+    )

@@ -1,8 +1,9 @@
 """The responses grammar's rules: its invariants, then every rule module (each registers its rule
 and docs with ``catalog.define`` when imported).
 
-What each rule finds is detected in ``sseconform/rules/responses/checker.py`` (one pass, with
-the per-item and per-part state the rules share, in ``state.py``).
+Each rule module holds its check beside its docs, subscribed to a moment of the stream
+(``responses/hooks.py``); ``responses/checker.py`` keeps the per-item and per-part state the
+checks read (``state.py``) and calls them.
 """
 
 from sseconform.rules.catalog import invariants

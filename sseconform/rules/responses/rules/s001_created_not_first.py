@@ -1,7 +1,16 @@
 """S001 created-not-first: The first event is not `response.created`."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S001",
@@ -33,3 +42,10 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "first")
+def check(c: ResponsesChecker, ev: Event, kind: str) -> None:
+    """The first typed event opens the response (background mode may queue it first)."""
+    if not c.resumed and kind not in ("response.created", "response.queued", "error"):
+        c.report(RULE, f"the first event is {kind}, not response.created", ev, "/type")

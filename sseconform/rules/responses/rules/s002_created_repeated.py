@@ -1,7 +1,16 @@
 """S002 created-repeated: A second `response.created`."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S002",
@@ -26,3 +35,10 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "created")
+def check(c: ResponsesChecker, ev: Event, again: bool) -> None:
+    """A response.created after one came."""
+    if again:
+        c.report(RULE, "a second response.created", ev)

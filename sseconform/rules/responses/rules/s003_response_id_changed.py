@@ -1,7 +1,16 @@
 """S003 response-id-changed: A lifecycle event names another response id."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S003",
@@ -25,3 +34,9 @@ RULE = define(
         fix="Use the id of `response.created` in every lifecycle and terminal event.",
     ),
 )
+
+
+@HOOKS.on(RULE, "response-id")
+def check(c: ResponsesChecker, ev: Event, rid: Any, first: Any) -> None:
+    """A response object whose id is not the stream's first one."""
+    c.report(RULE, f"response id {rid!r}, the stream's is {first!r}", ev, "/response/id")

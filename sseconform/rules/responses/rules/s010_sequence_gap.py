@@ -1,7 +1,16 @@
 """S010 sequence-gap: `sequence_number` skips values."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S010",
@@ -27,3 +36,15 @@ RULE = define(
         fix="Forward every upstream event, in order; number a synthesised stream 0, 1, 2, ...",
     ),
 )
+
+
+@HOOKS.on(RULE, "sequence")
+def check(c: ResponsesChecker, ev: Event, n: Any, last: int | None) -> None:
+    """A sequence_number past the next one: what lies between is missing."""
+    if type(n) is int and last is not None and n > last + 1:
+        c.report(
+            RULE,
+            f"sequence_number {n} after {last}: {n - last - 1} missing",
+            ev,
+            "/sequence_number",
+        )

@@ -1,7 +1,16 @@
 """S011 sequence-repeated: `sequence_number` repeats or goes back."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S011",
@@ -24,3 +33,10 @@ RULE = define(
         fix='data: {...,"sequence_number":1}\n\ndata: {...,"sequence_number":2}\n\n',
     ),
 )
+
+
+@HOOKS.on(RULE, "sequence")
+def check(c: ResponsesChecker, ev: Event, n: Any, last: int | None) -> None:
+    """A sequence_number at or below the last one."""
+    if type(n) is int and last is not None and n <= last:
+        c.report(RULE, f"sequence_number {n} after {last}", ev, "/sequence_number")

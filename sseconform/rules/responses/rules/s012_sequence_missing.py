@@ -1,7 +1,16 @@
 """S012 sequence-missing: An event without `sequence_number`."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S012",
@@ -24,3 +33,10 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "sequence")
+def check(c: ResponsesChecker, ev: Event, n: Any, last: int | None) -> None:
+    """An event without sequence_number (said once: the rest follow from it)."""
+    if n is None and c.first_time(RULE.code):
+        c.report(RULE, "an event without sequence_number (first here)", ev)

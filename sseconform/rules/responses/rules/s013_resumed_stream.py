@@ -1,7 +1,16 @@
 """S013 resumed-stream: The stream was resumed mid-sequence (``starting_after``)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S013",
@@ -40,3 +49,9 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "resumed")
+def check(c: ResponsesChecker, ev: Event, said: str) -> None:
+    """How the stream was read: resumed, so its first items are taken as they come."""
+    c.report(RULE, f"{said}; items begun before it are taken as they come", ev)

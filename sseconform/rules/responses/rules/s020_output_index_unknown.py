@@ -1,7 +1,16 @@
 """S020 output-index-unknown: An event for an `output_index` never added."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S020",
@@ -28,3 +37,9 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "unresolved")
+def check(c: ResponsesChecker, ev: Event, kind: str, idx: int) -> None:
+    """An event about an output_index the stream never added."""
+    c.report(RULE, f"{kind} for output_index {idx}, never added", ev, "/output_index")

@@ -1,7 +1,17 @@
 """S021 item-id-mismatch: `item_id` is not the id of the item at `output_index`."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.rules.responses.state import Item
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S021",
@@ -25,3 +35,18 @@ RULE = define(
         fix="Repeat the added item's `id` as `item_id` in every event about it.",
     ),
 )
+
+
+@HOOKS.on(RULE, "ref")
+def check(
+    c: ResponsesChecker, ev: Event, obj: dict[str, Any], kind: str, item: Item, need_item: bool
+) -> None:
+    """An item_id that is not the id of the item at the event's output_index."""
+    item_id = obj.get("item_id")
+    if isinstance(item_id, str) and item.id is not None and item_id != item.id:
+        c.report(
+            RULE,
+            f"item_id {item_id!r}, but output_index {item.index} is item {item.id!r}",
+            ev,
+            "/item_id",
+        )

@@ -1,7 +1,16 @@
 """S022 output-index-reused: `output_item.added` for an index already added."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S022",
@@ -19,3 +28,9 @@ RULE = define(
         fix="Give each new item the next `output_index` (0, 1, 2, ...).",
     ),
 )
+
+
+@HOOKS.on(RULE, "index-reused")
+def check(c: ResponsesChecker, ev: Event, idx: int) -> None:
+    """An output_item.added for an index already added."""
+    c.report(RULE, f"output_index {idx} added a second time", ev, "/output_index")

@@ -1,7 +1,16 @@
 """S023 output-index-skipped: An item added at an index other than the next."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S023",
@@ -25,3 +34,10 @@ RULE = define(
         fix='data: {"type":"response.output_item.added","output_index":0,...}\n\n',
     ),
 )
+
+
+@HOOKS.on(RULE, "item-added")
+def check(c: ResponsesChecker, ev: Event, idx: int, expected: int, first_of_resumed: bool) -> None:
+    """An item added at another index than the next (a resumed stream's first may start later)."""
+    if idx != expected and not first_of_resumed:
+        c.report(RULE, f"output_index {idx} added, expected {expected}", ev, "/output_index")

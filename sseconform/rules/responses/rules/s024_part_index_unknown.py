@@ -1,7 +1,17 @@
 """S024 part-index-unknown: A `content_index` or `summary_index` never added."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.rules.responses.state import Item
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S024",
@@ -29,3 +39,15 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "part-unknown")
+def check(c: ResponsesChecker, ev: Event, kind: str, key: str, i: int, item: Item) -> None:
+    """An event about a part its item never added (said once per item)."""
+    c.report(
+        RULE,
+        f"{kind} for {key} {i} of output_index {item.index}, never added "
+        "(later events for this item's missing parts are not repeated)",
+        ev,
+        "/" + key,
+    )

@@ -1,7 +1,17 @@
 """S025 part-index-skipped: A part added at an index other than the next."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.rules.responses.state import Item
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S025",
@@ -29,3 +39,11 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "part-skipped")
+def check(c: ResponsesChecker, ev: Event, key: str, i: int, item: Item, expected: int) -> None:
+    """A part added at another index than the next."""
+    c.report(
+        RULE, f"{key} {i} added to output_index {item.index}, expected {expected}", ev, "/" + key
+    )

@@ -1,7 +1,17 @@
 """S026 event-after-done: An event for an item already done."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.rules.responses.state import Item, Part
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S026",
@@ -26,3 +36,19 @@ RULE = define(
         fix="Send every event of an item before its `response.output_item.done`.",
     ),
 )
+
+
+@HOOKS.on(RULE, "ref")
+def check(
+    c: ResponsesChecker, ev: Event, obj: dict[str, Any], kind: str, item: Item, need_item: bool
+) -> None:
+    """An event about an item already done (one that only an open item may have)."""
+    if need_item and item.done:
+        c.report(RULE, f"{kind} for output_index {item.index}, already done", ev, "/output_index")
+
+
+@HOOKS.on(RULE, "delta")
+def check_delta(c: ResponsesChecker, ev: Event, kind: str, part: Part) -> None:
+    """A text delta for a part already done."""
+    if part.done:
+        c.report(RULE, f"{kind} for a part already done", ev)

@@ -1,7 +1,16 @@
 """S027 wrong-item-type: An event aimed at an item or part of another type."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S027",
@@ -26,3 +35,17 @@ RULE = define(
         fix="Add a `function_call` item for the arguments and aim their deltas at its index.",
     ),
 )
+
+
+@HOOKS.on(RULE, "wrong-type")
+def check(
+    c: ResponsesChecker, ev: Event, kind: str, what: str, got: Any, want: Any, pointer: str
+) -> None:
+    """An event about an item or a part of another type than it is for."""
+    if what == "item":
+        said = f"{kind} for output_index {got.index}, a {got.type} item, not {want}"
+    elif what == "part":
+        said = f"{kind} for a {got.kind} part, not {want}"
+    else:
+        said = f"{kind} on a {got.type} item"
+    c.report(RULE, said, ev, pointer)

@@ -1,7 +1,17 @@
 """S028 item-left-open: `response.completed` with items never done."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.rules.responses.state import Item
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S028",
@@ -30,3 +40,33 @@ RULE = define(
         fix="Send `response.output_item.done` for every item before the terminal event.",
     ),
 )
+
+
+#: Hosted-tool items the provider may finish only in the terminal output (OpenAI does, for
+#: ``mcp_list_tools``), with no ``output_item.done``: no client reads their ``.done``.
+TERMINAL_ONLY = frozenset({"mcp_list_tools"})
+
+
+def finished_in(item: Item, output: Any) -> bool:
+    """A hosted-tool item that only the terminal output finishes (``TERMINAL_ONLY``): its
+    entry at its output_index has its id and a final status."""
+    if item.type not in TERMINAL_ONLY or not isinstance(output, list):
+        return False
+    got = output[item.index] if 0 <= item.index < len(output) else None
+    return (
+        type(got) is dict
+        and got.get("type") == item.type
+        and got.get("id") == item.id
+        and got.get("status", "completed") in ("completed", "failed", "incomplete")
+    )
+
+
+@HOOKS.on(RULE, "terminal")
+def check(c: ResponsesChecker, ev: Event, kind: str, response: dict[str, Any]) -> None:
+    """response.completed while items are still open."""
+    if kind != "response.completed":
+        return
+    output = response.get("output")
+    open_items = [i.index for i in c.items.values() if not i.done and not finished_in(i, output)]
+    if open_items:
+        c.report(RULE, f"response.completed with output_index {open_items} never done", ev)

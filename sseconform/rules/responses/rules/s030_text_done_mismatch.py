@@ -1,7 +1,17 @@
 """S030 text-done-mismatch: A text `.done` differs from its deltas."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.rules.responses.state import Acc
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S030",
@@ -29,3 +39,16 @@ RULE = define(
         fix='data: {"type":"response.output_text.done","text":"Hello, world!",...}\n\n',
     ),
 )
+
+
+@HOOKS.on(RULE, "text-done")
+def check(c: ResponsesChecker, ev: Event, kind: str, field: str, text: str, acc: Acc) -> None:
+    """A text's `.done` that is not what its deltas built."""
+    if not acc.matches(text):
+        c.report(
+            RULE,
+            f"{kind}: `{field}` ({len(text)} chars) is not what the deltas built "
+            f"({acc.size} chars in {acc.deltas} deltas)",
+            ev,
+            "/" + field,
+        )

@@ -1,7 +1,17 @@
 """S031 arguments-done-mismatch: Streamed arguments' `.done` differs from the deltas."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.rules.responses.state import Acc
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S031",
@@ -30,3 +40,16 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "body-done")
+def check(c: ResponsesChecker, ev: Event, kind: str, field: str, text: str, acc: Acc) -> None:
+    """A call's arguments (or a tool's input) at `.done` that are not what the deltas built."""
+    if not acc.matches(text):
+        c.report(
+            RULE,
+            f"{kind}: `{field}` ({len(text)} chars) is not what the deltas built "
+            f"({acc.size} chars in {acc.deltas} deltas)",
+            ev,
+            "/" + field,
+        )

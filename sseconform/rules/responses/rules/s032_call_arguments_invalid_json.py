@@ -1,7 +1,16 @@
 """S032 call-arguments-invalid-json: A call's final arguments are not JSON."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S032",
@@ -25,3 +34,10 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "arguments-invalid")
+def check(c: ResponsesChecker, ev: Event, said: str, pointer: str, cut: bool) -> None:
+    """Arguments that are not JSON, and no token limit cut them."""
+    if not cut:
+        c.report(RULE, said, ev, pointer)

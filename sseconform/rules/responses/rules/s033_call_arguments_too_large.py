@@ -1,7 +1,16 @@
 """S033 call-arguments-too-large: Arguments over `max_arguments` are not parsed."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S033",
@@ -22,3 +31,15 @@ RULE = define(
         fix="Raise `max_arguments` if such calls are expected, or keep tool arguments small.",
     ),
 )
+
+
+@HOOKS.on(RULE, "arguments-too-large")
+def check(c: ResponsesChecker, ev: Event, text: str, field: str) -> None:
+    """Arguments over max_arguments: not parsed."""
+    c.report(
+        RULE,
+        f"arguments of {len(text)} chars, over max_arguments "
+        f"({c.settings.max_arguments}): not parsed",
+        ev,
+        "/" + field,
+    )

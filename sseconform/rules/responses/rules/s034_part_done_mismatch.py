@@ -1,7 +1,17 @@
 """S034 part-done-mismatch: `content_part.done` differs from the part's text."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.rules.responses.state import Part
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S034",
@@ -30,3 +40,24 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "part-done")
+def check(
+    c: ResponsesChecker, ev: Event, kind: str, part: Part, got: dict[str, Any], summary: bool
+) -> None:
+    """A part's `.done` of another type than it was added as, or with other text."""
+    if got.get("type") != part.kind and not summary:
+        c.report(
+            RULE, f"{kind}: part type {got.get('type')!r}, added as {part.kind!r}", ev, "/part/type"
+        )
+        return
+    text = got.get("refusal") if got.get("type") == "refusal" else got.get("text")
+    if isinstance(text, str) and not part.acc.matches(text):
+        c.report(
+            RULE,
+            f"{kind}: the part's text ({len(text)} chars) is not what its deltas built "
+            f"({part.acc.size} chars)",
+            ev,
+            "/part",
+        )

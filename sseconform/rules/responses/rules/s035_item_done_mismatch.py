@@ -1,7 +1,18 @@
 """S035 item-done-mismatch: `output_item.done` differs from what was streamed."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.state import differs
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.rules.responses.state import Item
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S035",
@@ -28,3 +39,27 @@ RULE = define(
         fix="Repeat the added item's identity and the streamed values in `output_item.done`.",
     ),
 )
+
+
+#: Items whose call_id and name a client sends back: they may not change once added.
+CALLS = frozenset({"function_call", "custom_tool_call"})
+
+
+@HOOKS.on(RULE, "item-done")
+def check(
+    c: ResponsesChecker, ev: Event, item: Item, got: dict[str, Any], values: dict[str, str]
+) -> None:
+    """An item done with another identity, or other strings, than the stream built."""
+    changed = [
+        f"{f} {got.get(f)!r} (added as {getattr(item, f)!r})"
+        for f in ("id", "type", "call_id", "name")
+        if (f in ("id", "type") or item.type in CALLS)
+        and getattr(item, f) is not None
+        and f in got
+        and got.get(f) != getattr(item, f)
+    ]
+    # what was built is short because of S024, already reported
+    said = "" if item.lost else differs(item, values, final=False)
+    if changed or said:
+        what = "; ".join(changed) if changed else f"{said} differs from what was built"
+        c.report(RULE, f"output_item.done for output_index {item.index}: {what}", ev, "/item")

@@ -1,7 +1,16 @@
 """S036 done-event-repeated: A `.done` sent twice."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S036",
@@ -19,3 +28,15 @@ RULE = define(
         fix="Send each `.done` once.",
     ),
 )
+
+
+@HOOKS.on(RULE, "done-again")
+def check(c: ResponsesChecker, ev: Event, kind: str, index: int | None) -> None:
+    """A second `.done` for the same item, part or string."""
+    if index is None:
+        said = f"{kind} again for the same part"
+    elif kind == "response.output_item.done":
+        said = f"output_item.done again for output_index {index}"
+    else:
+        said = f"{kind} again for output_index {index}"
+    c.report(RULE, said, ev)

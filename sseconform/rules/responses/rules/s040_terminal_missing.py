@@ -1,7 +1,15 @@
 """S040 terminal-missing: The stream ends without a terminal event."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
 
 RULE = define(
     "S040",
@@ -27,3 +35,14 @@ RULE = define(
         fix='data: {"type":"response.completed","response":{"status":"completed",...}}\n\n',
     ),
 )
+
+
+@HOOKS.on(RULE, "end")
+def check(c: ResponsesChecker) -> None:
+    """The stream ended with no terminal event, no error and no `[DONE]`."""
+    if c.terminal is None and c.error is None and not c.done_sentinel:
+        c.report_at_end(
+            RULE,
+            "the stream ends without response.completed, .incomplete or .failed, "
+            "and no error event: truncated",
+        )

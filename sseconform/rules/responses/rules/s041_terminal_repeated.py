@@ -1,7 +1,16 @@
 """S041 terminal-repeated: A second terminal event."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S041",
@@ -20,3 +29,10 @@ RULE = define(
         fix="Send one terminal event, last.",
     ),
 )
+
+
+@HOOKS.on(RULE, "terminal-again")
+def check(c: ResponsesChecker, ev: Event, kind: str) -> None:
+    """A terminal event after the first."""
+    first = c.terminal.frame if c.terminal is not None else None
+    c.report(RULE, f"{kind} after a terminal event (frame {first})", ev)

@@ -1,7 +1,16 @@
 """S042 event-after-terminal: An event after the terminal event."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S042",
@@ -22,3 +31,10 @@ RULE = define(
         fix="End the body after the terminal event.",
     ),
 )
+
+
+@HOOKS.on(RULE, "event")
+def check(c: ResponsesChecker, ev: Event, obj: dict[str, Any], kind: str) -> None:
+    """Any event after the terminal event (said once)."""
+    if c.terminal is not None and c.first_time(RULE.code):
+        c.report(RULE, f"{kind} after the terminal event (frame {c.terminal.frame})", ev)

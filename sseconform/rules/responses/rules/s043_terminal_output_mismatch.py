@@ -1,7 +1,17 @@
 """S043 terminal-output-mismatch: The terminal output differs from the stream."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.state import differs, output_pairs, renamed_reasoning, signature
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S043",
@@ -30,3 +40,45 @@ RULE = define(
         fix="Put every streamed item, as done, in the terminal output.",
     ),
 )
+
+
+@HOOKS.on(RULE, "terminal")
+def check(c: ResponsesChecker, ev: Event, kind: str, response: dict[str, Any]) -> None:
+    """The terminal output against what the stream built, item by item (a failed response
+    may carry none)."""
+    output = response.get("output")
+    if not isinstance(output, list) or (kind == "response.failed" and not output):
+        return
+    pairs = output_pairs(c.items, c.resumed, output)
+    if pairs is None:
+        items = c.items
+        said = (
+            f"the stream reached output_index {max(items)}"
+            if c.resumed
+            else f"the stream built {len(items)}"
+        )
+        c.report(RULE, f"{kind} output has {len(output)} items, {said}", ev, "/response/output")
+        return
+    for pos, item, got in pairs:
+        where = f"/response/output/{pos}"
+        if not renamed_reasoning(item, got) and (
+            ((not item.partial or item.type is not None) and got.get("type") != item.type)
+            or (item.id is not None and got.get("id") != item.id)
+        ):
+            c.report(
+                RULE,
+                f"output[{pos}] is {got.get('type')} {got.get('id')!r}, "
+                f"the stream built {item.type} {item.id!r}",
+                ev,
+                where,
+            )
+            continue
+        said = differs(item, signature(got), final=True)
+        if said:
+            c.report(
+                RULE,
+                f"output[{pos}] ({item.type} {item.id!r}): {said} differs from what "
+                "the stream built",
+                ev,
+                where,
+            )

@@ -1,7 +1,16 @@
 """S044 terminal-status-mismatch: The terminal event's status contradicts it."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S044",
@@ -22,3 +31,12 @@ RULE = define(
         fix='data: {"type":"response.completed","response":{"status":"completed",...}}\n\n',
     ),
 )
+
+
+@HOOKS.on(RULE, "terminal")
+def check(c: ResponsesChecker, ev: Event, kind: str, response: dict[str, Any]) -> None:
+    """A terminal event whose response status is not its own."""
+    status = response.get("status")
+    want = kind.removeprefix("response.")
+    if status != want:
+        c.report(RULE, f"{kind} with status {status!r}, not {want!r}", ev, "/response/status")

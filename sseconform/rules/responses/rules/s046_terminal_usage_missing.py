@@ -1,7 +1,16 @@
 """S046 terminal-usage-missing: A completed or incomplete response without usage."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S046",
@@ -25,3 +34,10 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "terminal")
+def check(c: ResponsesChecker, ev: Event, kind: str, response: dict[str, Any]) -> None:
+    """A completed or incomplete response without usage (a failed one may have none)."""
+    if kind != "response.failed" and response.get("usage") is None:
+        c.report(RULE, f"{kind} without usage", ev, "/response/usage")

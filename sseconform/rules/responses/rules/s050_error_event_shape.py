@@ -1,7 +1,17 @@
 """S050 error-event-shape: The `error` event has no usable message."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.schema import error_path, pointer_of
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S050",
@@ -30,3 +40,10 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "error-invalid")
+def check(c: ResponsesChecker, ev: Event, errors: list[Any]) -> None:
+    """An `error` event that breaks its schema."""
+    for err in errors:
+        c.report(RULE, f"error: {err.message}", ev, pointer_of(error_path(err)))

@@ -1,7 +1,16 @@
 """S051 output-after-error: Output events after an `error` event."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S051",
@@ -25,3 +34,19 @@ RULE = define(
         fix='data: {"type":"error","error":{...}}\n\ndata: {"type":"response.failed",...}\n\n',
     ),
 )
+
+
+#: The events that may follow an error event.
+AFTER_ERROR = frozenset({"error", "response.completed", "response.incomplete", "response.failed"})
+
+
+@HOOKS.on(RULE, "checked")
+def check(c: ResponsesChecker, ev: Event, obj: dict[str, Any], kind: str) -> None:
+    """Output after an error event, before any terminal event (said once)."""
+    if (
+        c.error is not None
+        and c.terminal is None
+        and kind not in AFTER_ERROR
+        and c.first_time(RULE.code)
+    ):
+        c.report(RULE, f"{kind} after the error event at frame {c.error.frame}", ev)

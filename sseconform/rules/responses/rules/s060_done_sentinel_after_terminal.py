@@ -1,7 +1,16 @@
 """S060 done-sentinel-after-terminal: `data: [DONE]` after the terminal event."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S060",
@@ -23,3 +32,10 @@ RULE = define(
         fix='data: {"type":"response.completed",...}\n\n',
     ),
 )
+
+
+@HOOKS.on(RULE, "done-sentinel")
+def check(c: ResponsesChecker, ev: Event) -> None:
+    """A chat stream's terminator after the terminal event."""
+    if c.terminal is not None:
+        c.report(RULE, "`data: [DONE]` after the terminal event (a chat shape)", ev)

@@ -1,7 +1,16 @@
 """S061 done-sentinel-before-terminal: `data: [DONE]` before the terminal event."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S061",
@@ -25,3 +34,12 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "done-sentinel")
+def check(c: ResponsesChecker, ev: Event) -> None:
+    """A chat stream's terminator before any terminal event."""
+    if c.terminal is None:
+        c.report(
+            RULE, "`data: [DONE]` before any terminal event: openai-python stops reading here", ev
+        )

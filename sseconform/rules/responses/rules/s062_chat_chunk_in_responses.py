@@ -1,7 +1,16 @@
 """S062 chat-chunk-in-responses: A `chat.completion.chunk` in a Responses stream."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S062",
@@ -28,3 +37,15 @@ RULE = define(
         ),
     ),
 )
+
+
+def chunk_like(obj: dict[str, Any]) -> bool:
+    """An untyped object that is a chat completion chunk."""
+    return obj.get("object") == "chat.completion.chunk" or "choices" in obj
+
+
+@HOOKS.on(RULE, "untyped")
+def check(c: ResponsesChecker, ev: Event, obj: dict[str, Any]) -> None:
+    """A chat completion chunk where a typed Responses event belongs."""
+    if chunk_like(obj):
+        c.report(RULE, "a chat.completion.chunk in a Responses stream", ev)

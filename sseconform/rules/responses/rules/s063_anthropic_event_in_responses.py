@@ -1,7 +1,16 @@
 """S063 anthropic-event-in-responses: An Anthropic Messages event in a Responses stream."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S063",
@@ -22,3 +31,9 @@ RULE = define(
         fix='data: {"type":"response.output_text.delta","delta":"Hi",...}\n\n',
     ),
 )
+
+
+@HOOKS.on(RULE, "foreign-event")
+def check(c: ResponsesChecker, ev: Event, kind: str) -> None:
+    """An Anthropic Messages event type."""
+    c.report(RULE, f"an Anthropic event ({kind!r}) in a Responses stream", ev, "/type")

@@ -1,7 +1,16 @@
 """S065 unknown-response-event: An event type this grammar does not know."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S065",
@@ -26,3 +35,10 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "unknown-event")
+def check(c: ResponsesChecker, ev: Event, kind: str) -> None:
+    """An event type this grammar does not know (said once per type)."""
+    if c.first_time(RULE.code + ":" + kind):
+        c.report(RULE, f"event type {kind!r} is not one this grammar knows", ev, "/type")

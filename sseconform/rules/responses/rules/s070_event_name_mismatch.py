@@ -1,7 +1,16 @@
 """S070 event-name-mismatch: The `event:` name differs from the data's `type`."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S070",
@@ -26,3 +35,10 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "event-name")
+def check(c: ResponsesChecker, ev: Event, kind: str) -> None:
+    """An `event:` line that names another type than the data's."""
+    if ev.event is not None and ev.event != kind:
+        c.report(RULE, f"`event: {ev.event}` but data type {kind!r}", ev)

@@ -1,7 +1,16 @@
 """S071 event-name-missing: Events without an `event:` line."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S071",
@@ -24,3 +33,10 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "event-name")
+def check(c: ResponsesChecker, ev: Event, kind: str) -> None:
+    """No `event:` line (said once)."""
+    if ev.event is None and c.first_time(RULE.code):
+        c.report(RULE, f"no `event:` line (data type {kind!r}; first here)", ev)

@@ -1,7 +1,16 @@
 """S072 call-arguments-cut: A call's arguments cut short by max_output_tokens."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S072",
@@ -30,3 +39,10 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "arguments-invalid")
+def check(c: ResponsesChecker, ev: Event, said: str, pointer: str, cut: bool) -> None:
+    """Arguments that are not JSON because max_output_tokens cut them."""
+    if cut:
+        c.report(RULE, f"{said}: cut by max_output_tokens", ev, pointer)

@@ -1,7 +1,16 @@
 """S073 audio-after-done: The response's audio (or its transcript) goes on after its .done."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S073",
@@ -31,3 +40,9 @@ RULE = define(
         fix="Send every audio delta before its `.done`, and one `.done` for each stream.",
     ),
 )
+
+
+@HOOKS.on(RULE, "audio-after-done")
+def check(c: ResponsesChecker, ev: Event, kind: str, prefix: str) -> None:
+    """The response's audio (or its transcript) after its `.done`."""
+    c.report(RULE, f"{kind} after {prefix}.done", ev, "/type")

@@ -1,7 +1,17 @@
 """S074 reasoning-id-changed: the terminal output gives a reasoning item another id."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.state import output_pairs, renamed_reasoning
+
+if TYPE_CHECKING:
+    from sseconform.rules.responses.checker import ResponsesChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "S074",
@@ -30,3 +40,19 @@ RULE = define(
         fix="Keep each item's id from `output_item.added` to the terminal output.",
     ),
 )
+
+
+@HOOKS.on(RULE, "terminal")
+def check(c: ResponsesChecker, ev: Event, kind: str, response: dict[str, Any]) -> None:
+    """A reasoning item the terminal output gives another id."""
+    output = response.get("output")
+    if not isinstance(output, list) or (kind == "response.failed" and not output):
+        return
+    for pos, item, got in output_pairs(c.items, c.resumed, output) or ():
+        if renamed_reasoning(item, got):
+            c.report(
+                RULE,
+                f"output[{pos}] is reasoning {got.get('id')!r}, streamed as {item.id!r}",
+                ev,
+                f"/response/output/{pos}/id",
+            )
