@@ -52,7 +52,7 @@ def test_a_mistyped_code_is_an_error_not_a_silent_drop() -> None:
     assert [d.code for d in checker.diagnostics] == ["W001"]
 
 
-@pytest.mark.parametrize("grammar", ["responses", "open-responses"])
+@pytest.mark.parametrize("grammar", ["anthropic", "responses", "open-responses"])
 def test_every_rule_of_a_hooked_grammar_holds_its_check(grammar: str) -> None:
     """The grammar's rules hold their checks beside their docs (rules/hooks.py): each is
     subscribed to a moment of its checker, and its checker names no code by string."""

@@ -20,6 +20,9 @@ __all__ = ["Check", "Hooks"]
 #: A rule's check: called with the checker, then the moment's arguments (each moment's
 #: signature is documented where its hooks are declared).
 Check = Callable[..., None]
+#: A rule's claim on a schema violation: (event type, JSON pointer, the event's object, the
+#: validator's message) -> the finding's message when the rule owns that place, else None.
+Claim = Callable[[str, str, dict[str, Any], str], "str | None"]
 
 
 class Hooks:
@@ -30,6 +33,7 @@ class Hooks:
         #: moment -> what it is and what its checks are called with
         self.moments = moments
         self._subscribed: dict[str, list[tuple[Rule, Check]]] = {m: [] for m in moments}
+        self._claims: list[tuple[Rule, Claim]] = []
 
     def on(self, rule: Rule, *moments: str) -> Callable[[Check], Check]:
         """Subscribe the decorated function to ``moments``, as ``rule``'s check."""
@@ -44,12 +48,35 @@ class Hooks:
 
         return subscribe
 
+    def claims(self, rule: Rule) -> Callable[[Claim], Claim]:
+        """Make the decorated function ``rule``'s claim on schema violations: a violation at a
+        place a rule owns is that rule's finding (or nothing, when the rule is not enabled),
+        never the generic schema finding (J003)."""
+
+        def register(fn: Claim) -> Claim:
+            self._claims.append((rule, fn))
+            return fn
+
+        return register
+
+    def owner(
+        self, kind: str, pointer: str, obj: dict[str, Any], raw: str
+    ) -> tuple[Rule, str] | None:
+        """The rule that owns a schema violation, and its message (None: no rule does)."""
+        for rule, fn in self._claims:
+            said = fn(kind, pointer, obj, raw)
+            if said is not None:
+                return rule, said
+        return None
+
     def rules(self) -> list[Rule]:
-        """Every rule with a check here, once, in subscription order."""
+        """Every rule with a check or a claim here, once, in subscription order."""
         seen: dict[str, Rule] = {}
         for subs in self._subscribed.values():
             for rule, _ in subs:
                 seen.setdefault(rule.code, rule)
+        for rule, _ in self._claims:
+            seen.setdefault(rule.code, rule)
         return list(seen.values())
 
     def table(self, enabled: frozenset[str]) -> dict[str, tuple[Check, ...]]:

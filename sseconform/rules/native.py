@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 ANTHROPIC_EVENTS = frozenset(
     {
         "message_start",
@@ -13,6 +15,11 @@ ANTHROPIC_EVENTS = frozenset(
         "ping",
     }
 )
+
+
+def is_chat_chunk(obj: dict[str, Any]) -> bool:
+    """An object without a string ``type`` that is an OpenAI chat completion chunk."""
+    return "choices" in obj or obj.get("object") == "chat.completion.chunk"
 
 
 def is_native_event_name(name: str) -> bool:

@@ -1,8 +1,9 @@
 """The anthropic grammar's rules: its invariants, then every rule module (each registers its rule
 and docs with ``catalog.define`` when imported).
 
-What each rule finds is detected in ``sseconform/rules/anthropic/checker.py`` (one pass over the
-stream, with the message and block state the rules share, ``state.py``).
+Each rule module holds its check beside its docs, subscribed to a moment of the stream
+(``anthropic/hooks.py``), or claims the places of an event's schema it owns;
+``anthropic/checker.py`` moves the message and block state the checks read (``state.py``).
 """
 
 from sseconform.rules.anthropic.invariants import INVARIANTS

@@ -1,8 +1,17 @@
 """A001 message-start-missing: The stream does not open with message_start."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import MESSAGE_START_FIRST
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.anthropic.checker import AnthropicChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "A001",
@@ -42,3 +51,10 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "begin")
+def check(c: AnthropicChecker, ev: Event, kind: str) -> None:
+    """The message opens with another event than message_start."""
+    if kind != "message_start":
+        c.report(RULE, f"the message opens with {kind}, not message_start", ev)

@@ -1,8 +1,17 @@
 """A002 message-start-repeated: A second message_start in one stream."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import MESSAGE_START_FIRST
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.anthropic.checker import AnthropicChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "A002",
@@ -39,3 +48,9 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "start-again")
+def check(c: AnthropicChecker, ev: Event) -> None:
+    """A second message_start."""
+    c.report(RULE, "a second message_start", ev)

@@ -1,8 +1,17 @@
 """A003 block-not-started: A delta or stop for a block that was never started."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import BLOCK_ORDER
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.anthropic.checker import AnthropicChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "A003",
@@ -53,3 +62,10 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "unknown-block")
+def check(c: AnthropicChecker, ev: Event, index: int, what: str) -> None:
+    """A delta or stop for a block never started (said once per index)."""
+    if index >= c.state.next_index and c.first_time(f"{RULE.code}:{index}"):
+        c.report(RULE, f"block {index} was never started (no content_block_start)", ev, "/index")

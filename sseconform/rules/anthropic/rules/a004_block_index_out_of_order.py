@@ -1,8 +1,17 @@
 """A004 block-index-out-of-order: A block's index is not the next one (reused or skipped)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import BLOCK_ORDER
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.anthropic.checker import AnthropicChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "A004",
@@ -35,3 +44,15 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "block-start")
+def check(c: AnthropicChecker, ev: Event, index: int, block: dict[str, Any], kind: str) -> None:
+    """A block started at another index than the next."""
+    following = c.state.next_index
+    if index < following:
+        c.report(
+            RULE, f"block index {index} is used again; the next block is {following}", ev, "/index"
+        )
+    elif index > following:
+        c.report(RULE, f"block index {index}, but the next block is {following}", ev, "/index")

@@ -1,8 +1,17 @@
 """A005 block-event-after-stop: A delta or a second stop for a block already stopped."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import BLOCK_ORDER
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.anthropic.checker import AnthropicChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "A005",
@@ -46,3 +55,10 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "unknown-block")
+def check(c: AnthropicChecker, ev: Event, index: int, what: str) -> None:
+    """A delta or stop for a block already stopped (said once per index)."""
+    if index < c.state.next_index and c.first_time(f"{RULE.code}:{index}"):
+        c.report(RULE, f"a {what} for block {index} after its content_block_stop", ev, "/index")

@@ -1,8 +1,18 @@
 """A006 block-open-at-message-stop: message_stop while a block is still open."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import BLOCK_ORDER
+from sseconform.rules.anthropic.state import indexes
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.anthropic.checker import AnthropicChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "A006",
@@ -47,3 +57,11 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "message-stop")
+def check(c: AnthropicChecker, ev: Event) -> None:
+    """message_stop with blocks open (and no max_tokens to explain them: A008's)."""
+    s = c.state
+    if s.open and s.stop_reason != "max_tokens":
+        c.report(RULE, f"message_stop with block {indexes(s.open)} still open", ev)

@@ -1,8 +1,18 @@
 """A007 blocks-overlap: A block starts while another is still open."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import BLOCK_ORDER
+from sseconform.rules.anthropic.state import indexes
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.anthropic.checker import AnthropicChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "A007",
@@ -43,3 +53,11 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "block-start")
+def check(c: AnthropicChecker, ev: Event, index: int, block: dict[str, Any], kind: str) -> None:
+    """A block started while another is open."""
+    s = c.state
+    if s.open and index not in s.open:
+        c.report(RULE, f"block {index} starts while block {indexes(s.open)} is still open", ev)

@@ -1,8 +1,18 @@
 """A008 block-open-at-max-tokens: A block cut by max_tokens is never closed."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import BLOCK_ORDER
+from sseconform.rules.anthropic.state import indexes
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.anthropic.checker import AnthropicChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "A008",
@@ -40,3 +50,11 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "message-stop")
+def check(c: AnthropicChecker, ev: Event) -> None:
+    """message_stop with blocks open after max_tokens cut them."""
+    s = c.state
+    if s.open and s.stop_reason == "max_tokens":
+        c.report(RULE, f"block {indexes(s.open)} cut by max_tokens is never closed", ev)

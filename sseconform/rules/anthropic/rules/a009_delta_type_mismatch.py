@@ -1,8 +1,18 @@
 """A009 delta-type-mismatch: A delta that does not belong to its block's type."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import DELTA_MATCHES_BLOCK
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.anthropic.checker import AnthropicChecker
+    from sseconform.rules.anthropic.state import Block
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "A009",
@@ -42,3 +52,9 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "delta-mismatch")
+def check(c: AnthropicChecker, ev: Event, kind: str, block: Block) -> None:
+    """A delta of a type its block does not take (said once per block)."""
+    c.report(RULE, f"a {kind} in block {block.index}, a {block.type} block", ev, "/delta/type")

@@ -1,8 +1,18 @@
 """A010 unknown-block-type: A content block type the Messages API does not have."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import DELTA_MATCHES_BLOCK
+from sseconform.rules.anthropic.state import BLOCK_DELTAS
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.anthropic.checker import AnthropicChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "A010",
@@ -30,3 +40,15 @@ RULE = define(
         fix="Send only the Messages API's block types; map anything else to text.",
     ),
 )
+
+
+@HOOKS.on(RULE, "block-start")
+def check(c: AnthropicChecker, ev: Event, index: int, block: dict[str, Any], kind: str) -> None:
+    """A block type the SDKs do not know (said once per type)."""
+    if kind not in BLOCK_DELTAS and c.first_time(f"{RULE.code}:{kind}"):
+        c.report(
+            RULE,
+            f"content block type {kind!r} is not one the SDKs know",
+            ev,
+            "/content_block/type",
+        )

@@ -1,8 +1,17 @@
 """A011 unknown-delta-type: A delta type the Messages API does not have."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import DELTA_MATCHES_BLOCK
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.anthropic.checker import AnthropicChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "A011",
@@ -32,3 +41,10 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "unknown-delta")
+def check(c: AnthropicChecker, ev: Event, kind: str) -> None:
+    """A delta type the SDKs do not know (said once per type)."""
+    if c.first_time(f"{RULE.code}:{kind}"):
+        c.report(RULE, f"delta type {kind!r} is not one the SDKs know", ev, "/delta/type")

@@ -1,8 +1,18 @@
 """A012 thinking-signature-missing: A thinking block ends without a signature."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import DELTA_MATCHES_BLOCK
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.anthropic.checker import AnthropicChecker
+    from sseconform.rules.anthropic.state import Block
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "A012",
@@ -37,3 +47,10 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "block-stop")
+def check(c: AnthropicChecker, ev: Event, block: Block) -> None:
+    """A thinking block that ends with no signature (in its start or a delta)."""
+    if block.type == "thinking" and not block.signed:
+        c.report(RULE, f"thinking block {block.index} ends without a signature", ev)

@@ -1,8 +1,17 @@
 """A013 tool-input-invalid-json: A tool block's partial_json pieces do not join into JSON."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import TOOL_INPUT_JSON
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.anthropic.checker import AnthropicChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "A013",
@@ -37,3 +46,10 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "input-invalid")
+def check(c: AnthropicChecker, ev: Event, said: str, cut: bool) -> None:
+    """A tool input that is not JSON, and max_tokens did not cut it."""
+    if not cut:
+        c.report(RULE, said, ev)

@@ -1,8 +1,18 @@
 """A014 tool-input-not-object: A tool block's input joins into JSON that is not an object."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import TOOL_INPUT_JSON
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.anthropic.checker import AnthropicChecker
+    from sseconform.rules.anthropic.state import Block
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "A014",
@@ -28,3 +38,10 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "input-parsed")
+def check(c: AnthropicChecker, ev: Event, block: Block, what: str, value: Any) -> None:
+    """A tool input that is JSON but not an object."""
+    if type(value) is not dict:
+        c.report(RULE, f"{what}: input is JSON {type(value).__name__}, not an object", ev)

@@ -1,8 +1,17 @@
 """A015 tool-input-in-start: A tool_use block's input is carried in its content_block_start."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import TOOL_INPUT_JSON
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.anthropic.checker import AnthropicChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "A015",
@@ -42,3 +51,21 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "block-start")
+def check(c: AnthropicChecker, ev: Event, index: int, block: dict[str, Any], kind: str) -> None:
+    """A tool_use block whose input comes whole in its start (a server-side caller's may)."""
+    if kind != "tool_use":
+        return
+    given = block.get("input")
+    caller = block.get("caller")
+    by_server = type(caller) is dict and caller.get("type") not in (None, "direct")
+    if type(given) is dict and given and not by_server:
+        c.report(
+            RULE,
+            "the tool_use block's input is in content_block_start; it streams as "
+            "input_json_delta after an empty {}",
+            ev,
+            "/content_block/input",
+        )

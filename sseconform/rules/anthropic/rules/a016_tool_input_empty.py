@@ -1,8 +1,18 @@
 """A016 tool-input-empty: A tool_use block with input {} and no input_json_delta at all."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import TOOL_INPUT_JSON
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.anthropic.checker import AnthropicChecker
+    from sseconform.rules.anthropic.state import Block
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "A016",
@@ -42,3 +52,15 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "input-empty")
+def check(c: AnthropicChecker, ev: Event, block: Block, what: str) -> None:
+    """A tool_use block with no input at all (not in its start, no delta, no other finding
+    that explains it)."""
+    if (
+        block.deltas == 0
+        and block.type == "tool_use"
+        and not (block.input_in_start or block.mismatch_reported)
+    ):
+        c.report(RULE, f"{what}: input {{}} and no input_json_delta at all", ev)

@@ -1,8 +1,18 @@
 """A017 tool-input-too-large: A tool block's input is over the checker's size limit."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import TOOL_INPUT_JSON
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.anthropic.checker import AnthropicChecker
+    from sseconform.rules.anthropic.state import Block
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "A017",
@@ -26,3 +36,13 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "input-too-large")
+def check(c: AnthropicChecker, ev: Event, block: Block, what: str) -> None:
+    """A tool input over max_arguments: not parsed."""
+    c.report(
+        RULE,
+        f"{what}: {block.size} characters of input, over the {c.max_input} limit: not parsed",
+        ev,
+    )

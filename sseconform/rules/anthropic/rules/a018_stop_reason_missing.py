@@ -1,8 +1,17 @@
 """A018 stop-reason-missing: message_stop with no stop_reason before it."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import STOP_THEN_MESSAGE_STOP
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.anthropic.checker import AnthropicChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "A018",
@@ -35,3 +44,10 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "message-stop")
+def check(c: AnthropicChecker, ev: Event) -> None:
+    """message_stop with no stop_reason before it."""
+    if c.state.stop_reason is None:
+        c.report(RULE, "message_stop, but no message_delta gave a stop_reason", ev)

@@ -1,8 +1,18 @@
 """A019 stop-reason-unknown: A stop_reason the Messages API does not have."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import STOP_THEN_MESSAGE_STOP
+from sseconform.rules.anthropic.state import OPENAI_FINISH_REASONS, STOP_REASONS
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.anthropic.checker import AnthropicChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "A019",
@@ -33,3 +43,12 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "stop-reason")
+def check(c: AnthropicChecker, ev: Event, reason: str) -> None:
+    """A stop_reason the Messages API does not have (an OpenAI one is A033's)."""
+    if reason not in STOP_REASONS and reason not in OPENAI_FINISH_REASONS:
+        c.report(
+            RULE, f"stop_reason {reason!r} is none of the Messages API's", ev, "/delta/stop_reason"
+        )

@@ -1,8 +1,17 @@
 """A020 message-stop-missing: The stream ends without message_stop and without an error event."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import STOP_THEN_MESSAGE_STOP
+from sseconform.rules.anthropic.state import indexes
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.anthropic.checker import AnthropicChecker
 
 RULE = define(
     "A020",
@@ -40,3 +49,20 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "end")
+def check(c: AnthropicChecker) -> None:
+    """The stream ends with neither message_stop nor an error event."""
+    s = c.state
+    if s.ended is not None:
+        return
+    if not s.began:
+        c.report_at_end(RULE, "the stream ends with no message event, no error event")
+    elif s.open:
+        c.report_at_end(
+            RULE,
+            f"the stream ends with block {indexes(s.open)} open: no message_stop, no error event",
+        )
+    else:
+        c.report_at_end(RULE, "the stream ends without message_stop or an error event")

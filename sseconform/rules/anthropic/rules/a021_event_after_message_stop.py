@@ -1,8 +1,17 @@
 """A021 event-after-message-stop: An event after message_stop."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import STOP_THEN_MESSAGE_STOP
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.anthropic.checker import AnthropicChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "A021",
@@ -24,3 +33,11 @@ RULE = define(
         fix="Send message_stop last.",
     ),
 )
+
+
+@HOOKS.on(RULE, "after-end")
+def check(c: AnthropicChecker, ev: Event) -> None:
+    """An event after message_stop."""
+    end = c.state.ended
+    if end is not None and c.state.ended_by != "error":
+        c.report(RULE, f"an event after message_stop (frame {end.frame})", ev)

@@ -1,8 +1,17 @@
 """A022 event-name-not-type: The `event:` name differs from the data's `type`."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import EVENT_NAME_MATCHES_TYPE
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.anthropic.checker import AnthropicChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "A022",
@@ -28,3 +37,14 @@ RULE = define(
         fix=('event: content_block_start\ndata: {"type":"content_block_start","index":0,...}\n\n'),
     ),
 )
+
+
+@HOOKS.on(RULE, "event-name")
+def check(c: AnthropicChecker, ev: Event, name: str | None, kind: str) -> None:
+    """An `event:` line naming another Messages event than the data's (once per pair)."""
+    if (
+        name is not None
+        and name not in ("ping", "error")
+        and c.first_time(f"{RULE.code}:{name}:{kind}")
+    ):
+        c.report(RULE, f"`event: {name}` on a {kind} payload", ev)

@@ -1,8 +1,17 @@
 """A023 event-name-hides-data: An `event: ping` or `event: error` name on another type's data."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import EVENT_NAME_MATCHES_TYPE
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.anthropic.checker import AnthropicChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "A023",
@@ -29,3 +38,15 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "event-name")
+def check(c: AnthropicChecker, ev: Event, name: str | None, kind: str) -> None:
+    """`event: ping` or `event: error` over other data: clients act on the name."""
+    if name in ("ping", "error"):
+        c.report(
+            RULE,
+            f"`event: {name}` on a {kind} payload: clients act on the name "
+            f"({'skip the event' if name == 'ping' else 'raise an error'})",
+            ev,
+        )

@@ -1,8 +1,17 @@
 """A024 event-line-missing: An event without an `event:` line."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import EVENT_NAME_MATCHES_TYPE
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.anthropic.checker import AnthropicChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "A024",
@@ -29,3 +38,15 @@ RULE = define(
         fix=('event: message_start\ndata: {"type":"message_start","message":{...}}\n\n'),
     ),
 )
+
+
+@HOOKS.on(RULE, "event-name")
+def check(c: AnthropicChecker, ev: Event, name: str | None, kind: str) -> None:
+    """An event without an `event:` line (said once; a ping may go without)."""
+    if name is None and kind != "ping" and c.first_time(RULE.code):
+        c.report(
+            RULE,
+            f"a {kind} event without an `event:` line (the first such event): "
+            "the Anthropic SDKs skip events that have no name",
+            ev,
+        )

@@ -1,8 +1,17 @@
 """A025 unknown-messages-event: An event type the Messages API does not have."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import NO_FOREIGN_SHAPES
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.anthropic.checker import AnthropicChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "A025",
@@ -29,3 +38,10 @@ RULE = define(
         fix="Send only the Messages API's events.",
     ),
 )
+
+
+@HOOKS.on(RULE, "unknown-event")
+def check(c: AnthropicChecker, ev: Event, kind: str) -> None:
+    """An event type the Messages API does not have (a Responses one is A035's)."""
+    if not kind.startswith("response.") and c.first_time(f"{RULE.code}:{kind}"):
+        c.report(RULE, f"event type {kind!r} is not a Messages stream event", ev)

@@ -1,8 +1,17 @@
 """A026 error-event-malformed: An error event not shaped {type: error, error: {type, message}}."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import ERROR_EVENT
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.anthropic.checker import AnthropicChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "A026",
@@ -34,3 +43,23 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "error")
+def check(c: AnthropicChecker, ev: Event, obj: dict[str, Any]) -> None:
+    """An OpenAI-style error object where an Anthropic error event belongs."""
+    if obj.get("type") != "error":
+        c.report(
+            RULE,
+            "an OpenAI-style error frame, not "
+            '{"type": "error", "error": {"type": ..., "message": ...}}',
+            ev,
+        )
+
+
+@HOOKS.claims(RULE)
+def claim(kind: str, pointer: str, obj: dict[str, Any], raw: str) -> str | None:
+    """Every schema violation of an error event."""
+    if kind != "error":
+        return None
+    return f"the error event is not {{type: error, error: {{type, message}}}} ({raw})"

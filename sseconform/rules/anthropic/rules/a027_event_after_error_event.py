@@ -1,8 +1,17 @@
 """A027 event-after-error-event: Events after the error event."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import ERROR_EVENT
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.anthropic.checker import AnthropicChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "A027",
@@ -32,3 +41,11 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "after-end")
+def check(c: AnthropicChecker, ev: Event) -> None:
+    """An event after the error event."""
+    end = c.state.ended
+    if end is not None and c.state.ended_by == "error":
+        c.report(RULE, f"an event after the error event at frame {end.frame}", ev)

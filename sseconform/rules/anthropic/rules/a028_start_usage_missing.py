@@ -1,5 +1,10 @@
 """A028 start-usage-missing: message_start's message has no usage object."""
 
+from __future__ import annotations
+
+from typing import Any
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import USAGE
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
@@ -29,3 +34,11 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.claims(RULE)
+def claim(kind: str, pointer: str, obj: dict[str, Any], raw: str) -> str | None:
+    """message_start's usage object, missing."""
+    if kind == "message_start" and pointer == "/message/usage":
+        return f"message_start has no usage object ({raw})"
+    return None

@@ -1,6 +1,12 @@
 """A029 delta-usage-missing: message_delta has no usage.output_tokens."""
 
+from __future__ import annotations
+
+from typing import Any
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import USAGE
+from sseconform.rules.anthropic.state import missing_key
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
 
@@ -34,3 +40,13 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.claims(RULE)
+def claim(kind: str, pointer: str, obj: dict[str, Any], raw: str) -> str | None:
+    """message_delta's usage, or its output_tokens, missing."""
+    if kind == "message_delta" and (
+        pointer == "/usage" or (pointer == "/usage/output_tokens" and missing_key(obj, pointer))
+    ):
+        return f"message_delta has no usage.output_tokens ({raw})"
+    return None

@@ -1,6 +1,12 @@
 """A030 start-usage-count-missing: message_start's usage lacks input_tokens or output_tokens."""
 
+from __future__ import annotations
+
+from typing import Any
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import USAGE
+from sseconform.rules.anthropic.state import missing_key
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
 
@@ -31,3 +37,15 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.claims(RULE)
+def claim(kind: str, pointer: str, obj: dict[str, Any], raw: str) -> str | None:
+    """A count missing from message_start's usage."""
+    if (
+        kind == "message_start"
+        and pointer in ("/message/usage/input_tokens", "/message/usage/output_tokens")
+        and missing_key(obj, pointer)
+    ):
+        return f"message_start's usage has no {pointer.rsplit('/', 1)[-1]}"
+    return None

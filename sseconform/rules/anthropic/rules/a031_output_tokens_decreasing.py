@@ -1,8 +1,17 @@
 """A031 output-tokens-decreasing: message_delta's cumulative output_tokens goes down."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import USAGE
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.anthropic.checker import AnthropicChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "A031",
@@ -30,3 +39,15 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "output-tokens")
+def check(c: AnthropicChecker, ev: Event, out: int, before: int | None) -> None:
+    """A cumulative output_tokens below the count sent before."""
+    if before is not None and out < before:
+        c.report(
+            RULE,
+            f"output_tokens {out} is below the {before} sent before; the count is cumulative",
+            ev,
+            "/usage/output_tokens",
+        )

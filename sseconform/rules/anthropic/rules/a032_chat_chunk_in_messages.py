@@ -1,8 +1,17 @@
 """A032 chat-chunk-in-messages: An OpenAI chat.completion.chunk in a Messages stream."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import NO_FOREIGN_SHAPES
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.anthropic.checker import AnthropicChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "A032",
@@ -29,3 +38,9 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "untyped")
+def check(c: AnthropicChecker, ev: Event, obj: dict[str, Any]) -> None:
+    """An OpenAI chat chunk in a Messages stream."""
+    c.report(RULE, "an OpenAI chat.completion.chunk in a Messages stream", ev)

@@ -1,8 +1,18 @@
 """A033 finish-reason-as-stop-reason: An OpenAI finish_reason sent as stop_reason."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import NO_FOREIGN_SHAPES
+from sseconform.rules.anthropic.state import OPENAI_FINISH_REASONS
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.anthropic.checker import AnthropicChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "A033",
@@ -32,3 +42,12 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "stop-reason")
+def check(c: AnthropicChecker, ev: Event, reason: str) -> None:
+    """An OpenAI finish_reason as the stop_reason: a translation left undone."""
+    if reason in OPENAI_FINISH_REASONS:
+        c.report(
+            RULE, f"stop_reason {reason!r} is an OpenAI finish_reason", ev, "/delta/stop_reason"
+        )

@@ -1,8 +1,17 @@
 """A034 done-in-messages: `data: [DONE]` in a Messages stream."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import NO_FOREIGN_SHAPES
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.anthropic.checker import AnthropicChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "A034",
@@ -26,3 +35,9 @@ RULE = define(
         fix=('event: message_stop\ndata: {"type":"message_stop"}\n\n'),
     ),
 )
+
+
+@HOOKS.on(RULE, "done-sentinel")
+def check(c: AnthropicChecker, ev: Event) -> None:
+    """A chat stream's terminator in a Messages stream."""
+    c.report(RULE, "`data: [DONE]` in a Messages stream; it ends with message_stop", ev)

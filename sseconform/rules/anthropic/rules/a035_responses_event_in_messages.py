@@ -1,8 +1,17 @@
 """A035 responses-event-in-messages: A Responses API event in a Messages stream."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import NO_FOREIGN_SHAPES
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.anthropic.checker import AnthropicChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "A035",
@@ -28,3 +37,10 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "unknown-event")
+def check(c: AnthropicChecker, ev: Event, kind: str) -> None:
+    """A Responses API event in a Messages stream (said once per type)."""
+    if kind.startswith("response.") and c.first_time(f"{RULE.code}:{kind}"):
+        c.report(RULE, f"a Responses API event {kind!r} in a Messages stream", ev)

@@ -1,8 +1,17 @@
 """A036 tool-input-cut: A tool block's input cut short by max_tokens."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import TOOL_INPUT_JSON
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.anthropic.checker import AnthropicChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "A036",
@@ -31,3 +40,10 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "input-invalid")
+def check(c: AnthropicChecker, ev: Event, said: str, cut: bool) -> None:
+    """A tool input that is not JSON because max_tokens cut the last block."""
+    if cut:
+        c.report(RULE, f"{said}: cut by max_tokens", ev)

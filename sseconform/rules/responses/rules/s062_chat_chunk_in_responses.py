@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.native import is_chat_chunk
 from sseconform.rules.responses.hooks import HOOKS
 
 if TYPE_CHECKING:
@@ -39,13 +40,8 @@ RULE = define(
 )
 
 
-def chunk_like(obj: dict[str, Any]) -> bool:
-    """An untyped object that is a chat completion chunk."""
-    return obj.get("object") == "chat.completion.chunk" or "choices" in obj
-
-
 @HOOKS.on(RULE, "untyped")
 def check(c: ResponsesChecker, ev: Event, obj: dict[str, Any]) -> None:
     """A chat completion chunk where a typed Responses event belongs."""
-    if chunk_like(obj):
+    if is_chat_chunk(obj):
         c.report(RULE, "a chat.completion.chunk in a Responses stream", ev)

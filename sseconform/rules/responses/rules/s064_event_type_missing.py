@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.native import is_chat_chunk
 from sseconform.rules.responses.hooks import HOOKS
-from sseconform.rules.responses.rules.s062_chat_chunk_in_responses import chunk_like
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.checker import ResponsesChecker
@@ -35,5 +35,5 @@ RULE = define(
 @HOOKS.on(RULE, "untyped")
 def check(c: ResponsesChecker, ev: Event, obj: dict[str, Any]) -> None:
     """An object without a string `type` (a chat chunk is S062's)."""
-    if not chunk_like(obj):
+    if not is_chat_chunk(obj):
         c.report(RULE, "an event whose data has no string `type`", ev, "/type")
