@@ -1,8 +1,9 @@
-"""Every code a checker can emit is a rule of the catalog, of a grammar the checker reads.
+"""Every rule holds its check, and every code a grammar names is a rule it may report.
 
-A code is a string where a checker emits it; a typo would otherwise be a finding that never
-shows. The checkers' sources are read for the codes they name, and ``_emit`` refuses a code
-the catalog lacks (tested here by emitting one)."""
+Checks report rule objects (rules/hooks.py); a code string left in a checker would be a
+finding a typo could silence. The grammars' sources are read for the codes they name (the
+rule modules' own ``define``), every rule of a grammar must be subscribed to a moment of its
+checker, and ``_emit`` refuses a code the catalog lacks (tested here by emitting one)."""
 
 from __future__ import annotations
 
@@ -52,7 +53,7 @@ def test_a_mistyped_code_is_an_error_not_a_silent_drop() -> None:
     assert [d.code for d in checker.diagnostics] == ["W001"]
 
 
-@pytest.mark.parametrize("grammar", ["anthropic", "responses", "open-responses"])
+@pytest.mark.parametrize("grammar", GRAMMARS)
 def test_every_rule_of_a_hooked_grammar_holds_its_check(grammar: str) -> None:
     """The grammar's rules hold their checks beside their docs (rules/hooks.py): each is
     subscribed to a moment of its checker, and its checker names no code by string."""

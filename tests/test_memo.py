@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -16,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sseconform import Settings, check_bytes, check_chunks
-from sseconform.rules.chat.checker import _JSON_STRING
+from sseconform.jsonstr import JSON_STRING as _JSON_STRING
 from tests.conftest import CASES, REAL_STREAMS, case_settings
 
 
@@ -284,7 +285,7 @@ def test_the_anthropic_delta_template_on_generated_deltas(
     """A tool block's input in fragments of every escape, a text delta in the tool block, an
     unknown delta type, a delta for a block never started: the same findings either way, and
     the same input parsed at the stop (A013 when it is not JSON)."""
-    events = [
+    events: list[dict[str, Any]] = [
         {
             "type": "message_start",
             "message": {

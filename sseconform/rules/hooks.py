@@ -11,18 +11,22 @@ objects, not strings, and a rule that is not selected costs nothing (it is not i
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Rule
+
+if TYPE_CHECKING:
+    from sseconform.rules.schema import SchemaViolation
 
 __all__ = ["Check", "Hooks"]
 
 #: A rule's check: called with the checker, then the moment's arguments (each moment's
 #: signature is documented where its hooks are declared).
 Check = Callable[..., None]
-#: A rule's claim on a schema violation: (event type, JSON pointer, the event's object, the
-#: validator's message) -> the finding's message when the rule owns that place, else None.
-Claim = Callable[[str, str, dict[str, Any], str], "str | None"]
+#: A rule's claim on a schema violation: (the event's type or the schema's name, the
+#: violation, the event's object) -> the finding's message when the rule owns that place,
+#: else None.
+Claim = Callable[[str, "SchemaViolation", dict[str, Any]], "str | None"]
 
 
 class Hooks:
@@ -59,12 +63,10 @@ class Hooks:
 
         return register
 
-    def owner(
-        self, kind: str, pointer: str, obj: dict[str, Any], raw: str
-    ) -> tuple[Rule, str] | None:
+    def owner(self, kind: str, v: SchemaViolation, obj: dict[str, Any]) -> tuple[Rule, str] | None:
         """The rule that owns a schema violation, and its message (None: no rule does)."""
         for rule, fn in self._claims:
-            said = fn(kind, pointer, obj, raw)
+            said = fn(kind, v, obj)
             if said is not None:
                 return rule, said
         return None

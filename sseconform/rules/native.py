@@ -27,6 +27,9 @@ def is_native_event_name(name: str) -> bool:
     return name in ANTHROPIC_EVENTS or name.startswith("response.")
 
 
+#: Reasoning fields some providers send in a chunk's delta instead of ``reasoning_content``.
+NONSTANDARD_REASONING = ("reasoning", "reasoning_details")
+
 #: Top-level keys that only native payloads have (Gemini responses, Responses API events).
 NATIVE_TOP_KEYS = frozenset({"candidates", "usageMetadata", "promptFeedback", "sequence_number"})
 

@@ -136,7 +136,7 @@ class AnthropicChecker(Checker):
 
     def _schema(self, ev: Event, kind: str, obj: dict[str, Any]) -> None:
         for v in violations(schema_name(kind), obj):
-            owner = HOOKS.owner(kind, v.pointer, obj, v.message)
+            owner = HOOKS.owner(kind, v, obj)
             if owner is None:
                 self._schema_error(ev, v.message, v.pointer)
             else:

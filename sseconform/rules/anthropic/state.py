@@ -7,8 +7,6 @@ the one thing kept whole, to parse it at its ``content_block_stop``, bounded by
 
 from __future__ import annotations
 
-from typing import Any
-
 from sseconform.sse.decoder import Event
 
 #: Every event type of the Messages stream.
@@ -143,16 +141,6 @@ class StreamState:
         #: A tool block whose input did not parse, held until the stop reason says whether
         #: max_tokens cut it (A036) or not (A013): (its stop event, what to say).
         self.pending_cut: tuple[Event, str] | None = None
-
-
-def missing_key(obj: Any, pointer: str) -> bool:
-    """True when the last key of ``pointer`` is absent from an object that is there."""
-    parts = pointer.split("/")[1:]
-    for p in parts[:-1]:
-        if type(obj) is not dict or p not in obj:
-            return False
-        obj = obj[p]
-    return type(obj) is dict and parts[-1] not in obj
 
 
 def indexes(blocks: dict[int, Block]) -> str:

@@ -2,10 +2,14 @@
 with its length.
 
 Bytes go through the SSE decoder (rules.base, shared by every grammar); each frame is parsed
-once with orjson, validated once against its schema (jsonschema-rs), then walked by the
-per-family checks below, which share per-choice and per-call state. Diagnostics are capped
+once with orjson, validated once against its schema (jsonschema-rs), then walked: the checker
+moves the per-choice and per-call state (``state.py``) and decides what happened (a call whose
+index moved, a chunk after its choice's finish); the rules' checks, each in its rule module,
+decide what to report, called at the moments of ``hooks.py``. A schema violation at a place a
+rule owns is that rule's finding (``HOOKS.claims``), any other J003. Diagnostics are capped
 per code so a broken stream of ten million frames cannot pile them up; what was held back is
-counted.
+counted. The two frames long streams are made of take the template fast path
+(``template.py``) and reach no moment.
 
 Tool-call arguments are the one thing kept whole (to parse them at the end); they are bounded
 by ``max_arguments``.
@@ -21,12 +25,12 @@ from typing import Any
 
 import orjson
 
-from sseconform.jsonstr import JSON_STRING, find_literal
 from sseconform.rules import native
-from sseconform.rules.base import (
-    Checker,
-    Settings,
-)
+from sseconform.rules.base import Checker, Settings
+from sseconform.rules.catalog import Rule
+from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.state import Call, Choice
+from sseconform.rules.chat.template import Template, make_template
 from sseconform.rules.schema import CHUNK, ERROR, USAGE, validator, violations
 from sseconform.rules.usage import read_usage
 from sseconform.sse.decoder import Event
@@ -46,6 +50,8 @@ KNOWN_TOP = frozenset(
         "obfuscation",
     }
 )
+#: Top-level keys that are no finding: the chunk's, and an error beside them.
+KNOWN_TOP_OR_ERROR = KNOWN_TOP | {"error"}
 KNOWN_CHOICE = frozenset({"index", "delta", "logprobs", "finish_reason"})
 KNOWN_DELTA = frozenset(
     {
@@ -61,138 +67,12 @@ KNOWN_DELTA = frozenset(
 )
 KNOWN_TOOL_CALL = frozenset({"index", "id", "type", "function"})
 KNOWN_FUNCTION = frozenset({"name", "arguments"})
-NONSTANDARD_REASONING = ("reasoning", "reasoning_details")
 
 _UNSET = object()  # no chunk seen yet: differs from every id, model and created
-
-_JSON_STRING = JSON_STRING
-_PROBE = "sseconform-template-probe"
-
 
 #: Failing frames up to this long are remembered with their schema violations (bounded).
 _BAD_KEY = 1024
 _BAD_ENTRIES = 256
-
-
-class _Template:
-    """A frame already checked in full, cut around the string literals that change.
-
-    A frame that is ``seg0 + lit + seg1 (+ lit + seg2)`` with each ``lit`` one JSON string
-    parses to the very object of the template with other strings in those places: same
-    schema verdict, same rule effects. One hole carries the value (delta content or an
-    arguments fragment); another may be OpenAI's per-chunk ``obfuscation`` padding. So long
-    runs of deltas need no parse. Any frame that misses the template drops it, so every
-    change of state goes the full way.
-    """
-
-    __slots__ = ("call", "head", "segments", "tail", "value_hole")
-
-    def __init__(self, segments: tuple[str, ...], value_hole: int, call: _Call | None) -> None:
-        self.segments = segments
-        self.head = segments[0]
-        self.tail = segments[-1]
-        self.value_hole = value_hole
-        self.call = call  # None: the value is delta.content; else this call's arguments
-
-    def value_literal(self, d: str) -> str | None:
-        """The value's literal when ``d`` fits the template, else None."""
-        if not d.startswith(self.head):
-            return None
-        segs = self.segments
-        if len(segs) == 2:  # one hole: the literal is whatever lies between head and tail
-            end = len(d) - len(self.tail)
-            if end < len(self.head) + 2 or not d.endswith(self.tail):
-                return None
-            literal = d[len(self.head) : end]
-            return literal if _JSON_STRING.fullmatch(literal) else None
-        if len(segs) == 3:  # two holes (content and obfuscation): match the first, the last
-            end = len(d) - len(self.tail)
-            if not d.endswith(self.tail):
-                return None
-            m = _JSON_STRING.match(d, len(self.head))
-            if m is None or not d.startswith(segs[1], m.end()):
-                return None
-            second = m.end() + len(segs[1])
-            if second > end or not _JSON_STRING.fullmatch(d, second, end):
-                return None
-            return m.group() if self.value_hole == 0 else d[second:end]
-        pos = len(self.head)
-        value = None
-        for j in range(1, len(segs)):
-            m = _JSON_STRING.match(d, pos)
-            if m is None:
-                return None
-            if j - 1 == self.value_hole:
-                value = m.group()
-            pos = m.end()
-            if not d.startswith(segs[j], pos):
-                return None
-            pos += len(segs[j])
-        return value if pos == len(d) else None
-
-
-class _Call:
-    __slots__ = (
-        "frame",
-        "id",
-        "index",
-        "line",
-        "name",
-        "offset",
-        "parts",
-        "repeat_reported",
-        "resent",
-        "size",
-    )
-
-    def __init__(self, index: int, id: str | None, name: str | None, ev: Event) -> None:
-        self.index = index
-        self.id = id
-        self.name = name
-        self.parts: list[str] = []
-        self.size = 0
-        self.repeat_reported = False
-        self.resent = False  # T007 found: the doubled arguments need no F009 as well
-        self.frame = ev.frame
-        self.line = ev.line
-        self.offset = ev.offset
-
-
-class _Choice:
-    __slots__ = (
-        "alias",
-        "calls",
-        "content_started",
-        "finish",
-        "finish_event",
-        "finish_frame",
-        "finish_pos",
-        "ids",
-        "index",
-        "interleave_reported",
-        "last_call",
-        "max_call",
-        "role_repeat_reported",
-        "started",
-        "untracked_calls",
-    )
-
-    def __init__(self, index: int) -> None:
-        self.index = index
-        self.started = False
-        self.content_started = False
-        self.role_repeat_reported = False
-        self.finish: str | None = None
-        self.finish_frame = 0
-        self.finish_event: Event | None = None
-        self.finish_pos = 0
-        self.calls: dict[int, _Call] = {}
-        self.ids: dict[str, int] = {}
-        self.alias: dict[int, int] = {}
-        self.max_call = -1
-        self.last_call = -1
-        self.interleave_reported = False
-        self.untracked_calls = False  # deltas whose index was unusable (I002)
 
 
 class StreamChecker(Checker):
@@ -210,7 +90,7 @@ class StreamChecker(Checker):
         self._created: Any = _UNSET
         self._have_head = False
         self._any_content = False
-        self._choices: dict[int, _Choice] = {}
+        self._choices: dict[int, Choice] = {}
         self._max_choice = -1
         self._done = False
         self._after_done_reported = False
@@ -218,9 +98,41 @@ class StreamChecker(Checker):
         self._awaiting_done: Event | None = None
         self._usage_seen = False
         self._memo = self.settings.memo
-        self._tmpl: _Template | None = None
+        self._tmpl: Template | None = None
         self._frame_start = 0
-        self._bad: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
+        self._bad: dict[tuple[str, str], list[tuple[Rule | None, str, str]]] = {}
+        self._at = HOOKS.table(self._enabled)
+
+    # -- what rules' checks read (rules/hooks.py) -----------------------------------------
+
+    @property
+    def any_content(self) -> bool:
+        """Whether a choice's content (text, reasoning, a call, a refusal) has begun."""
+        return self._any_content
+
+    @property
+    def choices(self) -> dict[int, Choice]:
+        """The choices so far, by index (read-only for rules)."""
+        return self._choices
+
+    @property
+    def done(self) -> bool:
+        """Whether `data: [DONE]` came."""
+        return self._done
+
+    @property
+    def error_frame(self) -> Event | None:
+        """The last error frame."""
+        return self._error_frame
+
+    @property
+    def awaiting_done(self) -> Event | None:
+        """An error frame no `[DONE]` (nor other data) has followed yet."""
+        return self._awaiting_done
+
+    def over_cap(self, rule: Rule) -> bool:
+        """Whether ``rule`` has reached its per-code cap (a check may then skip its work)."""
+        return self._counts.get(rule.code, 0) >= self._cap
 
     # -- frames ----------------------------------------------------------------------------
 
@@ -235,13 +147,14 @@ class StreamChecker(Checker):
                     return
             self._tmpl = None
         self._frame_start = self._emitted
+        at = self._at
         if self._done:
             if not self._after_done_reported:
                 self._after_done_reported = True
-                self._emit("D002", "an event after `data: [DONE]`", ev)
+                HOOKS.call(at["after-done"], self, ev)
             return
         if ev.event is not None:
-            self._event_name(ev, ev.event)
+            HOOKS.call(at["event-name"], self, ev, ev.event)
         self._data_lines(ev)
         data = ev.data
         if data == "[DONE]":
@@ -251,9 +164,7 @@ class StreamChecker(Checker):
         if self._awaiting_done is not None:
             err = self._awaiting_done
             self._awaiting_done = None
-            self._emit(
-                "E002", f"the error frame at frame {err.frame} is followed by data, not [DONE]", ev
-            )
+            HOOKS.call(at["data-after-error"], self, ev, err)
         obj = self._json_object(ev)
         if obj is None:
             return
@@ -268,15 +179,6 @@ class StreamChecker(Checker):
         else:
             self._on_chunk(ev, obj, choices, usage)
 
-    def _event_name(self, ev: Event, name: str) -> None:
-        if name == "error":
-            self._emit("W014", "an error sent as `event: error`: openai-python ignores it", ev)
-        elif native.is_native_event_name(name):
-            if self._once_key("N001:" + name):
-                self._emit("N001", f"native event name `event: {name}`", ev)
-        elif self._once_key("W013:" + name):
-            self._emit("W013", f"`event: {name}` on chat output", ev)
-
     def _top_unknown(self, ev: Event, obj: dict[str, Any]) -> bool:
         """Unknown top-level keys; True when the frame is a native payload (no chunk checks)."""
         kind = obj.get("type")
@@ -287,26 +189,18 @@ class StreamChecker(Checker):
             or not native.NATIVE_TOP_KEYS.isdisjoint(obj)
         ):
             what = f"type {kind!r}" if isinstance(kind, str) else "native keys"
-            self._emit("N002", f"a native event leaked ({what})", ev)
+            HOOKS.call(self._at["native-payload"], self, ev, what)
             if "error" in obj:  # Anthropic's {"type": "error", "error": {...}} is still an error
                 self._on_error_frame(ev, obj)
             return True
-        for key in obj:
-            if key not in KNOWN_TOP and key != "error":
-                self._unknown_key(ev, key, "/" + _seg(key))
+        self._unknown_keys(ev, obj, KNOWN_TOP_OR_ERROR, "")
         return False
 
-    def _unknown_key(self, ev: Event, key: str, pointer: str) -> None:
-        if key in native.NATIVE_KEYS:
-            if self._once_key("N004:" + key):
-                self._emit("N004", f"native key `{key}` in a chunk", ev, pointer)
-        elif key in NONSTANDARD_REASONING:
-            if self._once_key("G012:" + key):
-                self._emit(
-                    "G012", f"reasoning sent as `{key}`, not `reasoning_content`", ev, pointer
-                )
-        elif self._counts.get("G010", 0) < self._cap and self._once_key("G010:" + _shape(pointer)):
-            self._emit("G010", f"field `{key}` is not one OpenAI sends", ev, pointer)
+    def _unknown_keys(self, ev: Event, obj: dict[str, Any], known: frozenset[str], at: str) -> None:
+        checks = self._at["unknown-key"]
+        for key in obj:
+            if key not in known:
+                HOOKS.call(checks, self, ev, key, f"{at}/{_seg(key)}")
 
     def _schema(self, name: str, ev: Event, obj: dict[str, Any]) -> None:
         """A schema's verdict depends on the frame alone: a short failing frame seen before
@@ -314,11 +208,18 @@ class StreamChecker(Checker):
         data = ev.data
         found = self._bad.get((name, data)) if len(data) <= _BAD_KEY else None
         if found is None:
-            found = [(v.code, v.message, v.pointer) for v in violations(name, obj)]
+            found = []
+            for v in violations(name, obj):
+                owner = HOOKS.owner(name, v, obj)
+                rule, said = owner if owner is not None else (None, v.message)
+                found.append((rule, said, v.pointer))
             if len(data) <= _BAD_KEY and len(self._bad) < _BAD_ENTRIES:
                 self._bad[(name, data)] = found
-        for code, message, pointer in found:
-            self._emit(code, message, ev, pointer)
+        for rule, message, pointer in found:
+            if rule is None:
+                self._schema_error(ev, message, pointer)
+            else:
+                self.report(rule, message, ev, pointer)
 
     # -- head: id, model, created, failover ------------------------------------------------
 
@@ -329,19 +230,16 @@ class StreamChecker(Checker):
             self._model = self._first_model = obj.get("model")
             self._created = obj.get("created")
             return
+        changed = self._at["head-changed"]
         if obj.get("id") != self._id:  # reported at each change, against the first chunk
-            code = "R002" if self._any_content else "G002"
-            msg = _changed("id", obj.get("id"), self._first_id, self._id)
-            self._emit(code, msg, ev, "/id")
+            HOOKS.call(changed, self, ev, "id", obj.get("id"), self._first_id, self._id)
             self._id = obj.get("id")
         if obj.get("model") != self._model:
-            code = "R003" if self._any_content else "G003"
-            msg = _changed("model", obj.get("model"), self._first_model, self._model)
-            self._emit(code, msg, ev, "/model")
+            HOOKS.call(changed, self, ev, "model", obj.get("model"), self._first_model, self._model)
             self._model = obj.get("model")
-        if obj.get("created") != self._created and self._once_key("G004"):
-            msg = f"created {obj.get('created')!r}, first chunk had {self._created!r}"
-            self._emit("G004", msg, ev, "/created")
+        if obj.get("created") != self._created:  # the first chunk's, never updated
+            created = self._created
+            HOOKS.call(changed, self, ev, "created", obj.get("created"), created, created)
 
     # -- error frames and usage ------------------------------------------------------------
 
@@ -353,28 +251,13 @@ class StreamChecker(Checker):
     def _on_usage_chunk(self, ev: Event, obj: dict[str, Any], usage: Any) -> None:
         self._head(ev, obj)
         self._schema(USAGE, ev, obj)
-        open_choices = [c.index for c in self._choices.values() if c.finish is None]
-        if open_choices:
-            self._emit("U001", f"usage chunk before the finish chunk of choice {open_choices}", ev)
+        HOOKS.call(self._at["usage-chunk"], self, ev)
         self._usage(ev, usage)
 
     def _usage(self, ev: Event, usage: Any) -> None:
-        if self._usage_seen:
-            self._emit("U003", "a second chunk with usage", ev, "/usage")
+        tokens = read_usage(usage) if isinstance(usage, dict) else None
+        HOOKS.call(self._at["usage"], self, ev, usage, tokens, self._usage_seen)
         self._usage_seen = True
-        if isinstance(usage, dict):
-            tokens = read_usage(usage)
-            if tokens.problems:
-                self._emit("U004", "; ".join(tokens.problems), ev, "/usage")
-            if tokens.reasoning_outside:
-                self._emit(
-                    "U006",
-                    f"completion_tokens {tokens.sent_completion} leaves out the "
-                    f"{tokens.reasoning} reasoning_tokens that total_tokens {tokens.total} "
-                    f"counts: read as completion {tokens.completion}",
-                    ev,
-                    "/usage/completion_tokens",
-                )
 
     # -- chunks ----------------------------------------------------------------------------
 
@@ -394,46 +277,51 @@ class StreamChecker(Checker):
         if not self._chunk_ok(obj):
             self._schema(CHUNK, ev, obj)
         if usage is not None:
-            self._emit("U005", "usage on a chunk that has choices", ev, "/usage")
+            HOOKS.call(self._at["usage-with-choices"], self, ev)
             self._usage(ev, usage)
         if type(choices) is not list:
             return
         if not choices:
-            self._emit("G009", "`choices: []` on a chunk that is not the usage chunk", ev)
+            HOOKS.call(self._at["choices-empty"], self, ev)
             return
-        if len(choices) == 1:
-            ch = choices[0]
-            # The two frames that make up nearly every long stream: a mid-stream content
-            # delta, or the next arguments fragment of the call being streamed. Once the
-            # schema passed they can break no rule; anything else takes the general path.
-            if type(ch) is dict and ch.get("finish_reason") is None:
-                i = ch.get("index")
-                c = self._choices.get(i) if type(i) is int else None
-                delta = ch.get("delta")
-                if (
-                    c is not None
-                    and c.content_started
-                    and c.finish is None
-                    and type(delta) is dict
-                    and len(delta) == 1
-                    and KNOWN_CHOICE.issuperset(ch)
-                ):
-                    content = delta.get("content")
-                    if type(content) is str:
-                        if self._memo and self._emitted == self._frame_start:
-                            self._tmpl = _make_template(ev.data, obj, content, None)
-                        return
-                    if content is None:
-                        fast = self._fast_arguments(c, delta.get("tool_calls"))
-                        if fast is not None:
-                            if self._memo and self._emitted == self._frame_start:
-                                self._tmpl = _make_template(ev.data, obj, fast[1], fast[0])
-                            return
+        if len(choices) == 1 and self._fast_path(ev, obj, choices[0]):
+            return
         for pos, choice in enumerate(choices):
             if type(choice) is dict:
                 self._choice(ev, pos, choice)
 
-    def _fast_arguments(self, c: _Choice, tcs: Any) -> tuple[_Call, str] | None:
+    def _fast_path(self, ev: Event, obj: dict[str, Any], ch: Any) -> bool:
+        """The two frames that make up nearly every long stream: a mid-stream content delta,
+        or the next arguments fragment of the call being streamed. Once the schema passed
+        they can break no rule; True when ``ch`` was one (and is taken as the next template)."""
+        if type(ch) is not dict or ch.get("finish_reason") is not None:
+            return False
+        i = ch.get("index")
+        c = self._choices.get(i) if type(i) is int else None
+        delta = ch.get("delta")
+        if (
+            c is None
+            or not c.content_started
+            or c.finish is not None
+            or type(delta) is not dict
+            or len(delta) != 1
+            or not KNOWN_CHOICE.issuperset(ch)
+        ):
+            return False
+        content = delta.get("content")
+        if type(content) is str:
+            if self._memo and self._emitted == self._frame_start:
+                self._tmpl = make_template(ev.data, obj, content, None)
+            return True
+        if content is None:
+            fast = self._fast_arguments(c, delta.get("tool_calls"))
+            if fast is not None:
+                if self._memo and self._emitted == self._frame_start:
+                    self._tmpl = make_template(ev.data, obj, fast[1], fast[0])
+                return True
+        return False
+
+    def _fast_arguments(self, c: Choice, tcs: Any) -> tuple[Call, str] | None:
         """The next arguments fragment of the call being streamed: append it, nothing else.
 
         Returns the call and the fragment, or None when the delta needs the full walk
@@ -455,12 +343,12 @@ class StreamChecker(Checker):
         self._append(call, args)
         return call, args
 
-    def _append(self, call: _Call, args: str) -> None:
+    def _append(self, call: Call, args: str) -> None:
         if call.size + len(args) <= self.settings.max_arguments:
             call.parts.append(args)
         call.size += len(args)
 
-    def _template_arguments(self, call: _Call, literal: str) -> bool:
+    def _template_arguments(self, call: Call, literal: str) -> bool:
         """An argument fragment matched the template: decode just the string and append."""
         args = literal[1:-1] if "\\" not in literal else orjson.loads(literal)
         if not args or len(args) == call.size:
@@ -474,45 +362,25 @@ class StreamChecker(Checker):
             return
         c = self._choices.get(idx)
         if c is None:
-            if idx != self._max_choice + 1:
-                expected = self._max_choice + 1
-                self._emit(
-                    "G005", f"choice index {idx}, expected {expected}", ev, f"/choices/{pos}/index"
-                )
+            HOOKS.call(self._at["choice-added"], self, ev, pos, idx, self._max_choice + 1)
             self._max_choice = max(self._max_choice, idx)
-            c = self._choices[idx] = _Choice(idx)
+            c = self._choices[idx] = Choice(idx)
         if not KNOWN_CHOICE.issuperset(ch):
-            for key in ch:
-                if key not in KNOWN_CHOICE:
-                    self._unknown_key(ev, key, f"/choices/{pos}/{_seg(key)}")
+            self._unknown_keys(ev, ch, KNOWN_CHOICE, f"/choices/{pos}")
         delta = ch.get("delta")
         fr = ch.get("finish_reason")
         if c.finish is not None:
-            if fr is not None:
-                self._emit(
-                    "F004",
-                    f"second finish_reason {fr!r} for choice {idx} (first {c.finish!r}, "
-                    f"frame {c.finish_frame})",
-                    ev,
-                    f"/choices/{pos}/finish_reason",
-                )
-            else:
-                self._emit("F005", f"a chunk for choice {idx} after its finish chunk", ev)
+            HOOKS.call(self._at["after-finish"], self, ev, pos, c, fr)
             return
         if type(delta) is dict and delta:
             self._delta(ev, pos, c, delta, fr is not None)
         if fr is not None:
             self._finish(ev, pos, c, delta, fr)
 
-    def _delta(self, ev: Event, pos: int, c: _Choice, delta: dict[str, Any], fin: bool) -> None:
+    def _delta(self, ev: Event, pos: int, c: Choice, delta: dict[str, Any], fin: bool) -> None:
         if not KNOWN_DELTA.issuperset(delta):
-            for key in delta:
-                if key not in KNOWN_DELTA:
-                    self._unknown_key(ev, key, f"/choices/{pos}/delta/{_seg(key)}")
-        if native.is_native_type(delta.get("type")) and self._once_key("N004:type"):
-            msg = f"native delta type {delta.get('type')!r}"
-            self._emit("N004", msg, ev, f"/choices/{pos}/delta/type")
-        role = delta.get("role")
+            self._unknown_keys(ev, delta, KNOWN_DELTA, f"/choices/{pos}/delta")
+        HOOKS.call(self._at["delta"], self, ev, pos, c, delta)
         content = delta.get("content")
         reasoning = delta.get("reasoning_content")
         tool_calls = delta.get("tool_calls")
@@ -526,19 +394,14 @@ class StreamChecker(Checker):
         )
         if not c.started:
             c.started = True
-            if "role" not in delta and not fin:
-                self._emit("G006", f"the first delta of choice {c.index} has no role", ev)
-        elif role is not None:
+            HOOKS.call(self._at["first-delta"], self, ev, c, delta, fin)
+        elif delta.get("role") is not None:
             if payload:
                 if not c.role_repeat_reported:
                     c.role_repeat_reported = True
-                    msg = f"role repeated on a later delta of choice {c.index}"
-                    self._emit("G007", msg, ev, f"/choices/{pos}/delta/role")
+                    HOOKS.call(self._at["role-repeated"], self, ev, pos, c)
             elif c.content_started and not c.role_repeat_reported and not fin:
-                msg = f"a new role-only start for choice {c.index} after its first delta"
-                self._emit("R001", msg, ev, f"/choices/{pos}/delta")
-        if reasoning == "":
-            self._emit("G011", "empty `reasoning_content`", ev, f"/choices/{pos}/delta")
+                HOOKS.call(self._at["role-restart"], self, ev, pos, c)
         if payload:
             c.content_started = True
             self._any_content = True
@@ -549,22 +412,18 @@ class StreamChecker(Checker):
 
     # -- tool calls ------------------------------------------------------------------------
 
-    def _tool_delta(self, ev: Event, pos: int, c: _Choice, tpos: int, tc: dict[str, Any]) -> None:
+    def _tool_delta(self, ev: Event, pos: int, c: Choice, tpos: int, tc: dict[str, Any]) -> None:
         where = f"/choices/{pos}/delta/tool_calls/{tpos}"
+        at = self._at
         if not KNOWN_TOOL_CALL.issuperset(tc):
-            for key in tc:
-                if key not in KNOWN_TOOL_CALL:
-                    self._unknown_key(ev, key, f"{where}/{_seg(key)}")
-        if native.is_native_type(tc.get("type")) and self._once_key("N004:tool-type"):
-            self._emit("N004", f"native tool-call type {tc.get('type')!r}", ev, f"{where}/type")
+            self._unknown_keys(ev, tc, KNOWN_TOOL_CALL, where)
+        HOOKS.call(at["tool-delta"], self, ev, where, tc)
         tid = tc.get("id") or None
         fn = tc.get("function")
         if type(fn) is not dict:
             fn = {}
         elif not KNOWN_FUNCTION.issuperset(fn):
-            for key in fn:
-                if key not in KNOWN_FUNCTION:
-                    self._unknown_key(ev, key, f"{where}/function/{_seg(key)}")
+            self._unknown_keys(ev, fn, KNOWN_FUNCTION, f"{where}/function")
         name = fn.get("name") or None
         args = fn.get("arguments")
         given = _int(tc.get("index"))
@@ -581,21 +440,13 @@ class StreamChecker(Checker):
         if call is None and tid is None and name is None and type(args) is str and args:
             moved = self._continued_call(c)
             if moved is not None:
-                self._emit(
-                    "I006",
-                    f"call {moved.index}'s arguments continue under index {idx} (no id, no "
-                    "name): the index moved mid-call",
-                    ev,
-                    f"{where}/index",
-                )
+                HOOKS.call(at["call-continued"], self, ev, where, idx, moved)
                 c.alias[idx] = moved.index
                 idx = moved.index
                 call = moved
         if isinstance(tid, str) and tid in c.ids and c.ids[tid] != idx:
             old = c.ids[tid]
-            self._emit(
-                "I004", f"call {tid!r} moved from index {old} to {idx}", ev, f"{where}/index"
-            )
+            HOOKS.call(at["call-moved"], self, ev, where, tid, old, idx)
             c.alias[idx] = old
             idx = old
             call = c.calls[old]
@@ -612,17 +463,15 @@ class StreamChecker(Checker):
                 and len(args) == call.size
                 and args == "".join(call.parts)
                 and _is_json_object(args)
-                and self._once_key(f"T007:{c.index}:{idx}")
+                and self._once_key(f"resent:{c.index}:{idx}")
             ):
                 call.resent = True
-                self._emit(
-                    "T007", f"call {idx}'s whole arguments sent again", ev, f"{where}/function"
-                )
+                HOOKS.call(at["arguments-resent"], self, ev, where, idx)
             if call.size + len(args) <= self.settings.max_arguments:
                 call.parts.append(args)
             call.size += len(args)
 
-    def _continued_call(self, c: _Choice) -> _Call | None:
+    def _continued_call(self, c: Choice) -> Call | None:
         """The call a head-less fragment under a new index continues: the last call, while
         its arguments have begun as a JSON object and do not parse yet."""
         call = c.calls.get(c.last_call)
@@ -634,7 +483,7 @@ class StreamChecker(Checker):
     def _new_call(
         self,
         ev: Event,
-        c: _Choice,
+        c: Choice,
         idx: int,
         tid: str | None,
         name: str | None,
@@ -642,181 +491,71 @@ class StreamChecker(Checker):
         fn: dict[str, Any],
         where: str,
     ) -> None:
-        if "index" in tc and idx != c.max_call + 1:
-            msg = f"new call takes index {idx}, expected {c.max_call + 1}"
-            self._emit("I003", msg, ev, f"{where}/index")
+        HOOKS.call(self._at["call-added"], self, ev, c, idx, tid, name, tc, fn, where)
         c.max_call = max(c.max_call, idx)
-        c.calls[idx] = _Call(idx, tid, name, ev)
+        c.calls[idx] = Call(idx, tid, name, ev)
         if isinstance(tid, str):
             c.ids[tid] = idx
-        if tid is None:
-            self._emit("T001", f"the first delta of call {idx} has no id", ev, where)
-        if name is None:
-            self._emit("T002", f"the first delta of call {idx} has no function.name", ev, where)
-        if "type" not in tc:
-            self._emit("T003", f"the first delta of call {idx} has no type", ev, where)
-        if "arguments" not in fn:
-            self._emit("T009", f"the first delta of call {idx} has no arguments", ev, where)
-        elif fn.get("arguments"):
-            self._emit("T008", f"call {idx}'s first delta carries its arguments", ev, where)
 
     def _later_delta(
-        self, ev: Event, c: _Choice, call: _Call, tid: str | None, name: str | None, where: str
+        self, ev: Event, c: Choice, call: Call, tid: str | None, name: str | None, where: str
     ) -> None:
         idx = call.index
+        at = self._at
         if c.last_call != idx and not c.interleave_reported:
             c.interleave_reported = True
-            msg = f"call {idx} continues after call {c.last_call} started"
-            self._emit("I005", msg, ev, f"{where}/index")
+            HOOKS.call(at["call-interleaved"], self, ev, where, idx, c.last_call)
         repeated = False
         if tid is not None:
             if call.id is None:
                 call.id = tid
                 c.ids[tid] = idx
             elif tid != call.id:
-                self._emit("T004", f"call {idx}'s id changes {call.id!r} -> {tid!r}", ev, where)
+                HOOKS.call(at["call-changed"], self, ev, where, call, "id", tid)
             else:
                 repeated = True
         if name is not None:
             if call.name is None:
                 call.name = name
             elif name != call.name:
-                msg = f"call {idx}'s name changes {call.name!r} -> {name!r}"
-                self._emit("T005", msg, ev, f"{where}/function/name")
+                HOOKS.call(at["call-changed"], self, ev, where, call, "name", name)
             else:
                 repeated = True
         if repeated and not call.repeat_reported:
             call.repeat_reported = True
-            self._emit("T006", f"a later delta of call {idx} repeats its id or name", ev, where)
+            HOOKS.call(at["call-head-repeated"], self, ev, where, idx)
 
     # -- finish ----------------------------------------------------------------------------
 
-    def _finish(self, ev: Event, pos: int, c: _Choice, delta: Any, fr: Any) -> None:
+    def _finish(self, ev: Event, pos: int, c: Choice, delta: Any, fr: Any) -> None:
         c.finish = fr if isinstance(fr, str) else str(fr)
         c.finish_frame = ev.frame
         c.finish_event = ev
         c.finish_pos = pos
-        where = f"/choices/{pos}/delta"
-        if type(delta) is dict and delta:
-            if _has_payload(delta):
-                self._emit(
-                    "F002", f"the finish chunk of choice {c.index} carries a delta", ev, where
-                )
-            else:
-                self._emit("F003", f"the finish delta is {_short(delta)}, not {{}}", ev, where)
-        made = bool(c.calls) or c.untracked_calls
-        if fr == "tool_calls" and not made:
-            self._emit("F008", "finish_reason tool_calls, but no call was made", ev, where)
-        elif fr == "stop" and made:
-            msg = f"{len(c.calls)} call(s) made but finish_reason is 'stop'"
-            self._emit("F007", msg, ev, f"/choices/{pos}/finish_reason")
+        HOOKS.call(self._at["finish"], self, ev, pos, c, delta, fr)
 
     def _end_of_stream(self) -> None:
         self._arguments()  # first: the finish chunk's own findings before those about the end
-        at_end = self._at_end  # findings about the end: at the last event's start
-        if self._awaiting_done is not None:
-            at_end("E002", f"the stream ends after the error frame {self._awaiting_done.frame}")
-        if self._error_frame is None:
-            unfinished = [c.index for c in self._choices.values() if c.finish is None]
-            if not self._choices:
-                if self._done:
-                    at_end("F001", "no chunk with choices before [DONE]")
-                else:
-                    at_end("E003", "the stream ends with no chunk, no finish and no error")
-            elif unfinished:
-                if self._done:
-                    for i in unfinished:
-                        at_end("F001", f"choice {i} never gets a finish_reason")
-                else:
-                    at_end(
-                        "E003",
-                        f"the stream stops with choice {unfinished} open: no finish, "
-                        "no error frame, no [DONE]",
-                    )
-            elif not self._done:
-                at_end("D001", "the stream does not end with data: [DONE]")
+        HOOKS.call(self._at["end"], self)
 
     def _arguments(self) -> None:
         """Each finished call's arguments must parse; reported at the finish chunk that
         declared them complete."""
+        at = self._at
         for c in self._choices.values():
             if c.finish is None:
                 continue
             for call in c.calls.values():
                 if call.size > self.settings.max_arguments:
-                    what = f"call {call.index} ({call.name!r}, first delta in frame {call.frame})"
-                    self._emit(
-                        "F011",
-                        f"{what}: {call.size} bytes of arguments, over the "
-                        f"{self.settings.max_arguments}-byte limit: not parsed as JSON",
-                        c.finish_event,
-                        f"/choices/{c.finish_pos}/finish_reason",
-                    )
+                    HOOKS.call(at["arguments-too-large"], self, c, call)
                     continue
-                if call.resent:
-                    continue
-                text = "".join(call.parts)
+                text = "" if call.resent else "".join(call.parts)
                 if not text:
                     continue
                 try:
                     orjson.loads(text)
                 except orjson.JSONDecodeError as exc:
-                    code = "F010" if c.finish == "length" else "F009"
-                    what = f"call {call.index} ({call.name!r}, first delta in frame {call.frame})"
-                    msg = (
-                        f"{what}: arguments are not JSON ({exc.msg} at character {exc.pos} "
-                        f"of {len(text)}); they end {text[-40:]!r}"
-                    )
-                    self._emit(code, msg, c.finish_event, f"/choices/{c.finish_pos}/finish_reason")
-
-
-_find_literal = find_literal
-
-
-def _make_template(
-    data: str, obj: dict[str, Any], value: str, call: _Call | None
-) -> _Template | None:
-    """Cut ``data`` around the literal holding ``value`` (delta content or an arguments
-    fragment) and around ``obfuscation`` if present, proving every cut with a probe parse;
-    None when that cannot be shown."""
-    if _PROBE in data:  # the probe must be text no frame holds, or it proves nothing
-        return None
-    key = "arguments" if call is not None else "content"
-    value_span = _find_literal(data, key)
-    if value_span is None:
-        return None
-    spans = [value_span]
-    if "obfuscation" in obj:
-        pad = _find_literal(data, "obfuscation")
-        if pad is None:
-            return None
-        spans.append(pad)
-    spans.sort()
-    probes = [f'"{_PROBE}-{n}"' for n in range(len(spans))]
-    cut = [0]
-    for a, b in spans:
-        cut += [a, b]
-    cut.append(len(data))
-    segments = tuple(data[cut[k] : cut[k + 1]] for k in range(0, len(cut), 2))
-    try:
-        probe = orjson.loads(
-            "".join(seg + p for seg, p in zip(segments, [*probes, ""], strict=True))
-        )
-        delta = probe["choices"][0]["delta"]
-        holder = delta["tool_calls"][0]["function"] if call is not None else delta
-        hole = spans.index(value_span)
-        if holder[key] != probes[hole][1:-1]:
-            return None  # the literal is not the value that counts
-        holder[key] = value
-        if len(spans) == 2:
-            if probe["obfuscation"] != probes[1 - hole][1:-1]:
-                return None
-            probe["obfuscation"] = obj["obfuscation"]
-    except (orjson.JSONDecodeError, KeyError, IndexError, TypeError):
-        return None
-    if probe != obj:
-        return None
-    return _Template(segments, hole, call)
+                    HOOKS.call(at["arguments-invalid"], self, c, call, text, exc)
 
 
 def _is_json_object(text: str) -> bool:
@@ -825,25 +564,6 @@ def _is_json_object(text: str) -> bool:
         return type(orjson.loads(text)) is dict
     except orjson.JSONDecodeError:
         return False
-
-
-def _has_payload(delta: dict[str, Any]) -> bool:
-    for k, v in delta.items():
-        if k == "role":
-            continue
-        if v not in (None, "", [], {}):
-            return True
-    return False
-
-
-def _short(obj: Any) -> str:
-    s = orjson.dumps(obj).decode()
-    return s if len(s) <= 60 else s[:57] + "..."
-
-
-def _changed(what: str, new: Any, first: Any, previous: Any) -> str:
-    before = "" if previous == first else f", then {previous!r}"
-    return f"{what} {new!r}; the first chunk had {first!r}{before}"
 
 
 def _int(value: Any) -> int | None:
@@ -858,11 +578,6 @@ def _int(value: Any) -> int | None:
 def _seg(key: str) -> str:
     """One JSON Pointer segment (RFC 6901): ``~`` and ``/`` escaped."""
     return key.replace("~", "~0").replace("/", "~1")
-
-
-def _shape(pointer: str) -> str:
-    """A pointer with array positions folded, so an unknown key is reported once per place."""
-    return "/".join("*" if p.isdigit() else p for p in pointer.split("/"))
 
 
 #: What ``rules.grammars`` instantiates for ``--grammar chat``.

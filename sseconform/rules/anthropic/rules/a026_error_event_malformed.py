@@ -8,6 +8,7 @@ from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import ERROR_EVENT
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.schema import SchemaViolation
 
 if TYPE_CHECKING:
     from sseconform.rules.anthropic.checker import AnthropicChecker
@@ -58,8 +59,8 @@ def check(c: AnthropicChecker, ev: Event, obj: dict[str, Any]) -> None:
 
 
 @HOOKS.claims(RULE)
-def claim(kind: str, pointer: str, obj: dict[str, Any], raw: str) -> str | None:
+def claim(kind: str, v: SchemaViolation, obj: dict[str, Any]) -> str | None:
     """Every schema violation of an error event."""
     if kind != "error":
         return None
-    return f"the error event is not {{type: error, error: {{type, message}}}} ({raw})"
+    return f"the error event is not {{type: error, error: {{type, message}}}} ({v.message})"

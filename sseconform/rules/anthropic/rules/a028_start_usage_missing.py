@@ -8,6 +8,7 @@ from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import USAGE
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.schema import SchemaViolation
 
 RULE = define(
     "A028",
@@ -37,8 +38,8 @@ RULE = define(
 
 
 @HOOKS.claims(RULE)
-def claim(kind: str, pointer: str, obj: dict[str, Any], raw: str) -> str | None:
+def claim(kind: str, v: SchemaViolation, obj: dict[str, Any]) -> str | None:
     """message_start's usage object, missing."""
-    if kind == "message_start" and pointer == "/message/usage":
-        return f"message_start has no usage object ({raw})"
+    if kind == "message_start" and v.pointer == "/message/usage":
+        return f"message_start has no usage object ({v.message})"
     return None

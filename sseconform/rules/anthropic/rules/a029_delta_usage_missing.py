@@ -6,9 +6,9 @@ from typing import Any
 
 from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import USAGE
-from sseconform.rules.anthropic.state import missing_key
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.schema import SchemaViolation, missing_at
 
 RULE = define(
     "A029",
@@ -43,10 +43,10 @@ RULE = define(
 
 
 @HOOKS.claims(RULE)
-def claim(kind: str, pointer: str, obj: dict[str, Any], raw: str) -> str | None:
+def claim(kind: str, v: SchemaViolation, obj: dict[str, Any]) -> str | None:
     """message_delta's usage, or its output_tokens, missing."""
     if kind == "message_delta" and (
-        pointer == "/usage" or (pointer == "/usage/output_tokens" and missing_key(obj, pointer))
+        v.pointer == "/usage" or (v.pointer == "/usage/output_tokens" and missing_at(obj, v.path))
     ):
-        return f"message_delta has no usage.output_tokens ({raw})"
+        return f"message_delta has no usage.output_tokens ({v.message})"
     return None

@@ -6,9 +6,9 @@ from typing import Any
 
 from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import USAGE
-from sseconform.rules.anthropic.state import missing_key
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.schema import SchemaViolation, missing_at
 
 RULE = define(
     "A030",
@@ -40,12 +40,12 @@ RULE = define(
 
 
 @HOOKS.claims(RULE)
-def claim(kind: str, pointer: str, obj: dict[str, Any], raw: str) -> str | None:
+def claim(kind: str, v: SchemaViolation, obj: dict[str, Any]) -> str | None:
     """A count missing from message_start's usage."""
     if (
         kind == "message_start"
-        and pointer in ("/message/usage/input_tokens", "/message/usage/output_tokens")
-        and missing_key(obj, pointer)
+        and v.pointer in ("/message/usage/input_tokens", "/message/usage/output_tokens")
+        and missing_at(obj, v.path)
     ):
-        return f"message_start's usage has no {pointer.rsplit('/', 1)[-1]}"
+        return f"message_start's usage has no {v.pointer.rsplit('/', 1)[-1]}"
     return None

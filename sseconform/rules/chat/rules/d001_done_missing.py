@@ -1,7 +1,15 @@
 """D001 done-missing: The stream does not end with `data: [DONE]`."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
 
 RULE = define(
     "D001",
@@ -25,3 +33,16 @@ RULE = define(
         fix=('data: {...,"delta":{},"finish_reason":"stop"}\n\ndata: [DONE]\n\n'),
     ),
 )
+
+
+@HOOKS.on(RULE, "end")
+def check(c: StreamChecker) -> None:
+    """Every choice finished, no error frame, and no `[DONE]` at the end."""
+    choices = c.choices
+    if (
+        c.error_frame is None
+        and choices
+        and all(ch.finish is not None for ch in choices.values())
+        and not c.done
+    ):
+        c.report_at_end(RULE, "the stream does not end with data: [DONE]")

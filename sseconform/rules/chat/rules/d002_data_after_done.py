@@ -1,7 +1,16 @@
 """D002 data-after-done: Events follow `data: [DONE]`."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "D002",
@@ -26,3 +35,9 @@ RULE = define(
         fix=('data: {...,"choices":[],"usage":{...}}\n\ndata: [DONE]\n\n'),
     ),
 )
+
+
+@HOOKS.on(RULE, "after-done")
+def check(c: StreamChecker, ev: Event) -> None:
+    """An event after `data: [DONE]` (said once)."""
+    c.report(RULE, "an event after `data: [DONE]`", ev)

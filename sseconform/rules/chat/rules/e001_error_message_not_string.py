@@ -1,7 +1,13 @@
 """E001 error-message-not-string: An error without string message."""
 
+from __future__ import annotations
+
+from typing import Any
+
 from sseconform.rules.catalog import ERROR_THEN_DONE, Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.schema import ERROR, SchemaViolation
 
 RULE = define(
     "E001",
@@ -31,3 +37,11 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.claims(RULE)
+def claim(name: str, v: SchemaViolation, obj: dict[str, Any]) -> str | None:
+    """An error frame's `error` or its `message`, missing or of the wrong type."""
+    if name == ERROR and 1 <= len(v.path) <= 2 and v.path[0] == "error":
+        return f"error frame without a string error.message ({v.message})"
+    return None

@@ -1,7 +1,16 @@
 """E002 error-not-followed-by-done: No `[DONE]` right after an error."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import ERROR_THEN_DONE, Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "E002",
@@ -26,3 +35,16 @@ RULE = define(
         fix=('data: {"error":{"message":"overloaded","type":"server_error"}}\n\ndata: [DONE]\n\n'),
     ),
 )
+
+
+@HOOKS.on(RULE, "data-after-error")
+def check(c: StreamChecker, ev: Event, err: Event) -> None:
+    """Data after the error frame, where `[DONE]` belongs."""
+    c.report(RULE, f"the error frame at frame {err.frame} is followed by data, not [DONE]", ev)
+
+
+@HOOKS.on(RULE, "end")
+def check_end(c: StreamChecker) -> None:
+    """The stream ends right after the error frame, with no `[DONE]`."""
+    if c.awaiting_done is not None:
+        c.report_at_end(RULE, f"the stream ends after the error frame {c.awaiting_done.frame}")

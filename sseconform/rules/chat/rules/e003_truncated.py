@@ -1,7 +1,15 @@
 """E003 truncated: The stream stops with no finish and no error."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import ERROR_THEN_DONE, Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
 
 RULE = define(
     "E003",
@@ -33,3 +41,18 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "end")
+def check(c: StreamChecker) -> None:
+    """The stream stops with nothing that ends it: no finish, no error frame, no `[DONE]`."""
+    if c.error_frame is not None or c.done:
+        return
+    unfinished = [ch.index for ch in c.choices.values() if ch.finish is None]
+    if not c.choices:
+        c.report_at_end(RULE, "the stream ends with no chunk, no finish and no error")
+    elif unfinished:
+        c.report_at_end(
+            RULE,
+            f"the stream stops with choice {unfinished} open: no finish, no error frame, no [DONE]",
+        )

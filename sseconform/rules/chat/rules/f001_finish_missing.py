@@ -1,7 +1,15 @@
 """F001 finish-missing: A choice never gets a finish_reason."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import FINAL_EMPTY_DELTA, Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
 
 RULE = define(
     "F001",
@@ -34,3 +42,15 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "end")
+def check(c: StreamChecker) -> None:
+    """`[DONE]` with no chunk, or with a choice that never got its finish_reason."""
+    if c.error_frame is not None or not c.done:
+        return
+    if not c.choices:
+        c.report_at_end(RULE, "no chunk with choices before [DONE]")
+    for ch in c.choices.values():
+        if ch.finish is None:
+            c.report_at_end(RULE, f"choice {ch.index} never gets a finish_reason")

@@ -1,7 +1,18 @@
 """F002 finish-delta-not-empty: The finish chunk's delta has content."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import FINAL_EMPTY_DELTA, Severity, define
+from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.state import has_payload
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.rules.chat.state import Choice
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "F002",
@@ -32,3 +43,15 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "finish")
+def check(c: StreamChecker, ev: Event, pos: int, choice: Choice, delta: Any, fr: Any) -> None:
+    """A finish chunk whose delta carries content."""
+    if type(delta) is dict and delta and has_payload(delta):
+        c.report(
+            RULE,
+            f"the finish chunk of choice {choice.index} carries a delta",
+            ev,
+            f"/choices/{pos}/delta",
+        )

@@ -1,7 +1,18 @@
 """F003 finish-delta-residue: The finish delta has empty values."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import FINAL_EMPTY_DELTA, Severity, define
+from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.state import has_payload, short
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.rules.chat.state import Choice
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "F003",
@@ -22,3 +33,10 @@ RULE = define(
         fix=('data: {...,"delta":{},"finish_reason":"stop"}\n\n'),
     ),
 )
+
+
+@HOOKS.on(RULE, "finish")
+def check(c: StreamChecker, ev: Event, pos: int, choice: Choice, delta: Any, fr: Any) -> None:
+    """A finish chunk whose delta is not `{}` but carries no content either."""
+    if type(delta) is dict and delta and not has_payload(delta):
+        c.report(RULE, f"the finish delta is {short(delta)}, not {{}}", ev, f"/choices/{pos}/delta")

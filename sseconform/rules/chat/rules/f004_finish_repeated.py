@@ -1,7 +1,17 @@
 """F004 finish-repeated: A choice gets a second finish_reason."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import FINAL_EMPTY_DELTA, Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.rules.chat.state import Choice
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "F004",
@@ -23,3 +33,16 @@ RULE = define(
         fix=('data: {...,"delta":{},"finish_reason":"stop"}\n\ndata: [DONE]\n\n'),
     ),
 )
+
+
+@HOOKS.on(RULE, "after-finish")
+def check(c: StreamChecker, ev: Event, pos: int, choice: Choice, fr: Any) -> None:
+    """A second finish_reason for a finished choice."""
+    if fr is not None:
+        c.report(
+            RULE,
+            f"second finish_reason {fr!r} for choice {choice.index} (first {choice.finish!r}, "
+            f"frame {choice.finish_frame})",
+            ev,
+            f"/choices/{pos}/finish_reason",
+        )

@@ -1,7 +1,17 @@
 """F005 chunk-after-finish: A delta for a choice after its finish."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import FINAL_EMPTY_DELTA, Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.rules.chat.state import Choice
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "F005",
@@ -31,3 +41,10 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "after-finish")
+def check(c: StreamChecker, ev: Event, pos: int, choice: Choice, fr: Any) -> None:
+    """A chunk for a finished choice (a second finish_reason is F004's)."""
+    if fr is None:
+        c.report(RULE, f"a chunk for choice {choice.index} after its finish chunk", ev)

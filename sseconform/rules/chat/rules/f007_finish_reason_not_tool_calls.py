@@ -1,7 +1,17 @@
 """F007 finish-reason-not-tool-calls: Calls made, not `tool_calls`."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import FINAL_EMPTY_DELTA, Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.rules.chat.state import Choice
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "F007",
@@ -31,3 +41,15 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "finish")
+def check(c: StreamChecker, ev: Event, pos: int, choice: Choice, delta: Any, fr: Any) -> None:
+    """finish_reason stop on a choice that made calls."""
+    if fr == "stop" and (choice.calls or choice.untracked_calls):
+        c.report(
+            RULE,
+            f"{len(choice.calls)} call(s) made but finish_reason is 'stop'",
+            ev,
+            f"/choices/{pos}/finish_reason",
+        )

@@ -1,7 +1,17 @@
 """F008 tool-calls-without-calls: `tool_calls` but no call made."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import FINAL_EMPTY_DELTA, Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.rules.chat.state import Choice
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "F008",
@@ -27,3 +37,12 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "finish")
+def check(c: StreamChecker, ev: Event, pos: int, choice: Choice, delta: Any, fr: Any) -> None:
+    """finish_reason tool_calls on a choice that made no call."""
+    if fr == "tool_calls" and not (choice.calls or choice.untracked_calls):
+        c.report(
+            RULE, "finish_reason tool_calls, but no call was made", ev, f"/choices/{pos}/delta"
+        )

@@ -1,7 +1,19 @@
 """F010 arguments-truncated: Arguments cut short under `length`."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import FINAL_EMPTY_DELTA, Severity, define
+from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.state import unparsed
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    import orjson
+
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.rules.chat.state import Call, Choice
 
 RULE = define(
     "F010",
@@ -31,3 +43,17 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "arguments-invalid")
+def check(
+    c: StreamChecker, choice: Choice, call: Call, text: str, exc: orjson.JSONDecodeError
+) -> None:
+    """A finished call's arguments that are not JSON because the length limit cut them."""
+    if choice.finish == "length":
+        c.report(
+            RULE,
+            unparsed(call, text, exc),
+            choice.finish_event,
+            f"/choices/{choice.finish_pos}/finish_reason",
+        )

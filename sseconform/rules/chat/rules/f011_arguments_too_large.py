@@ -1,7 +1,16 @@
 """F011 arguments-too-large: Arguments over the size limit: not parsed."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import FINAL_EMPTY_DELTA, Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.rules.chat.state import Call, Choice
 
 RULE = define(
     "F011",
@@ -28,3 +37,16 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "arguments-too-large")
+def check(c: StreamChecker, choice: Choice, call: Call) -> None:
+    """A finished call's arguments over max_arguments: not parsed."""
+    limit = c.settings.max_arguments
+    c.report(
+        RULE,
+        f"call {call.index} ({call.name!r}, first delta in frame {call.frame}): {call.size} "
+        f"bytes of arguments, over the {limit}-byte limit: not parsed as JSON",
+        choice.finish_event,
+        f"/choices/{choice.finish_pos}/finish_reason",
+    )

@@ -1,7 +1,13 @@
 """G001 object-not-chunk: `object` is not `chat.completion.chunk`."""
 
+from __future__ import annotations
+
+from typing import Any
+
 from sseconform.rules.catalog import Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.schema import ERROR, SchemaViolation, missing_at, value_at
 
 RULE = define(
     "G001",
@@ -31,3 +37,13 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.claims(RULE)
+def claim(name: str, v: SchemaViolation, obj: dict[str, Any]) -> str | None:
+    """A chunk's `object`, missing or not 'chat.completion.chunk'."""
+    if name == ERROR or v.path != ("object",):
+        return None
+    if missing_at(obj, v.path):
+        return "no `object` field; it must be 'chat.completion.chunk'"
+    return f"object is {value_at(obj, v.path)!r}, not 'chat.completion.chunk'"

@@ -1,7 +1,17 @@
 """G003 model-changed: A chunk's `model` differs from the first chunk's."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import Severity, define
+from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.state import changed
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "G003",
@@ -32,3 +42,10 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "head-changed")
+def check(c: StreamChecker, ev: Event, field: str, new: Any, first: Any, previous: Any) -> None:
+    """The model changes before any content (after it: R003)."""
+    if field == "model" and not c.any_content:
+        c.report(RULE, changed("model", new, first, previous), ev, "/model")

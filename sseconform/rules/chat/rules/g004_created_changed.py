@@ -1,7 +1,16 @@
 """G004 created-changed: A chunk's `created` differs from the first chunk's."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "G004",
@@ -29,3 +38,10 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "head-changed")
+def check(c: StreamChecker, ev: Event, field: str, new: Any, first: Any, previous: Any) -> None:
+    """`created` differs from the first chunk's (said once)."""
+    if field == "created" and c.first_time(RULE.code):
+        c.report(RULE, f"created {new!r}, first chunk had {previous!r}", ev, "/created")

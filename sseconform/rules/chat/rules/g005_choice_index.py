@@ -1,7 +1,16 @@
 """G005 choice-index: A choice index that is not the next from 0."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "G005",
@@ -32,3 +41,10 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "choice-added")
+def check(c: StreamChecker, ev: Event, pos: int, idx: int, expected: int) -> None:
+    """A new choice at another index than the next."""
+    if idx != expected:
+        c.report(RULE, f"choice index {idx}, expected {expected}", ev, f"/choices/{pos}/index")

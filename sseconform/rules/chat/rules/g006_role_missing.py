@@ -1,7 +1,17 @@
 """G006 role-missing: A choice's first delta does not carry `role`."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.rules.chat.state import Choice
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "G006",
@@ -30,3 +40,10 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "first-delta")
+def check(c: StreamChecker, ev: Event, choice: Choice, delta: dict[str, Any], fin: bool) -> None:
+    """A choice's first delta without its role (a finish chunk may open and end it)."""
+    if "role" not in delta and not fin:
+        c.report(RULE, f"the first delta of choice {choice.index} has no role", ev)

@@ -1,7 +1,17 @@
 """G007 role-repeated: `role` repeated on a later delta that carries content."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.rules.chat.state import Choice
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "G007",
@@ -33,3 +43,14 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "role-repeated")
+def check(c: StreamChecker, ev: Event, pos: int, choice: Choice) -> None:
+    """The role again on a later delta that carries content (said once per choice)."""
+    c.report(
+        RULE,
+        f"role repeated on a later delta of choice {choice.index}",
+        ev,
+        f"/choices/{pos}/delta/role",
+    )

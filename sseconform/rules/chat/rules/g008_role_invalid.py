@@ -1,7 +1,13 @@
 """G008 role-invalid: `role` is not `assistant`."""
 
+from __future__ import annotations
+
+from typing import Any
+
 from sseconform.rules.catalog import Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.schema import CHUNK, SchemaViolation, value_at
 
 RULE = define(
     "G008",
@@ -23,3 +29,12 @@ RULE = define(
         fix=('data: {...,"delta":{"role":"assistant","content":""}}\n\n'),
     ),
 )
+
+
+@HOOKS.claims(RULE)
+def claim(name: str, v: SchemaViolation, obj: dict[str, Any]) -> str | None:
+    """A delta's role that is not 'assistant'."""
+    p = v.path
+    if name == CHUNK and len(p) == 4 and p[0] == "choices" and p[2] == "delta" and p[3] == "role":
+        return f"role {value_at(obj, p)!r}, not 'assistant'"
+    return None

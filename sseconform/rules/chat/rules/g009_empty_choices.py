@@ -1,7 +1,16 @@
 """G009 empty-choices: A chunk with `choices: []` that is not the usage chunk."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "G009",
@@ -31,3 +40,9 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "choices-empty")
+def check(c: StreamChecker, ev: Event) -> None:
+    """`choices: []` on a chunk that is not the usage chunk."""
+    c.report(RULE, "`choices: []` on a chunk that is not the usage chunk", ev)

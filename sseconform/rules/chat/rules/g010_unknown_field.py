@@ -1,7 +1,17 @@
 """G010 unknown-field: A field OpenAI does not send (reported once per name)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.native import NATIVE_KEYS, NONSTANDARD_REASONING
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "G010",
@@ -31,3 +41,21 @@ RULE = define(
         ),
     ),
 )
+
+
+def _shape(pointer: str) -> str:
+    """A pointer with array positions folded, so an unknown key is reported once per place."""
+    return "/".join("*" if p.isdigit() else p for p in pointer.split("/"))
+
+
+@HOOKS.on(RULE, "unknown-key")
+def check(c: StreamChecker, ev: Event, key: str, pointer: str) -> None:
+    """A key OpenAI does not send (once per place; a native key or a nonstandard reasoning
+    field has its own rule)."""
+    if (
+        key not in NATIVE_KEYS
+        and key not in NONSTANDARD_REASONING
+        and not c.over_cap(RULE)
+        and c.first_time(f"{RULE.code}:{_shape(pointer)}")
+    ):
+        c.report(RULE, f"field `{key}` is not one OpenAI sends", ev, pointer)

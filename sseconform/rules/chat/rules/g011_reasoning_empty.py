@@ -1,7 +1,17 @@
 """G011 reasoning-empty: A `reasoning_content` delta that is an empty string."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.rules.chat.state import Choice
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "G011",
@@ -29,3 +39,10 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "delta")
+def check(c: StreamChecker, ev: Event, pos: int, choice: Choice, delta: dict[str, Any]) -> None:
+    """An empty `reasoning_content`."""
+    if delta.get("reasoning_content") == "":
+        c.report(RULE, "empty `reasoning_content`", ev, f"/choices/{pos}/delta")

@@ -1,7 +1,17 @@
 """G012 reasoning-nonstandard: Reasoning under `reasoning`/`reasoning_details`."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.native import NONSTANDARD_REASONING
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "G012",
@@ -26,3 +36,10 @@ RULE = define(
         fix=('data: {...,"delta":{"reasoning_content":"The user wants..."}}\n\n'),
     ),
 )
+
+
+@HOOKS.on(RULE, "unknown-key")
+def check(c: StreamChecker, ev: Event, key: str, pointer: str) -> None:
+    """Reasoning under a nonstandard key (once per key)."""
+    if key in NONSTANDARD_REASONING and c.first_time(f"{RULE.code}:{key}"):
+        c.report(RULE, f"reasoning sent as `{key}`, not `reasoning_content`", ev, pointer)

@@ -1,7 +1,14 @@
 """I002 index-invalid: A tool-call `index` is not an integer >= 0."""
 
+from __future__ import annotations
+
+from typing import Any
+
 from sseconform.rules.catalog import STABLE_INDEX, Severity, define
+from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.rules.i001_index_missing import call_index_at
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.schema import SchemaViolation, missing_at, value_at
 
 RULE = define(
     "I002",
@@ -30,3 +37,13 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.claims(RULE)
+def claim(name: str, v: SchemaViolation, obj: dict[str, Any]) -> str | None:
+    """A tool-call index that is not an integer >= 0 (a missing one is I001's)."""
+    if not call_index_at(name, v.path):
+        return None
+    if value_at(obj, v.path[:5]) is not None and missing_at(obj, v.path):
+        return None
+    return f"tool-call index {value_at(obj, v.path)!r} is not an integer >= 0"

@@ -1,7 +1,17 @@
 """I003 index-skipped: A new call does not take the next index."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import STABLE_INDEX, Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.rules.chat.state import Choice
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "I003",
@@ -36,3 +46,25 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "call-added")
+def check(
+    c: StreamChecker,
+    ev: Event,
+    choice: Choice,
+    idx: int,
+    tid: str | None,
+    name: str | None,
+    tc: dict[str, Any],
+    fn: dict[str, Any],
+    where: str,
+) -> None:
+    """A new call at another index than the next (a delta with no index is I001's)."""
+    if "index" in tc and idx != choice.max_call + 1:
+        c.report(
+            RULE,
+            f"new call takes index {idx}, expected {choice.max_call + 1}",
+            ev,
+            f"{where}/index",
+        )

@@ -1,7 +1,16 @@
 """I004 index-moved: A call's id reappears under another index."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import STABLE_INDEX, Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "I004",
@@ -29,3 +38,9 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "call-moved")
+def check(c: StreamChecker, ev: Event, where: str, tid: str, old: int, idx: int) -> None:
+    """A call's id under another index than the one it started at."""
+    c.report(RULE, f"call {tid!r} moved from index {old} to {idx}", ev, f"{where}/index")

@@ -1,7 +1,16 @@
 """I005 calls-interleaved: Fragments of parallel calls interleave."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import STABLE_INDEX, Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "I005",
@@ -38,3 +47,9 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "call-interleaved")
+def check(c: StreamChecker, ev: Event, where: str, idx: int, last: int) -> None:
+    """An earlier call continues after another started (said once per choice)."""
+    c.report(RULE, f"call {idx} continues after call {last} started", ev, f"{where}/index")

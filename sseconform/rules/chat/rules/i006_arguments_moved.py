@@ -1,7 +1,17 @@
 """I006 arguments-moved: A call's arguments continue under another index."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import STABLE_INDEX, Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.rules.chat.state import Call
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "I006",
@@ -36,3 +46,15 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "call-continued")
+def check(c: StreamChecker, ev: Event, where: str, idx: int, moved: Call) -> None:
+    """A call's arguments continue under a new index, with no head."""
+    c.report(
+        RULE,
+        f"call {moved.index}'s arguments continue under index {idx} (no id, no "
+        "name): the index moved mid-call",
+        ev,
+        f"{where}/index",
+    )

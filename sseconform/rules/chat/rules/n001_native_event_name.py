@@ -1,7 +1,17 @@
 """N001 native-event-name: An `event:` field with a native name."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sseconform.rules import native
 from sseconform.rules.catalog import NO_NATIVE_LEAK, Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "N001",
@@ -27,3 +37,14 @@ RULE = define(
         fix=('Translate the event into a chunk:\ndata: {...,"delta":{"content":"Hi"}}\n\n'),
     ),
 )
+
+
+@HOOKS.on(RULE, "event-name")
+def check(c: StreamChecker, ev: Event, name: str) -> None:
+    """A provider's native event name (once per name)."""
+    if (
+        name != "error"
+        and native.is_native_event_name(name)
+        and c.first_time(f"{RULE.code}:{name}")
+    ):
+        c.report(RULE, f"native event name `event: {name}`", ev)

@@ -1,7 +1,16 @@
 """N002 native-payload: A frame shaped like a native event."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import NO_NATIVE_LEAK, Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "N002",
@@ -32,3 +41,9 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "native-payload")
+def check(c: StreamChecker, ev: Event, what: str) -> None:
+    """A provider's native event as the frame."""
+    c.report(RULE, f"a native event leaked ({what})", ev)

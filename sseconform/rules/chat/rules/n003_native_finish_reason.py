@@ -1,7 +1,16 @@
 """N003 native-finish-reason: A native finish reason leaked."""
 
+from __future__ import annotations
+
+from typing import Any
+
+from sseconform.providers import NATIVE_FINISH
 from sseconform.rules.catalog import NO_NATIVE_LEAK, Severity, define
+from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.rules.f006_finish_reason_invalid import finish_reason_at
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.native import NATIVE_FINISH_REASONS
+from sseconform.rules.schema import SchemaViolation, value_at
 
 RULE = define(
     "N003",
@@ -33,3 +42,16 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.claims(RULE)
+def claim(name: str, v: SchemaViolation, obj: dict[str, Any]) -> str | None:
+    """A provider's native finish reason, untranslated."""
+    if not finish_reason_at(name, v.path):
+        return None
+    value = value_at(obj, v.path)
+    if not isinstance(value, str) or value not in NATIVE_FINISH_REASONS:
+        return None
+    to = NATIVE_FINISH.get(value)
+    hint = f"; map it to {to!r}" if to else ""
+    return f"native finish_reason {value!r}{hint}"

@@ -1,7 +1,18 @@
 """N004 native-key: A native key or type value inside a chunk."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sseconform.rules import native
 from sseconform.rules.catalog import NO_NATIVE_LEAK, Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.rules.chat.state import Choice
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "N004",
@@ -32,3 +43,28 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "unknown-key")
+def check(c: StreamChecker, ev: Event, key: str, pointer: str) -> None:
+    """A native dialect's key in a chunk (once per key)."""
+    if key in native.NATIVE_KEYS and c.first_time(f"{RULE.code}:{key}"):
+        c.report(RULE, f"native key `{key}` in a chunk", ev, pointer)
+
+
+@HOOKS.on(RULE, "delta")
+def check_delta(
+    c: StreamChecker, ev: Event, pos: int, choice: Choice, delta: dict[str, Any]
+) -> None:
+    """A native delta type (said once)."""
+    kind = delta.get("type")
+    if native.is_native_type(kind) and c.first_time(f"{RULE.code}:type"):
+        c.report(RULE, f"native delta type {kind!r}", ev, f"/choices/{pos}/delta/type")
+
+
+@HOOKS.on(RULE, "tool-delta")
+def check_tool(c: StreamChecker, ev: Event, where: str, tc: dict[str, Any]) -> None:
+    """A native tool-call type (said once)."""
+    kind = tc.get("type")
+    if native.is_native_type(kind) and c.first_time(f"{RULE.code}:tool-type"):
+        c.report(RULE, f"native tool-call type {kind!r}", ev, f"{where}/type")

@@ -1,7 +1,17 @@
 """R001 restart-after-delta: A new role-only start after the first delta."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.rules.chat.state import Choice
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "R001",
@@ -35,3 +45,14 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "role-restart")
+def check(c: StreamChecker, ev: Event, pos: int, choice: Choice) -> None:
+    """A role-only delta after the choice's content began: a second upstream starting over."""
+    c.report(
+        RULE,
+        f"a new role-only start for choice {choice.index} after its first delta",
+        ev,
+        f"/choices/{pos}/delta",
+    )

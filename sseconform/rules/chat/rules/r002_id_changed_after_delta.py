@@ -1,7 +1,17 @@
 """R002 id-changed-after-delta: The chunk `id` changes after the first delta."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import Severity, define
+from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.state import changed
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "R002",
@@ -33,3 +43,10 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "head-changed")
+def check(c: StreamChecker, ev: Event, field: str, new: Any, first: Any, previous: Any) -> None:
+    """The chunk id changes after content began: another upstream answers."""
+    if field == "id" and c.any_content:
+        c.report(RULE, changed("id", new, first, previous), ev, "/id")

@@ -1,7 +1,17 @@
 """T003 head-missing-type: A call's first delta has no `type`."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import TOOL_CALL_HEAD, Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.rules.chat.state import Choice
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "T003",
@@ -28,3 +38,20 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "call-added")
+def check(
+    c: StreamChecker,
+    ev: Event,
+    choice: Choice,
+    idx: int,
+    tid: str | None,
+    name: str | None,
+    tc: dict[str, Any],
+    fn: dict[str, Any],
+    where: str,
+) -> None:
+    """A call's first delta without its type."""
+    if "type" not in tc:
+        c.report(RULE, f"the first delta of call {idx} has no type", ev, where)

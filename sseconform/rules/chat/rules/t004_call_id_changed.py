@@ -1,7 +1,17 @@
 """T004 call-id-changed: A later delta of a call carries another `id`."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import TOOL_CALL_HEAD, Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.rules.chat.state import Call
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "T004",
@@ -28,3 +38,10 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "call-changed")
+def check(c: StreamChecker, ev: Event, where: str, call: Call, field: str, value: str) -> None:
+    """A call's id changes on a later delta."""
+    if field == "id":
+        c.report(RULE, f"call {call.index}'s id changes {call.id!r} -> {value!r}", ev, where)

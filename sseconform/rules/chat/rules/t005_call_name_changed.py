@@ -1,7 +1,17 @@
 """T005 call-name-changed: A later delta of a call carries another name."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import TOOL_CALL_HEAD, Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.rules.chat.state import Call
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "T005",
@@ -28,3 +38,15 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "call-changed")
+def check(c: StreamChecker, ev: Event, where: str, call: Call, field: str, value: str) -> None:
+    """A call's name changes on a later delta."""
+    if field == "name":
+        c.report(
+            RULE,
+            f"call {call.index}'s name changes {call.name!r} -> {value!r}",
+            ev,
+            f"{where}/function/name",
+        )

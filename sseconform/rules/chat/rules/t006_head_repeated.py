@@ -1,7 +1,16 @@
 """T006 head-repeated: A later delta repeats the call's id or name."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import TOOL_CALL_HEAD, Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "T006",
@@ -29,3 +38,9 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "call-head-repeated")
+def check(c: StreamChecker, ev: Event, where: str, idx: int) -> None:
+    """A later delta repeats the call's id or name (said once per call)."""
+    c.report(RULE, f"a later delta of call {idx} repeats its id or name", ev, where)

@@ -1,7 +1,16 @@
 """T007 arguments-resent: A call's whole arguments are sent again."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import TOOL_CALL_HEAD, Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "T007",
@@ -35,3 +44,9 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "arguments-resent")
+def check(c: StreamChecker, ev: Event, where: str, idx: int) -> None:
+    """A call's whole arguments sent again after their fragments."""
+    c.report(RULE, f"call {idx}'s whole arguments sent again", ev, f"{where}/function")

@@ -1,7 +1,17 @@
 """T008 arguments-in-head: A call's first delta carries arguments."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import TOOL_CALL_HEAD, Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.rules.chat.state import Choice
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "T008",
@@ -35,3 +45,20 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "call-added")
+def check(
+    c: StreamChecker,
+    ev: Event,
+    choice: Choice,
+    idx: int,
+    tid: str | None,
+    name: str | None,
+    tc: dict[str, Any],
+    fn: dict[str, Any],
+    where: str,
+) -> None:
+    """A call's first delta that carries arguments."""
+    if fn.get("arguments"):
+        c.report(RULE, f"call {idx}'s first delta carries its arguments", ev, where)

@@ -1,7 +1,16 @@
 """U001 usage-before-finish: The usage chunk comes before a finish chunk."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "U001",
@@ -31,3 +40,11 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "usage-chunk")
+def check(c: StreamChecker, ev: Event) -> None:
+    """The usage chunk before every choice finished."""
+    open_choices = [ch.index for ch in c.choices.values() if ch.finish is None]
+    if open_choices:
+        c.report(RULE, f"usage chunk before the finish chunk of choice {open_choices}", ev)

@@ -1,7 +1,13 @@
 """U002 usage-choices-not-empty: The usage chunk's `choices` is not `[]`."""
 
+from __future__ import annotations
+
+from typing import Any
+
 from sseconform.rules.catalog import Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.schema import USAGE, SchemaViolation
 
 RULE = define(
     "U002",
@@ -22,3 +28,11 @@ RULE = define(
         fix=('data: {...,"choices":[],"usage":{...}}\n\n'),
     ),
 )
+
+
+@HOOKS.claims(RULE)
+def claim(name: str, v: SchemaViolation, obj: dict[str, Any]) -> str | None:
+    """The usage chunk's `choices`, not `[]`."""
+    if name == USAGE and v.path == ("choices",):
+        return f"the usage chunk's choices must be [] ({v.message})"
+    return None

@@ -1,7 +1,17 @@
 """U003 usage-repeated: More than one chunk carries usage."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.rules.usage import Tokens
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "U003",
@@ -24,3 +34,10 @@ RULE = define(
         fix=('data: {...,"choices":[],"usage":{"prompt_tokens":10,...}}\n\ndata: [DONE]\n\n'),
     ),
 )
+
+
+@HOOKS.on(RULE, "usage")
+def check(c: StreamChecker, ev: Event, usage: Any, tokens: Tokens | None, again: bool) -> None:
+    """A second chunk with usage."""
+    if again:
+        c.report(RULE, "a second chunk with usage", ev, "/usage")

@@ -1,7 +1,17 @@
 """U004 usage-totals: Token counts that contradict each other."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.rules.usage import Tokens
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "U004",
@@ -44,3 +54,10 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "usage")
+def check(c: StreamChecker, ev: Event, usage: Any, tokens: Tokens | None, again: bool) -> None:
+    """Usage counts that do not add up."""
+    if tokens is not None and tokens.problems:
+        c.report(RULE, "; ".join(tokens.problems), ev, "/usage")

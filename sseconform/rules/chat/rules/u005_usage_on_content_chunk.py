@@ -1,7 +1,16 @@
 """U005 usage-on-content-chunk: Usage set on a chunk that has choices."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "U005",
@@ -29,3 +38,9 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "usage-with-choices")
+def check(c: StreamChecker, ev: Event) -> None:
+    """Usage on a chunk that has choices, not on its own chunk."""
+    c.report(RULE, "usage on a chunk that has choices", ev, "/usage")

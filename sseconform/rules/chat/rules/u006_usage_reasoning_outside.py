@@ -1,7 +1,17 @@
 """U006 usage-reasoning-outside: Reasoning left out of completion_tokens."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from sseconform.rules.catalog import Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.rules.usage import Tokens
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "U006",
@@ -37,3 +47,17 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "usage")
+def check(c: StreamChecker, ev: Event, usage: Any, tokens: Tokens | None, again: bool) -> None:
+    """completion_tokens that leave out the reasoning tokens total_tokens counts."""
+    if tokens is not None and tokens.reasoning_outside:
+        c.report(
+            RULE,
+            f"completion_tokens {tokens.sent_completion} leaves out the "
+            f"{tokens.reasoning} reasoning_tokens that total_tokens {tokens.total} "
+            f"counts: read as completion {tokens.completion}",
+            ev,
+            "/usage/completion_tokens",
+        )

@@ -1,7 +1,17 @@
 """W013 event-field: An `event:` field on chat output (clients ignore it)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sseconform.rules import native
 from sseconform.rules.catalog import Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "W013",
@@ -28,3 +38,14 @@ RULE = define(
         fix=('Send no `event:` line:\ndata: {...,"delta":{"content":"Hi"}}\n\n'),
     ),
 )
+
+
+@HOOKS.on(RULE, "event-name")
+def check(c: StreamChecker, ev: Event, name: str) -> None:
+    """An `event:` line on chat output (once per name; a native name is N001's)."""
+    if (
+        name != "error"
+        and not native.is_native_event_name(name)
+        and c.first_time(f"{RULE.code}:{name}")
+    ):
+        c.report(RULE, f"`event: {name}` on chat output", ev)

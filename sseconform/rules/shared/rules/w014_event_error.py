@@ -1,7 +1,16 @@
 """W014 event-error: An error sent as `event: error`."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import ERROR_THEN_DONE, Severity, define
+from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+
+if TYPE_CHECKING:
+    from sseconform.rules.chat.checker import StreamChecker
+    from sseconform.sse.decoder import Event
 
 RULE = define(
     "W014",
@@ -33,3 +42,10 @@ RULE = define(
         ),
     ),
 )
+
+
+@HOOKS.on(RULE, "event-name")
+def check(c: StreamChecker, ev: Event, name: str) -> None:
+    """An error sent as `event: error`."""
+    if name == "error":
+        c.report(RULE, "an error sent as `event: error`: openai-python ignores it", ev)
