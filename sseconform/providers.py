@@ -3,6 +3,13 @@
 ``record`` uses the presets (URL, auth header and its environment variable, version header,
 stream flag); ``replay`` uses the paths, the HTTP error bodies and the in-band error events,
 so a mock upstream fails the way the real one does. Standard library only.
+
+One name per concept, and the one table between them (``WIRES``): a *dialect* is what an
+upstream speaks (``DIALECTS``: openai, anthropic, gemini, responses); a *grammar* is what a
+stream is checked against (``rules.catalog.GRAMMARS``: chat, anthropic, responses,
+open-responses); an *endpoint* is what a gateway serves its clients (``ENDPOINTS``: chat,
+messages, responses). The same wire format has a name on each side (openai / chat / chat,
+anthropic / anthropic / messages); every mapping between them is read from ``WIRES``.
 """
 
 from __future__ import annotations
@@ -17,6 +24,52 @@ ANTHROPIC = "anthropic"
 GEMINI = "gemini"
 RESPONSES = "responses"
 DIALECTS = (OPENAI, ANTHROPIC, GEMINI, RESPONSES)
+
+
+@dataclass(frozen=True)
+class Wire:
+    """One wire format a gateway serves, by its name on each side."""
+
+    endpoint: str  # what a gateway serves (gate --endpoint, [endpoint.NAME] in a profile)
+    path: str  # where it serves it by default
+    dialect: str  # what an upstream speaking it is (replay, translate's readers)
+    grammar: str  # what its streams are checked against (check --grammar, translate --to)
+    #: The grammars a profile may check the endpoint's streams against instead: a
+    #: specification the gateway claims, a profile of the endpoint's own.
+    grammars: tuple[str, ...]
+
+
+#: Every wire format a gateway serves, in report order (Gemini has no endpoint: gateways
+#: read it, none serves it).
+WIRES = (
+    Wire("chat", "/v1/chat/completions", OPENAI, "chat", ("chat",)),
+    Wire("messages", "/v1/messages", ANTHROPIC, "anthropic", ("anthropic",)),
+    Wire("responses", "/v1/responses", RESPONSES, "responses", ("responses", "open-responses")),
+)
+#: endpoint -> its default path, in report order
+ENDPOINTS: dict[str, str] = {w.endpoint: w.path for w in WIRES}
+ENDPOINT_DIALECT: dict[str, str] = {w.endpoint: w.dialect for w in WIRES}
+ENDPOINT_GRAMMAR: dict[str, str] = {w.endpoint: w.grammar for w in WIRES}
+ENDPOINT_GRAMMARS: dict[str, tuple[str, ...]] = {w.endpoint: w.grammars for w in WIRES}
+#: grammar -> the dialect whose own streams it is (a source already in it passes through)
+GRAMMAR_DIALECT: dict[str, str] = {w.grammar: w.dialect for w in WIRES}
+#: dialect -> the grammar its streams are checked against
+DIALECT_GRAMMAR: dict[str, str] = {w.dialect: w.grammar for w in WIRES}
+#: grammar -> the path its streams are served at
+GRAMMAR_PATH: dict[str, str] = {w.grammar: w.path for w in WIRES}
+
+#: The event types of an Anthropic Messages stream, besides ``error``: the one table of them.
+ANTHROPIC_EVENTS = frozenset(
+    {
+        "message_start",
+        "message_delta",
+        "message_stop",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "ping",
+    }
+)
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
         {"orjson"},
     ),
     "load": (
-        {"gate", "replay", "rules", "diagnostics", "safetext", "errors", "recording"},
+        {"gate", "replay", "rules", "diagnostics", "safetext", "errors", "recording", "providers"},
         {"orjson", "locust", "requests"},
     ),
     "html": ({"gate", "api", "rules", "diagnostics", "safetext", "version"}, set()),

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from sseconform.cli.app import app, check_dialect, fail, open_input
+from sseconform.providers import GRAMMAR_PATH
 
 
 @app.command()
@@ -163,14 +164,6 @@ def _translate_recording(
     )
 
 
-#: The path a translated recording is served at, per target grammar.
-TARGET_PATH = {
-    "chat": "/v1/chat/completions",
-    "anthropic": "/v1/messages",
-    "responses": "/v1/responses",
-}
-
-
 def _as_target(req: dict[str, Any], to: str) -> dict[str, Any]:
     """The request a translated recording keeps: the source's, with the URL's path the
     target grammar's, so ``replay`` labels it by the target and serves it at that path
@@ -178,7 +171,7 @@ def _as_target(req: dict[str, Any], to: str) -> dict[str, Any]:
     from urllib.parse import urlsplit, urlunsplit
 
     url = req.get("url") if isinstance(req.get("url"), str) else None
-    path = TARGET_PATH[to]
+    path = GRAMMAR_PATH[to]  # where a stream of the target grammar is served
     if url is None:
         return {**req, "url": path}
     parts = urlsplit(url)

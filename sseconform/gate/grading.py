@@ -23,10 +23,10 @@ from sseconform.diagnostics import Diagnostic
 from sseconform.gate.content import Content, content_of
 from sseconform.gate.diff import compare
 from sseconform.gate.finding import Finding
-from sseconform.gate.profile import ENDPOINT_DIALECT, ENDPOINT_GRAMMAR
 from sseconform.gate.scenario import Scenario
 from sseconform.gate.timing import Budgets, Timing, measure
 from sseconform.gate.timing_rules import judge
+from sseconform.providers import ENDPOINT_DIALECT, ENDPOINT_GRAMMAR
 from sseconform.recording.format import RecordingReader
 from sseconform.replay.faults import Faults, parse_faults
 from sseconform.replay.plan import ABORT, Loaded, make_plan

@@ -16,12 +16,13 @@ from dataclasses import dataclass, field
 from sseconform import baseline as bl
 from sseconform.errors import UsageError
 from sseconform.gate.known import apply_baseline, apply_known, baseline_of
-from sseconform.gate.profile import ENDPOINTS, Profile, Route, load_profile, parse_header
+from sseconform.gate.profile import Profile, Route, load_profile, parse_header
 from sseconform.gate.result import ScenarioResult, SuiteResult
 from sseconform.gate.runner import run_suite, unique_slugs
 from sseconform.gate.scenario import Scenario
 from sseconform.gate.suite import Suite, for_endpoint, load_suite
 from sseconform.gate.timing import parse_budget
+from sseconform.providers import ENDPOINTS
 
 __all__ = ["GateOptions", "gateway_config", "prepare_suites", "run_gate", "write_baseline"]
 

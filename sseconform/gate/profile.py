@@ -30,11 +30,9 @@ from typing import Any
 from sseconform import providers
 from sseconform.errors import InputError, UsageError
 from sseconform.gate.timing import parse_budget
+from sseconform.providers import ENDPOINT_GRAMMARS, ENDPOINTS
 
 __all__ = [
-    "ENDPOINTS",
-    "ENDPOINT_DIALECT",
-    "ENDPOINT_GRAMMAR",
     "PROFILES",
     "UPSTREAM",
     "EndpointRoute",
@@ -61,26 +59,6 @@ PROFILE_KEYS = frozenset(
     }
 )
 ENDPOINT_KEYS = frozenset({"path", "dialects", "supported", "reason", "grammar"})
-#: The endpoints a gateway serves its clients, their default paths, and the dialect (and so
-#: the grammar and the reference reading) of what they stream.
-ENDPOINTS: dict[str, str] = {
-    "chat": "/v1/chat/completions",
-    "messages": "/v1/messages",
-    "responses": "/v1/responses",
-}
-ENDPOINT_DIALECT = {
-    "chat": providers.OPENAI,
-    "messages": providers.ANTHROPIC,
-    "responses": providers.RESPONSES,
-}
-ENDPOINT_GRAMMAR = {"chat": "chat", "messages": "anthropic", "responses": "responses"}
-#: The grammars a profile may check an endpoint's stream against instead (``grammar = ...``
-#: in ``[endpoint.NAME]``): a specification the gateway claims, a profile of the endpoint's.
-ENDPOINT_GRAMMARS = {
-    "chat": ("chat",),
-    "messages": ("anthropic",),
-    "responses": ("responses", "open-responses"),
-}
 DEFAULT_PATH = "/v1/chat/completions"
 PROFILES = ("litellm", "portkey", "claude-code-router")
 #: What ``{upstream}`` stands for in a suite's or profile's strings.

@@ -15,6 +15,7 @@ from sseconform.gate.diff import Difference
 from sseconform.gate.finding import Finding
 from sseconform.gate.result import VERDICTS, ScenarioResult, SuiteResult
 from sseconform.gate.timing import Verdict
+from sseconform.providers import ENDPOINTS
 from sseconform.safetext import printable
 
 __all__ = [
@@ -92,7 +93,8 @@ def scorecard(results: SuiteResult | list[SuiteResult]) -> str:
 
 #: A cell of the endpoint matrix: the verdict, ``+w`` when it passed with warnings.
 _CELL = {"pass": "pass", "known": "known", "fail": "FAIL", "unreached": "unreached"}
-_ENDPOINT_ORDER = ("chat", "messages", "responses")
+#: Endpoints in report order.
+ENDPOINT_ORDER = tuple(ENDPOINTS)
 
 
 def endpoint_matrix(scenarios: list[dict[str, Any]]) -> str:
@@ -102,7 +104,7 @@ def endpoint_matrix(scenarios: list[dict[str, Any]]) -> str:
     dicts, so a saved report can be tabled too."""
     endpoints = sorted(
         {s["endpoint"] for s in scenarios},
-        key=lambda e: (_ENDPOINT_ORDER.index(e) if e in _ENDPOINT_ORDER else 9, e),
+        key=lambda e: (ENDPOINT_ORDER.index(e) if e in ENDPOINT_ORDER else 9, e),
     )
     rows: dict[str, dict[str, dict[str, Any]]] = {}
     for s in scenarios:

@@ -72,8 +72,6 @@ from sseconform import providers
 from sseconform.errors import UsageError
 from sseconform.gate.profile import (
     DEFAULT_PATH,
-    ENDPOINT_GRAMMAR,
-    ENDPOINTS,
     PROFILES,
     EndpointRoute,
     Profile,
@@ -88,6 +86,7 @@ from sseconform.gate.profile import (
 )
 from sseconform.gate.scenario import EXPECTS, Scenario
 from sseconform.gate.timing import DEFAULT_BUDGETS, Budgets
+from sseconform.providers import ENDPOINT_GRAMMAR, ENDPOINTS
 from sseconform.replay.faults import parse_faults
 
 __all__ = ["BUILTINS", "Suite", "builtin_suite", "for_endpoint", "load_suite", "recordings_dir"]

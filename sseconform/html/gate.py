@@ -16,14 +16,13 @@ from typing import Any
 
 from sseconform.gate.explain import explain
 from sseconform.gate.finding import Finding
-from sseconform.gate.report import MARKS, totals
+from sseconform.gate.report import ENDPOINT_ORDER, MARKS, totals
 from sseconform.gate.result import ScenarioResult, SuiteResult
 from sseconform.html.page import anchors, attr, esc, page, rule_doc
 from sseconform.version import __version__
 
 __all__ = ["render"]
 
-_ORDER = ("chat", "messages", "responses")
 _VERDICT_WORD = {
     "pass": "pass",
     "known": "known",
@@ -68,7 +67,7 @@ def _matrices(scenarios: list[ScenarioResult], ids: dict[int, str]) -> str:
     out = ['<section id="matrix"><h2>Summary</h2>']
     endpoints = sorted(
         {s.endpoint for s in scenarios},
-        key=lambda e: (_ORDER.index(e) if e in _ORDER else 9, e),
+        key=lambda e: (ENDPOINT_ORDER.index(e) if e in ENDPOINT_ORDER else 9, e),
     )
     for endpoint in endpoints:
         cells: dict[str, dict[str, ScenarioResult]] = {}

@@ -305,7 +305,7 @@ class StreamView:
         self._translator = translator_for(dialect)
         if NativeParts.tracks(dialect):
             self.native = NativeParts(dialect)
-        grammar = GRAMMAR_OF.get(dialect)
+        grammar = providers.DIALECT_GRAMMAR.get(dialect)  # Gemini has no grammar of its own
         early = self._unchecked is None  # a body with no event for long: checked as chat
         held, self._unchecked = self._unchecked or [], None
         if self._checker is None or early:
@@ -421,14 +421,6 @@ class StreamView:
         elif self.state in ("ended", "incomplete", "interrupted"):
             bits.append("no [DONE]")
         return ", ".join(bits) if bits else "-"
-
-
-#: The grammar ``check`` knows a dialect's stream by (Gemini has none of its own).
-GRAMMAR_OF = {
-    providers.OPENAI: "chat",
-    providers.ANTHROPIC: "anthropic",
-    providers.RESPONSES: "responses",
-}
 
 
 def _native_type(data: str) -> str | None:

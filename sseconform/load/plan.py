@@ -22,11 +22,12 @@ from sseconform.gate.bounds import deadline_for, max_bytes_for
 from sseconform.gate.content import ContentFolder
 from sseconform.gate.finding import Finding
 from sseconform.gate.grading import References, grade_stream, references
-from sseconform.gate.profile import ENDPOINT_DIALECT, ENDPOINT_GRAMMAR, load_profile
+from sseconform.gate.profile import load_profile
 from sseconform.gate.request import GatewayRequests
 from sseconform.gate.scenario import Scenario
 from sseconform.gate.suite import Suite, for_endpoint, load_suite
 from sseconform.gate.upstream import Upstream, rules_for
+from sseconform.providers import ENDPOINT_DIALECT, ENDPOINT_GRAMMAR
 from sseconform.recording.redact import Redactor
 from sseconform.replay.plan import Loaded
 from sseconform.replay.scenario import Rule

@@ -30,9 +30,10 @@ from typing import IO, Any
 import orjson
 
 from sseconform.errors import SseconformError, UsageError
-from sseconform.gate.profile import ENDPOINTS, load_profile, parse_header
+from sseconform.gate.profile import load_profile, parse_header
 from sseconform.load.plan import LoadScenario, Settings, prepare, rules_for_tag
 from sseconform.load.stats import LoadStats, level_broken
+from sseconform.providers import ENDPOINTS
 
 __all__ = [
     "CPU_LIMIT",

@@ -13,6 +13,7 @@ import importlib
 
 import orjson
 
+from sseconform.providers import ANTHROPIC_EVENTS
 from sseconform.rules.base import Checker, Settings
 from sseconform.rules.catalog import GRAMMARS, package_of
 
@@ -64,26 +65,12 @@ def detect(head: bytes) -> str:
             return "chat"
         if kind.startswith("response."):
             return "responses"
-        if kind in ANTHROPIC_TYPES:
+        if kind in ANTHROPIC_EVENTS:  # any of them first says the stream is Anthropic's
             return "anthropic"
         if kind == "error" and isinstance(obj, dict):
             return _error_grammar(obj)
         return "chat"
     return "chat"
-
-
-#: Anthropic Messages event types: any of them first says the stream is Anthropic's.
-ANTHROPIC_TYPES = frozenset(
-    {
-        "message_start",
-        "message_delta",
-        "message_stop",
-        "content_block_start",
-        "content_block_delta",
-        "content_block_stop",
-        "ping",
-    }
-)
 
 
 def _error_grammar(obj: dict[str, object]) -> str:

@@ -4,17 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-ANTHROPIC_EVENTS = frozenset(
-    {
-        "message_start",
-        "message_delta",
-        "message_stop",
-        "content_block_start",
-        "content_block_delta",
-        "content_block_stop",
-        "ping",
-    }
-)
+from sseconform.providers import ANTHROPIC_EVENTS
 
 
 def is_chat_chunk(obj: dict[str, Any]) -> bool:

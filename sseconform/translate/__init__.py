@@ -32,7 +32,6 @@ __all__ = [
     "DIALECTS",
     "DONE",
     "TARGETS",
-    "TARGET_DIALECT",
     "Frame",
     "Translator",
     "auto_translator",
@@ -193,7 +192,7 @@ def translate_body(
     encoder = encoder_for(to)
     if dialect is None and (fast or encoder is not None):  # a source in the target's grammar
         chunks, dialect = _sniff(chunks)  # passes, fast or not
-    if encoder is not None and dialect == TARGET_DIALECT[to]:
+    if encoder is not None and dialect == providers.GRAMMAR_DIALECT[to]:
         yield from chunks
         return
     if fast and dialect is not None:  # bytes to bytes (an encoder carries usage into its target)
@@ -313,13 +312,6 @@ MAX_ERROR_BODY = 1 << 20
 #: The translators the fast lane can drive (every one: each offers its lane methods).
 LANE_SOURCES = (AnthropicTranslator, GeminiTranslator, OpenAITranslator, ResponsesTranslator)
 
-#: The dialect whose own grammar each target is: such a source is passed through.
-TARGET_DIALECT = {
-    "chat": providers.OPENAI,
-    "anthropic": providers.ANTHROPIC,
-    "responses": providers.RESPONSES,
-}
-
 
 def error_body_message(body: bytes) -> str | None:
     """The message of a provider's JSON error body (any dialect's shape); None if not one."""
@@ -360,7 +352,7 @@ def translate_reads(
     ``to`` other than chat encodes the chunks into that grammar, each piece at its time.
     """
     encoder = encoder_for(to)
-    if encoder is not None and dialect == TARGET_DIALECT[to] and 200 <= status < 300:
+    if encoder is not None and dialect == providers.GRAMMAR_DIALECT[to] and 200 <= status < 300:
         return list(reads)
     usage = include_usage or encoder is not None  # an encoder carries usage into its target
     out: list[tuple[float, bytes]] = []

@@ -17,11 +17,12 @@ import pytest
 from sseconform.errors import UsageError
 from sseconform.gate.content import content_of
 from sseconform.gate.grading import grade_recording, references
-from sseconform.gate.profile import ENDPOINTS, load_profile
+from sseconform.gate.profile import load_profile
 from sseconform.gate.report import endpoint_matrix
 from sseconform.gate.request import GatewayRequests, request_body
 from sseconform.gate.runner import run_suite
 from sseconform.gate.suite import builtin_suite, for_endpoint, load_suite
+from sseconform.providers import ENDPOINTS
 from sseconform.recording.format import Response, write_recording
 from sseconform.replay.plan import load
 from sseconform.replay.served import Served
@@ -34,7 +35,7 @@ SNAPSHOTS = Path(__file__).parent / "snapshots"
 TOOL = "builtin:anthropic/tool-call-anthropic.jsonl"
 
 
-def _body(endpoint: str, usage: bool = False) -> dict[str, object]:
+def _body(endpoint: str, usage: bool = False) -> dict[str, Any]:
     suite = for_endpoint(builtin_suite("anthropic"), endpoint)
     sc = next(s for s in suite.scenarios if s.name.endswith("/tool-call"))
     sc.usage = usage
@@ -64,7 +65,7 @@ def test_messages_request_is_anthropic_s_shape() -> None:
     assert body["messages"] == [
         {"role": "user", "content": "sseconform gate scenario messages/anthropic/tool-call"}
     ]
-    [tool] = body["tools"]  # type: ignore[misc]
+    [tool] = body["tools"]
     assert set(tool) == {"name", "description", "input_schema"} and tool["name"] == "get_weather"
     assert "stream_options" not in body  # Anthropic streams usage unasked
 
@@ -73,7 +74,7 @@ def test_responses_request_is_the_responses_api_s_shape() -> None:
     body = _body("responses")
     assert body["input"] == "sseconform gate scenario responses/anthropic/tool-call"
     assert "messages" not in body
-    [tool] = body["tools"]  # type: ignore[misc]
+    [tool] = body["tools"]
     assert tool["type"] == "function" and tool["name"] == "get_weather" and "parameters" in tool
 
 

@@ -7,21 +7,11 @@ the one thing kept whole, to parse it at its ``content_block_stop``, bounded by
 
 from __future__ import annotations
 
+from sseconform.providers import ANTHROPIC_EVENTS
 from sseconform.sse.decoder import Event
 
 #: Every event type of the Messages stream.
-EVENT_TYPES = frozenset(
-    {
-        "message_start",
-        "content_block_start",
-        "content_block_delta",
-        "content_block_stop",
-        "message_delta",
-        "message_stop",
-        "ping",
-        "error",
-    }
-)
+EVENT_TYPES = ANTHROPIC_EVENTS | {"error"}
 
 #: Blocks whose input streams as ``input_json_delta`` (the SDKs track these three).
 TOOL_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})

@@ -22,6 +22,7 @@ from typing import Any
 
 import orjson
 
+from sseconform.providers import ANTHROPIC_EVENTS
 from sseconform.rules.base import Checker, Settings
 from sseconform.rules.delta_template import DeltaTemplate, make_template
 from sseconform.rules.responses.hooks import HOOKS
@@ -72,19 +73,6 @@ AUDIO_EVENTS = ("response.audio", "response.audio.transcript")
 MAX_UNSEEN = 1024
 #: Arguments that must parse as JSON at their ``.done``.
 JSON_BODIES = frozenset({"response.function_call_arguments", "response.mcp_call_arguments"})
-
-#: Anthropic Messages event types: one of them in a Responses stream is a leak.
-ANTHROPIC_TYPES = frozenset(
-    {
-        "message_start",
-        "message_delta",
-        "message_stop",
-        "content_block_start",
-        "content_block_delta",
-        "content_block_stop",
-        "ping",
-    }
-)
 
 
 @cache
@@ -218,7 +206,7 @@ class ResponsesChecker(Checker):
             self._untyped(ev, obj)
             return
         self._event_name(ev, kind)
-        if kind in ANTHROPIC_TYPES:
+        if kind in ANTHROPIC_EVENTS:  # a leak: nothing else is read of it
             HOOKS.call(at["foreign-event"], self, ev, kind)
             return
         HOOKS.call(at["event"], self, ev, obj, kind)
