@@ -32,11 +32,12 @@ WORDS = ["Hello", " world", ",", " this", " is", " a", " token", " stream", ".",
 
 
 def _event(obj: dict[str, Any]) -> bytes:
-    return b"event: " + obj["type"].encode() + b"\ndata: " + orjson.dumps(obj) + b"\n\n"
+    kind: str = obj["type"]
+    return b"event: " + kind.encode() + b"\ndata: " + orjson.dumps(obj) + b"\n\n"
 
 
 def head() -> bytes:
-    message = {
+    message: dict[str, Any] = {
         "id": "msg_bench",
         "type": "message",
         "role": "assistant",

@@ -29,10 +29,14 @@ import resource
 import sys
 import threading
 import time
+from typing import TYPE_CHECKING
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from bench_translate import anthropic_stream
+if TYPE_CHECKING:  # mypy reads this folder as the package tests.benchmarks
+    from tests.benchmarks.bench_translate import anthropic_stream
+else:
+    from bench_translate import anthropic_stream
 
 from sseconform.model import PartialJSON
 
@@ -185,7 +189,7 @@ def inspect_big(quick: bool) -> None:
             t0 = time.perf_counter()
             console.print(render(view, 100, budget))
             console.file.seek(0)
-            console.file.truncate()  # type: ignore[attr-defined]
+            console.file.truncate()
             render_time += time.perf_counter() - t0
             redraws += 1
 

@@ -53,7 +53,8 @@ class Gen:
     def ev(self, obj: dict[str, Any]) -> bytes:
         obj["sequence_number"] = self.seq
         self.seq += 1
-        return b"event: " + obj["type"].encode() + b"\ndata: " + orjson.dumps(obj) + b"\n\n"
+        kind: str = obj["type"]
+        return b"event: " + kind.encode() + b"\ndata: " + orjson.dumps(obj) + b"\n\n"
 
 
 def response(status: str, output: list[Any], **extra: Any) -> dict[str, Any]:
@@ -157,7 +158,7 @@ def round_(g: Gen, first: int, n: int, out: list[Any]) -> bytes:
         "content": [],
     }
     b.append(g.ev({"type": "response.output_item.added", "output_index": t, "item": added}))
-    empty = {"type": "output_text", "annotations": [], "logprobs": [], "text": ""}
+    empty: dict[str, Any] = {"type": "output_text", "annotations": [], "logprobs": [], "text": ""}
     b.append(g.ev({"type": "response.content_part.added", **ref, "part": empty}))
     pieces = [WORDS[(n + i) % len(WORDS)] for i in range(2000)]
     for p in pieces:

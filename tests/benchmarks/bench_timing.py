@@ -73,7 +73,10 @@ def main() -> None:
 
     held = _grade({"hold-50ms"}, max(3, runs // 10))
     delays = [s.timing.added_delay_p50_s for s in held if s.timing]
-    print(f"hold-50ms gateway, {len(held)} runs: per-run median added delay {_ms(delays)}")
+    print(
+        f"hold-50ms gateway, {len(held)} runs: per-run median added delay "
+        f"{_ms([x for x in delays if x is not None])}"
+    )
 
 
 if __name__ == "__main__":

@@ -285,7 +285,11 @@ def targets(body: bytes, repeat: int) -> None:
             errors = [d for d in res.diagnostics if d.severity.value == "error"]
             if errors:
                 raise SystemExit(f"{source} --to {to}: check errors {errors[:3]}")
-            runs[to] = (lambda c, s=source, x=to: run_translate(c, s, x), chunks)
+
+            def translating(c: list[bytes], s: str = source, x: str = to) -> int:
+                return run_translate(c, s, x)
+
+            runs[to] = (translating, chunks)
         t = timed(runs, repeat)
         mb = len(data) / 1e6
         for to in runs:

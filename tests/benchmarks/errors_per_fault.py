@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from sseconform.api import check_bytes
 from sseconform.rules.base import Settings
@@ -48,12 +49,12 @@ def main() -> None:
         print("\n".join(more))
 
 
-def _limits(case: Path) -> dict[str, int]:
+def _limits(case: Path) -> dict[str, Any]:
     """A case folder may lower a limit (settings.json) to reach its rule."""
     path = case / "settings.json"
     if not path.is_file():
         return {}
-    limits: dict[str, int] = json.loads(path.read_text())
+    limits: dict[str, Any] = json.loads(path.read_text())
     return limits
 
 

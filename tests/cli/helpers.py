@@ -39,7 +39,7 @@ def run_cli(
     """Run ``python -m sseconform ARGS`` in ``cwd``; never lets a traceback through.
     ``env`` replaces the environment (colour off, 100 columns) when a test is about it."""
     proc = subprocess.run(
-        [sys.executable, "-m", "sseconform", *map(os.fspath, args)],
+        [sys.executable, "-m", "sseconform", *(os.fspath(a) for a in args)],
         cwd=cwd,
         input=stdin,
         stdin=subprocess.DEVNULL if stdin is None else None,

@@ -8,6 +8,7 @@ import os
 import shutil
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -62,7 +63,7 @@ def test_sarif_is_valid_and_complete(streams: Path, strict: bool) -> None:
     [run] = doc["runs"]
     rules = [rule["id"] for rule in run["tool"]["driver"]["rules"]]
     assert rules == sorted(set(rules)) and "F001" in rules and "W006" in rules
-    by_file: dict[str, list[dict[str, object]]] = {}
+    by_file: dict[str, list[dict[str, Any]]] = {}
     for res in run["results"]:
         uri = res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
         by_file.setdefault(uri, []).append(res)

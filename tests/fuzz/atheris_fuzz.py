@@ -283,6 +283,7 @@ def make_targets() -> dict[str, Callable[[bytes], None]]:
             value_text(p),
         )
 
+    fields: tuple[str, ...]
     fields = ("status", "error", "error_offset", "size", "depth", "in_token", "pending")
     fields += ("invalid_text", "line_count", "pretty", "tail(4)", "tail(3, 16)", "value")
 

@@ -382,9 +382,10 @@ CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
 
 
 def screen(view: StreamView, budget: Budget) -> str:
-    console = Console(file=io.StringIO(), width=100, color_system=None)
+    buf = io.StringIO()
+    console = Console(file=buf, width=100, color_system=None)
     console.print(render(view, 100, budget))
-    out = console.file.getvalue()
+    out = buf.getvalue()
     assert isinstance(out, str)
     return out
 

@@ -74,9 +74,10 @@ def screen(body: bytes) -> str:
     view = StreamView("fuzz")
     view.feed(0.0, body)
     view.finish()
-    console = Console(file=io.StringIO(), width=100, color_system=None)
+    buf = io.StringIO()
+    console = Console(file=buf, width=100, color_system=None)
     console.print(render(view, 100))
-    out = console.file.getvalue()
+    out = buf.getvalue()
     assert isinstance(out, str)
     return out
 

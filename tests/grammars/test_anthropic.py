@@ -297,7 +297,8 @@ def test_validators_agree_on_the_real_streams() -> None:
 
 
 def _event(obj: dict[str, Any]) -> bytes:
-    return b"event: " + obj["type"].encode() + b"\ndata: " + orjson.dumps(obj) + b"\n\n"
+    kind: str = obj["type"]
+    return b"event: " + kind.encode() + b"\ndata: " + orjson.dumps(obj) + b"\n\n"
 
 
 def test_state_does_not_grow_with_the_stream() -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,7 +27,9 @@ def peer() -> Iterator[str]:
         yield url
 
 
-def gate(peer: str, tmp_path: Path, path: str, *more: str) -> tuple[int, dict, float, int]:
+def gate(
+    peer: str, tmp_path: Path, path: str, *more: str
+) -> tuple[int, dict[str, Any], float, int]:
     suite = suite_at(tmp_path, path, TEXT)
     report = tmp_path / "report.json"
     code, err, seconds, rss = run(
@@ -37,7 +40,7 @@ def gate(peer: str, tmp_path: Path, path: str, *more: str) -> tuple[int, dict, f
     return code, json.loads(report.read_text(encoding="utf-8")), seconds, rss
 
 
-def findings(report: dict) -> dict[str, str]:
+def findings(report: dict[str, Any]) -> dict[str, str]:
     [sc] = report["scenarios"]
     return {f"{f['source']}:{f['code']}": f["message"] for f in sc["findings"]}
 

@@ -49,7 +49,7 @@ def test_master_and_two_workers_with_a_shared_upstream(tmp_path: Path) -> None:
         env = {**os.environ, "SSECONFORM_LOAD_SETTINGS": str(tmp_path / "s.json")}
         locustfile = run_cli("load", "--print-locustfile", cwd=tmp_path).out.strip()
         py = [sys.executable, "-m"]
-        procs = [
+        procs: list[subprocess.Popen[bytes] | subprocess.Popen[str]] = [
             subprocess.Popen([*py, "sseconform", "load", "--serve-upstream", "s.json"],
                              cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL)

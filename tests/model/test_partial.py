@@ -482,7 +482,7 @@ def canonical_docs(draw: st.DrawFn) -> tuple[Any, str, bool]:
 
 
 JSONISH = list('{}[]:,"\\ 0123456789.-+eEtrufalsn')
-OTHERS = [
+OTHERS: list[str] = [
     *"\t\n\r\x00\x08\x1f\x7f\x0b\x0c\xa0\ufeff\u2028é😀'/*NIaubAFx",
 ]
 TOKENS = [
@@ -713,6 +713,7 @@ def test_verdict_and_error_offset_match_the_grammar(text: str, data: st.DataObje
                 continue
             assert is_prefix_of(v, completed), (text[:k], v)
     if p.status == "invalid":
+        assert p.error_offset is not None  # asserted above too; narrows the type here
         assert first_invalid == p.error_offset + 1
     else:
         assert first_invalid is None

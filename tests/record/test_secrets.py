@@ -21,6 +21,7 @@ from sseconform.record import Request, record
 from sseconform.recording.redact import REDACTED, Redactor
 from sseconform.replay.plan import Loaded
 from sseconform.replay.server import ReplayServer
+from tests.cli.helpers import Run
 from tests.record import (
     CHAT,
     HOST,
@@ -28,7 +29,6 @@ from tests.record import (
     SSE_BODY,
     TEXT,
     Capture,
-    Run,
     cli_env,
     header_line,
     joined,

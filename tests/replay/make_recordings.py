@@ -112,7 +112,7 @@ def _anthropic_response(request_id: str, t: float) -> Response:
 
 
 def _message_start(msg_id: str, model: str, input_tokens: int) -> bytes:
-    message = {
+    message: dict[str, Any] = {
         "model": model,
         "id": msg_id,
         "type": "message",

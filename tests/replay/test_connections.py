@@ -21,7 +21,7 @@ from collections.abc import Iterator
 import pytest
 
 from sseconform.replay import server as server_module
-from sseconform.replay.server import IDLE_TIMEOUT
+from sseconform.replay.wire import IDLE_TIMEOUT
 from tests.cli.helpers import cli_env
 from tests.replay.conftest import (
     ANTHROPIC_TEXT,

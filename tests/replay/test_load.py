@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -889,7 +890,7 @@ def test_hostile_paths_headers_and_models_are_answered_only_from_given_recording
 
     requests = _odd_requests()
     with serving([ANTHROPIC_TEXT, GEMINI, TEXT], log=lines.append) as server:
-        for owner, attr in [
+        spied: list[tuple[ModuleType | type, str]] = [
             (builtins, "open"),
             (io, "open"),
             (os, "open"),
@@ -898,14 +899,15 @@ def test_hostile_paths_headers_and_models_are_answered_only_from_given_recording
             (pathlib.Path, "read_bytes"),
             (pathlib.Path, "read_text"),
             (pathlib.Path, "open"),
-        ]:
+        ]
+        for owner, attr in spied:
             monkeypatch.setattr(owner, attr, spy(f"{owner.__name__}.{attr}", getattr(owner, attr)))
         answers = [_exchange(server.port, data) for data in requests]
         monkeypatch.undo()
         _normal_request_works(server.port)
         assert _wait_until(lambda: len(lines) >= len(requests), 2)
     assert calls == []
-    statuses = Counter()
+    statuses: Counter[int] = Counter()
     for data, (raw, how) in zip(requests, answers, strict=True):
         reply = _parse(raw)
         statuses[reply.status] += 1

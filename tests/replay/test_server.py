@@ -26,6 +26,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import httpx
@@ -261,7 +262,7 @@ def test_request_paths_and_headers_never_reach_the_file_system(
 
         return wrapper
 
-    for owner, attr in [
+    spied: list[tuple[ModuleType | type, str]] = [
         (builtins, "open"),
         (io, "open"),
         (os, "open"),
@@ -269,7 +270,8 @@ def test_request_paths_and_headers_never_reach_the_file_system(
         (pathlib.Path, "read_bytes"),
         (pathlib.Path, "read_text"),
         (pathlib.Path, "open"),
-    ]:
+    ]
+    for owner, attr in spied:
         monkeypatch.setattr(owner, attr, spy(f"{owner.__name__}.{attr}", getattr(owner, attr)))
     _probe_traversal(shared_server.port)
     # and a request that is served, while the spies watch

@@ -206,7 +206,7 @@ class Claude:
             "output_tokens": 1,
             "service_tier": "standard",
         }
-        message = {
+        message: Obj = {
             "model": A_MODEL,
             "id": "msg_01" + s.rid(22),
             "type": "message",

@@ -90,7 +90,7 @@ def _sseconform(*args: str | os.PathLike[str], cwd: Path) -> subprocess.Complete
     env = {k: v for k, v in os.environ.items() if k != "SSECONFORM_DEBUG"}
     env.update(NO_COLOR="1", COLUMNS="100")
     return subprocess.run(
-        [sys.executable, "-m", "sseconform", *map(os.fspath, args)],
+        [sys.executable, "-m", "sseconform", *(os.fspath(a) for a in args)],
         cwd=cwd,
         stdin=subprocess.DEVNULL,
         capture_output=True,

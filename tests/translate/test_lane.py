@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from sseconform.recording.format import RecordingReader
+from sseconform.sse import Event
+from sseconform.translate import Frame, Translator, translate_body
 from sseconform.translate import anthropic as anthropic_mod
 from sseconform.translate import gemini as gemini_mod
 from sseconform.translate import openai as openai_mod
 from sseconform.translate import responses as responses_mod
-from sseconform.translate import translate_body
 from tests.conftest import REAL_STREAMS, ROOT
 from tests.translate.test_corpus import DIALECT, ROWS
 
@@ -146,6 +148,8 @@ def _chat(body: bytes) -> bytes:
 def _gemini(tokens: list[str], *, crlf: bool = True) -> bytes:
     """Gemini's chunks: a few tokens each, usage counts that grow on every chunk, lines
     ended with CRLF as the API writes them; then a whole call and the finish."""
+    out: list[dict[str, Any]]
+    prompt: dict[str, Any]
     out, prompt = (
         [],
         {"promptTokenCount": 9, "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 9}]},
@@ -246,7 +250,7 @@ def test_streams_made_to_trip_it(dialect: str, body: bytes) -> None:
 
 
 USUAL = _anthropic(["tok"] * 500, args=['{"a":', ' "b"', "}"] * 20)
-SOURCES = {
+SOURCES: dict[str, tuple[type[Translator], bytes]] = {
     "anthropic": (anthropic_mod.AnthropicTranslator, USUAL),
     "responses": (responses_mod.ResponsesTranslator, _obfuscated(_responses(USUAL))),
     "openai": (openai_mod.OpenAITranslator, _obfuscated(_chat(USUAL))),
@@ -265,9 +269,9 @@ def test_it_takes_most_events_of_a_usual_stream(
     fed = {"n": 0}
     real = cls.feed
 
-    def counting(self: object, ev: object) -> object:
+    def counting(self: Translator, ev: Event) -> list[Frame]:
         fed["n"] += 1
-        return real(self, ev)  # type: ignore[arg-type]
+        return real(self, ev)
 
     monkeypatch.setattr(cls, "feed", counting)
     _out(body, dialect, to, True, 4096)

@@ -217,7 +217,7 @@ def a_start(
         "cache_read_input_tokens": cache_read,
         "output_tokens": 1,
     }
-    message = {
+    message: Obj = {
         "id": id,
         "type": "message",
         "role": "assistant",
@@ -1286,7 +1286,7 @@ def cc(
     obj: str = "chat.completion.chunk",
     choice: Obj | None = None,
     **extra: Any,
-) -> Event:
+) -> tuple[None, Obj]:  # an Event whose data is always an object
     ch: Obj = {"index": 0, "delta": delta, "finish_reason": finish, **(choice or {})}
     if delta is None:
         del ch["delta"]
@@ -1695,7 +1695,7 @@ def test_args_builder_scalars_and_nesting() -> None:
 
 
 def test_args_builder_string_pieces() -> None:
-    records = [
+    records: list[Obj] = [
         {"jsonPath": "$.s", "stringValue": 'he said "', "willContinue": True},
         {"jsonPath": "$.s", "stringValue": 'hi"\n', "willContinue": True},
         {"jsonPath": "$.s", "stringValue": "é😀"},

@@ -183,9 +183,13 @@ def _openai_chat_one(job: Job) -> Got:
             model="gpt-test", messages=[{"role": "user", "content": "hi"}]
         ) as stream,
     ):
+        final: openai.types.chat.ChatCompletion
         try:
             final = stream.get_final_completion()
         except (openai.LengthFinishReasonError, openai.ContentFilterFinishReasonError) as e:
+            # the stream's accumulator always attaches its snapshot (typed optional for
+            # ContentFilterFinishReasonError raised elsewhere)
+            assert e.completion is not None
             final = e.completion
             got.notes.append(f"get_final_completion raised {type(e).__name__} by design")
     for choice in final.choices:

@@ -24,7 +24,7 @@ def _run(job: dict[str, Any]) -> dict[str, Any]:
     llm: Any = ChatOpenAI(
         model="gpt-test",
         base_url=job["url"] + "/v1",
-        api_key=KEY,  # type: ignore[arg-type]
+        api_key=KEY,
         max_retries=0,
         timeout=TIMEOUT,
     )

@@ -143,9 +143,9 @@ def read_chat(body: bytes) -> dict[int, Reading]:
         for pos, ch in enumerate(obj.get("choices") or []):
             if not isinstance(ch, dict):
                 continue
-            index = ch.get("index") if isinstance(ch.get("index"), int) else pos
+            index = v if isinstance(v := ch.get("index"), int) else pos
             state = choices.setdefault(index, _Choice())
-            delta = ch.get("delta") if isinstance(ch.get("delta"), dict) else {}
+            delta = v if isinstance(v := ch.get("delta"), dict) else {}
             if isinstance(delta.get("content"), str):
                 state.text.append(delta["content"])
             if isinstance(delta.get("refusal"), str):
@@ -153,9 +153,9 @@ def read_chat(body: bytes) -> dict[int, Reading]:
             for tpos, tc in enumerate(delta.get("tool_calls") or []):
                 if not isinstance(tc, dict):
                     continue
-                tindex = tc.get("index") if isinstance(tc.get("index"), int) else tpos
+                tindex = v if isinstance(v := tc.get("index"), int) else tpos
                 call = state.calls.setdefault(tindex, {"id": None, "name": None, "arguments": []})
-                fn = tc.get("function") if isinstance(tc.get("function"), dict) else {}
+                fn = v if isinstance(v := tc.get("function"), dict) else {}
                 if isinstance(tc.get("id"), str) and call["id"] is None:
                     call["id"] = tc["id"]
                 if isinstance(fn.get("name"), str) and call["name"] is None:
@@ -203,11 +203,11 @@ def read_anthropic(body: bytes) -> Reading:
         if not isinstance(obj, dict):
             continue
         kind = obj.get("type") if isinstance(obj.get("type"), str) else name
-        index = obj.get("index") if isinstance(obj.get("index"), int) else None
+        index = v if isinstance(v := obj.get("index"), int) else None
         if kind == "message_start" and isinstance(obj.get("message"), dict):
             stop = obj["message"].get("stop_reason") or stop
         elif kind == "content_block_start" and index is not None:
-            block = obj.get("content_block") if isinstance(obj.get("content_block"), dict) else {}
+            block = v if isinstance(v := obj.get("content_block"), dict) else {}
             blocks.setdefault(index, {"type": block.get("type"), "text": [], "json": []})
             b = blocks[index]
             b.update(type=block.get("type"), id=block.get("id"), name=block.get("name"))
@@ -215,7 +215,7 @@ def read_anthropic(body: bytes) -> Reading:
                 b["text"].append(block["text"])
             b["input"] = block.get("input")
         elif kind == "content_block_delta" and index is not None:
-            delta = obj.get("delta") if isinstance(obj.get("delta"), dict) else {}
+            delta = v if isinstance(v := obj.get("delta"), dict) else {}
             dtype = delta.get("type")
             implied = "tool_use" if dtype == "input_json_delta" else "text"
             b = blocks.setdefault(index, {"type": implied, "text": [], "json": []})
@@ -279,9 +279,9 @@ def read_responses(body: bytes, renamed: dict[str, str] | None = None) -> Readin
             continue
         kind = obj.get("type") if isinstance(obj.get("type"), str) else name
         kind = (renamed or {}).get(kind or "", kind)
-        pos = obj.get("output_index") if isinstance(obj.get("output_index"), int) else 0
+        pos = v if isinstance(v := obj.get("output_index"), int) else 0
         if kind in ("response.output_item.added", "response.output_item.done"):
-            item = obj.get("item") if isinstance(obj.get("item"), dict) else {}
+            item = v if isinstance(v := obj.get("item"), dict) else {}
             it = items.setdefault(pos, {"text": [], "args": [], "done_args": None})
             it.update({k: item.get(k) for k in ("type", "call_id", "name") if item.get(k)})
             if kind.endswith(".done") and isinstance(item.get("arguments"), str):
@@ -299,7 +299,7 @@ def read_responses(body: bytes, renamed: dict[str, str] | None = None) -> Readin
             if isinstance(obj.get("arguments"), str):
                 it["done_args"] = obj["arguments"]
         elif kind in ("response.completed", "response.incomplete", "response.failed"):
-            resp = obj.get("response") if isinstance(obj.get("response"), dict) else {}
+            resp = v if isinstance(v := obj.get("response"), dict) else {}
             status = resp.get("status") or kind.removeprefix("response.")
             details = resp.get("incomplete_details")
             reason = details.get("reason") if isinstance(details, dict) else None
@@ -307,7 +307,7 @@ def read_responses(body: bytes, renamed: dict[str, str] | None = None) -> Readin
             if kind == "response.failed" and error is None:
                 error = str(err.get("message")) if isinstance(err, dict) else str(err or "failed")
         elif kind == "error" and error is None:
-            err = obj.get("error") if isinstance(obj.get("error"), dict) else obj
+            err = v if isinstance(v := obj.get("error"), dict) else obj
             error = str(err.get("message"))
     cut = status == "incomplete" and reason == "max_output_tokens"
     text = []
