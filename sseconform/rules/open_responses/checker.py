@@ -16,7 +16,8 @@ from typing import Any
 from sseconform.rules.base import Settings
 from sseconform.rules.open_responses.hooks import HOOKS
 from sseconform.rules.open_responses.spec import CORE_ITEMS
-from sseconform.rules.responses.checker import TEXT_EVENTS, ResponsesChecker
+from sseconform.rules.responses.checker import ResponsesChecker
+from sseconform.rules.responses.events import TEXT_EVENTS
 from sseconform.sse.decoder import Event
 
 __all__ = ["CHECKER", "OpenResponsesChecker"]

@@ -25,6 +25,15 @@ import orjson
 from sseconform.providers import ANTHROPIC_EVENTS
 from sseconform.rules.base import Checker, Settings
 from sseconform.rules.delta_template import DeltaTemplate, make_template
+from sseconform.rules.responses.events import (
+    AUDIO_EVENTS,
+    BODY_EVENTS,
+    JSON_BODIES,
+    LIFECYCLE,
+    TERMINAL,
+    TEXT_EVENTS,
+    TOOL_EVENTS,
+)
 from sseconform.rules.responses.hooks import HOOKS
 from sseconform.rules.responses.state import Acc, Item, Part, as_int, combined, digest, signature
 from sseconform.rules.schema import error_path, pointer_of, validator
@@ -32,47 +41,9 @@ from sseconform.sse.decoder import Event
 
 __all__ = ["CHECKER", "ResponsesChecker"]
 
-LIFECYCLE = frozenset({"response.created", "response.queued", "response.in_progress"})
-TERMINAL: dict[str, str] = {
-    "response.completed": "completed",
-    "response.incomplete": "incomplete",
-    "response.failed": "failed",
-}
-
-#: Text deltas and their ``.done``: event prefix -> (part kind, field of the .done, where).
-TEXT_EVENTS: dict[str, tuple[str, str, str]] = {
-    "response.output_text": ("output_text", "text", "content"),
-    "response.refusal": ("refusal", "refusal", "content"),
-    "response.reasoning_text": ("reasoning_text", "text", "content"),
-    "response.reasoning_summary_text": ("summary_text", "text", "summary"),
-}
-#: Item-level streamed strings: event prefix -> (item type, field of the .done).
-BODY_EVENTS: dict[str, tuple[str, str]] = {
-    "response.function_call_arguments": ("function_call", "arguments"),
-    "response.custom_tool_call_input": ("custom_tool_call", "input"),
-    "response.mcp_call_arguments": ("mcp_call", "arguments"),
-    "response.code_interpreter_call_code": ("code_interpreter_call", "code"),
-    "response.apply_patch_call_operation_diff": ("apply_patch_call", "diff"),
-}
-#: Hosted tools' progress events: event prefix -> the item type they are about.
-TOOL_EVENTS: dict[str, str] = {
-    "response.file_search_call": "file_search_call",
-    "response.web_search_call": "web_search_call",
-    "response.code_interpreter_call": "code_interpreter_call",
-    "response.image_generation_call": "image_generation_call",
-    "response.mcp_call": "mcp_call",
-    "response.mcp_list_tools": "mcp_list_tools",
-    "response.shell_call_command": "",  # on the shell call or its output item: any type
-    "response.shell_call_output_content": "",
-    "response.compaction": "compaction",  # .compacting: a compaction item being summarised
-}
-#: The response's own audio and its transcript (no item, no index): deltas, then one .done.
-AUDIO_EVENTS = ("response.audio", "response.audio.transcript")
 #: At most this many items and parts, in all, are assumed to precede a resumed stream's
 #: first event: past it, an event about one is what it would be in any stream (S020, S024).
 MAX_UNSEEN = 1024
-#: Arguments that must parse as JSON at their ``.done``.
-JSON_BODIES = frozenset({"response.function_call_arguments", "response.mcp_call_arguments"})
 
 
 @cache

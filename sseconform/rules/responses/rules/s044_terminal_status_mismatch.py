@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.events import TERMINAL
 from sseconform.rules.responses.hooks import HOOKS
 
 if TYPE_CHECKING:
@@ -37,6 +38,6 @@ RULE = define(
 def check(c: ResponsesChecker, ev: Event, kind: str, response: dict[str, Any]) -> None:
     """A terminal event whose response status is not its own."""
     status = response.get("status")
-    want = kind.removeprefix("response.")
+    want = TERMINAL[kind]
     if status != want:
         c.report(RULE, f"{kind} with status {status!r}, not {want!r}", ev, "/response/status")

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.responses.events import TERMINAL
 from sseconform.rules.responses.hooks import HOOKS
 
 if TYPE_CHECKING:
@@ -36,17 +37,14 @@ RULE = define(
 )
 
 
-#: The events that may follow an error event.
-AFTER_ERROR = frozenset({"error", "response.completed", "response.incomplete", "response.failed"})
-
-
 @HOOKS.on(RULE, "checked")
 def check(c: ResponsesChecker, ev: Event, obj: dict[str, Any], kind: str) -> None:
     """Output after an error event, before any terminal event (said once)."""
     if (
         c.error is not None
         and c.terminal is None
-        and kind not in AFTER_ERROR
+        and kind not in TERMINAL
+        and kind != "error"
         and c.first_time(RULE.code)
     ):
         c.report(RULE, f"{kind} after the error event at frame {c.error.frame}", ev)
