@@ -1,19 +1,41 @@
-"""What a request says about which recording answers it, read without trusting it: its
-``[sseconform:TAG]``, its model (a bounded read: never a crash, never a copy the size of the
-body in Python objects), and whether a Gemini request wants a JSON array."""
+"""Which recording answers a request (``Router``), and what a request says about it, read
+without trusting it: its ``[sseconform:TAG]``, its model (a bounded read: never a crash, never
+a copy the size of the body in Python objects), and whether a Gemini request wants a JSON
+array."""
 
 from __future__ import annotations
 
 import json
 import re
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl
 
 import orjson
 
 from sseconform import providers
+from sseconform.replay.faults import Faults, parse_faults
+from sseconform.replay.plan import Loaded
+from sseconform.replay.scenario import Rule
 
-__all__ = ["MAX_PARSED", "TAG", "model_of", "streams", "tag_of", "wants_array"]
+__all__ = [
+    "FAULT_HEADER",
+    "MAX_PARSED",
+    "SELECT_HEADER",
+    "TAG",
+    "Router",
+    "model_of",
+    "streams",
+    "tag_of",
+    "wants_array",
+]
+
+SELECT_HEADER = "x-sseconform-recording"
+FAULT_HEADER = "x-sseconform-fault"
+#: Tags whose rules are kept (a retry of the same request finds them): bounded.
+MAX_RESOLVED = 65536
 
 #: A request's tag, anywhere in its body (JSON keeps these characters as they are).
 TAG = re.compile(rb"\[sseconform:([A-Za-z0-9_.:/-]{1,200})\]")
@@ -75,3 +97,89 @@ def model_of(body: bytes) -> str | None:
         return None
     model = obj.get("model") if isinstance(obj, dict) else None
     return model if isinstance(model, str) else None
+
+
+class Router:
+    """Which recording answers a request, with which faults and at which speed, in order:
+    the selection header (a file name), the rules of the request's tag, the scenario rules,
+    then the path (its dialect) and the model, rotating among equal candidates so
+    multi-turn runs get turn 1, then turn 2. Thread-safe: the server's loop and the tools
+    that route tags share it."""
+
+    def __init__(
+        self,
+        recordings: dict[str, Loaded],
+        fault: Faults,
+        speed: float,
+        rules: list[Rule],
+        strict: bool,
+    ) -> None:
+        self.recordings = recordings
+        self.fault = fault
+        self.speed = speed
+        self.rules = rules
+        self.strict = strict  # only rules (or the selection header) choose: no fallback
+        self.tagged: dict[str, list[Rule]] = {}  # a tag's own rules (see tag_of)
+        #: rules for a tag not routed yet (``load``: the tag names its scenario), kept for
+        #: the tag's later requests (retries) in a bounded cache
+        self.resolve_tag: Callable[[str], list[Rule] | None] | None = None
+        self._resolved: OrderedDict[str, list[Rule]] = OrderedDict()
+        self._rotation: dict[tuple[str | None, str | None], int] = {}
+        self.requests_seen = 0
+        self._lock = threading.Lock()
+
+    def route_tag(self, tag: str, rules: list[Rule]) -> None:
+        """Requests carrying ``[sseconform:TAG]`` are answered by these rules alone."""
+        with self._lock:
+            self.tagged[tag] = rules
+
+    def _tag_rules(self, tag: str | None) -> list[Rule] | None:
+        """The rules a tag routes to (under the lock): its own, or resolved and kept."""
+        tagged = self.tagged.get(tag) if tag is not None else None
+        if tagged is None and tag is not None and self.resolve_tag is not None:
+            tagged = self._resolved.get(tag)
+            if tagged is None:
+                tagged = self.resolve_tag(tag)
+                if tagged is not None:
+                    self._resolved[tag] = tagged
+                    if len(self._resolved) > MAX_RESOLVED:
+                        self._resolved.popitem(last=False)
+        return tagged
+
+    def choose(
+        self, path: str, headers: dict[str, str], body: bytes
+    ) -> tuple[Loaded | None, Faults, float]:
+        """The recording, the faults and the speed for one request."""
+        faults = self.fault
+        speed = self.speed
+        model = model_of(body)
+        named = headers.get(SELECT_HEADER)
+        if FAULT_HEADER in headers:
+            faults = parse_faults(headers[FAULT_HEADER])
+        if named is not None:
+            return self.recordings.get(named.strip()), faults, speed
+        dialect, path_model = providers.dialect_of_path(path)
+        model = model or path_model
+        with self._lock:
+            self.requests_seen += 1
+            tagged = self._tag_rules(tag_of(body))
+            for rule in tagged if tagged is not None else self.rules:
+                if rule.matches(path, dialect, model, headers):
+                    rule.used += 1
+                    if rule.fault is not None and FAULT_HEADER not in headers:
+                        faults = parse_faults(rule.fault)
+                    if rule.speed is not None:
+                        speed = rule.speed
+                    return self.recordings[rule.recording], faults, speed
+        if dialect is None or self.strict or tagged is not None:
+            return None, faults, speed
+        candidates = [r for r in self.recordings.values() if r.dialect == dialect]
+        exact = [r for r in candidates if model is not None and r.model == model]
+        pool = exact or candidates
+        if not pool:
+            return None, faults, speed
+        key = (dialect, model if exact else None)
+        with self._lock:
+            n = self._rotation.get(key, 0)
+            self._rotation[key] = n + 1
+        return pool[n % len(pool)], faults, speed

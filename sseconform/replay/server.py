@@ -9,12 +9,10 @@ the message), no terminating chunk follows, and the socket is reset (SO_LINGER 0
 Recordings are loaded before the server starts and looked up by name in memory: nothing in a
 request ever reaches the file system.
 
-Which recording answers a request, in order: the ``x-sseconform-recording`` header (a file
-name), the rules of the request's tag (a ``[sseconform:TAG]`` marker in its body: ``gate`` and
-``load`` put one in every prompt, which every gateway forwards, so that hundreds of requests in
-flight each find their own scenario), a scenario rule, then the path (its dialect), then the
-model (body ``model`` or the Gemini path), rotating among equal candidates so multi-turn runs
-get turn 1, then turn 2.
+Which recording answers a request is ``routing.Router``'s to say: the selection header, the
+request's ``[sseconform:TAG]`` (``gate`` and ``load`` put one in every prompt, which every
+gateway forwards, so that hundreds of requests in flight each find their own scenario), a
+scenario rule, then the path (its dialect) and the model.
 Faults come from the ``x-sseconform-fault`` header, the scenario rule or ``--fault``. A Gemini
 request without ``alt=sse`` gets what Google sends then: the same events as a JSON array.
 
@@ -28,13 +26,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from sseconform import providers
 from sseconform.recording.redact import redact_target, request_secrets, scrub_text
-from sseconform.replay.faults import Faults, parse_faults, parse_split
+from sseconform.replay.faults import parse_faults, parse_split
 from sseconform.replay.http11 import (
     CHUNKED,
     MAX_BODY,
@@ -49,7 +46,7 @@ from sseconform.replay.http11 import (
     response_head,
 )
 from sseconform.replay.plan import ABORT, WHOLE, Loaded, Plan, make_plan
-from sseconform.replay.routing import model_of, streams, tag_of, wants_array
+from sseconform.replay.routing import FAULT_HEADER, Router, streams, tag_of, wants_array
 from sseconform.replay.scenario import Rule
 from sseconform.replay.served import Served
 from sseconform.replay.whole import whole_plan
@@ -66,12 +63,8 @@ from sseconform.replay.wire import (
     sleep_until,
 )
 
-SELECT_HEADER = "x-sseconform-recording"
-FAULT_HEADER = "x-sseconform-fault"
 #: A write later than this after its schedule counts as late (the upstream falling behind).
 LATE = 0.010
-#: Tags whose rules are kept (a retry of the same request finds them): bounded.
-MAX_RESOLVED = 65536
 #: Request body bytes all connections together may hold at once: past it a request is
 #: answered 503 (a hundred connections each sending MAX_BODY cannot take gigabytes).
 MAX_BUFFERED = 64 * 1024 * 1024
@@ -105,25 +98,16 @@ class ReplayServer:
         self.recordings = {r.name: r for r in recordings}
         self.host = host
         self.port = port
-        self.speed = speed
         self.split = parse_split(split)
-        self.fault = parse_faults(fault)
-        self.rules = rules or []
+        #: which recording answers a request (strict: only rules or the selection header)
+        self.router = Router(self.recordings, parse_faults(fault), speed, rules or [], strict)
         self.log = log
         self.measure = measure
-        self.strict = strict  # only rules (or the selection header) choose: no fallback
         self.served: list[Served] = []
-        self.tagged: dict[str, list[Rule]] = {}  # a tag's own rules (see tag_of)
-        #: rules for a tag not routed yet (``load``: the tag names its scenario), kept for
-        #: the tag's later requests (retries) in a bounded cache
-        self.resolve_tag: Callable[[str], list[Rule] | None] | None = None
-        self._resolved: OrderedDict[str, list[Rule]] = OrderedDict()
         #: always counted, in O(1) memory: scheduled writes, those later than LATE, the worst
         self.writes = 0
         self.late_writes = 0
-        self.requests_seen = 0
         self.max_late = 0.0
-        self._rotation: dict[tuple[str | None, str | None], int] = {}
         self._server: asyncio.base_events.Server | None = None
         self._connections: set[asyncio.Task[Any]] = set()
         self._lock = threading.Lock()
@@ -324,60 +308,35 @@ class ReplayServer:
 
     def route_tag(self, tag: str, rules: list[Rule]) -> None:
         """Requests carrying ``[sseconform:TAG]`` are answered by these rules alone."""
-        with self._lock:
-            self.tagged[tag] = rules
+        self.router.route_tag(tag, rules)
 
     def served_for(self, tag: str) -> list[Served]:
         """The requests that carried ``tag``, in the order they ended."""
         with self._lock:
             return [s for s in self.served if s.tag == tag]
 
-    def choose(
-        self, path: str, headers: dict[str, str], body: bytes
-    ) -> tuple[Loaded | None, Faults, float]:
-        """The recording, the faults and the speed for one request."""
-        faults = self.fault
-        speed = self.speed
-        model = model_of(body)
-        named = headers.get(SELECT_HEADER)
-        if FAULT_HEADER in headers:
-            faults = parse_faults(headers[FAULT_HEADER])
-        if named is not None:
-            return self.recordings.get(named.strip()), faults, speed
-        dialect, path_model = providers.dialect_of_path(path)
-        model = model or path_model
-        tag = tag_of(body)
-        with self._lock:
-            self.requests_seen += 1
-            tagged = self.tagged.get(tag) if tag is not None else None
-            if tagged is None and tag is not None and self.resolve_tag is not None:
-                tagged = self._resolved.get(tag)
-                if tagged is None:
-                    tagged = self.resolve_tag(tag)
-                    if tagged is not None:
-                        self._resolved[tag] = tagged
-                        if len(self._resolved) > MAX_RESOLVED:
-                            self._resolved.popitem(last=False)
-            for rule in tagged if tagged is not None else self.rules:
-                if rule.matches(path, dialect, model, headers):
-                    rule.used += 1
-                    if rule.fault is not None and FAULT_HEADER not in headers:
-                        faults = parse_faults(rule.fault)
-                    if rule.speed is not None:
-                        speed = rule.speed
-                    return self.recordings[rule.recording], faults, speed
-        if dialect is None or self.strict or tagged is not None:
-            return None, faults, speed
-        candidates = [r for r in self.recordings.values() if r.dialect == dialect]
-        exact = [r for r in candidates if model is not None and r.model == model]
-        pool = exact or candidates
-        if not pool:
-            return None, faults, speed
-        key = (dialect, model if exact else None)
-        with self._lock:
-            n = self._rotation.get(key, 0)
-            self._rotation[key] = n + 1
-        return pool[n % len(pool)], faults, speed
+    @property
+    def rules(self) -> list[Rule]:
+        """The scenario rules that choose a recording (routing.Router)."""
+        return self.router.rules
+
+    @rules.setter
+    def rules(self, rules: list[Rule]) -> None:
+        self.router.rules = rules
+
+    @property
+    def resolve_tag(self) -> Callable[[str], list[Rule] | None] | None:
+        """Rules for a tag not routed yet (``load``: the tag names its scenario)."""
+        return self.router.resolve_tag
+
+    @resolve_tag.setter
+    def resolve_tag(self, fn: Callable[[str], list[Rule] | None] | None) -> None:
+        self.router.resolve_tag = fn
+
+    @property
+    def requests_seen(self) -> int:
+        """Requests routed so far."""
+        return self.router.requests_seen
 
     async def _respond(
         self,
@@ -399,7 +358,7 @@ class ReplayServer:
         shown = redact_target(path, secrets)
         head_only = method == "HEAD"
         try:
-            rec, faults, speed = self.choose(path, headers, body)
+            rec, faults, speed = self.router.choose(path, headers, body)
         except ValueError as exc:
             msg = scrub_text(str(exc), secrets)
             await plain(writer, 400, error_body(msg), close=not keep, head_only=head_only)

@@ -44,7 +44,8 @@ import httpx
 from sseconform.record import Request, record
 from sseconform.recording.format import Response, write_recording
 from sseconform.replay.plan import load
-from sseconform.replay.server import SELECT_HEADER, ReplayServer
+from sseconform.replay.routing import SELECT_HEADER
+from sseconform.replay.server import ReplayServer
 
 PATH = "/v1/chat/completions"
 BODY = b'{"model": "gpt-4o", "stream": true, "messages": [{"role": "user", "content": "hi"}]}'

@@ -16,7 +16,8 @@ import httpx
 import pytest
 
 from sseconform.replay.plan import Loaded, event_ends, load
-from sseconform.replay.server import FAULT_HEADER, SELECT_HEADER, ReplayServer
+from sseconform.replay.routing import FAULT_HEADER, SELECT_HEADER
+from sseconform.replay.server import ReplayServer
 from tests.conftest import ROOT
 
 HOST = "127.0.0.1"

@@ -43,7 +43,8 @@ from sseconform.recording.format import Response, write_recording
 from sseconform.replay import server as server_module
 from sseconform.replay.http11 import MAX_BODY
 from sseconform.replay.plan import Loaded, load
-from sseconform.replay.server import FAULT_HEADER, SELECT_HEADER, ReplayServer
+from sseconform.replay.routing import FAULT_HEADER, SELECT_HEADER
+from sseconform.replay.server import ReplayServer
 from tests.replay.conftest import (
     ANTHROPIC_TEXT,
     ANTHROPIC_TOOL,
