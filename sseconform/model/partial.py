@@ -3,8 +3,9 @@
 Tool-call arguments stream in fragments of a few characters. Re-parsing the whole buffer per
 fragment (what partial-JSON libraries do) is quadratic: 200 KB in 4-character fragments takes
 tens of seconds. :class:`PartialJSON` is a push parser instead: each character is looked at
-once, a state machine keeps the grammar position, and the pretty-printed text is *emitted* as
-tokens are recognised, so the view only ever appends. Long runs inside strings are consumed
+once, an explicit state table (``_STEPS``: one step function per parser state) keeps the
+grammar position, and the pretty-printed text is *emitted* as tokens are recognised, so the
+view only ever appends. Long runs inside strings are consumed
 with one regex match, so one huge string argument costs no more than many small values.
 
 What it gives after every fragment, in time independent of what came before:
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["PartialJSON"]
@@ -49,6 +51,7 @@ _END = 13  # one whole value, whitespace may follow
 _INVALID = 14
 
 _WS = re.compile(r"[ \t\n\r]+")
+_WS_CHARS = frozenset(" \t\n\r")
 _STR_RUN = re.compile(r'[^"\\\x00-\x1f]+')
 _DIGITS = re.compile(r"[0-9]+")
 _HEX = frozenset("0123456789abcdefABCDEF")
@@ -119,7 +122,12 @@ class PartialJSON:
     # -- reading ---------------------------------------------------------------------------
 
     def feed(self, text: str) -> None:
-        """Read the next fragment. Never raises on bad JSON: it sets ``status`` to invalid."""
+        """Read the next fragment. Never raises on bad JSON: it sets ``status`` to invalid.
+
+        Each turn hands the text at ``i`` to the step of the state it is in (``_STEPS``, the
+        state table); the step reads as much as that state takes (a run of string
+        characters, a whole number, ``": "`` after a key) and says the next state and
+        where it stopped."""
         base = self.size
         self.size = base + len(text)
         if self._state == _INVALID:
@@ -127,248 +135,14 @@ class PartialJSON:
             return
         i = 0
         n = len(text)
-        cur = self._cur
-        stack = self._stack
         state = self._state
+        steps = _STEPS
         while i < n:
-            if state == _STRING:
-                m = _STR_RUN.match(text, i)
-                if m is not None:
-                    j = m.end()
-                    cur.append(text[i:j])
-                    i = j
-                    if i == n:
-                        break
-                c = text[i]
-                if c == '"':
-                    i += 1
-                    if not self._is_key:
-                        cur.append('"')
-                        state = _AFTER if stack else _END
-                    elif i < n and text[i] == ":":  # the usual `": ` after a key, in one turn
-                        cur.append('": ')
-                        i += 1
-                        if i < n and text[i] == " ":
-                            i += 1
-                        if i < n and text[i] == '"':  # and a string value: stay in strings
-                            cur.append('"')
-                            i += 1
-                            self._is_key = False
-                            continue
-                        state = _VALUE
-                    else:
-                        cur.append('"')
-                        state = _COLON
-                elif c == "\\":
-                    if i + 1 < n and text[i + 1] in _ESCAPES:  # a short escape, in one turn
-                        cur.append(text[i : i + 2])
-                        i += 2
-                        continue
-                    cur.append(c)
-                    i += 1
-                    state = _ESCAPE
-                else:
-                    state = self._fail(base + i, f"control character {_describe(c)} in a string")
-                    break
-                continue
-            if state == _AFTER:
-                c = text[i]
-                if c == ",":
-                    cur.append(",")
-                    i += 1
-                    if i < n and text[i] == " ":
-                        i += 1
-                    if stack[-1] != "{":
-                        state = _ELEM
-                    elif i < n and text[i] == '"':  # the next key, in the same turn
-                        self._lines.append(cur[0] if len(cur) == 1 else "".join(cur))
-                        self._cur = cur = [self._indents[min(len(stack), MAX_INDENT_DEPTH)], '"']
-                        i += 1
-                        self._is_key = True
-                        state = _STRING
-                    else:
-                        state = _KEY
-                    continue
-                if c == "}" or c == "]":
-                    top = stack.pop()
-                    self._closers = None
-                    if (c == "}") != (top == "{"):
-                        stack.append(top)
-                        state = self._fail(base + i, f"{_describe(c)} closes a {_describe(top)}")
-                        break
-                    self._lines.append(cur[0] if len(cur) == 1 else "".join(cur))
-                    self._cur = cur = [self._indents[min(len(stack), MAX_INDENT_DEPTH)], c]
-                    i += 1
-                    state = _AFTER if stack else _END
-                    continue
-                if c == " " or c in "\t\n\r":
-                    i = _WS.match(text, i).end()  # type: ignore[union-attr]
-                    continue
-                want = "',' or '}'" if stack[-1] == "{" else "',' or ']'"
-                state = self._fail(base + i, f"expected {want}, found {_describe(c)}")
+            state, i = steps[state](self, text, i, n, base, state)
+            if state == _INVALID:
+                if i < n:
+                    self._rest.append(text[i:])
                 break
-            if state == _NUMBER:
-                c = text[i]
-                ns = self._nstate
-                if "0" <= c <= "9":
-                    if ns == _N_ZERO:
-                        state = self._fail(base + i, "a number with a leading zero")
-                        break
-                    j = _DIGITS.match(text, i).end()  # type: ignore[union-attr]
-                    if ns == _N_MINUS:
-                        if c == "0" and j - i > 1:
-                            cur.append("0")
-                            i += 1
-                            state = self._fail(base + i, "a number with a leading zero")
-                            break
-                        ns = _N_ZERO if c == "0" else _N_INT
-                    elif ns == _N_DOT:
-                        ns = _N_FRAC
-                    elif ns in (_N_E, _N_ESIGN):
-                        ns = _N_EXP
-                    self._nstate = ns
-                    cur.append(text[i:j])
-                    i = j
-                    continue
-                if c == "." and ns in (_N_ZERO, _N_INT):
-                    self._nstate = _N_DOT
-                elif (c == "e" or c == "E") and ns in (_N_ZERO, _N_INT, _N_FRAC):
-                    self._nstate = _N_E
-                elif (c == "+" or c == "-") and ns == _N_E:
-                    self._nstate = _N_ESIGN
-                elif ns in _N_ACCEPT:
-                    if c == "," and stack:  # the number ended at a comma: take it now
-                        cur.append(",")
-                        i += 1
-                        if i < n and text[i] == " ":
-                            i += 1
-                        state = _KEY if stack[-1] == "{" else _ELEM
-                        continue
-                    state = _AFTER if stack else _END  # the number ended: c is read again
-                    continue
-                else:
-                    state = self._fail(base + i, f"an unfinished number before {_describe(c)}")
-                    break
-                cur.append(c)
-                i += 1
-                continue
-            if state == _ESCAPE:
-                c = text[i]
-                if c in _ESCAPES:
-                    state = _STRING
-                elif c == "u":
-                    self._uni = 4
-                    state = _UNICODE
-                else:
-                    state = self._fail(base + i, f"invalid escape: \\ then {_describe(c)}")
-                    break
-                cur.append(c)
-                i += 1
-                continue
-            if state == _UNICODE:
-                c = text[i]
-                if c not in _HEX:
-                    state = self._fail(base + i, f"{_describe(c)} in a \\u escape")
-                    break
-                cur.append(c)
-                i += 1
-                self._uni -= 1
-                if self._uni == 0:
-                    state = _STRING
-                continue
-            if state == _LITERAL:
-                want = self._lit
-                k = min(len(want), n - i)
-                if text.startswith(want[:k], i):  # the rest of the literal, as far as it came
-                    cur.append(want[:k])
-                    i += k
-                    self._lit = want = want[k:]
-                    if not want:
-                        state = _AFTER if stack else _END
-                    continue
-                while text[i] == want[0]:  # to the first character that does not fit
-                    cur.append(want[0])
-                    i += 1
-                    want = want[1:]
-                self._lit = want
-                state = self._fail(base + i, f"{_describe(text[i])} inside a literal")
-                break
-            c = text[i]
-            if c == " ":
-                i += 1
-                continue
-            if c in "\t\n\r":
-                i = _WS.match(text, i).end()  # type: ignore[union-attr]
-                continue
-            if state == _COLON:
-                if c != ":":
-                    state = self._fail(base + i, f"expected ':', found {_describe(c)}")
-                    break
-                cur.append(": ")
-                i += 1
-                state = _VALUE
-                continue
-            if state in (_OBJ_FIRST, _KEY):
-                if c == '"':
-                    self._lines.append(cur[0] if len(cur) == 1 else "".join(cur))
-                    self._cur = cur = [self._indents[min(len(stack), MAX_INDENT_DEPTH)], '"']
-                    i += 1
-                    self._is_key = True
-                    state = _STRING
-                    continue
-                if c == "}" and state == _OBJ_FIRST:
-                    stack.pop()
-                    self._closers = None
-                    cur.append("}")
-                    i += 1
-                    state = _AFTER if stack else _END
-                    continue
-                state = self._fail(base + i, f"expected a key, found {_describe(c)}")
-                break
-            if state == _END:
-                state = self._fail(base + i, f"{_describe(c)} after the end of the value")
-                break
-            # a value starts: _TOP, _VALUE, _ELEM or _ARR_FIRST
-            if c == "]" and state == _ARR_FIRST:
-                stack.pop()
-                self._closers = None
-                cur.append("]")
-                i += 1
-                state = _AFTER if stack else _END
-                continue
-            if state in (_ELEM, _ARR_FIRST):
-                self._lines.append(cur[0] if len(cur) == 1 else "".join(cur))
-                self._cur = cur = [self._indents[min(len(stack), MAX_INDENT_DEPTH)]]
-            if c == '"':
-                cur.append('"')
-                self._is_key = False
-                state = _STRING
-            elif c == "{" or c == "[":
-                cur.append(c)
-                stack.append(c)
-                self._closers = None
-                state = _OBJ_FIRST if c == "{" else _ARR_FIRST
-            elif c == "-" or "0" <= c <= "9":
-                m = _NUMBER_PREFIX.match(text, i)
-                j = m.end() if m is not None else i
-                if j < n and text[j] not in _NUMBER_CHARS:  # the whole number is here
-                    cur.append(text[i:j])
-                    i = j
-                    state = _AFTER if stack else _END
-                    continue
-                cur.append(c)
-                self._nstate = _N_MINUS if c == "-" else _N_ZERO if c == "0" else _N_INT
-                state = _NUMBER
-            elif c in _LITERALS:
-                cur.append(c)
-                self._lit = _LITERALS[c][1:]
-                state = _LITERAL
-            else:
-                state = self._fail(base + i, f"expected a value, found {_describe(c)}")
-                break
-            i += 1
-        if state == _INVALID and i < n:
-            self._rest.append(text[i:])
         self._state = state
 
     def finish(self) -> None:
@@ -515,10 +289,284 @@ class PartialJSON:
 
     # -- writing ---------------------------------------------------------------------------
 
+    def _newline(self, *pieces: str) -> list[str]:
+        """End the line being written; start the next at the stack's indent with ``pieces``."""
+        cur = self._cur
+        self._lines.append(cur[0] if len(cur) == 1 else "".join(cur))
+        self._cur = cur = [self._indents[min(len(self._stack), MAX_INDENT_DEPTH)], *pieces]
+        return cur
+
     def _fail(self, offset: int, why: str) -> int:
         self.error = why
         self.error_offset = offset
         return _INVALID
+
+
+# -- the state table: one step per parser state ------------------------------------------
+#
+# A step is called with the parser, the fragment, where to read in it, its length, the
+# offset of the fragment in the whole text and the state; it returns the next state and
+# where it stopped (the failing character's index for _INVALID).
+
+_Step = Callable[[PartialJSON, str, int, int, int, int], tuple[int, int]]
+
+
+def _string(p: PartialJSON, text: str, i: int, n: int, base: int, state: int) -> tuple[int, int]:
+    """Inside a string (or a key): a run of plain characters at once, then what ends it."""
+    cur = p._cur
+    m = _STR_RUN.match(text, i)
+    if m is not None:
+        j = m.end()
+        cur.append(text[i:j])
+        i = j
+        if i == n:
+            return _STRING, i
+    c = text[i]
+    if c == '"':
+        i += 1
+        if not p._is_key:
+            cur.append('"')
+            return (_AFTER if p._stack else _END), i
+        if i < n and text[i] == ":":  # the usual `": ` after a key, in one turn
+            cur.append('": ')
+            i += 1
+            if i < n and text[i] == " ":
+                i += 1
+            if i < n and text[i] == '"':  # and a string value: stay in strings
+                cur.append('"')
+                p._is_key = False
+                return _STRING, i + 1
+            return _VALUE, i
+        cur.append('"')
+        return _COLON, i
+    if c == "\\":
+        if i + 1 < n and text[i + 1] in _ESCAPES:  # a short escape, in one turn
+            cur.append(text[i : i + 2])
+            return _STRING, i + 2
+        cur.append(c)
+        return _ESCAPE, i + 1
+    return p._fail(base + i, f"control character {_describe(c)} in a string"), i
+
+
+def _after(p: PartialJSON, text: str, i: int, n: int, base: int, state: int) -> tuple[int, int]:
+    """After a value inside a container: a comma, the container's closer, or whitespace."""
+    c = text[i]
+    stack = p._stack
+    if c == ",":
+        p._cur.append(",")
+        i += 1
+        if i < n and text[i] == " ":
+            i += 1
+        if stack[-1] != "{":
+            return _ELEM, i
+        if i < n and text[i] == '"':  # the next key, in the same turn
+            p._newline('"')
+            p._is_key = True
+            return _STRING, i + 1
+        return _KEY, i
+    if c == "}" or c == "]":
+        top = stack.pop()
+        p._closers = None
+        if (c == "}") != (top == "{"):
+            stack.append(top)
+            return p._fail(base + i, f"{_describe(c)} closes a {_describe(top)}"), i
+        p._newline(c)
+        return (_AFTER if stack else _END), i + 1
+    if c in _WS_CHARS:
+        return _AFTER, _ws_end(text, i)
+    want = "',' or '}'" if stack[-1] == "{" else "',' or ']'"
+    return p._fail(base + i, f"expected {want}, found {_describe(c)}"), i
+
+
+def _number(p: PartialJSON, text: str, i: int, n: int, base: int, state: int) -> tuple[int, int]:
+    """Inside a number that began in an earlier fragment (or was cut by the fragment's end)."""
+    c = text[i]
+    ns = p._nstate
+    cur = p._cur
+    if "0" <= c <= "9":
+        if ns == _N_ZERO:
+            return p._fail(base + i, "a number with a leading zero"), i
+        j = _ws_digits(text, i)
+        if ns == _N_MINUS:
+            if c == "0" and j - i > 1:
+                cur.append("0")
+                return p._fail(base + i + 1, "a number with a leading zero"), i + 1
+            ns = _N_ZERO if c == "0" else _N_INT
+        elif ns == _N_DOT:
+            ns = _N_FRAC
+        elif ns in (_N_E, _N_ESIGN):
+            ns = _N_EXP
+        p._nstate = ns
+        cur.append(text[i:j])
+        return _NUMBER, j
+    if c == "." and ns in (_N_ZERO, _N_INT):
+        p._nstate = _N_DOT
+    elif (c == "e" or c == "E") and ns in (_N_ZERO, _N_INT, _N_FRAC):
+        p._nstate = _N_E
+    elif (c == "+" or c == "-") and ns == _N_E:
+        p._nstate = _N_ESIGN
+    elif ns in _N_ACCEPT:
+        stack = p._stack
+        if c == "," and stack:  # the number ended at a comma: take it now
+            cur.append(",")
+            i += 1
+            if i < n and text[i] == " ":
+                i += 1
+            return (_KEY if stack[-1] == "{" else _ELEM), i
+        return (_AFTER if stack else _END), i  # the number ended: c is read again
+    else:
+        return p._fail(base + i, f"an unfinished number before {_describe(c)}"), i
+    cur.append(c)
+    return _NUMBER, i + 1
+
+
+def _escape(p: PartialJSON, text: str, i: int, n: int, base: int, state: int) -> tuple[int, int]:
+    """After a backslash in a string."""
+    c = text[i]
+    if c in _ESCAPES:
+        state = _STRING
+    elif c == "u":
+        p._uni = 4
+        state = _UNICODE
+    else:
+        return p._fail(base + i, f"invalid escape: \\ then {_describe(c)}"), i
+    p._cur.append(c)
+    return state, i + 1
+
+
+def _unicode(p: PartialJSON, text: str, i: int, n: int, base: int, state: int) -> tuple[int, int]:
+    """The four hex digits of a ``\\u`` escape."""
+    c = text[i]
+    if c not in _HEX:
+        return p._fail(base + i, f"{_describe(c)} in a \\u escape"), i
+    p._cur.append(c)
+    p._uni -= 1
+    return (_STRING if p._uni == 0 else _UNICODE), i + 1
+
+
+def _literal(p: PartialJSON, text: str, i: int, n: int, base: int, state: int) -> tuple[int, int]:
+    """The rest of ``true``, ``false`` or ``null``, as far as it came."""
+    want = p._lit
+    cur = p._cur
+    k = min(len(want), n - i)
+    if text.startswith(want[:k], i):
+        cur.append(want[:k])
+        p._lit = want = want[k:]
+        return (_LITERAL if want else _AFTER if p._stack else _END), i + k
+    while text[i] == want[0]:  # to the first character that does not fit
+        cur.append(want[0])
+        i += 1
+        want = want[1:]
+    p._lit = want
+    return p._fail(base + i, f"{_describe(text[i])} inside a literal"), i
+
+
+def _colon(p: PartialJSON, text: str, i: int, n: int, base: int, state: int) -> tuple[int, int]:
+    """After a key, before its colon."""
+    c = text[i]
+    if c in _WS_CHARS:
+        return state, _ws_end(text, i)
+    if c != ":":
+        return p._fail(base + i, f"expected ':', found {_describe(c)}"), i
+    p._cur.append(": ")
+    return _VALUE, i + 1
+
+
+def _key(p: PartialJSON, text: str, i: int, n: int, base: int, state: int) -> tuple[int, int]:
+    """Where a key starts: after ``{`` (where ``}`` may close it at once) or a comma."""
+    c = text[i]
+    if c in _WS_CHARS:
+        return state, _ws_end(text, i)
+    if c == '"':
+        p._newline('"')
+        p._is_key = True
+        return _STRING, i + 1
+    if c == "}" and state == _OBJ_FIRST:
+        stack = p._stack
+        stack.pop()
+        p._closers = None
+        p._cur.append("}")
+        return (_AFTER if stack else _END), i + 1
+    return p._fail(base + i, f"expected a key, found {_describe(c)}"), i
+
+
+def _end(p: PartialJSON, text: str, i: int, n: int, base: int, state: int) -> tuple[int, int]:
+    """After the whole value: whitespace only."""
+    c = text[i]
+    if c in _WS_CHARS:
+        return state, _ws_end(text, i)
+    return p._fail(base + i, f"{_describe(c)} after the end of the value"), i
+
+
+def _value(p: PartialJSON, text: str, i: int, n: int, base: int, state: int) -> tuple[int, int]:
+    """Where a value starts: the top, after a colon, after ``[`` (where ``]`` may close it at
+    once) or a comma in an array. A number whose end is in this fragment is taken whole."""
+    c = text[i]
+    if c in _WS_CHARS:
+        return state, _ws_end(text, i)
+    stack = p._stack
+    if c == "]" and state == _ARR_FIRST:
+        stack.pop()
+        p._closers = None
+        p._cur.append("]")
+        return (_AFTER if stack else _END), i + 1
+    cur = p._newline() if state in (_ELEM, _ARR_FIRST) else p._cur
+    if c == '"':
+        cur.append('"')
+        p._is_key = False
+        return _STRING, i + 1
+    if c == "{" or c == "[":
+        cur.append(c)
+        stack.append(c)
+        p._closers = None
+        return (_OBJ_FIRST if c == "{" else _ARR_FIRST), i + 1
+    if c == "-" or "0" <= c <= "9":
+        m = _NUMBER_PREFIX.match(text, i)
+        j = m.end() if m is not None else i
+        if j < n and text[j] not in _NUMBER_CHARS:  # the whole number is here
+            cur.append(text[i:j])
+            return (_AFTER if stack else _END), j
+        cur.append(c)
+        p._nstate = _N_MINUS if c == "-" else _N_ZERO if c == "0" else _N_INT
+        return _NUMBER, i + 1
+    if c in _LITERALS:
+        cur.append(c)
+        p._lit = _LITERALS[c][1:]
+        return _LITERAL, i + 1
+    return p._fail(base + i, f"expected a value, found {_describe(c)}"), i
+
+
+def _ws_end(text: str, i: int) -> int:
+    """Past the whitespace at ``i`` (a single space without the regex)."""
+    if text[i] == " " and (i + 1 == len(text) or text[i + 1] not in _WS_CHARS):
+        return i + 1
+    m = _WS.match(text, i)
+    return m.end() if m is not None else i
+
+
+def _ws_digits(text: str, i: int) -> int:
+    """Past the digits at ``i``."""
+    m = _DIGITS.match(text, i)
+    return m.end() if m is not None else i
+
+
+#: The state table: the step of each state (_INVALID has none: reading stops there).
+_STEPS: tuple[_Step, ...] = (
+    _value,  # _TOP
+    _value,  # _VALUE
+    _value,  # _ELEM
+    _value,  # _ARR_FIRST
+    _key,  # _OBJ_FIRST
+    _key,  # _KEY
+    _colon,  # _COLON
+    _after,  # _AFTER
+    _string,  # _STRING
+    _escape,  # _ESCAPE
+    _unicode,  # _UNICODE
+    _number,  # _NUMBER
+    _literal,  # _LITERAL
+    _end,  # _END
+)
 
 
 def _cut(line: str, width: int) -> str:
