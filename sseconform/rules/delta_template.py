@@ -74,9 +74,17 @@ class DeltaTemplate:
             return None
         segs = self.segments
         pos = len(self.head)
+        holes = self.holes
+        if len(holes) == 1:  # the value alone (Anthropic's deltas): what lies between the ends
+            tail = segs[1]
+            end = len(d) - len(tail)
+            if end < pos + 2 or not d.endswith(tail):
+                return None
+            m = JSON_STRING.fullmatch(d, pos, end)
+            return None if m is None else (_text(m.group()), -1)
         literal = ""
         seq = -1
-        for j, hole in enumerate(self.holes):
+        for j, hole in enumerate(holes):
             m = (INT if hole == SEQ else JSON_STRING).match(d, pos)
             if m is None:
                 return None
