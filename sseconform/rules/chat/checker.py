@@ -29,7 +29,7 @@ from sseconform.rules import native
 from sseconform.rules.base import Checker, Settings
 from sseconform.rules.catalog import Rule
 from sseconform.rules.chat.hooks import HOOKS
-from sseconform.rules.chat.state import Call, Choice
+from sseconform.rules.chat.state import Call, CallHead, Choice
 from sseconform.rules.chat.template import Template, make_template
 from sseconform.rules.schema import CHUNK, ERROR, USAGE, validator, violations
 from sseconform.rules.usage import read_usage
@@ -491,7 +491,7 @@ class StreamChecker(Checker):
         fn: dict[str, Any],
         where: str,
     ) -> None:
-        HOOKS.call(self._at["call-added"], self, ev, c, idx, tid, name, tc, fn, where)
+        HOOKS.call(self._at["call-added"], self, ev, CallHead(c, idx, tid, name, tc, fn, where))
         c.max_call = max(c.max_call, idx)
         c.calls[idx] = Call(idx, tid, name, ev)
         if isinstance(tid, str):

@@ -38,8 +38,8 @@ HOOKS = Hooks(
         "call-continued": "(ev, where, idx, call): a head-less fragment under a new index "
         "that continues call (the index moved mid-call)",
         "call-moved": "(ev, where, tid, old, idx): a call's id under another index",
-        "call-added": "(ev, choice, idx, tid, name, tc, fn, where): a new call, before it "
-        "is counted",
+        "call-added": "(ev, head): a new call's first delta (state.CallHead), before the "
+        "call is counted",
         "call-interleaved": "(ev, where, idx, last): the first delta of a choice for an "
         "earlier call after another one started",
         "call-changed": "(ev, where, call, field, value): a call's id or name changed",

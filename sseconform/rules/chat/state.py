@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
 from sseconform.sse.decoder import Event
 
-__all__ = ["Call", "Choice", "changed", "has_payload", "short", "unparsed"]
+__all__ = ["Call", "CallHead", "Choice", "changed", "has_payload", "short", "unparsed"]
 
 
 class Call:
@@ -78,6 +78,18 @@ class Choice:
         self.last_call = -1
         self.interleave_reported = False
         self.untracked_calls = False  # deltas whose index was unusable (I002)
+
+
+class CallHead(NamedTuple):
+    """A new call's first delta, as the rules about a call's head read it."""
+
+    choice: Choice
+    idx: int  # the index the call takes
+    tid: str | None  # its id (None: none, or empty)
+    name: str | None  # its function name (None: none, or empty)
+    tc: dict[str, Any]  # the tool-call delta as sent
+    fn: dict[str, Any]  # its function object ({} when there is none)
+    where: str  # the delta's JSON pointer
 
 
 def has_payload(delta: dict[str, Any]) -> bool:

@@ -20,6 +20,7 @@ __all__ = [
     "combined",
     "differs",
     "digest",
+    "done_unlike_deltas",
     "output_pairs",
     "renamed_reasoning",
     "signature",
@@ -266,4 +267,14 @@ def renamed_reasoning(item: Item, got: dict[str, Any]) -> bool:
         and got.get("type") == "reasoning"
         and item.id is not None
         and got.get("id") != item.id
+    )
+
+
+def done_unlike_deltas(kind: str, field: str, text: str, acc: Acc) -> str | None:
+    """What a `.done` whose ``field`` is not what its deltas built looks like (None: it is)."""
+    if acc.matches(text):
+        return None
+    return (
+        f"{kind}: `{field}` ({len(text)} chars) is not what the deltas built "
+        f"({acc.size} chars in {acc.deltas} deltas)"
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import STABLE_INDEX, Severity, define
 from sseconform.rules.chat.hooks import HOOKS
@@ -10,7 +10,7 @@ from sseconform.rules.docs import RuleDoc
 
 if TYPE_CHECKING:
     from sseconform.rules.chat.checker import StreamChecker
-    from sseconform.rules.chat.state import Choice
+    from sseconform.rules.chat.state import CallHead
     from sseconform.sse.decoder import Event
 
 RULE = define(
@@ -49,22 +49,12 @@ RULE = define(
 
 
 @HOOKS.on(RULE, "call-added")
-def check(
-    c: StreamChecker,
-    ev: Event,
-    choice: Choice,
-    idx: int,
-    tid: str | None,
-    name: str | None,
-    tc: dict[str, Any],
-    fn: dict[str, Any],
-    where: str,
-) -> None:
+def check(c: StreamChecker, ev: Event, head: CallHead) -> None:
     """A new call at another index than the next (a delta with no index is I001's)."""
-    if "index" in tc and idx != choice.max_call + 1:
+    if "index" in head.tc and head.idx != head.choice.max_call + 1:
         c.report(
             RULE,
-            f"new call takes index {idx}, expected {choice.max_call + 1}",
+            f"new call takes index {head.idx}, expected {head.choice.max_call + 1}",
             ev,
-            f"{where}/index",
+            f"{head.where}/index",
         )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import TOOL_CALL_HEAD, Severity, define
 from sseconform.rules.chat.hooks import HOOKS
@@ -10,7 +10,7 @@ from sseconform.rules.docs import RuleDoc
 
 if TYPE_CHECKING:
     from sseconform.rules.chat.checker import StreamChecker
-    from sseconform.rules.chat.state import Choice
+    from sseconform.rules.chat.state import CallHead
     from sseconform.sse.decoder import Event
 
 RULE = define(
@@ -48,17 +48,7 @@ RULE = define(
 
 
 @HOOKS.on(RULE, "call-added")
-def check(
-    c: StreamChecker,
-    ev: Event,
-    choice: Choice,
-    idx: int,
-    tid: str | None,
-    name: str | None,
-    tc: dict[str, Any],
-    fn: dict[str, Any],
-    where: str,
-) -> None:
+def check(c: StreamChecker, ev: Event, head: CallHead) -> None:
     """A call's first delta that carries arguments."""
-    if fn.get("arguments"):
-        c.report(RULE, f"call {idx}'s first delta carries its arguments", ev, where)
+    if head.fn.get("arguments"):
+        c.report(RULE, f"call {head.idx}'s first delta carries its arguments", ev, head.where)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import TOOL_CALL_HEAD, Severity, define
 from sseconform.rules.chat.hooks import HOOKS
@@ -10,7 +10,7 @@ from sseconform.rules.docs import RuleDoc
 
 if TYPE_CHECKING:
     from sseconform.rules.chat.checker import StreamChecker
-    from sseconform.rules.chat.state import Choice
+    from sseconform.rules.chat.state import CallHead
     from sseconform.sse.decoder import Event
 
 RULE = define(
@@ -37,17 +37,7 @@ RULE = define(
 
 
 @HOOKS.on(RULE, "call-added")
-def check(
-    c: StreamChecker,
-    ev: Event,
-    choice: Choice,
-    idx: int,
-    tid: str | None,
-    name: str | None,
-    tc: dict[str, Any],
-    fn: dict[str, Any],
-    where: str,
-) -> None:
+def check(c: StreamChecker, ev: Event, head: CallHead) -> None:
     """A call's first delta without `function.arguments`."""
-    if "arguments" not in fn:
-        c.report(RULE, f"the first delta of call {idx} has no arguments", ev, where)
+    if "arguments" not in head.fn:
+        c.report(RULE, f"the first delta of call {head.idx} has no arguments", ev, head.where)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
 from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.state import done_unlike_deltas
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.checker import ResponsesChecker
@@ -44,11 +45,6 @@ RULE = define(
 @HOOKS.on(RULE, "text-done")
 def check(c: ResponsesChecker, ev: Event, kind: str, field: str, text: str, acc: Acc) -> None:
     """A text's `.done` that is not what its deltas built."""
-    if not acc.matches(text):
-        c.report(
-            RULE,
-            f"{kind}: `{field}` ({len(text)} chars) is not what the deltas built "
-            f"({acc.size} chars in {acc.deltas} deltas)",
-            ev,
-            "/" + field,
-        )
+    said = done_unlike_deltas(kind, field, text, acc)
+    if said is not None:
+        c.report(RULE, said, ev, "/" + field)
