@@ -8,6 +8,7 @@ from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import MESSAGE_START_FIRST
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.snippets import BLOCK_START, MESSAGE_START
 
 if TYPE_CHECKING:
     from sseconform.rules.anthropic.checker import AnthropicChecker
@@ -37,18 +38,7 @@ RULE = define(
             "'Message not found', then it retries without streaming. @ai-sdk/anthropic reads "
             "the text."
         ),
-        fix=(
-            "Send message_start first:\n"
-            "event: message_start\n"
-            'data: {"type":"message_start","message":{...,"usage":{"input_tokens":1'
-            '2,"output_tokens":1}}}\n'
-            "\n"
-            "event: content_block_start\n"
-            'data: {"type":"content_block_start","index":0,"content_block":{"type":'
-            '"text","text":""}}\n'
-            "\n"
-            "..."
-        ),
+        fix=("Send message_start first:\n" + MESSAGE_START + BLOCK_START + "..."),
     ),
 )
 

@@ -8,6 +8,7 @@ from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import MESSAGE_START_FIRST
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.snippets import BLOCK_START, MESSAGE_START
 
 if TYPE_CHECKING:
     from sseconform.rules.anthropic.checker import AnthropicChecker
@@ -34,18 +35,7 @@ RULE = define(
             'message_start before receiving "message_stop"\'. anthropic-python, '
             "@ai-sdk/anthropic and Claude Code tolerate it and keep the first."
         ),
-        fix=(
-            "Send message_start once, first:\n"
-            "event: message_start\n"
-            'data: {"type":"message_start","message":{...,"usage":{"input_tokens":1'
-            '2,"output_tokens":1}}}\n'
-            "\n"
-            "event: content_block_start\n"
-            'data: {"type":"content_block_start","index":0,"content_block":{"type":'
-            '"text","text":""}}\n'
-            "\n"
-            "..."
-        ),
+        fix=("Send message_start once, first:\n" + MESSAGE_START + BLOCK_START + "..."),
     ),
 )
 

@@ -8,6 +8,7 @@ from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import BLOCK_ORDER
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.snippets import MESSAGE_END, MESSAGE_START, TEXT_BLOCK
 
 if TYPE_CHECKING:
     from sseconform.rules.anthropic.checker import AnthropicChecker
@@ -35,31 +36,7 @@ RULE = define(
             "'text part 0 not found'. Claude Code: reports 'Content block not found' "
             "(malformed stream) and retries the request without streaming."
         ),
-        fix=(
-            "Open every block first:\n"
-            "event: message_start\n"
-            'data: {"type":"message_start","message":{...,"usage":{"input_tokens":1'
-            '2,"output_tokens":1}}}\n'
-            "\n"
-            "event: content_block_start\n"
-            'data: {"type":"content_block_start","index":0,"content_block":{"type":'
-            '"text","text":""}}\n'
-            "\n"
-            "event: content_block_delta\n"
-            'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_de'
-            'lta","text":"Hi"}}\n'
-            "\n"
-            "event: content_block_stop\n"
-            'data: {"type":"content_block_stop","index":0}\n'
-            "\n"
-            "event: message_delta\n"
-            'data: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_'
-            'sequence":null},"usage":{"output_tokens":3}}\n'
-            "\n"
-            "event: message_stop\n"
-            'data: {"type":"message_stop"}\n'
-            "\n"
-        ),
+        fix=("Open every block first:\n" + MESSAGE_START + TEXT_BLOCK + MESSAGE_END),
     ),
 )
 

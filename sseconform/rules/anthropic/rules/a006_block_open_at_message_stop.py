@@ -9,6 +9,7 @@ from sseconform.rules.anthropic.invariants import BLOCK_ORDER
 from sseconform.rules.anthropic.state import indexes
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.snippets import MESSAGE_END, TEXT_BLOCK
 
 if TYPE_CHECKING:
     from sseconform.rules.anthropic.checker import AnthropicChecker
@@ -34,27 +35,7 @@ RULE = define(
             "anthropic-python, @anthropic-ai/sdk and @ai-sdk/anthropic read the text of an "
             "open text block; @ai-sdk/anthropic drops an open tool_use block's call."
         ),
-        fix=(
-            "Close every block before message_delta:\n"
-            "event: content_block_start\n"
-            'data: {"type":"content_block_start","index":0,"content_block":{"type":'
-            '"text","text":""}}\n'
-            "\n"
-            "event: content_block_delta\n"
-            'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_de'
-            'lta","text":"Hi"}}\n'
-            "\n"
-            "event: content_block_stop\n"
-            'data: {"type":"content_block_stop","index":0}\n'
-            "\n"
-            "event: message_delta\n"
-            'data: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_'
-            'sequence":null},"usage":{"output_tokens":3}}\n'
-            "\n"
-            "event: message_stop\n"
-            'data: {"type":"message_stop"}\n'
-            "\n"
-        ),
+        fix=("Close every block before message_delta:\n" + TEXT_BLOCK + MESSAGE_END),
     ),
 )
 

@@ -9,6 +9,7 @@ from sseconform.rules.anthropic.invariants import BLOCK_ORDER
 from sseconform.rules.anthropic.state import indexes
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.snippets import TEXT_BLOCK, event
 
 if TYPE_CHECKING:
     from sseconform.rules.anthropic.checker import AnthropicChecker
@@ -36,20 +37,8 @@ RULE = define(
         ),
         fix=(
             "Close each block before the next:\n"
-            "event: content_block_start\n"
-            'data: {"type":"content_block_start","index":0,"content_block":{"type":'
-            '"text","text":""}}\n'
-            "\n"
-            "event: content_block_delta\n"
-            'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_de'
-            'lta","text":"Hi"}}\n'
-            "\n"
-            "event: content_block_stop\n"
-            'data: {"type":"content_block_stop","index":0}\n'
-            "\n"
-            "event: content_block_start\n"
-            'data: {"type":"content_block_start","index":1,...}\n'
-            "\n"
+            + TEXT_BLOCK
+            + event("content_block_start", '{"type":"content_block_start","index":1,...}')
         ),
     ),
 )

@@ -9,6 +9,7 @@ from sseconform.rules.anthropic.invariants import BLOCK_ORDER
 from sseconform.rules.anthropic.state import indexes
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.snippets import BLOCK_STOP, event, text_delta
 
 if TYPE_CHECKING:
     from sseconform.rules.anthropic.checker import AnthropicChecker
@@ -37,16 +38,12 @@ RULE = define(
         ),
         fix=(
             "Close the block before message_delta:\n"
-            "event: content_block_delta\n"
-            'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_de'
-            'lta","text":"Hi"}}\n'
-            "\n"
-            "event: content_block_stop\n"
-            'data: {"type":"content_block_stop","index":0}\n'
-            "\n"
-            "event: message_delta\n"
-            'data: {"type":"message_delta","delta":{"stop_reason":"max_tokens",...},...}\n'
-            "\n"
+            + text_delta("Hi")
+            + BLOCK_STOP
+            + event(
+                "message_delta",
+                '{"type":"message_delta","delta":{"stop_reason":"max_tokens",...},...}',
+            )
         ),
     ),
 )

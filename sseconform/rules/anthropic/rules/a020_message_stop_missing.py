@@ -9,6 +9,7 @@ from sseconform.rules.anthropic.invariants import STOP_THEN_MESSAGE_STOP
 from sseconform.rules.anthropic.state import indexes
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.snippets import BLOCK_STOP, MESSAGE_END
 
 if TYPE_CHECKING:
     from sseconform.rules.anthropic.checker import AnthropicChecker
@@ -36,16 +37,8 @@ RULE = define(
         ),
         fix=(
             "End every stream with message_stop, or with an error event when it fails:\n"
-            "event: content_block_stop\n"
-            'data: {"type":"content_block_stop","index":0}\n'
-            "\n"
-            "event: message_delta\n"
-            'data: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_'
-            'sequence":null},"usage":{"output_tokens":3}}\n'
-            "\n"
-            "event: message_stop\n"
-            'data: {"type":"message_stop"}\n'
-            "\n"
+            + BLOCK_STOP
+            + MESSAGE_END
         ),
     ),
 )

@@ -8,6 +8,7 @@ from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.invariants import NO_FOREIGN_SHAPES
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.snippets import text_delta
 
 if TYPE_CHECKING:
     from sseconform.rules.anthropic.checker import AnthropicChecker
@@ -30,12 +31,7 @@ RULE = define(
             "@ai-sdk/anthropic fails the stream (AI_TypeValidationError); anthropic-python, "
             "@anthropic-ai/sdk and Claude Code skip it and lose its content."
         ),
-        fix=(
-            "event: content_block_delta\n"
-            'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_de'
-            'lta","text":"!"}}\n'
-            "\n"
-        ),
+        fix=(text_delta("!")),
     ),
 )
 

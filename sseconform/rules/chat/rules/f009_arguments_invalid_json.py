@@ -8,6 +8,7 @@ from sseconform.rules.catalog import FINAL_EMPTY_DELTA, Severity, define
 from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.chat.state import unparsed
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.snippets import ARGUMENT_FRAGMENTS, chunk
 
 if TYPE_CHECKING:
     import orjson
@@ -39,14 +40,8 @@ RULE = define(
         ),
         fix=(
             "Forward every fragment, in order, exactly once:\n"
-            "data: "
-            '{...,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\\"city\\":"}}]}}\n'
-            "\n"
-            "data: "
-            '{...,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\\"Paris\\"}"}}]}}\n'
-            "\n"
-            'data: {...,"delta":{},"finish_reason":"tool_calls"}\n'
-            "\n"
+            + ARGUMENT_FRAGMENTS
+            + chunk('"delta":{},"finish_reason":"tool_calls"')
         ),
     ),
 )

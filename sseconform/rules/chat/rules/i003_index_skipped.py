@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from sseconform.rules.catalog import STABLE_INDEX, Severity, define
 from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.snippets import CALL_HEAD, chunk
 
 if TYPE_CHECKING:
     from sseconform.rules.chat.checker import StreamChecker
@@ -36,14 +37,7 @@ RULE = define(
             "can get a hole or an IndexError; those that use a mapping still work, but code that "
             "expects `tool_calls[0]` finds nothing there."
         ),
-        fix=(
-            'data: {...,"delta":{"content":"Let me check."}}\n'
-            "\n"
-            "data: "
-            '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"n'
-            'ame":"get_weather","arguments":""}}]}}\n'
-            "\n"
-        ),
+        fix=(chunk('"delta":{"content":"Let me check."}') + CALL_HEAD),
     ),
 )
 

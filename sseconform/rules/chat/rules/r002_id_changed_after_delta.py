@@ -8,6 +8,7 @@ from sseconform.rules.catalog import Severity, define
 from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.chat.state import changed
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.snippets import ERROR_THEN_DONE, chunk
 
 if TYPE_CHECKING:
     from sseconform.rules.chat.checker import StreamChecker
@@ -33,14 +34,7 @@ RULE = define(
             "Beyond the matrix: Clients append the deltas of both responses into one "
             "answer (a duplicated or mixed prefix) and report one of the two ids."
         ),
-        fix=(
-            'data: {"id":"c1",...,"delta":{"content":"The answer"}}\n'
-            "\n"
-            'data: {"error":{"message":"upstream failed","type":"server_error"}}\n'
-            "\n"
-            "data: [DONE]\n"
-            "\n"
-        ),
+        fix=(chunk('"delta":{"content":"The answer"}', head='"id":"c1",...') + ERROR_THEN_DONE),
     ),
 )
 

@@ -8,6 +8,7 @@ from sseconform.rules.catalog import Severity, define
 from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.chat.state import changed
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.snippets import ERROR_THEN_DONE, chunk
 
 if TYPE_CHECKING:
     from sseconform.rules.chat.checker import StreamChecker
@@ -34,12 +35,8 @@ RULE = define(
             "answer and report one of the two models."
         ),
         fix=(
-            'data: {...,"model":"claude-x","delta":{"content":"The answer"}}\n'
-            "\n"
-            'data: {"error":{"message":"upstream failed","type":"server_error"}}\n'
-            "\n"
-            "data: [DONE]\n"
-            "\n"
+            chunk('"delta":{"content":"The answer"}', head='...,"model":"claude-x"')
+            + ERROR_THEN_DONE
         ),
     ),
 )

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from sseconform.rules.catalog import TOOL_CALL_HEAD, Severity, define
 from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.snippets import CALL_HEAD
 
 if TYPE_CHECKING:
     from sseconform.rules.chat.checker import StreamChecker
@@ -30,12 +31,7 @@ RULE = define(
             "(\"Expected 'function.name' to be a string.\"); WRONG in the function-calling guide "
             "snippet."
         ),
-        fix=(
-            "data: "
-            '{...,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"n'
-            'ame":"get_weather","arguments":""}}]}}\n'
-            "\n"
-        ),
+        fix=(CALL_HEAD),
     ),
 )
 

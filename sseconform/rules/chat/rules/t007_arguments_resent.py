@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from sseconform.rules.catalog import TOOL_CALL_HEAD, Severity, define
 from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.snippets import ARGUMENT_FRAGMENTS
 
 if TYPE_CHECKING:
     from sseconform.rules.chat.checker import StreamChecker
@@ -33,15 +34,7 @@ RULE = define(
             "arguments become `{...}{...}` and no longer parse; what clients then do is ERR or "
             "WRONG everywhere (see F009)."
         ),
-        fix=(
-            "Send the fragments only; drop the final complete copy:\n"
-            "data: "
-            '{...,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\\"city\\":"}}]}}\n'
-            "\n"
-            "data: "
-            '{...,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\\"Paris\\"}"}}]}}\n'
-            "\n"
-        ),
+        fix=("Send the fragments only; drop the final complete copy:\n" + ARGUMENT_FRAGMENTS),
     ),
 )
 

@@ -8,6 +8,7 @@ from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
 from sseconform.rules.responses.hooks import HOOKS
 from sseconform.rules.responses.state import as_int
+from sseconform.rules.snippets import USAGE_COMPLETED
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.checker import ResponsesChecker
@@ -33,11 +34,7 @@ RULE = define(
             "openai-python: passes the numbers through unchecked; every consumer of usage "
             "reads the wrong total."
         ),
-        fix=(
-            "data: "
-            '{"type":"response.completed","response":{"usage":{"input_tokens":12,"output_tokens":9,'
-            '"total_tokens":21},...}}\n\n'
-        ),
+        fix=USAGE_COMPLETED,
     ),
 )
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
 from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.snippets import USAGE_COMPLETED
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.checker import ResponsesChecker
@@ -27,11 +28,7 @@ RULE = define(
             "OpenAI reports usage in the terminal event; clients and gateways meter tokens from it."
         ),
         clients="openai-python: returns `usage` None; token accounting in the caller gets nothing.",
-        fix=(
-            "data: "
-            '{"type":"response.completed","response":{"usage":{"input_tokens":12,"output_tokens":9,'
-            '"total_tokens":21},...}}\n\n'
-        ),
+        fix=USAGE_COMPLETED,
     ),
 )
 
