@@ -192,3 +192,14 @@ def test_no_private_imports(path: Path) -> None:
     """A module's ``_private`` names are its own: another module that needs one needs a
     public function instead."""
     assert _edges(path)[1] == []
+
+
+def test_every_test_folder_is_in_the_architecture_note() -> None:
+    """ARCHITECTURE.md says what each test folder holds: a new folder needs its line there."""
+    tests = Path(__file__).resolve().parent
+    note = (tests.parent / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    folders = sorted(
+        p.name for p in tests.iterdir() if p.is_dir() and not p.name.startswith(("_", "."))
+    )
+    missing = [f for f in folders if f"`tests/{f}/`" not in note]
+    assert not missing, f"test folders ARCHITECTURE.md does not name: {missing}"
