@@ -57,6 +57,26 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return 2 * (cores or 1)
 
 
+#: The slow groups, by the path of their tests (from tests/): each gets its marker and ``slow``.
+SLOW_GROUPS: dict[str, tuple[str, ...]] = {
+    "gateway": ("gate/test_litellm.py", "gate/test_portkey.py", "gate/test_ccr.py"),
+    "agents": ("interop/heavy/",),
+    "browser": ("html/test_chromium.py",),
+    "locust": ("load/",),
+    "integrations": ("test_integrations.py", "test_pytest_plugin.py"),
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the slow groups, so ``-m "not slow"`` (or ``-m "not gateway"``) leaves them out."""
+    for item in items:
+        rel = Path(str(item.path)).relative_to(ROOT / "tests").as_posix()
+        for group, prefixes in SLOW_GROUPS.items():
+            if rel.startswith(prefixes):
+                item.add_marker(group)
+                item.add_marker("slow")
+
+
 SECRET_MARK = "sk-test-SECRET"
 _LEAKS: list[str] = []
 
