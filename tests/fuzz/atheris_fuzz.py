@@ -131,28 +131,29 @@ def _mismatch(what: str, body: bytes, cuts: Sequence[int], opt: int, detail: str
 # -- the targets (built after the instrumented imports) ------------------------------------
 
 
-def make_targets() -> dict[str, Callable[[bytes], None]]:
-    """Import sseconform (call inside atheris.instrument_imports) and build the targets."""
-    import json
-
-    from sseconform.api import check_bytes, check_chunks
+def _outcome(fn: Callable[[], Any]) -> Any:
+    """What fn gives, or the documented error it raises (anything else propagates)."""
     from sseconform.errors import SseconformError
-    from sseconform.model.partial import PartialJSON
-    from sseconform.rules.base import Settings
-    from sseconform.sse.decoder import DEFAULT_MAX_EVENT, DEFAULT_MAX_LINE, SSEDecoder
-    from sseconform.translate import DIALECTS, translate_body
 
-    def outcome(fn: Callable[[], Any]) -> Any:
-        """What fn gives, or the documented error it raises (anything else propagates)."""
-        try:
-            return ("ok", fn())
-        except SseconformError as exc:
-            return ("raised", type(exc).__name__, str(exc))
+    try:
+        return ("ok", fn())
+    except SseconformError as exc:
+        return ("raised", type(exc).__name__, str(exc))
 
-    # -- decoder
 
-    max_lines = (DEFAULT_MAX_LINE, 1, 8, 64)
-    max_events = (DEFAULT_MAX_EVENT, 16, 100, 1000)
+def _limits() -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The max_line and max_event values the options pick from."""
+    from sseconform.sse.decoder import DEFAULT_MAX_EVENT, DEFAULT_MAX_LINE
+
+    return (DEFAULT_MAX_LINE, 1, 8, 64), (DEFAULT_MAX_EVENT, 16, 100, 1000)
+
+
+def _decoder_target() -> Callable[[bytes], None]:
+    """SSEDecoder: the same events and anomalies fed whole and in pieces."""
+    from sseconform.sse.decoder import SSEDecoder
+
+    outcome = _outcome
+    max_lines, max_events = _limits()
 
     def decode(chunks: list[bytes], limits: dict[str, int]) -> tuple[list[Any], list[Any]]:
         dec = SSEDecoder(**limits)
@@ -183,7 +184,16 @@ def make_targets() -> dict[str, Callable[[bytes], None]]:
                 detail = f"{_short(whole)} vs {_short(split)}"
             _mismatch(f"SSEDecoder({limits})", body, cuts, opt, detail)
 
-    # -- checker
+    return decoder
+
+
+def _checker_target() -> Callable[[bytes], None]:
+    """check: the same result whole and in pieces, with the memo on and off."""
+    from sseconform.api import check_bytes, check_chunks
+    from sseconform.rules.base import Settings
+
+    outcome = _outcome
+    max_lines, max_events = _limits()
 
     def check_settings(opt: int, *, memo: bool) -> Settings:
         return Settings(
@@ -223,7 +233,14 @@ def make_targets() -> dict[str, Callable[[bytes], None]]:
                 detail = f"{_short(whole)} vs {_short(split)}"
             _mismatch(what, body, cuts, opt, detail)
 
-    # -- translate
+    return checker
+
+
+def _translate_target() -> Callable[[bytes], None]:
+    """translate: the same bytes out whole and in pieces."""
+    from sseconform.translate import DIALECTS, translate_body
+
+    outcome = _outcome
 
     dialects: tuple[str | None, ...] = (None, *DIALECTS)
 
@@ -250,7 +267,16 @@ def make_targets() -> dict[str, Callable[[bytes], None]]:
                 detail = f"{_short(whole)} vs {_short(split)}"
             _mismatch(what, body, cuts, opt, detail)
 
-    # -- partial
+    return translate
+
+
+def _partial_target() -> Callable[[bytes], None]:
+    """PartialJSON: the same state and view fed whole and in pieces."""
+    import json
+
+    from sseconform.model.partial import PartialJSON
+
+    outcome = _outcome
 
     def value_text(p: PartialJSON) -> str:
         v = p.value()
@@ -307,7 +333,17 @@ def make_targets() -> dict[str, Callable[[bytes], None]]:
             what = f"PartialJSON(indent={indent}), finish={finish}, text {text[:200]!r}"
             _mismatch(what, body, cuts, opt, detail)
 
-    return {"decoder": decoder, "checker": checker, "translate": translate, "partial": partial}
+    return partial
+
+
+def make_targets() -> dict[str, Callable[[bytes], None]]:
+    """Import sseconform (call inside atheris.instrument_imports) and build the targets."""
+    return {
+        "decoder": _decoder_target(),
+        "checker": _checker_target(),
+        "translate": _translate_target(),
+        "partial": _partial_target(),
+    }
 
 
 # -- seeds -----------------------------------------------------------------------------------
