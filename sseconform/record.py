@@ -8,18 +8,24 @@ marked incomplete with the reason. A ``kill -9`` leaves a file that loads up to 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+import os
+import re
 import socket
 import ssl
+import sys
 import time
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import IO, Any
 
 import httpx
 
+from sseconform import providers as prov
 from sseconform.recording.bounds import DECODED, BoundHit, Inflater, Watchdog
 from sseconform.recording.format import RecordingWriter, Response
 from sseconform.recording.redact import Redactor
@@ -62,6 +68,23 @@ class Outcome:
     #: ``bomb`` (see :mod:`sseconform.recording.bounds`) or ``encoding`` (not decoded)
     bound: str | None = None
 
+    @property
+    def interrupted(self) -> bool:
+        """Stopped by Ctrl-C (SIGINT)."""
+        return self.reason.startswith("interrupted")
+
+    @property
+    def nothing_recorded(self) -> bool:
+        """Nothing answered (and nobody stopped it): the recording would hold the request
+        alone."""
+        return self.progress.status is None and not self.interrupted
+
+    @property
+    def ok(self) -> bool:
+        """The whole stream came, with a 2xx status."""
+        status = self.progress.status
+        return self.complete and status is not None and 200 <= status < 300
+
 
 class Interrupted(Exception):
     """Raised inside the read loop by the signal handler the command line installs."""
@@ -69,6 +92,11 @@ class Interrupted(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class Refused(Exception):
+    """What ``record`` refuses before any file is made or any request sent: a bad header, an
+    unreadable ``--data`` file, a URL it cannot send to, an output that is there already."""
 
 
 def stored_request(req: Request, redactor: Redactor) -> dict[str, Any]:
@@ -251,6 +279,175 @@ def url_problem(url: str) -> str | None:
     if port is not None and not 0 < port < 65536:
         return f"{url!r}: port {port} is not from 1 to 65535"
     return None
+
+
+# -- the command as a library call ------------------------------------------------------------
+
+#: What a header's name must be: an HTTP token.
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+#: The headers that carry a key: their values are kept out of every message.
+KEY_HEADERS = frozenset({"authorization", "x-api-key", "api-key"})
+
+
+def parse_header(item: str) -> tuple[str, str]:
+    """``"Name: value"`` as ``record -H`` takes it: the name a token, the value printable
+    ASCII (HTTP sends no other)."""
+    name, sep, value = item.partition(":")
+    name, value = name.strip(), value.strip()
+    if not sep or not _TOKEN.fullmatch(name):
+        raise Refused(f"bad header {item!r}: use 'Name: value' (the name a token)")
+    if not value.isascii() or not value.isprintable():
+        raise Refused(f"header {name!r}: its value must be printable ASCII (HTTP sends no other)")
+    return name, value
+
+
+def key_values(headers: list[tuple[str, str]]) -> list[str]:
+    """The keys among ``headers`` (see :data:`KEY_HEADERS`), to keep out of messages."""
+    return [v for k, v in headers if k.lower() in KEY_HEADERS]
+
+
+def read_body(data: str) -> bytes:
+    """``--data``: the text itself, ``@FILE``'s bytes, or ``@-``: standard input's."""
+    if data == "@-":
+        return sys.stdin.buffer.read()
+    if data.startswith("@"):
+        try:
+            return Path(data[1:]).read_bytes()
+        except OSError as exc:
+            raise Refused(f"{data[1:]}: {exc.strerror}") from None
+    return data.encode()
+
+
+def apply_preset(
+    provider: str,
+    model: str | None,
+    url: str | None,
+    headers: list[tuple[str, str]],
+    body: bytes | None,
+    secrets: list[str],
+) -> tuple[str | None, bytes | None]:
+    """``--provider``: its URL unless one is given, a JSON body asked to stream, its headers
+    and its key (from the environment) unless given; the URL and body to send. ``headers``
+    and ``secrets`` are added to in place."""
+    preset = prov.PRESETS.get(provider)
+    if preset is None:
+        raise Refused(f"unknown provider {provider!r}; providers: {', '.join(prov.PRESETS)}")
+    if url is None:
+        if "{model}" in preset.url and not model:
+            raise Refused(f"--provider {provider} needs --model (it is part of the URL)")
+        url = preset.url.replace("{model}", model or "")
+    if body is not None:
+        try:
+            obj = json.loads(body)
+        except ValueError:
+            raise Refused("--data must be JSON with --provider") from None
+        body = json.dumps(prov.prepare_body(preset.dialect, obj)).encode()
+    names = {k.lower() for k, _ in headers}
+    for k, v in preset.headers.items():
+        if k not in names:
+            headers.append((k, v))
+    if preset.auth_header not in names:
+        key = next((os.environ[e] for e in preset.env if os.environ.get(e)), None)
+        if key is None:
+            raise Refused(f"set {' or '.join(preset.env)} (or pass -H '{preset.auth_header}: ...')")
+        headers.append((preset.auth_header, preset.auth_format.format(key=key)))
+        secrets.append(key)
+    if not any(k.lower() == "content-type" for k, _ in headers):
+        headers.append(("content-type", "application/json"))
+    return url, body
+
+
+def make_request(
+    method: str | None, url: str | None, headers: list[tuple[str, str]], body: bytes | None
+) -> Request:
+    """The request to send: the URL checked (:func:`url_problem`), a body sent as JSON unless
+    its headers say otherwise, POST with a body and GET without unless ``method`` is given."""
+    if url is None:
+        raise Refused("give a URL, or --provider")
+    problem = url_problem(url)
+    if problem is not None:
+        raise Refused(problem)
+    headers = list(headers)
+    if body is not None and not any(k.lower() == "content-type" for k, _ in headers):
+        headers.append(("content-type", "application/json"))
+    verb = (method or ("POST" if body is not None else "GET")).upper()
+    return Request(verb, url, headers, body)
+
+
+def build_request(
+    url: str | None,
+    data: str | None,
+    header: list[str],
+    method: str | None,
+    provider: str | None,
+    model: str | None,
+) -> tuple[Request, list[str]]:
+    """The request ``sseconform record`` sends, from its options, and the secret values in it
+    (to keep them out of messages)."""
+    headers = [parse_header(h) for h in header]
+    body = read_body(data) if data is not None else None
+    secrets = key_values(headers)
+    if provider is not None:
+        url, body = apply_preset(provider, model, url, headers, body, secrets)
+    return make_request(method, url, headers, body), secrets
+
+
+@dataclass
+class RecordOptions:
+    """What ``sseconform record`` is asked besides the request; every field is its option of
+    the same name."""
+
+    output: str
+    raw: str | None = None  # also the plain body, here
+    force: bool = False  # replace existing files
+    stall_timeout: float = 60.0  # seconds without a byte; 0: no limit
+    connect_timeout: float = 30.0
+    deadline: float = 0.0  # seconds for the whole exchange; 0: none
+    max_bytes: int = 0  # body bytes kept; 0: no cap
+    redact: list[str] = field(default_factory=list)  # names redacted besides the defaults
+    keep: list[str] = field(default_factory=list)  # names not redacted
+
+    def refuse_overwrite(self) -> None:
+        """Refuse (:class:`Refused`) before anything is created or sent: an existing file
+        without ``force``, or ``raw`` naming the recording itself."""
+        for target in (self.output, self.raw):
+            if target is not None and Path(target).exists() and not self.force:
+                raise Refused(f"{target}: exists (use --force to replace it)")
+        if self.raw is not None and os.path.abspath(self.raw) == os.path.abspath(self.output):
+            raise Refused(f"{self.raw}: --raw and --output name the same file; give two")
+
+
+def run_record(
+    req: Request,
+    options: RecordOptions,
+    *,
+    on_progress: Callable[[Progress], None] | None = None,
+    on_read: Callable[[float, bytes], None] | None = None,
+    on_response: Callable[[int], None] | None = None,
+) -> Outcome:
+    """``sseconform record`` as a library call: :func:`record` with the options' bounds (0:
+    none) and redaction. When nothing answered (:attr:`Outcome.nothing_recorded`), no file
+    is left behind: a recording of the request alone would be no recording."""
+    outcome = record(
+        req,
+        options.output,
+        force=options.force,
+        stall_timeout=options.stall_timeout if options.stall_timeout > 0 else None,
+        connect_timeout=options.connect_timeout,
+        deadline=options.deadline if options.deadline > 0 else None,
+        max_bytes=options.max_bytes if options.max_bytes > 0 else None,
+        redactor=Redactor.configured(options.redact, options.keep),
+        raw=options.raw,
+        on_progress=on_progress,
+        on_read=on_read,
+        on_response=on_response,
+    )
+    if outcome.nothing_recorded:
+        for made in (options.output, options.raw):
+            if made is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(made)
+    return outcome
 
 
 @functools.cache

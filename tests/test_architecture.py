@@ -30,7 +30,7 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
     "providers": (set(), set()),
     "baseline": ({"errors"}, set()),
     "paths": ({"errors", "recording"}, set()),
-    "record": ({"recording", "sse", "version"}, {"httpx"}),
+    "record": ({"recording", "sse", "version", "providers"}, {"httpx"}),
     "replay": ({"providers", "recording", "sse", "model", "errors", "safetext"}, {"orjson"}),
     "translate": ({"providers", "sse", "jsonstr"}, {"orjson"}),
     "gate": (

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
-import re
 import sys
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
@@ -13,10 +10,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from sseconform.cli.app import app, fail
-from sseconform.errors import SseconformError, UsageError
+from sseconform.errors import SseconformError
 
 if TYPE_CHECKING:  # imported when the command runs (a fast --help)
-    from sseconform.record import Outcome
+    from sseconform.record import Outcome, Progress
 
 
 @app.command()
@@ -85,49 +82,35 @@ def record(
     import signal
 
     from sseconform import record as rec
-    from sseconform.recording.redact import Redactor, scrub_text
+    from sseconform.recording.redact import scrub_text
 
     if output is None:
         fail("give the recording's file name with -o/--output")
+    options = rec.RecordOptions(
+        output=str(output),
+        raw=str(raw) if raw is not None else None,
+        force=force,
+        stall_timeout=stall_timeout,
+        connect_timeout=connect_timeout,
+        deadline=deadline,
+        max_bytes=max_bytes,
+        redact=redact or [],
+        keep=keep or [],
+    )
     try:
-        req, secrets = _build_request(url, data, header or [], method, provider, model)
-    except SseconformError as exc:
+        req, secrets = rec.build_request(url, data, header or [], method, provider, model)
+        options.refuse_overwrite()  # before anything is created or sent
+    except (SseconformError, rec.Refused) as exc:
         fail(str(exc))
-    redactor = Redactor.configured(redact or [], keep or [])
-    for target in (output, raw):  # refuse before anything is created or sent
-        if target is not None and target.exists() and not force:
-            fail(f"{target}: exists (use --force to replace it)")
-    if raw is not None and os.path.abspath(raw) == os.path.abspath(output):
-        fail(f"{raw}: --raw and --output name the same file; give two")
-
-    def on_term(signum: int, frame: object) -> None:
-        raise rec.Interrupted("terminated (SIGTERM)")
-
-    signal.signal(signal.SIGTERM, on_term)
+    signal.signal(signal.SIGTERM, _on_term)
     live = sys.stderr.isatty() and not quiet and not watch
-    shown = [0.0]
-
-    def progress(p: rec.Progress) -> None:
-        now = p.elapsed
-        if now - shown[0] >= 0.1:
-            shown[0] = now
-            sys.stderr.write("\r" + _progress_line(p))
-            sys.stderr.flush()
-
     watcher = _Watcher(str(output), provider) if watch else None
     try:
         with watcher.screen() if watcher is not None else nullcontext():
-            outcome = rec.record(
+            outcome = rec.run_record(
                 req,
-                str(output),
-                force=force,
-                stall_timeout=stall_timeout if stall_timeout > 0 else None,
-                connect_timeout=connect_timeout,
-                deadline=deadline if deadline > 0 else None,
-                max_bytes=max_bytes if max_bytes > 0 else None,
-                redactor=redactor,
-                raw=str(raw) if raw is not None else None,
-                on_progress=progress if live else None,
+                options,
+                on_progress=_Live().show if live else None,
                 on_read=watcher.read if watcher is not None else None,
                 on_response=watcher.response if watcher is not None else None,
             )
@@ -137,41 +120,58 @@ def record(
         fail(f"{exc.filename}: exists (use --force to replace it)")
     except OSError as exc:
         fail(f"{exc.filename or output}: {exc.strerror}")
-    p = outcome.progress
     if live:
-        sys.stderr.write("\r" + _progress_line(p) + "\n")
-    if p.status is None and not outcome.reason.startswith("interrupted"):
-        # nothing came back: no recording to keep (it would hold the request alone)
-        for made in (output, raw):
-            if made is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(made)
+        sys.stderr.write("\r" + _progress_line(outcome.progress) + "\n")
+    if outcome.nothing_recorded:  # no file is left: it would hold the request alone
         fail(scrub_text(f"nothing recorded: {outcome.reason}{_flag(outcome)}", secrets), code=1)
+    typer.echo(scrub_text(_summary(outcome), secrets), err=True)
+    if outcome.redacted:
+        typer.echo(f"redacted: {', '.join(outcome.redacted)}", err=True)
+    code = 0 if outcome.ok else 1
+    if check_after and not _checked(outcome.path):
+        code = 1
+    raise typer.Exit(130 if outcome.interrupted else code)
+
+
+def _on_term(signum: int, frame: object) -> None:
+    from sseconform.record import Interrupted
+
+    raise Interrupted("terminated (SIGTERM)")
+
+
+class _Live:
+    """The progress line on a terminal, redrawn at most every 0.1 s."""
+
+    def __init__(self) -> None:
+        self.shown = 0.0
+
+    def show(self, p: Progress) -> None:
+        if p.elapsed - self.shown >= 0.1:
+            self.shown = p.elapsed
+            sys.stderr.write("\r" + _progress_line(p))
+            sys.stderr.flush()
+
+
+def _summary(outcome: Outcome) -> str:
+    """The line that says what was recorded."""
+    p = outcome.progress
     state = "complete" if outcome.complete else f"INCOMPLETE ({outcome.reason}{_flag(outcome)})"
     status = f"HTTP {p.status}" if p.status is not None else "no response"
     ttft = f", time to first token {p.ttft:.3f} s" if p.ttft is not None else ""
-    typer.echo(
-        scrub_text(
-            f"recorded {output}: {state}; {status}, {p.bytes} bytes in {p.reads} reads, "
-            f"{p.events} events, {p.elapsed:.3f} s{ttft}",
-            secrets,
-        ),
-        err=True,
+    return (
+        f"recorded {outcome.path}: {state}; {status}, {p.bytes} bytes in {p.reads} reads, "
+        f"{p.events} events, {p.elapsed:.3f} s{ttft}"
     )
-    if outcome.redacted:
-        typer.echo(f"redacted: {', '.join(outcome.redacted)}", err=True)
-    code = 0 if outcome.complete and p.status is not None and 200 <= p.status < 300 else 1
-    if check_after:
-        from sseconform.api import check_file
-        from sseconform.report import text as text_report
 
-        result = check_file(str(output))
-        text_report.write([result], sys.stdout, False)
-        if not result.ok():
-            code = 1
-    if outcome.reason.startswith("interrupted"):
-        code = 130
-    raise typer.Exit(code)
+
+def _checked(path: str) -> bool:
+    """``--check``: the recorded stream checked, its report on stdout; does it conform?"""
+    from sseconform.api import check_file
+    from sseconform.report import text as text_report
+
+    result = check_file(path)
+    text_report.write([result], sys.stdout, False)
+    return result.ok()
 
 
 def _flag(outcome: Outcome) -> str:
@@ -228,82 +228,3 @@ def _progress_line(p: Any) -> str:
     size = f"{p.bytes / 1024:.1f} KiB" if p.bytes >= 1024 else f"{p.bytes} B"
     ttft = f"  first token {p.ttft:.3f} s" if p.ttft is not None else ""
     return f"  {size}  {p.events} events  {p.elapsed:.2f} s{ttft}    "
-
-
-def _build_request(
-    url: str | None,
-    data: str | None,
-    header: list[str],
-    method: str | None,
-    provider: str | None,
-    model: str | None,
-) -> tuple[Any, list[str]]:
-    """The request to send, and the secret values in it (to keep them out of messages)."""
-    import json as _json
-
-    from sseconform import providers as prov
-    from sseconform.record import Request, url_problem
-
-    headers: list[tuple[str, str]] = []
-    for h in header:
-        name, sep, value = h.partition(":")
-        name, value = name.strip(), value.strip()
-        if not sep or not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", name):
-            raise UsageError(f"bad header {h!r}: use 'Name: value' (the name a token)")
-        if not value.isascii() or not value.isprintable():
-            raise UsageError(
-                f"header {name!r}: its value must be printable ASCII (HTTP sends no other)"
-            )
-        headers.append((name, value))
-    body: bytes | None = None
-    if data is not None:
-        body = _read_data(data)
-    secrets = [v for k, v in headers if k.lower() in ("authorization", "x-api-key", "api-key")]
-    if provider is not None:
-        preset = prov.PRESETS.get(provider)
-        if preset is None:
-            raise UsageError(f"unknown provider {provider!r}; providers: {', '.join(prov.PRESETS)}")
-        if url is None:
-            if "{model}" in preset.url and not model:
-                raise UsageError(f"--provider {provider} needs --model (it is part of the URL)")
-            url = preset.url.replace("{model}", model or "")
-        if body is not None:
-            try:
-                obj = _json.loads(body)
-            except ValueError:
-                raise UsageError("--data must be JSON with --provider") from None
-            body = _json.dumps(prov.prepare_body(preset.dialect, obj)).encode()
-        names = {k.lower() for k, _ in headers}
-        for k, v in preset.headers.items():
-            if k not in names:
-                headers.append((k, v))
-        if preset.auth_header not in names:
-            key = next((os.environ[e] for e in preset.env if os.environ.get(e)), None)
-            if key is None:
-                raise UsageError(
-                    f"set {' or '.join(preset.env)} (or pass -H '{preset.auth_header}: ...')"
-                )
-            headers.append((preset.auth_header, preset.auth_format.format(key=key)))
-            secrets.append(key)
-        if not any(k.lower() == "content-type" for k, _ in headers):
-            headers.append(("content-type", "application/json"))
-    if url is None:
-        raise UsageError("give a URL, or --provider")
-    problem = url_problem(url)
-    if problem is not None:
-        raise UsageError(problem)
-    if body is not None and not any(k.lower() == "content-type" for k, _ in headers):
-        headers.append(("content-type", "application/json"))
-    verb = (method or ("POST" if body is not None else "GET")).upper()
-    return Request(verb, url, headers, body), secrets
-
-
-def _read_data(data: str) -> bytes:
-    if data == "@-":
-        return sys.stdin.buffer.read()
-    if data.startswith("@"):
-        try:
-            return Path(data[1:]).read_bytes()
-        except OSError as exc:
-            raise UsageError(f"{data[1:]}: {exc.strerror}") from None
-    return data.encode()

@@ -314,15 +314,9 @@ def make_plan(
     faults count elements instead of events and bytes of the array.
     """
     faults = faults or Faults()
-    scale = 0.0 if speed == 0 else 1.0 / speed
     if faults.status is not None:
-        body = providers.error_body(rec.dialect, faults.status)
-        headers = [("content-type", "application/json")]
-        headers += providers.error_headers(rec.dialect, faults.status)
-        return Plan(
-            faults.status, reason_phrase(faults.status), headers, 0.0, body, [(0.0, 0, len(body))],
-            END, True,
-        )  # fmt: skip
+        return _status_plan(rec, faults.status)
+    scale = 0.0 if speed == 0 else 1.0 / speed
     headers = [(k, v) for k, v in rec.headers if k.lower() not in HOP_BY_HOP]
     if array:
         shape = rec.array
@@ -335,7 +329,53 @@ def make_plan(
         starts, times = _read_index(rec)
         ends = rec.ends if (faults or split == "event") else []
         past_end = len(body)
+    limit, ending, tail, marks = _ending(rec, body, ends, past_end, faults, array)
+    # The recording's own body when nothing is appended: every response shares one copy.
+    payload = body[:limit] + tail if tail else body
+    size = limit + len(tail)
+    cuts = _cuts(split, starts, ends, limit, payload)
+    stall_at = None
+    if faults.stall is not None:
+        stall_at = _after(ends, faults.stall[1], len(body))
+        if stall_at > limit:  # past a drop or an error: never reached
+            stall_at = None
+        else:
+            cuts.add(stall_at)
+    delay = faults.stall[0] if faults.stall is not None else 0.0
 
+    def time_at(offset: int) -> float:
+        i = bisect.bisect_right(starts, min(offset, max(limit - 1, 0))) - 1
+        return times[max(i, 0)] * scale
+
+    order = sorted(c for c in cuts | {0} if 0 <= c < size)
+    spans: list[tuple[float, int, int]] = []
+    for i, a in enumerate(order):
+        b = order[i + 1] if i + 1 < len(order) else size
+        t = time_at(a)
+        if stall_at is not None and a >= stall_at:
+            t += delay
+        spans.append((t, a, b))
+    plan = Plan(rec.status, rec.reason, headers, rec.t_head * scale, payload, spans, ending)
+    plan.marks = marks
+    if stall_at is not None and delay > 0:
+        plan.stall_at = stall_at if stall_at < size else None
+    plan.cut = ending == ABORT and limit < len(body)
+    return plan
+
+
+def _status_plan(rec: Loaded, status: int) -> Plan:
+    """``status=CODE``: the dialect's HTTP error body, with its length, before any stream."""
+    body = providers.error_body(rec.dialect, status)
+    headers = [("content-type", "application/json")]
+    headers += providers.error_headers(rec.dialect, status)
+    return Plan(status, reason_phrase(status), headers, 0.0, body, [(0.0, 0, len(body))], END, True)
+
+
+def _ending(
+    rec: Loaded, body: bytes, ends: list[int], past_end: int, faults: Faults, array: bool
+) -> tuple[int, str, bytes, list[tuple[int, str]]]:
+    """Where the body stops, how the response ends, what is appended (the error event) and
+    the marks of the faults that cut it: (limit, ending, tail, marks)."""
     drop = None
     if faults.drop_after_events is not None:
         drop = _after(ends, faults.drop_after_events, len(body))
@@ -361,16 +401,16 @@ def make_plan(
             first = max((e for e in ends if e < last_end), default=0)
             limit = min(limit, first + max(1, (last_end - first) // 2))
             marks.append((limit, "truncate"))
-    # The recording's own body when nothing is appended: every response shares one copy.
-    payload = body[:limit] + tail if tail else body
-    size = limit + len(tail)
     if tail:
-        marks.append((size, "error"))
+        marks.append((limit + len(tail), "error"))
+    return limit, ending, tail, marks
 
-    def time_at(offset: int) -> float:
-        i = bisect.bisect_right(starts, min(offset, max(limit - 1, 0))) - 1
-        return times[max(i, 0)] * scale
 
+def _cuts(
+    split: str | int | None, starts: list[int], ends: list[int], limit: int, payload: bytes
+) -> set[int]:
+    """Where the payload is cut into writes: at the recorded reads (``crlf`` adds a cut after
+    each CR of a CRLF), at event ends, or every ``split`` bytes."""
     cuts: set[int] = set()
     if split is None or split == "crlf":
         cuts.update(starts)
@@ -382,27 +422,7 @@ def make_plan(
         cuts.add(limit)
     elif isinstance(split, int):
         cuts.update(range(0, len(payload), split))
-    stall_at = None
-    if faults.stall is not None:
-        stall_at = _after(ends, faults.stall[1], len(body))
-        if stall_at > limit:  # past a drop or an error: never reached
-            stall_at = None
-        else:
-            cuts.add(stall_at)
-    order = sorted(c for c in cuts | {0} if 0 <= c < size)
-    spans: list[tuple[float, int, int]] = []
-    for i, a in enumerate(order):
-        b = order[i + 1] if i + 1 < len(order) else size
-        t = time_at(a)
-        if stall_at is not None and faults.stall is not None and a >= stall_at:
-            t += faults.stall[0]
-        spans.append((t, a, b))
-    plan = Plan(rec.status, rec.reason, headers, rec.t_head * scale, payload, spans, ending)
-    plan.marks = marks
-    if stall_at is not None and faults.stall is not None and faults.stall[0] > 0:
-        plan.stall_at = stall_at if stall_at < size else None
-    plan.cut = ending == ABORT and limit < len(body)
-    return plan
+    return cuts
 
 
 # -- can a fault fire? -----------------------------------------------------------------------
