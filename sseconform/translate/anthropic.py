@@ -64,59 +64,67 @@ class AnthropicTranslator(Guarded, Unnumbered):
                             self.e.arguments(t.call, value)
                         return self.e.take()
                 self._tmpl = None
-            obj = loads(ev.data)
-            if type(obj) is not dict or self.e.closed:
-                return self.e.take()
-            kind = obj.get("type") or ev.event
-            if kind == "content_block_delta":  # nearly every event: the shortest way through
-                delta = obj.get("delta")
-                block = self._blocks.get(obj.get("index", -1))
-                if type(delta) is dict and block is not None:
-                    dtype = delta.get("type")
-                    value = (
-                        delta.get("text") if dtype == "text_delta" else delta.get("partial_json")
-                    )
-                    if type(value) is str:
-                        if dtype == "text_delta" and block[0] == "text":
-                            self.e.text(value)
-                            self._lane = (ev, obj, "text", -1)
-                            if self.e.raw:
-                                self._tmpl = _template(ev.data, obj, "text", -1, self.e)
-                            return self.e.take()
-                        if dtype == "input_json_delta" and block[0] == "tool" and value:
-                            self._args_sent.add(block[1])
-                            self.e.arguments(block[1], value)
-                            self._lane = (ev, obj, "partial_json", block[1])
-                            if self.e.raw:
-                                self._tmpl = _template(
-                                    ev.data, obj, "partial_json", block[1], self.e
-                                )
-                            return self.e.take()
-                self._block_delta(obj)
-            elif kind == "message_start":
-                self._message_start(obj.get("message") or {})
-            elif kind == "content_block_start":
-                self._block_start(obj)
-            elif kind == "content_block_stop":
-                self._block_stop(obj)
-            elif kind == "message_delta":
-                delta = obj.get("delta") or {}
-                if delta.get("stop_reason"):
-                    self._finish = FINISH.get(delta["stop_reason"], "stop")
-                self._add_usage(obj.get("usage") or {})
-            elif kind == "message_stop":
-                self._stopped = True
-                self.e.finish(self._finish or "stop")
-                self._set_usage()
-                self.e.done()
-            elif kind == "error":
-                err = obj.get("error") or {}
-                self.e.error(
-                    str(err.get("message", "upstream error")), err.get("type", "api_error")
-                )
-            return self.e.take()
+            return self._parse(ev)
         except MALFORMED as exc:  # a malformed upstream: the grammar's error frame
             return self.e.malformed(f"event {ev.frame}", exc)
+
+    def _parse(self, ev: Event) -> list[Frame]:
+        """An event the template does not fit (or none is known), parsed whole."""
+        obj = loads(ev.data)
+        if type(obj) is not dict or self.e.closed:
+            return self.e.take()
+        kind = obj.get("type") or ev.event
+        if kind == "content_block_delta":  # nearly every event: the shortest way through
+            out = self._plain_delta(ev, obj)
+            if out is not None:
+                return out
+            self._block_delta(obj)
+        elif kind == "message_start":
+            self._message_start(obj.get("message") or {})
+        elif kind == "content_block_start":
+            self._block_start(obj)
+        elif kind == "content_block_stop":
+            self._block_stop(obj)
+        elif kind == "message_delta":
+            delta = obj.get("delta") or {}
+            if delta.get("stop_reason"):
+                self._finish = FINISH.get(delta["stop_reason"], "stop")
+            self._add_usage(obj.get("usage") or {})
+        elif kind == "message_stop":
+            self._stopped = True
+            self.e.finish(self._finish or "stop")
+            self._set_usage()
+            self.e.done()
+        elif kind == "error":
+            err = obj.get("error") or {}
+            self.e.error(str(err.get("message", "upstream error")), err.get("type", "api_error"))
+        return self.e.take()
+
+    def _plain_delta(self, ev: Event, obj: dict[str, Any]) -> list[Frame] | None:
+        """A text or arguments delta of an open block, which a template can repeat; None:
+        another delta (``_block_delta`` reads it)."""
+        delta = obj.get("delta")
+        block = self._blocks.get(obj.get("index", -1))
+        if type(delta) is not dict or block is None:
+            return None
+        dtype = delta.get("type")
+        value = delta.get("text") if dtype == "text_delta" else delta.get("partial_json")
+        if type(value) is not str:
+            return None
+        if dtype == "text_delta" and block[0] == "text":
+            self.e.text(value)
+            self._lane = (ev, obj, "text", -1)
+            if self.e.raw:
+                self._tmpl = _template(ev.data, obj, "text", -1, self.e)
+            return self.e.take()
+        if dtype == "input_json_delta" and block[0] == "tool" and value:
+            self._args_sent.add(block[1])
+            self.e.arguments(block[1], value)
+            self._lane = (ev, obj, "partial_json", block[1])
+            if self.e.raw:
+                self._tmpl = _template(ev.data, obj, "partial_json", block[1], self.e)
+            return self.e.take()
+        return None
 
     def _end_of_stream(self) -> list[Frame]:
         if not self.e.closed:

@@ -123,7 +123,22 @@ def lane_cut(
     probe parse; None when the cut is not certain."""
     if _PROBE in data or str(_PROBE_SEQ)[:9] in data or "\n" in data or "\r" in data:
         return None
-    key = path[-1]
+    holes = _holes(data, obj, path[-1], seq, numbers)
+    if holes is None:
+        return None
+    probe_text, pattern, nums = _fill(data, holes)
+    try:
+        probe = orjson.loads(probe_text)
+    except orjson.JSONDecodeError:
+        return None
+    return pattern if _proven(probe, obj, path, seq, numbers, nums) else None
+
+
+def _holes(
+    data: str, obj: dict[str, Any], key: str | int, seq: bool, numbers: str | None
+) -> list[tuple[int, int, str]] | None:
+    """Where ``data`` is left open (start, end, kind), in order; None when a hole is not
+    found once or two overlap."""
     span = find_literal(data, key) if isinstance(key, str) else None
     if span is None:
         return None
@@ -148,6 +163,21 @@ def lane_cut(
     holes.sort()
     if any(a[1] > b[0] for a, b in itertools.pairwise(holes)):
         return None
+    return holes
+
+
+#: What stands in each kind of hole in the regex (an ignored string: printable ASCII only,
+#: nothing to check or decode).
+_HOLE_RX = {
+    "lit": b"(?P<lit>" + JSON_STRING.pattern.encode() + b")",
+    "seq": b"(?P<seq>0|[1-9][0-9]*)",
+    "num": b"(?:0|[1-9][0-9]*)",
+}
+
+
+def _fill(data: str, holes: list[tuple[int, int, str]]) -> tuple[str, bytes, dict[int, int]]:
+    """The probe text (probes in the holes), the regex, and the probe numbers (each to the
+    number it stands for)."""
     probe_text, pattern, at = [], [], 0
     nums: dict[int, int] = {}  # probe number -> the number it stands for
     for a, b, kind in holes:
@@ -156,45 +186,45 @@ def lane_cut(
             probe_text += [data[at:a], str(_PROBE_SEQ + len(nums))]
         else:
             probe_text += [data[at:a], str(_PROBE_SEQ) if kind == "seq" else f'"{_PROBE}"']
-        pattern.append(re.escape(data[at:a].encode()))
-        if kind == "lit":
-            pattern.append(b"(?P<lit>" + JSON_STRING.pattern.encode() + b")")
-        elif kind == "seq":
-            pattern.append(b"(?P<seq>0|[1-9][0-9]*)")
-        elif kind == "num":
-            pattern.append(b"(?:0|[1-9][0-9]*)")
-        else:  # an ignored string: printable ASCII only (nothing to check or decode)
-            pattern.append(_PLAIN)
+        pattern += [re.escape(data[at:a].encode()), _HOLE_RX.get(kind, _PLAIN)]
         at = b
     probe_text.append(data[at:])
     pattern.append(re.escape(data[at:].encode()))
-    try:
-        probe = orjson.loads("".join(probe_text))
-    except orjson.JSONDecodeError:
-        return None
+    return "".join(probe_text), b"".join(pattern), nums
+
+
+def _proven(
+    probe: Any,
+    obj: dict[str, Any],
+    path: tuple[str | int, ...],
+    seq: bool,
+    numbers: str | None,
+    nums: dict[int, int],
+) -> bool:
+    """Whether the probe parse, each probe put back to what it stands for, is ``obj``:
+    every hole held one whole string or number and nothing else."""
     if type(probe) is not dict:
-        return None
+        return False
+    key = path[-1]
     target: Any = probe
     source: Any = obj
     for step in path[:-1]:
         target, source = _step(target, step), _step(source, step)
     if type(target) is not dict or target.get(key) != _PROBE or type(source) is not dict:
-        return None
+        return False
     target[key] = source[key]
     for name in IGNORED:
         if name in obj and type(obj[name]) is str:
             if probe.get(name) != _PROBE:
-                return None
+                return False
             probe[name] = obj[name]
     if seq:
         if probe.get("sequence_number") != _PROBE_SEQ:
-            return None
+            return False
         probe["sequence_number"] = obj.get("sequence_number")
     if nums and (numbers is None or _put_back(probe.get(numbers), nums) != len(nums)):
-        return None
-    if probe != obj:
-        return None
-    return b"".join(pattern)
+        return False
+    return bool(probe == obj)
 
 
 #: A whole number as a JSON value (after ``:``, ``[`` or ``,``; before ``,``, ``]`` or ``}``).
@@ -308,143 +338,26 @@ def run_lane(
     docstring). ``on_tail(events, trailing)``: the frames that end the stream, from the
     decoder's last events and the bytes after the last event (a provider's bare error
     body; at most ``max_trailing`` of them are kept, as the slow path keeps them)."""
-    dec = SSEDecoder()
-    limit = min(dec.max_line, dec.max_event) - 64
-    feed, encode = t.feed, encoder.feed
+    lane = _Lane(t, encoder)
     carry = b""
-    general = False  # a CR in a LF stream: the decoder reads everything from here on
-    sep = b""  # the blank line that ends an event, once known: LF, or CRLF (as Gemini writes)
-    seplen = 0
-    eol = b"\n"
-    last_seg = b""  # the last event the lane took (its translator may read it at hand-back)
     trailing = bytearray()  # the bytes after the last event, as the slow path keeps them
     base = 0  # input offset of trailing[0]
-    # the template and the writer; the sequence numbers in and out while the lane runs
-    rx: Any = None  # the plain template's fullmatch (None: no template)
-    rx_any: Any = None  # the one for any string
-    plain_re: Any = None
-    call = lines = 0
-    numbered_in = numbered_out = False
-    head = tail = b""
-    pieces: bytearray | None = None
-    seq_in = seq_out = -1
-    took = 0  # events the lane took since the decoder last read (each of the template's lines)
-    lit_group = 1
     pos = 0  # input offset of the bytes not split yet (the carry)
-
-    def slow(data: bytes, at: int) -> tuple[list[bytes], int]:
-        """Through the decoder (``data`` starts at input offset ``at``): the output, and
-        where its last event ended (0: none)."""
-        nonlocal rx, rx_any, plain_re, call, lines, numbered_in, numbered_out, head, tail, pieces
-        nonlocal seq_in, seq_out, took, lit_group
-        if took:  # the events the lane took lie between the decoder's last read and ``at``
-            dec.advance(at - dec.position()[1], took * lines, took)
-            t.lane_took(last_seg)
-            took = 0
-        if rx is not None:  # hand the numbers back before the slow path reads on
-            if numbered_in:
-                t.lane_set_next(seq_in)
-            if numbered_out:
-                encoder.lane_set_next(seq_out)
-        rx = None
-        evs = dec.feed(data)
-        dec.take_anomalies()
-        out = [b for ev in evs for f in feed(ev) for b in encode(f)]
-        if evs and not general:
-            cut = t.lane_template()
-            writer = encoder.lane_writer(cut[2]) if cut is not None else None
-            if cut is not None and writer is not None:
-                tmpl = _Template(*cut, eol)
-                rx_any, plain_re = tmpl.rx.fullmatch, tmpl.plain
-                rx, call, lines, numbered_in = (
-                    tmpl.plain.fullmatch,
-                    tmpl.call,
-                    tmpl.lines,
-                    tmpl.numbered,
-                )
-                head, tail, numbered_out, pieces = writer
-                if numbered_out:  # one format: the literal and the number
-                    head = head.replace(b"%", b"%%") + b"%b" + tail
-                lit_group = tmpl.rx.groupindex["lit"]
-                seq_in, seq_out = t.lane_next(), encoder.lane_next()
-        return out, evs[-1].end if evs else 0
-
     for chunk in chunks:
         if not chunk:
             continue
         trailing += chunk
-        last = 0  # where the last event read from this chunk ended
-        if not sep and not general:  # the first line's end says which blank line ends events
-            head_bytes = carry + chunk if carry else chunk
-            m_eol = _EOL.search(head_bytes)
-            if m_eol is not None:
-                if m_eol.group() == b"\n":
-                    sep = b"\n\n"
-                elif m_eol.group() == b"\r\n":
-                    sep, eol = b"\r\n\r\n", b"\r\n"  # every line CRLF, as Gemini writes
-                else:  # CR alone: the decoder reads it all
-                    general = True
-                seplen = len(sep)
-        if general or (sep == b"\n\n" and b"\r" in chunk):
-            general = True
-            out, last = slow(carry + chunk, pos)
-            pos += len(carry) + len(chunk)
+        data = carry + chunk if carry else chunk
+        if not lane.sep and not lane.general:
+            lane.sniff(data)
+        if lane.general or (lane.sep == b"\n\n" and b"\r" in chunk):
+            lane.general = True  # a CR in a LF stream: the decoder reads everything from here on
+            out, last = lane.slow(data, pos)
             carry = b""
         else:
-            data = carry + chunk if carry else chunk
-            parts = data.split(sep) if sep else [data]
-            carry = parts.pop()
-            check = len(data) > limit
-            out = []
-            start = 0  # first part not yet handled
-            mark, mark_at = 0, pos  # a part whose input offset is known, and that offset
-            for i, seg in enumerate(parts):
-                if rx is None or (check and len(seg) > limit):
-                    continue
-                m = rx(seg) if seg.isascii() else None  # a plain literal is ASCII
-                if m is None and (m := rx_any(seg)) is None:
-                    continue
-                if start < i:  # the events before it first, in order (they may change it)
-                    at = mark_at + sum(map(len, parts[mark:start])) + seplen * (start - mark)
-                    batch = sep.join(parts[start:i]) + sep
-                    got, end = slow(batch, at)
-                    out += got
-                    last, start, mark, mark_at = end or last, i, i, at + len(batch)
-                    if rx is None:
-                        continue
-                    m = rx(seg) if seg.isascii() else None
-                    if m is None and (m := rx_any(seg)) is None:
-                        continue
-                lit = m.group(lit_group)
-                if m.re is not plain_re:  # not plain: escapes or UTF-8 to check
-                    lit = _literal(lit)
-                    if lit is None:
-                        continue
-                if numbered_in:
-                    if int(m.group("seq")) != seq_in:
-                        continue  # out of order: the translator's buffer puts it right
-                    seq_in += 1
-                if len(lit) > 2:  # an empty string says nothing, as on the slow path
-                    if numbered_out:
-                        out.append(head % (lit, seq_out))
-                        seq_out += 1
-                    else:
-                        out.append(head + lit + tail)
-                    if pieces is not None:
-                        pieces += lit[1:-1]
-                took += 1
-                last_seg = seg
-                start = i + 1
-            if took and start:  # the lane took parts[start - 1] last (after any slow batch)
-                lane_end = mark_at + sum(map(len, parts[mark:start])) + seplen * (start - mark)
-                last = max(last, lane_end)
-            if start < len(parts):
-                at = mark_at + sum(map(len, parts[mark:start])) + seplen * (start - mark)
-                got, end = slow(sep.join(parts[start:]) + sep, at)
-                out += got
-                last = end or last
-            pos += len(data) - len(carry)
-        if last:
+            out, last, carry = lane.split(data, pos)
+        pos += len(data) - len(carry)
+        if last:  # where the last event read from this chunk ended
             del trailing[: last - base]
             base = last
         if len(trailing) > max_trailing:  # too long to be an error body: stop keeping it
@@ -452,9 +365,174 @@ def run_lane(
             trailing.clear()
         if out:
             yield b"".join(out)
-    slow(b"", pos)  # hand back what the lane counted
+    lane.slow(b"", pos)  # hand back what the lane counted
+    dec = lane.dec
     evs = dec.feed(carry) + dec.finish() if carry else dec.finish()
-    out = [b for f in on_tail(evs, bytes(trailing)) for b in encode(f)]
+    out = [b for f in on_tail(evs, bytes(trailing)) for b in encoder.feed(f)]
     out += encoder.finish()
     if out:
         yield b"".join(out)
+
+
+#: Matches nothing: the template for any string while there is none.
+_NONE = re.compile(rb"(?!)")
+
+
+class _Lane:
+    """The loop's state: the decoder, the template and writer in use, the sequence numbers
+    in and out while the lane runs, and the events it took since the decoder last read."""
+
+    __slots__ = (
+        "dec", "encode", "encoder", "eol", "feed", "general", "head", "last_seg", "limit",
+        "lines", "lit_group", "numbered_in", "numbered_out", "pieces", "plain_re", "rx",
+        "rx_any", "sep", "seplen", "seq_in", "seq_out", "t", "tail", "took",
+    )  # fmt: skip
+
+    def __init__(self, t: LaneTranslator, encoder: LaneEncoder) -> None:
+        self.t, self.encoder = t, encoder
+        self.feed, self.encode = t.feed, encoder.feed
+        self.dec = SSEDecoder()
+        self.limit = min(self.dec.max_line, self.dec.max_event) - 64
+        self.general = False  # a CR alone or in a LF stream: the decoder reads it all
+        self.sep = b""  # the blank line that ends an event, once known: LF, or CRLF (Gemini)
+        self.seplen = 0
+        self.eol = b"\n"
+        # the template and the writer (rx None: no template), the numbers in and out
+        self.rx: Callable[[bytes], re.Match[bytes] | None] | None = None  # a plain literal
+        self.rx_any: Callable[[bytes], re.Match[bytes] | None] = _NONE.fullmatch  # any string
+        self.plain_re: re.Pattern[bytes] | None = None
+        self.lines = self.lit_group = 0
+        self.numbered_in = self.numbered_out = False
+        self.head = self.tail = b""
+        self.pieces: bytearray | None = None
+        self.seq_in = self.seq_out = -1
+        self.took = 0  # events taken since the decoder last read (each the template's lines)
+        self.last_seg = b""  # the last of them (its translator may read it at hand-back)
+
+    def sniff(self, data: bytes) -> None:
+        """The first line's end says which blank line ends events."""
+        m = _EOL.search(data)
+        if m is None:
+            return
+        if m.group() == b"\n":
+            self.sep = b"\n\n"
+        elif m.group() == b"\r\n":
+            self.sep, self.eol = b"\r\n\r\n", b"\r\n"  # every line CRLF, as Gemini writes
+        else:  # CR alone: the decoder reads it all
+            self.general = True
+        self.seplen = len(self.sep)
+
+    def split(self, data: bytes, pos: int) -> tuple[list[bytes], int, bytes]:
+        """``data`` (from input offset ``pos``) split on blank lines, each event the
+        template matches taken, the rest read by the slow path in order: the output, where
+        the last event read ended (0: none), and the bytes after the last blank line."""
+        sep, seplen = self.sep, self.seplen
+        parts = data.split(sep) if sep else [data]
+        carry = parts.pop()
+        check = len(data) > self.limit
+        out: list[bytes] = []
+        last = 0
+        mark, mark_at = 0, pos  # a part whose input offset is known, and that offset
+        start, i = self.scan(parts, 0, 0, check, out)  # start: the first part not yet handled
+        while i < len(parts):  # the events before parts[i] first, in order (they may change it)
+            at = mark_at + sum(map(len, parts[mark:start])) + seplen * (start - mark)
+            batch = sep.join(parts[start:i]) + sep
+            got, end = self.slow(batch, at)
+            out += got
+            last, mark, mark_at = end or last, i, at + len(batch)
+            start, i = self.scan(parts, i, i, check, out)
+        if self.took and start:  # the lane took parts[start - 1] last (after any slow batch)
+            last = max(last, mark_at + sum(map(len, parts[mark:start])) + seplen * (start - mark))
+        if start < len(parts):
+            at = mark_at + sum(map(len, parts[mark:start])) + seplen * (start - mark)
+            got, end = self.slow(sep.join(parts[start:]) + sep, at)
+            out += got
+            last = end or last
+        return out, last, carry
+
+    def scan(
+        self, parts: list[bytes], start: int, begin: int, check: bool, out: list[bytes]
+    ) -> tuple[int, int]:
+        """The template's like taken from ``parts[begin]`` on, into ``out``, until one comes
+        after events the lane left to the slow path: the first part not handled (from
+        ``start``) and that one's index (``len(parts)``: none). The hot loop: its state in
+        locals, written back once."""
+        rx, rx_any, limit = self.rx, self.rx_any, self.limit
+        if rx is None:
+            return start, len(parts)
+        lit_group, plain_re = self.lit_group, self.plain_re
+        numbered_in, numbered_out = self.numbered_in, self.numbered_out
+        head, tail, pieces = self.head, self.tail, self.pieces
+        seq_in, seq_out, took, last_seg = self.seq_in, self.seq_out, self.took, self.last_seg
+        for i in range(begin, len(parts)):
+            seg = parts[i]
+            if check and len(seg) > limit:
+                continue
+            m = rx(seg) if seg.isascii() else None  # a plain literal is ASCII
+            if m is None and (m := rx_any(seg)) is None:
+                continue
+            if start < i:  # the slow path reads those first (they may change the template)
+                break
+            lit = m.group(lit_group)
+            if m.re is not plain_re:  # not plain: escapes or UTF-8 to check
+                lit = _literal(lit)
+                if lit is None:
+                    continue
+            if numbered_in:
+                if int(m.group("seq")) != seq_in:
+                    continue  # out of order: the translator's buffer puts it right
+                seq_in += 1
+            if len(lit) > 2:  # an empty string says nothing, as on the slow path
+                if numbered_out:
+                    out.append(head % (lit, seq_out))
+                    seq_out += 1
+                else:
+                    out.append(head + lit + tail)
+                if pieces is not None:
+                    pieces += lit[1:-1]
+            took += 1
+            last_seg = seg
+            start = i + 1
+        else:
+            i = len(parts)
+        self.seq_in, self.seq_out, self.took, self.last_seg = seq_in, seq_out, took, last_seg
+        return start, i
+
+    def slow(self, data: bytes, at: int) -> tuple[list[bytes], int]:
+        """Through the decoder (``data`` starts at input offset ``at``): the output, and
+        where its last event ended (0: none)."""
+        dec = self.dec
+        if self.took:  # the events the lane took lie between the decoder's last read and ``at``
+            dec.advance(at - dec.position()[1], self.took * self.lines, self.took)
+            self.t.lane_took(self.last_seg)
+            self.took = 0
+        if self.rx is not None:  # hand the numbers back before the slow path reads on
+            if self.numbered_in:
+                self.t.lane_set_next(self.seq_in)
+            if self.numbered_out:
+                self.encoder.lane_set_next(self.seq_out)
+            self.rx = None
+        evs = dec.feed(data)
+        dec.take_anomalies()
+        feed, encode = self.feed, self.encode
+        out = [b for ev in evs for f in feed(ev) for b in encode(f)]
+        if evs and not self.general:
+            self.learn()
+        return out, evs[-1].end if evs else 0
+
+    def learn(self) -> None:
+        """The template of the event the slow path read last, if the translator proves one
+        and the encoder has its block or item open."""
+        cut = self.t.lane_template()
+        writer = self.encoder.lane_writer(cut[2]) if cut is not None else None
+        if cut is None or writer is None:
+            return
+        tmpl = _Template(*cut, self.eol)
+        self.rx, self.rx_any, self.plain_re = tmpl.plain.fullmatch, tmpl.rx.fullmatch, tmpl.plain
+        self.lines, self.numbered_in = tmpl.lines, tmpl.numbered
+        self.lit_group = tmpl.rx.groupindex["lit"]
+        head, self.tail, self.numbered_out, self.pieces = writer
+        if self.numbered_out:  # one format: the literal and the number
+            head = head.replace(b"%", b"%%") + b"%b" + self.tail
+        self.head = head
+        self.seq_in, self.seq_out = self.t.lane_next(), self.encoder.lane_next()
