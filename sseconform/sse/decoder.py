@@ -337,7 +337,7 @@ class SSEDecoder:
         self._frame = frame
         return offset - start
 
-    def _lines_lf(self, buf: bytes, out: list[Event]) -> bytes:
+    def _lines_lf(self, buf: bytes, out: list[Event]) -> bytes:  # noqa: PLR0915  (a parser's hot loop: one frame per turn, inline)
         """Fast path: LF only. The last piece is a partial line, kept for the next feed.
 
         The common event, one ``data: `` line then a blank line, is built straight into an
