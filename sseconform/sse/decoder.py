@@ -60,9 +60,6 @@ DEFAULT_MAX_LINE = 16 * 1024 * 1024
 #: for what keeping it costs): past it the event is dropped, so memory stays bounded.
 DEFAULT_MAX_EVENT = 16 * 1024 * 1024
 _LINE_COST = 64
-#: The start of an event, unread, kept for the next read (at most this many bytes), so that
-#: read begins with whole events for the fast path.
-_HOLD = 64 * 1024
 
 _TERMINATORS = re.compile(rb"\r\n|\r|\n")
 
@@ -158,23 +155,6 @@ class SSEDecoder:
         if b"\r" in buf:
             self._buf = self._lines_general(buf, out, final=False)
         else:
-            if (
-                self._block_offset < 0
-                and len(buf) <= self.max_line
-                and len(buf) + _LINE_COST <= self.max_event
-            ):
-                taken = self._blocks(buf, out)
-                if taken:
-                    buf = buf[taken:]
-                if (
-                    (buf[:6] == b"data: " or buf[:7] == b"event: ")
-                    and len(buf) <= min(_HOLD, self.max_line)
-                    and b"\n\n" not in buf
-                ):
-                    # the next event's start, of a shape the fast path takes: kept whole,
-                    # so the next read begins with it
-                    self._buf = buf
-                    return out
             self._buf = self._lines_lf(buf, out)
         rest = self._buf
         held_cr = rest.endswith(b"\r")  # a CR kept back in case an LF follows
@@ -210,8 +190,6 @@ class SSEDecoder:
             self._note_framing(b"\r", *self._skip_start)
             self._skip_cr = False
             self._skipping = False
-        if not self._skipping and b"\n" in buf and b"\r" not in buf:
-            buf = self._lines_lf(buf, out)  # the lines of an event start held back
         if buf.endswith(b"\r") and not self._skipping:
             self._lines_general(buf, out, final=True)
             buf = b""
@@ -258,58 +236,6 @@ class SSEDecoder:
         self._skipping = False
         self._offset += m.end()
         return buf[m.end() :]
-
-    def _blocks(self, buf: bytes, out: list[Event]) -> int:
-        """Fastest path: the whole events at the start of ``buf`` that have one of the two
-        shapes nearly every stream is made of (``data: X`` or ``event: N`` then ``data: X``,
-        each ended by one blank line), built straight from the blocks between blank lines.
-        Returns the bytes taken; the first event of another shape, and all after it, is
-        left to the line-by-line paths. Only with no block open, LF framing and ``buf``
-        within the size limits (the caller checks), so no anomaly can hide in what it takes.
-        """
-        blocks = buf.split(b"\n\n")
-        blocks.pop()  # what follows the last blank line is no whole event yet
-        start = offset = self._offset
-        line_no = self._line
-        frame = self._frame
-        last_id = self._last_id
-        names: dict[bytes, str] = {}  # event names seen in this read, decoded once
-        for blk in blocks:
-            if blk[:6] == b"data: ":
-                if b"\n" in blk:
-                    break
-                name = None
-                data_at = 6
-                lines = 2
-            elif blk[:7] == b"event: ":
-                nl = blk.find(b"\n")
-                if nl < 0 or blk[nl + 1 : nl + 7] != b"data: " or blk.find(b"\n", nl + 1) >= 0:
-                    break
-                raw = blk[7:nl]
-                name = names.get(raw)
-                if name is None:
-                    try:
-                        name = names[raw] = raw.decode("utf-8")
-                    except UnicodeDecodeError:
-                        break
-                data_at = nl + 7
-                lines = 3
-            else:
-                break
-            try:
-                data = blk[data_at:].decode("utf-8")
-            except UnicodeDecodeError:
-                break
-            frame += 1
-            ev = Event(data, name, last_id, None, frame, line_no, offset, 1)
-            offset += len(blk) + 2
-            ev.end = offset
-            out.append(ev)
-            line_no += lines
-        self._offset = offset
-        self._line = line_no
-        self._frame = frame
-        return offset - start
 
     def _lines_lf(self, buf: bytes, out: list[Event]) -> bytes:  # noqa: PLR0915  (a parser's hot loop: one frame per turn, inline)
         """Fast path: LF only. The last piece is a partial line, kept for the next feed.
