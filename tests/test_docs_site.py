@@ -1,0 +1,65 @@
+"""The documentation site: a page per rule and grammar generated from the rule modules, and
+(where the docs extra is installed, as CI installs it) the whole site built strictly, with
+nothing in it fetched from the network."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sseconform.rules.catalog import GRAMMARS, RULES
+from sseconform.rules.pages import page_path, rule_page, site_pages
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_every_rule_and_grammar_has_a_page() -> None:
+    pages = site_pages()
+    for code, rule in RULES.items():
+        path = page_path(rule)
+        assert path.startswith(f"rules/{code}-"), path
+        assert path in pages
+    for grammar in GRAMMARS:
+        assert f"grammars/{grammar}.md" in pages
+    assert all(f"[{code}](" in pages["rules/index.md"] for code in RULES)
+
+
+@pytest.mark.parametrize("code", sorted(RULES))
+def test_a_rule_page_has_every_section(code: str) -> None:
+    page = rule_page(code)
+    assert page.startswith(f"# {code} {RULES[code].name}\n")
+    for section in ("## What it does", "## Why it matters", "## Which clients break"):
+        assert section in page
+    assert "## How to fix it" in page
+    assert page.count("```") % 2 == 0  # every fence closed
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("mkdocs") is None, reason="the docs extra is not installed"
+)
+def test_the_site_builds_strictly_and_fetches_nothing(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    run = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    for rule in RULES.values():
+        assert (site / page_path(rule).replace(".md", ".html")).is_file(), rule.code
+    fetched = re.compile(
+        r'<(?:script|img|iframe|source)[^>]*\bsrc="https?://|<link[^>]*href="https?://'
+    )
+    for page in site.rglob("*.html"):
+        assert not fetched.search(page.read_text(encoding="utf-8")), page
+    assert (site / "search" / "search_index.json").is_file()
