@@ -18,41 +18,42 @@ import orjson
 from sseconform.diagnostics import Diagnostic, printable
 from sseconform.rules.catalog import RULES, Rule
 from sseconform.sse import decoder as sse
+from sseconform.sse import events as kinds
 from sseconform.sse.decoder import Anomaly, Event, SSEDecoder
 
 DEFAULT_MAX_PER_CODE = 50
 DEFAULT_MAX_ARGUMENTS = 64 * 1024 * 1024
 
 WIRE_CODES: dict[str, str] = {
-    sse.INVALID_UTF8: "W001",
-    sse.BOM_SEEN: "W002",
-    sse.CRLF: "W003",
-    sse.CR: "W004",
-    sse.DATA_NO_SPACE: "W005",
-    sse.COMMENT: "W006",
-    sse.UNKNOWN_FIELD: "W007",
-    sse.ID_FIELD: "W008",
-    sse.ID_OR_RETRY_ONLY: "W009",
-    sse.RETRY_FIELD: "W010",
-    sse.UNTERMINATED: "W011",
-    sse.LINE_TOO_LONG: "W017",
-    sse.EVENT_TOO_LARGE: "W019",
+    kinds.INVALID_UTF8: "W001",
+    kinds.BOM_SEEN: "W002",
+    kinds.CRLF: "W003",
+    kinds.CR: "W004",
+    kinds.DATA_NO_SPACE: "W005",
+    kinds.COMMENT: "W006",
+    kinds.UNKNOWN_FIELD: "W007",
+    kinds.ID_FIELD: "W008",
+    kinds.ID_OR_RETRY_ONLY: "W009",
+    kinds.RETRY_FIELD: "W010",
+    kinds.UNTERMINATED: "W011",
+    kinds.LINE_TOO_LONG: "W017",
+    kinds.EVENT_TOO_LARGE: "W019",
 }
 
 WIRE_MESSAGES: dict[str, str] = {
-    sse.INVALID_UTF8: "bytes that are not UTF-8 ({})",
-    sse.BOM_SEEN: "the body starts with a byte-order mark",
-    sse.CRLF: "lines end in CRLF (first here)",
-    sse.CR: "lines end in a bare CR (first here)",
-    sse.DATA_NO_SPACE: "`data:` without a space after the colon (first here)",
-    sse.COMMENT: "comment line: {!r}",
-    sse.UNKNOWN_FIELD: "unknown field {!r}: parsers ignore the line",
-    sse.ID_FIELD: "an `id: {}` field, which no LLM API sends",
-    sse.ID_OR_RETRY_ONLY: "a block of only {} lines: some clients dispatch an empty event",
-    sse.RETRY_FIELD: "a `retry: {}` field, which no LLM API sends",
-    sse.UNTERMINATED: "the last event is not ended by a blank line; parsers drop it: {!r}",
-    sse.LINE_TOO_LONG: "line too long ({}); its content was skipped",
-    sse.EVENT_TOO_LARGE: "an event too large ({}); it was dropped unread",
+    kinds.INVALID_UTF8: "bytes that are not UTF-8 ({})",
+    kinds.BOM_SEEN: "the body starts with a byte-order mark",
+    kinds.CRLF: "lines end in CRLF (first here)",
+    kinds.CR: "lines end in a bare CR (first here)",
+    kinds.DATA_NO_SPACE: "`data:` without a space after the colon (first here)",
+    kinds.COMMENT: "comment line: {!r}",
+    kinds.UNKNOWN_FIELD: "unknown field {!r}: parsers ignore the line",
+    kinds.ID_FIELD: "an `id: {}` field, which no LLM API sends",
+    kinds.ID_OR_RETRY_ONLY: "a block of only {} lines: some clients dispatch an empty event",
+    kinds.RETRY_FIELD: "a `retry: {}` field, which no LLM API sends",
+    kinds.UNTERMINATED: "the last event is not ended by a blank line; parsers drop it: {!r}",
+    kinds.LINE_TOO_LONG: "line too long ({}); its content was skipped",
+    kinds.EVENT_TOO_LARGE: "an event too large ({}); it was dropped unread",
 }
 
 

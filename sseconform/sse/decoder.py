@@ -13,41 +13,13 @@ from __future__ import annotations
 
 import re
 
-from sseconform.sse.events import (
-    BOM_SEEN,
-    COMMENT,
-    CR,
-    CRLF,
-    DATA_NO_SPACE,
-    EVENT_TOO_LARGE,
-    ID_FIELD,
-    ID_OR_RETRY_ONLY,
-    INVALID_UTF8,
-    LINE_TOO_LONG,
-    RETRY_FIELD,
-    UNKNOWN_FIELD,
-    UNTERMINATED,
-    Anomaly,
-    Event,
-)
+from sseconform.sse import events
+from sseconform.sse.events import Anomaly, Event
 
 __all__ = [
     "BOM",
-    "BOM_SEEN",
-    "COMMENT",
-    "CR",
-    "CRLF",
-    "DATA_NO_SPACE",
     "DEFAULT_MAX_EVENT",
     "DEFAULT_MAX_LINE",
-    "EVENT_TOO_LARGE",
-    "ID_FIELD",
-    "ID_OR_RETRY_ONLY",
-    "INVALID_UTF8",
-    "LINE_TOO_LONG",
-    "RETRY_FIELD",
-    "UNKNOWN_FIELD",
-    "UNTERMINATED",
     "Anomaly",
     "Event",
     "SSEDecoder",
@@ -144,7 +116,7 @@ class SSEDecoder:
                 return []
             self._started = True
             if buf.startswith(BOM):
-                self.anomalies.append(Anomaly(BOM_SEEN, 1, 0))
+                self.anomalies.append(Anomaly(events.BOM_SEEN, 1, 0))
                 buf = buf[3:]
                 self._offset = 3
         if self._skipping:
@@ -165,7 +137,7 @@ class SSEDecoder:
     def _start_skipping(self, rest: bytes, *, ended_by_cr: bool) -> None:
         """The partial line is over the limit: report it, drop it, and drop what follows."""
         self.anomalies.append(
-            Anomaly(LINE_TOO_LONG, self._line, self._offset, f"over {self.max_line} bytes")
+            Anomaly(events.LINE_TOO_LONG, self._line, self._offset, f"over {self.max_line} bytes")
         )
         self._skip_start = (self._line, self._offset)
         self._offset += len(rest)
@@ -183,7 +155,7 @@ class SSEDecoder:
         if not self._started and buf:
             self._started = True
             if buf.startswith(BOM):  # pragma: no cover - a body of exactly the BOM
-                self.anomalies.append(Anomaly(BOM_SEEN, 1, 0))
+                self.anomalies.append(Anomaly(events.BOM_SEEN, 1, 0))
                 buf = buf[3:]
                 self._offset = 3
         if self._skip_cr:  # an over-long line ended by a CR as the very last byte
@@ -202,7 +174,7 @@ class SSEDecoder:
             tail = [_field_value(buf)] if buf.startswith(b"data") else []
             pending = b"\n".join(self._parts + tail)
             self.anomalies.append(
-                Anomaly(UNTERMINATED, line, offset, pending[:40].decode("utf-8", "replace"))
+                Anomaly(events.UNTERMINATED, line, offset, pending[:40].decode("utf-8", "replace"))
             )
         self._reset_block()
         return out
@@ -348,22 +320,26 @@ class SSEDecoder:
         if term == b"\r\n":
             if not self._seen_crlf:
                 self._seen_crlf = True
-                self.anomalies.append(Anomaly(CRLF, line, offset))
+                self.anomalies.append(Anomaly(events.CRLF, line, offset))
         elif not self._seen_cr:
             self._seen_cr = True
-            self.anomalies.append(Anomaly(CR, line, offset))
+            self.anomalies.append(Anomaly(events.CR, line, offset))
 
     # -- fields ----------------------------------------------------------------------------
 
     def _field_line(self, line: bytes) -> None:
         if len(line) > self.max_line:
             self.anomalies.append(
-                Anomaly(LINE_TOO_LONG, self._line, self._offset, f"over {self.max_line} bytes")
+                Anomaly(
+                    events.LINE_TOO_LONG, self._line, self._offset, f"over {self.max_line} bytes"
+                )
             )
             return
         if line[:1] == b":":
             text = self._text(line)
-            self.anomalies.append(Anomaly(COMMENT, self._line, self._offset, text[1:].strip()))
+            self.anomalies.append(
+                Anomaly(events.COMMENT, self._line, self._offset, text[1:].strip())
+            )
             return
         colon = line.find(b":")
         if colon < 0:
@@ -382,7 +358,7 @@ class SSEDecoder:
             if colon >= 0 and value and prefix == colon + 1 and not self._seen_nospace:
                 self._seen_nospace = True
                 self.anomalies.append(
-                    Anomaly(DATA_NO_SPACE, self._line, self._offset, "", self._frame + 1)
+                    Anomaly(events.DATA_NO_SPACE, self._line, self._offset, "", self._frame + 1)
                 )
             if self._dropped:
                 return
@@ -393,7 +369,7 @@ class SSEDecoder:
                 self._part_pos = []
                 self.anomalies.append(
                     Anomaly(
-                        EVENT_TOO_LARGE,
+                        events.EVENT_TOO_LARGE,
                         self._block_line,
                         self._block_offset,
                         f"over {self.max_event} bytes of data",
@@ -410,14 +386,14 @@ class SSEDecoder:
             if "\x00" not in text:
                 self._last_id = text
             self._id_lines.append(
-                Anomaly(ID_FIELD, self._line, self._offset, text, self._frame + 1)
+                Anomaly(events.ID_FIELD, self._line, self._offset, text, self._frame + 1)
             )
         elif name == b"retry":
             if value.isdigit():
                 self._retry = int(value)
             self._id_lines.append(
                 Anomaly(
-                    RETRY_FIELD,
+                    events.RETRY_FIELD,
                     self._line,
                     self._offset,
                     self._text(line)[prefix:],
@@ -428,14 +404,18 @@ class SSEDecoder:
             field = self._text(name)
             if field not in self._seen_fields:
                 self._seen_fields.add(field)
-                self.anomalies.append(Anomaly(UNKNOWN_FIELD, self._line, self._offset, field))
+                self.anomalies.append(
+                    Anomaly(events.UNKNOWN_FIELD, self._line, self._offset, field)
+                )
 
     def _text(self, raw: bytes) -> str:
         try:
             return raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             self.anomalies.append(
-                Anomaly(INVALID_UTF8, self._line, self._offset + exc.start, _bad_bytes(raw, exc))
+                Anomaly(
+                    events.INVALID_UTF8, self._line, self._offset + exc.start, _bad_bytes(raw, exc)
+                )
             )
             return raw.decode("utf-8", "replace")
 
@@ -447,7 +427,7 @@ class SSEDecoder:
             first = self._id_lines[0]
             kinds = sorted({a.kind.split("-")[0] for a in self._id_lines})
             self.anomalies.append(
-                Anomaly(ID_OR_RETRY_ONLY, first.line, first.offset, "/".join(kinds))
+                Anomaly(events.ID_OR_RETRY_ONLY, first.line, first.offset, "/".join(kinds))
             )
         self._reset_block()
 
@@ -488,7 +468,7 @@ class SSEDecoder:
             except UnicodeDecodeError as exc:
                 self.anomalies.append(
                     Anomaly(
-                        INVALID_UTF8,
+                        events.INVALID_UTF8,
                         line,
                         offset + prefix + exc.start,
                         _bad_bytes(part, exc),
@@ -515,6 +495,6 @@ def decode_all(
 ) -> tuple[list[Event], list[Anomaly]]:
     """Decode a whole body at once; for tests and small inputs."""
     dec = SSEDecoder(max_line=max_line)
-    events = dec.feed(body)
-    events += dec.finish()
-    return events, dec.anomalies
+    found = dec.feed(body)
+    found += dec.finish()
+    return found, dec.anomalies

@@ -17,13 +17,13 @@ from unittest.mock import ANY
 
 import pytest
 
-from sseconform.sse.decoder import (
+from sseconform.sse.decoder import DEFAULT_MAX_LINE, SSEDecoder, decode_all
+from sseconform.sse.events import (
     BOM_SEEN,
     COMMENT,
     CR,
     CRLF,
     DATA_NO_SPACE,
-    DEFAULT_MAX_LINE,
     ID_FIELD,
     ID_OR_RETRY_ONLY,
     INVALID_UTF8,
@@ -33,8 +33,6 @@ from sseconform.sse.decoder import (
     UNTERMINATED,
     Anomaly,
     Event,
-    SSEDecoder,
-    decode_all,
 )
 
 BOM = b"\xef\xbb\xbf"

@@ -8,7 +8,8 @@ import pytest
 from sseconform.api import check_bytes, check_chunks
 from sseconform.rules.base import Settings
 from sseconform.sse import SSEDecoder
-from sseconform.sse.decoder import DEFAULT_MAX_EVENT, EVENT_TOO_LARGE
+from sseconform.sse.decoder import DEFAULT_MAX_EVENT
+from sseconform.sse.events import EVENT_TOO_LARGE
 
 
 def _decode(pieces: list[bytes], max_event: int) -> tuple[list[str], list[str]]:

@@ -31,7 +31,7 @@ from sseconform.rules.base import WIRE_MESSAGES, Checker, Settings
 from sseconform.rules.delta_template import DeltaTemplate, make_template
 from sseconform.rules.native import is_chat_chunk
 from sseconform.rules.schema import validator, violations
-from sseconform.sse import decoder as sse
+from sseconform.sse import events as kinds
 from sseconform.sse.decoder import Event
 
 __all__ = ["CHECKER", "AnthropicChecker"]
@@ -50,8 +50,8 @@ class AnthropicChecker(Checker):
     grammar = "anthropic"
     ANOMALY_MESSAGES: ClassVar[dict[str, str]] = {
         **WIRE_MESSAGES,
-        sse.ID_FIELD: "`id: {}` on a Messages stream",
-        sse.RETRY_FIELD: "`retry: {}` on a Messages stream",
+        kinds.ID_FIELD: "`id: {}` on a Messages stream",
+        kinds.RETRY_FIELD: "`retry: {}` on a Messages stream",
     }
 
     def __init__(self, settings: Settings | None = None) -> None:
