@@ -78,6 +78,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 SECRET_MARK = "sk-test-SECRET"
+#: The folder a test builds the documentation site in (its security guide names the mark).
+DOCS_SITE = "docs-site"
 _LEAKS: list[str] = []
 
 
@@ -117,8 +119,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         for path in Path(base).rglob("*"):
             if not path.is_file() or path.is_symlink() or path.name.startswith("kept-secret"):
                 continue
-            if _is_test_input(path) or "site-packages" in path.parts:
-                continue  # an installed package (the README it carries names the mark)
+            if _is_test_input(path) or "site-packages" in path.parts or DOCS_SITE in path.parts:
+                continue  # an installed package, the built docs: their security guide names it
             try:
                 data = path.read_bytes()
             except OSError:
