@@ -61,7 +61,7 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 SLOW_GROUPS: dict[str, tuple[str, ...]] = {
     "gateway": ("gate/test_litellm.py", "gate/test_portkey.py", "gate/test_ccr.py"),
     "agents": ("interop/heavy/",),
-    "browser": ("html/test_chromium.py",),
+    "browser": ("html/test_chromium.py", "html/test_site_chromium.py"),
     "locust": ("load/",),
     "integrations": ("test_integrations.py", "test_pytest_plugin.py"),
 }
