@@ -100,14 +100,15 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture
 def browser(tmp_path: Path) -> Iterator[Browser]:
     assert CHROMIUM is not None
+    profile = tmp_path / DOCS_SITE  # its cache holds the site's pages: the secret grep knows
     proc = subprocess.Popen(
         [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--remote-debugging-port=0", f"--user-data-dir={tmp_path}", "about:blank"],
+         "--remote-debugging-port=0", f"--user-data-dir={profile}", "about:blank"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:
-        active = tmp_path / "DevToolsActivePort"
+        active = profile / "DevToolsActivePort"
         end = time.monotonic() + 60
         while not (active.is_file() and len(active.read_text().split()) >= 2):
             assert time.monotonic() < end, "Chromium never opened its DevTools port"
