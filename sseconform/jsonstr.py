@@ -52,3 +52,8 @@ def is_plain_literal(literal: str) -> bool:
         and "\\" not in literal
         and literal.isprintable()
     )
+
+
+#: JSON_STRING over bytes, for a lane that matches events before decoding them: bytes from
+#: 0x80 up pass as they are, so a literal it takes must still be shown to be UTF-8.
+JSON_STRING_BYTES = re.compile(JSON_STRING.pattern.encode())

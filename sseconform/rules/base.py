@@ -17,6 +17,8 @@ import orjson
 
 from sseconform.diagnostics import Diagnostic, printable
 from sseconform.rules.catalog import RULES, Rule
+from sseconform.rules.delta_template import DeltaTemplate
+from sseconform.rules.lane import Run
 from sseconform.sse import decoder as sse
 from sseconform.sse import events as kinds
 from sseconform.sse.decoder import Anomaly, Event, SSEDecoder
@@ -100,6 +102,13 @@ class Checker:
     #: Wire anomaly kind -> rule code, and its message (a grammar may word them its way).
     ANOMALY_CODES: ClassVar[dict[str, str]] = WIRE_CODES
     ANOMALY_MESSAGES: ClassVar[dict[str, str]] = WIRE_MESSAGES
+    #: The grammar keeps delta templates (``_lane_template``): plain deltas that fit one may
+    #: be matched on the bytes, never decoded (the lane, below).
+    LANE: ClassVar[bool] = False
+    #: Bytes of a partial event the lane holds back before the decoder takes them.
+    LANE_CARRY: ClassVar[int] = 64 * 1024
+    #: Slow events in a row, with no template, before a read goes to the decoder at once.
+    LANE_PATIENCE: ClassVar[int] = 32
 
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
@@ -120,6 +129,10 @@ class Checker:
         self._emitted = 0  # every _emit call, shown or not: "did this frame find anything?"
         self._pending: list[Anomaly] = []  # wire anomalies whose event is not dispatched yet
         self._held: dict[str, int] = {}  # how many of each code are pending
+        self._lane_on = self.LANE and self.settings.memo
+        self._lane_max = min(self.settings.max_line, self.settings.max_event) - 256
+        self._carry = b""  # the lane's partial event, not yet seen by the decoder
+        self.lane_events = 0  # events the lane took (for the benchmarks and tests)
 
     # -- plumbing --------------------------------------------------------------------------
 
@@ -253,12 +266,96 @@ class Checker:
         if len(self._head_bytes) < 64:
             self._head_bytes += data[: 64 - len(self._head_bytes)]
         self.bytes += len(data)
+        if self._lane_on:
+            if b"\r" not in data:
+                self._lane_feed(data)
+                return
+            self._lane_on = False  # a carriage return: the decoder alone from here on
+            if self._carry:
+                data = self._carry + data
+                self._carry = b""
+        self._decode(data)
+
+    def _decode(self, data: bytes) -> None:
         dec = self._decoder
         events = dec.feed(data)
         if dec.anomalies:
             self._anomalies(dec.take_anomalies())
         if events:
             self._events(events)
+
+    # -- the lane: template deltas matched on the bytes --------------------------------------
+    #
+    # Most of a long Anthropic or Responses stream is the next delta of the string being
+    # streamed, which the grammar's delta template (delta_template.py) takes without a parse.
+    # The lane goes one step further: between events, with nothing held, an event written in
+    # the plain form (``event: name``, ``data: ``, LF, a blank line, as the decoder reads it
+    # without a remark) that fits the template is taken from the bytes, never decoded; the
+    # decoder is told how many bytes, lines and events it skipped (``advance``), so every
+    # later place is true. Every other event goes through the decoder as before, in order.
+    # A carriage return anywhere hands the rest of the body to the decoder alone.
+
+    def _lane_feed(self, data: bytes) -> None:
+        buf = self._carry + data if self._carry else data
+        self._carry = b""
+        blocks = buf.split(b"\n\n")  # what each event ends with (its blank line) cut off
+        tail = blocks.pop()
+        dec = self._decoder
+        n = len(blocks)
+        i = 0
+        slow = 0
+        while i < n:
+            t = self._lane_template()
+            if t is not None and not self._pending and dec.at_boundary():
+                j = self._lane_run(t, blocks, i)
+                if j != i:
+                    i = j
+                    slow = 0
+                    continue
+            slow += 1
+            if slow > self.LANE_PATIENCE and t is None:  # no template for a while
+                self._decode(b"\n\n".join(blocks[i:]) + b"\n\n")
+                break
+            self._decode(blocks[i] + b"\n\n")
+            i += 1
+        if len(tail) > self.LANE_CARRY:
+            self._decode(tail)
+        else:
+            self._carry = tail
+
+    def _lane_run(self, t: DeltaTemplate, blocks: list[bytes], i: int) -> int:
+        """Take the events from ``blocks[i]`` on that fit ``t`` and that the grammar takes as
+        it would on the full path; return the index of the first one that does not."""
+        run = t.take(blocks, i, self._lane_max)
+        taken = self._template_take(t, run) if run.n else 0
+        if not taken:
+            return i
+        j = i + taken
+        dec = self._decoder
+        line, offset = dec.position()
+        size = sum(map(len, blocks[i:j])) + 2 * taken
+        per = 2 if t.event is None else 3
+        # the last event taken, for what is said about the end of the stream (its place)
+        last = blocks[j - 1]
+        start = offset + size - len(last) - 2
+        data = last[len(t.prefix) :].decode()
+        ev = Event(data, t.event, None, None, dec.frame + taken, line + (taken - 1) * per, start, 1)
+        ev.end = offset + size
+        self._last = ev
+        dec.advance(size, taken * per, taken)
+        self.frames += taken
+        self.lane_events += taken
+        return j
+
+    def _lane_template(self) -> DeltaTemplate | None:
+        """The grammar's current delta template, if it keeps one (``LANE``)."""
+        return None
+
+    def _template_take(self, t: DeltaTemplate, run: Run) -> int:
+        """Take the first of a run of deltas that fit ``t`` as the full path would, in
+        order: how many it took; those it did not take, it did not touch, and the full path
+        sees them."""
+        return 0
 
     def _events(self, events: list[Event]) -> None:
         self.frames += len(events)
@@ -282,6 +379,9 @@ class Checker:
         if self._finished:
             return self.diagnostics
         self._finished = True
+        if self._carry:
+            self._decode(self._carry)
+            self._carry = b""
         dec = self._decoder
         events = dec.finish()
         self._anomalies(dec.take_anomalies())  # first: the last event's own lines are in it

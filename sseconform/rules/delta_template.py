@@ -21,6 +21,7 @@ from typing import Any
 import orjson
 
 from sseconform.jsonstr import JSON_STRING, find_literal
+from sseconform.rules.lane import Run, take_holes, take_one_hole
 
 __all__ = ["DeltaTemplate", "make_template"]
 
@@ -38,7 +39,17 @@ class DeltaTemplate:
     time); a template that keeps matching is compiled into one regular expression (one C call
     per event), which pays for its compilation only on a long run of deltas."""
 
-    __slots__ = ("event", "head", "hits", "holes", "pattern", "segments", "target")
+    __slots__ = (
+        "block_parts",
+        "event",
+        "head",
+        "hits",
+        "holes",
+        "pattern",
+        "prefix",
+        "segments",
+        "target",
+    )
 
     #: Matches before the template is compiled (a compile costs about a thousand matches).
     COMPILE_AFTER = 64
@@ -53,6 +64,10 @@ class DeltaTemplate:
         self.target = target  # where the value goes: the checker that made it knows
         self.hits = 0
         self.pattern: re.Pattern[str] | None = None
+        # the same template over the raw bytes of a whole SSE event (match_block)
+        name = b"" if event is None else b"event: " + event.encode() + b"\n"
+        self.prefix = name + b"data: "  # what comes before the data: the decoder's plain form
+        self.block_parts: tuple[bytes, ...] = ()
 
     def match(self, d: str) -> tuple[str, int] | None:
         """The value's text and the sequence number (-1: none) when ``d`` fits, else None."""
@@ -100,6 +115,19 @@ class DeltaTemplate:
         if pos != len(d):
             return None
         return _text(literal), seq
+
+    def take(self, blocks: list[bytes], i: int, limit: int) -> Run:
+        """The run of ``blocks[i:]`` that fit, up to the first that does not (``lane.py``):
+        events without their blank line, each at most ``limit`` bytes."""
+        parts = self.block_parts
+        if not parts:
+            parts = self.block_parts = tuple(
+                (self.prefix if j == 0 else b"") + seg.encode()
+                for j, seg in enumerate(self.segments)
+            )
+        if len(parts) == 2:
+            return take_one_hole(blocks, i, limit, parts[0], parts[1])
+        return take_holes(blocks, i, limit, parts, self.holes)
 
 
 def _text(literal: str) -> str:

@@ -78,6 +78,11 @@ class SSEDecoder:
         """Line number and byte offset where the next unread line starts."""
         return self._line, self._offset
 
+    @property
+    def frame(self) -> int:
+        """Events read so far (dispatched or dropped): the number of the last one."""
+        return self._frame
+
     def at_boundary(self) -> bool:
         """Between events: nothing held (no partial line, no open block, no pending CR)."""
         return (
@@ -90,9 +95,9 @@ class SSEDecoder:
         )
 
     def advance(self, nbytes: int, lines: int, frames: int) -> None:
-        """Count events that were read elsewhere (``translate``'s fast lane reads plain
-        ``event:``/``data:`` events itself), so later positions and frame numbers stay true.
-        Only between events (:meth:`at_boundary`)."""
+        """Count events that were read elsewhere (the fast lanes of ``translate`` and
+        ``check`` read plain ``event:``/``data:`` events themselves), so later positions and
+        frame numbers stay true. Only between events (:meth:`at_boundary`)."""
         self._offset += nbytes
         self._line += lines
         self._frame += frames

@@ -29,6 +29,7 @@ from sseconform.rules.anthropic.state import (
 )
 from sseconform.rules.base import WIRE_MESSAGES, Checker, Settings
 from sseconform.rules.delta_template import DeltaTemplate, make_template
+from sseconform.rules.lane import Run
 from sseconform.rules.native import is_chat_chunk
 from sseconform.rules.schema import validator, violations
 from sseconform.sse import events as kinds
@@ -48,6 +49,7 @@ class AnthropicChecker(Checker):
     """The anthropic grammar: what the Anthropic SDKs, Claude Code and the AI SDK parse."""
 
     grammar = "anthropic"
+    LANE = True
     ANOMALY_MESSAGES: ClassVar[dict[str, str]] = {
         **WIRE_MESSAGES,
         kinds.ID_FIELD: "`id: {}` on a Messages stream",
@@ -91,9 +93,7 @@ class AnthropicChecker(Checker):
         if t is not None:
             if ev.event == t.event and ev.data_lines == 1:
                 got = t.match(ev.data)
-                if got is not None:
-                    if t.target is not None:  # a tool block: its input grows
-                        self._input_piece(t.target, got[0])
+                if got is not None and self._template_take(t, Run.one(*got)):
                     return
             self._tmpl = None
         self._frame_start = self._emitted
@@ -124,6 +124,14 @@ class AnthropicChecker(Checker):
         if not self._valid[kind](obj):
             self._schema(ev, kind, obj)
         handler(ev, obj)
+
+    def _lane_template(self) -> DeltaTemplate | None:
+        return self._tmpl
+
+    def _template_take(self, t: DeltaTemplate, run: Run) -> int:
+        if t.target is not None:  # a tool block: its input grows by the run's pieces
+            self._input_piece(t.target, run.text(run.n), run.n)
+        return run.n
 
     def _untyped(self, ev: Event, obj: dict[str, Any]) -> None:
         """A JSON object with no string ``type``: a chat chunk, an OpenAI error, or broken."""
@@ -264,9 +272,10 @@ class AnthropicChecker(Checker):
         elif kind == "thinking_delta" and b.type == "thinking":
             self._remember(ev, obj, "thinking", None)
 
-    def _input_piece(self, b: Block, piece: str) -> None:
-        """One input_json_delta of a tool block: counted, and kept up to max_arguments."""
-        b.deltas += 1
+    def _input_piece(self, b: Block, piece: str, deltas: int = 1) -> None:
+        """One input_json_delta of a tool block (or ``deltas`` of them, their pieces joined):
+        counted, and kept up to max_arguments (past it, only the size counts)."""
+        b.deltas += deltas
         if piece:
             size = b.size + len(piece)
             if size <= self._max_input:

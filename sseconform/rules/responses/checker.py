@@ -25,6 +25,7 @@ import orjson
 from sseconform.providers import ANTHROPIC_EVENTS
 from sseconform.rules.base import Checker, Settings
 from sseconform.rules.delta_template import DeltaTemplate, make_template
+from sseconform.rules.lane import Run
 from sseconform.rules.responses.events import (
     AUDIO_EVENTS,
     BODY_EVENTS,
@@ -59,6 +60,7 @@ class ResponsesChecker(Checker):
     """The responses grammar: ``response.*`` events, ``error``, one terminal event."""
 
     grammar = "responses"
+    LANE = True
 
     def __init__(self, settings: Settings | None = None) -> None:
         super().__init__(settings)
@@ -152,14 +154,35 @@ class ResponsesChecker(Checker):
 
     # -- every event -----------------------------------------------------------------------
 
+    def _lane_template(self) -> DeltaTemplate | None:
+        return self._tmpl
+
+    def _template_take(self, t: DeltaTemplate, run: Run) -> int:
+        """The deltas that fit the template up to the first whose sequence number is not
+        the next one."""
+        last = self._seq
+        if last is None:
+            return 0
+        seqs = run.seqs
+        n = run.n
+        if seqs != list(range(last + 1, last + 1 + n)):
+            n = 0
+            for q in seqs:
+                if q != last + 1:
+                    break
+                last = q
+                n += 1
+        if n:
+            self._seq = seqs[n - 1]
+            t.target.add_all(run.text(n), n)
+        return n
+
     def _on_event(self, ev: Event) -> None:
         t = self._tmpl
         if t is not None:
             if ev.event == t.event and ev.data_lines == 1:
                 got = t.match(ev.data)
-                if got is not None and self._seq is not None and got[1] == self._seq + 1:
-                    self._seq = got[1]
-                    t.target.add(got[0])
+                if got is not None and self._template_take(t, Run.one(*got)):
                     return
             self._tmpl = None
         self._frame_start = self._emitted

@@ -75,6 +75,14 @@ class Acc:
         self.deltas += 1
         self.firm = True
 
+    def add_all(self, text: str, deltas: int) -> None:
+        """Several deltas at once, their texts joined (the digest of a concatenation is that
+        of its parts)."""
+        self.h.update(text.encode("utf-8", "surrogatepass"))
+        self.size += len(text)
+        self.deltas += deltas
+        self.firm = True
+
     def digest(self) -> bytes:
         return self.h.digest()
 

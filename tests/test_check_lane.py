@@ -1,0 +1,257 @@
+"""``check``'s lane (rules/base.py, rules/lane.py) takes delta events straight from the bytes.
+
+It must change nothing: every finding, place and count is what the decoder-and-parse path
+gives (``Settings(memo=False)`` turns both the templates and the lane off). Checked on
+generated Anthropic and Responses streams made of plain deltas and of every way an event can
+look like one and not be one (a bad UTF-8 byte or a raw control character in its string, an
+escape, ``data:`` without its space, two data lines, an ``id:`` line, a comment, CRLF, an
+extra blank line, a sequence gap), cut into reads at random places; and on the benchmark
+streams, where it must take nearly every event.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from sseconform import Settings, check_chunks
+from sseconform.rules.anthropic.checker import AnthropicChecker
+from sseconform.rules.responses.checker import ResponsesChecker
+
+BENCH = Path(__file__).resolve().parent / "benchmarks"
+
+TEXTS = st.text(max_size=8) | st.sampled_from(['"', "\\", "\n", "\x01", "\u2028", "\ud83d\ude00"])
+
+
+def _event(name: str, obj: dict[str, object]) -> bytes:
+    return f"event: {name}\ndata: {json.dumps(obj, separators=(',', ':'))}\n\n".encode()
+
+
+def _anthropic_delta(index: int, text: str, key: str = "text") -> bytes:
+    kind = {"text": "text_delta", "thinking": "thinking_delta", "partial_json": "input_json_delta"}
+    delta = {"type": kind[key], key: text}
+    obj = {"type": "content_block_delta", "index": index, "delta": delta}
+    return _event("content_block_delta", obj)
+
+
+RAW_DELTA = (
+    b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,'
+    b'"delta":{"type":"text_delta","text":%s}}\n\n'
+)
+
+#: Events that look like a text delta of block 0 and are not one the lane may take.
+ODD_ANTHROPIC = [
+    RAW_DELTA % b'"caf\xc3"',  # a cut UTF-8 sequence
+    RAW_DELTA % b'"a\x01b"',  # a raw control character
+    RAW_DELTA % b'"say \\"hi\\""',  # escapes: the lane decodes them
+    RAW_DELTA % b'"\\ud800"',  # a lone surrogate escape: not JSON to orjson
+    RAW_DELTA % b'"a"b"',  # a quote too many
+    RAW_DELTA.replace(b"data: ", b"data:") % b'"x"',
+    RAW_DELTA.replace(b'data: {"type"', b'id: 7\ndata: {"type"') % b'"x"',
+    RAW_DELTA.replace(b'"index":0,', b'"index":0,\ndata: ') % b'"x"',
+    RAW_DELTA.replace(b"\n\n", b"\n\n\n") % b'"x"',
+    RAW_DELTA.replace(b"\n", b"\r\n") % b'"x"',
+    b": keep-alive\n\n",
+    b'event: ping\ndata: {"type":"ping"}\n\n',
+    RAW_DELTA.replace(b'"index":0', b'"index":1') % b'"x"',
+    RAW_DELTA.replace(b"event: content_block_delta\n", b"") % b'"x"',
+    RAW_DELTA % (b'"' + b"y" * 300 + b'"'),  # over the small max_line below
+]
+
+
+def _cuts(body: bytes, points: list[int]) -> list[bytes]:
+    marks = sorted({p % (len(body) + 1) for p in points})
+    out, last = [], 0
+    for p in [*marks, len(body)]:
+        out.append(body[last:p])
+        last = p
+    return [c for c in out if c]
+
+
+def _same(body: bytes, cuts: list[int], grammar: str, base: Settings) -> None:
+    on = check_chunks(_cuts(body, cuts), base, grammar=grammar)
+    off_settings = replace(base, memo=False)
+    off = check_chunks([body], off_settings, grammar=grammar)
+    assert on.diagnostics == off.diagnostics
+    assert on.suppressed == off.suppressed
+    assert on.frames == off.frames
+
+
+ANTHROPIC_HEAD = _event(
+    "message_start",
+    {
+        "type": "message_start",
+        "message": {
+            "id": "msg_l",
+            "type": "message",
+            "role": "assistant",
+            "model": "m",
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 1, "output_tokens": 1},
+        },
+    },
+) + _event(
+    "content_block_start",
+    {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+)
+
+STOP_0 = _event("content_block_stop", {"type": "content_block_stop", "index": 0})
+MESSAGE_END = _event(
+    "message_delta",
+    {
+        "type": "message_delta",
+        "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+        "usage": {"output_tokens": 5},
+    },
+) + _event("message_stop", {"type": "message_stop"})
+ANTHROPIC_TAIL = STOP_0 + MESSAGE_END
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            TEXTS.map(lambda t: _anthropic_delta(0, t)),
+            st.sampled_from(ODD_ANTHROPIC),
+        ),
+        max_size=30,
+    ),
+    st.lists(st.integers(min_value=0, max_value=10_000), max_size=12),
+    st.booleans(),
+)
+def test_anthropic_lane_changes_nothing(events: list[bytes], cuts: list[int], end: bool) -> None:
+    """Deltas, look-alikes and their mix, cut anywhere; with the end of the message or
+    without (then the stream-end finding is placed at the last event, which the lane took)."""
+    body = ANTHROPIC_HEAD + b"".join(events) + (ANTHROPIC_TAIL if end else b"")
+    _same(body, cuts, "anthropic", Settings(max_line=400, max_event=1 << 20))
+
+
+def test_anthropic_tool_input_through_the_lane() -> None:
+    """A tool block's input streamed in pieces the lane takes: the input it checks is whole."""
+    start = _event(
+        "content_block_start",
+        {
+            "type": "content_block_start",
+            "index": 1,
+            "content_block": {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}},
+        },
+    )
+    args = json.dumps({"city": 'Z\u00fcrich "old town"', "days": list(range(30))})
+    pieces = [args[i : i + 3] for i in range(0, len(args), 3)]
+    good = b"".join(_anthropic_delta(1, p, "partial_json") for p in pieces)
+    bad = b"".join(_anthropic_delta(1, p, "partial_json") for p in pieces[:-1])
+    stop = _event("content_block_stop", {"type": "content_block_stop", "index": 1})
+    for body_mid in (good, bad):
+        body = ANTHROPIC_HEAD + STOP_0 + start + body_mid + stop + MESSAGE_END
+        for size in (1, 7, 64, 4096, len(body)):
+            cuts = list(range(size, len(body), size))
+            _same(body, cuts, "anthropic", Settings())
+        checker = AnthropicChecker(Settings())
+        checker.feed(body)
+        codes = [d.code for d in checker.finish()]
+        assert checker.lane_events >= len(pieces) - 2
+        assert bool(codes) == (body_mid is bad)
+
+
+RESPONSES_HEAD = (
+    b'event: response.created\ndata: {"type":"response.created","sequence_number":0,'
+    b'"response":{"id":"resp_l","object":"response","created_at":1,"model":"m",'
+    b'"status":"in_progress","output":[]}}\n\n'
+    b'event: response.output_item.added\ndata: {"type":"response.output_item.added",'
+    b'"sequence_number":1,"output_index":0,"item":{"id":"msg_l","type":"message",'
+    b'"role":"assistant","status":"in_progress","content":[]}}\n\n'
+    b'event: response.content_part.added\ndata: {"type":"response.content_part.added",'
+    b'"sequence_number":2,"item_id":"msg_l","output_index":0,"content_index":0,'
+    b'"part":{"type":"output_text","text":"","annotations":[]}}\n\n'
+)
+
+
+def _responses_delta(seq: int, text: str, pad: str | None, item: str = "msg_l") -> bytes:
+    obj: dict[str, object] = {
+        "type": "response.output_text.delta",
+        "sequence_number": seq,
+        "item_id": item,
+        "output_index": 0,
+        "content_index": 0,
+        "delta": text,
+    }
+    if pad is not None:
+        obj["obfuscation"] = pad
+    return _event("response.output_text.delta", obj)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            TEXTS,
+            st.one_of(st.none(), st.sampled_from(["aBc", "", "\\", "x\u00e9"])),
+            st.sampled_from([1, 1, 1, 1, 2, 0]),
+            # mostly a plain event; a CR turns the lane off for the rest, so it comes seldom
+            st.sampled_from([b""] * 12 + [b"\xff", b"\x01", b"\r", b"id: 3\n", b": c\n\n"]),
+            st.sampled_from(["msg_l", "msg_l", "msg_l", "msg_x"]),  # a delta of another item
+        ),
+        max_size=30,
+    ),
+    st.lists(st.integers(min_value=0, max_value=10_000), max_size=12),
+)
+@example(
+    [("a", None, 1, b"", "msg_l"), ("b", None, 1, b"", "msg_l"), ("c", None, 1, b"", "msg_x")],
+    [],
+)
+def test_responses_lane_changes_nothing(
+    deltas: list[tuple[str, str | None, int, bytes, str]], cuts: list[int]
+) -> None:
+    """Deltas with padding and sequence numbers (the next one, a gap, a repeat), some with a
+    bad byte in their string or a line before them, or for another item (which the long piece
+    of the template after the number names), cut anywhere; the `.done` compares the text the
+    lane built."""
+    seq, text, parts = 2, "", []
+    for delta, pad, step, odd, item in deltas:
+        seq += step
+        ev = _responses_delta(seq, delta, pad, item)
+        if odd in (b"\xff", b"\x01"):
+            ev = ev.replace(b'"delta":"', b'"delta":"' + odd, 1)
+        elif odd:
+            ev = odd + ev if odd != b"\r" else ev.replace(b"\n\n", b"\r\n\r\n")
+        parts.append(ev)
+        text += delta
+    done = {
+        "type": "response.output_text.done",
+        "sequence_number": seq + 1,
+        "item_id": "msg_l",
+        "output_index": 0,
+        "content_index": 0,
+        "text": text,
+    }
+    body = RESPONSES_HEAD + b"".join(parts) + _event("response.output_text.done", done)
+    _same(body, cuts, "responses", Settings())
+
+
+@pytest.mark.parametrize(
+    ("module", "checker"),
+    [("bench_anthropic", AnthropicChecker), ("bench_responses", ResponsesChecker)],
+)
+def test_the_lane_takes_the_benchmark_deltas(module: str, checker: type) -> None:
+    """On the benchmarks' streams (a few rounds), in 64 KiB reads: nearly every event goes
+    through the lane, and the findings are the full path's (none)."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        bench = __import__(module)
+    finally:
+        sys.path.remove(str(BENCH))
+    body = bench.stream(400_000)
+    c = checker(Settings())
+    for piece in bench.pieces(body):
+        c.feed(piece)
+    assert c.finish() == []
+    assert c.lane_events > 0.9 * c.frames
+    _same(body, list(range(65536, len(body), 65536)), c.grammar, Settings())
