@@ -2,27 +2,45 @@
 
 Rule and grammar pages come from the rule modules (``sseconform.rules.pages``). Each command's
 page ends with its ``--help``, as the installed CLI prints it; a command with no guide of its
-own in ``docs/commands/`` gets a page of its help alone.
+own in ``docs/commands/`` gets a page of its help alone. The HTML report's guide shows a
+screenshot of a real report, made at build time: ``check --format html`` on the bundled
+recordings, drawn by headless Chromium (without Chromium the page says so; with
+``SSECONFORM_REQUIRE_CHROMIUM=1``, as CI sets, the build fails instead).
 """
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
 from typing import Any
 
+from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
-COMMANDS = (
-    "check",
-    "translate",
-    "record",
-    "replay",
-    "inspect",
-    "gate",
-    "diff",
-    "load",
-    "rules",
-    "rule",
-)
+ROOT = Path(__file__).resolve().parent.parent
+#: What the screenshot shows: the README's first command, as an HTML page.
+REPORTED = ("recordings/chat", "recordings/gateway-bugs")
+SCREENSHOT = "guide/html-report.png"
+SHOT_SIZE = (1200, 1000)
+#: Where the guide wants the screenshot (a line of its own).
+SHOT_MARK = "<!-- screenshot -->"
+
+
+def _commands() -> tuple[str, ...]:
+    """Every command the CLI registers, as typed: a new command gets its page unasked."""
+    from sseconform.cli.main import app
+
+    return tuple(
+        c.name or (c.callback.__name__ if c.callback else "")
+        for c in app.registered_commands
+        if not c.hidden
+    )
+
+
+COMMANDS = _commands()
 
 
 def _help(command: str) -> str:
@@ -49,11 +67,60 @@ def on_files(files: Files, config: Any) -> Files:
             pages[path] = f"# sseconform {command}\n\n"
     for path, text in pages.items():
         files.append(File.generated(config, path, content=text))
+    shot = _screenshot()
+    if shot is not None:
+        files.append(File.generated(config, SCREENSHOT, content=shot))
     return files
+
+
+def _screenshot() -> bytes | None:
+    """A real report (``check --format html`` on ``REPORTED``) drawn by headless Chromium, as
+    PNG bytes; None without Chromium."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        if os.environ.get("SSECONFORM_REQUIRE_CHROMIUM") == "1":
+            raise PluginError("SSECONFORM_REQUIRE_CHROMIUM=1 but no chromium on PATH")
+        return None
+    from typer.testing import CliRunner
+
+    from sseconform.cli.main import app
+
+    with tempfile.TemporaryDirectory(prefix="sseconform-docs-") as tmp:
+        report = Path(tmp) / "report.html"
+        shot = Path(tmp) / "report.png"
+        args = ["check", *REPORTED, "--format", "html", "-o", str(report)]
+        old = os.getcwd()
+        os.chdir(ROOT)  # the report names the files as the README's command does
+        try:
+            CliRunner().invoke(app, args, env={"NO_COLOR": "1"}, prog_name="sseconform")
+        finally:
+            os.chdir(old)
+        if not report.is_file():
+            raise PluginError(f"sseconform {' '.join(args)} wrote no report")
+        width, height = SHOT_SIZE
+        done = subprocess.run(
+            [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             "--hide-scrollbars", f"--user-data-dir={tmp}/profile",
+             f"--window-size={width},{height}", f"--screenshot={shot}", report.as_uri()],
+            capture_output=True, timeout=120, check=False,
+        )  # fmt: skip
+        if not shot.is_file():
+            raise PluginError(f"Chromium drew no screenshot: {done.stderr[-500:]!r}")
+        return shot.read_bytes()
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
     path = page.file.src_uri
+    if SHOT_MARK in markdown:
+        if files.get_file_from_path(SCREENSHOT) is not None:
+            shown = (
+                f"![`sseconform check {' '.join(REPORTED)} --format html`, in Chromium]"
+                f"({Path(SCREENSHOT).name})"
+            )
+        else:
+            shown = "*(This copy of the site was built without Chromium: no screenshot.)*"
+        return markdown.replace(SHOT_MARK, shown)
     if path.startswith("commands/") and path.removeprefix("commands/")[:-3] in COMMANDS:
         return markdown.rstrip() + "\n\n" + _options(path.removeprefix("commands/")[:-3])
     return markdown

@@ -7,6 +7,8 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import shutil
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +20,7 @@ from sseconform.rules.pages import page_path, rule_page, site_pages
 from tests.conftest import DOCS_SITE
 
 ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 def test_every_rule_and_grammar_has_a_page() -> None:
@@ -64,3 +67,21 @@ def test_the_site_builds_strictly_and_fetches_nothing(tmp_path: Path) -> None:
     for page in site.rglob("*.html"):
         assert not fetched.search(page.read_text(encoding="utf-8")), page
     assert (site / "search" / "search_index.json").is_file()
+    _the_report_is_shown(site)
+
+
+def _the_report_is_shown(site: Path) -> None:
+    """The HTML report's guide shows a screenshot made at build time, from a real report,
+    when Chromium is there (CI requires it); else it says it has none."""
+    page = (site / "guide" / "html-report.html").read_text(encoding="utf-8")
+    shot = site / "guide" / "html-report.png"
+    if not CHROMIUM:
+        assert "built without Chromium" in page
+        assert not shot.exists()
+        return
+    assert '<img alt="sseconform check recordings/chat recordings/gateway-bugs' in page
+    assert 'src="html-report.png"' in page
+    head = shot.read_bytes()[:24]
+    assert head[:8] == b"\x89PNG\r\n\x1a\n"
+    assert struct.unpack(">II", head[16:24]) == (1200, 1000)
+    assert shot.stat().st_size > 20_000  # something was drawn, not a blank page

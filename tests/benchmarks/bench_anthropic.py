@@ -169,11 +169,13 @@ def run_floor(chunks: list[bytes]) -> int:
 
 
 def timed(fn: Callable[[list[bytes]], int], chunks: list[bytes], repeat: int) -> float:
+    """Median CPU time of ``repeat`` runs: on a shared machine, the wall clock swings with
+    what else runs (2x on CI's two cores), what one process is given to run on does not."""
     times = []
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         fn(chunks)
-        times.append(time.perf_counter() - t0)
+        times.append(time.process_time() - t0)
     return statistics.median(times)
 
 
@@ -195,7 +197,7 @@ def throughput(total_bytes: int, repeat: int) -> None:
     ):
         print(f"  {label:<46} {t:7.3f} s  {mb / t:7.1f} MB/s")
     print(f"  check vs anthropic-python: {t_sdk / t_check:5.2f}x   (target >= 3x)")
-    print(f"  check vs floor:            {t_floor / t_check:5.2f}x")
+    print(f"  check vs floor:            {t_floor / t_check:5.2f}x   (target >= 0.5x)")
 
 
 def peak_rss_kb() -> int:

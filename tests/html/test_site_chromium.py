@@ -149,6 +149,16 @@ def test_the_search_finds_a_rule_by_its_code(site: str, browser: Browser) -> Non
     assert "/rules/A003-block-not-started.html" in hrefs[0]
 
 
+def test_the_report_guide_shows_its_screenshot(site: str, browser: Browser) -> None:
+    """The screenshot made at build time is on the page, loaded, at its size."""
+    _open(browser, f"{site}/guide/html-report.html")
+    size = browser.wait_for(
+        "[...document.querySelectorAll('article img')].filter(i => i.complete)"
+        ".map(i => [i.getAttribute('src'), i.naturalWidth, i.naturalHeight])"
+    )
+    assert size == [["html-report.png", 1200, 1000]]
+
+
 def test_no_page_fetches_anything_from_the_network(site: str, browser: Browser) -> None:
     for page in ("index.html", "rules/index.html", "grammars/chat.html", "api.html"):
         _open(browser, f"{site}/{page}")
