@@ -1,5 +1,8 @@
 """``check``'s lane (rules/base.py, rules/lane.py) takes delta events straight from the bytes.
 
+In all three grammars it reads: chat's content deltas and argument fragments, Anthropic's
+block deltas, Responses' text deltas.
+
 It must change nothing: every finding, place and count is what the decoder-and-parse path
 gives (``Settings(memo=False)`` turns both the templates and the lane off). Checked on
 generated Anthropic and Responses streams made of plain deltas and of every way an event can
@@ -22,6 +25,7 @@ from hypothesis import strategies as st
 
 from sseconform import Settings, check_chunks
 from sseconform.rules.anthropic.checker import AnthropicChecker
+from sseconform.rules.chat.checker import StreamChecker
 from sseconform.rules.responses.checker import ResponsesChecker
 
 BENCH = Path(__file__).resolve().parent / "benchmarks"
@@ -161,20 +165,26 @@ def test_anthropic_tool_input_through_the_lane() -> None:
         assert bool(codes) == (body_mid is bad)
 
 
+#: Item ids as long as OpenAI's: the template's piece after the number holds one, too long to
+#: be written into the skeleton (lane.SHORT), so it is compared.
+ITEM = "msg_" + "6" * 60
+OTHER = "msg_" + "7" * 60
+
+
 RESPONSES_HEAD = (
     b'event: response.created\ndata: {"type":"response.created","sequence_number":0,'
     b'"response":{"id":"resp_l","object":"response","created_at":1,"model":"m",'
     b'"status":"in_progress","output":[]}}\n\n'
     b'event: response.output_item.added\ndata: {"type":"response.output_item.added",'
-    b'"sequence_number":1,"output_index":0,"item":{"id":"msg_l","type":"message",'
+    b'"sequence_number":1,"output_index":0,"item":{"id":"%s","type":"message",'
     b'"role":"assistant","status":"in_progress","content":[]}}\n\n'
     b'event: response.content_part.added\ndata: {"type":"response.content_part.added",'
-    b'"sequence_number":2,"item_id":"msg_l","output_index":0,"content_index":0,'
+    b'"sequence_number":2,"item_id":"%s","output_index":0,"content_index":0,'
     b'"part":{"type":"output_text","text":"","annotations":[]}}\n\n'
-)
+) % (ITEM.encode(), ITEM.encode())
 
 
-def _responses_delta(seq: int, text: str, pad: str | None, item: str = "msg_l") -> bytes:
+def _responses_delta(seq: int, text: str, pad: str | None, item: str = ITEM) -> bytes:
     obj: dict[str, object] = {
         "type": "response.output_text.delta",
         "sequence_number": seq,
@@ -197,14 +207,14 @@ def _responses_delta(seq: int, text: str, pad: str | None, item: str = "msg_l") 
             st.sampled_from([1, 1, 1, 1, 2, 0]),
             # mostly a plain event; a CR turns the lane off for the rest, so it comes seldom
             st.sampled_from([b""] * 12 + [b"\xff", b"\x01", b"\r", b"id: 3\n", b": c\n\n"]),
-            st.sampled_from(["msg_l", "msg_l", "msg_l", "msg_x"]),  # a delta of another item
+            st.sampled_from([ITEM, ITEM, ITEM, OTHER]),  # a delta of another item
         ),
         max_size=30,
     ),
     st.lists(st.integers(min_value=0, max_value=10_000), max_size=12),
 )
 @example(
-    [("a", None, 1, b"", "msg_l"), ("b", None, 1, b"", "msg_l"), ("c", None, 1, b"", "msg_x")],
+    [("a", None, 1, b"", ITEM), ("b", None, 1, b"", ITEM), ("c", None, 1, b"", OTHER)],
     [],
 )
 def test_responses_lane_changes_nothing(
@@ -227,7 +237,7 @@ def test_responses_lane_changes_nothing(
     done = {
         "type": "response.output_text.done",
         "sequence_number": seq + 1,
-        "item_id": "msg_l",
+        "item_id": ITEM,
         "output_index": 0,
         "content_index": 0,
         "text": text,
@@ -255,3 +265,110 @@ def test_the_lane_takes_the_benchmark_deltas(module: str, checker: type) -> None
     assert c.finish() == []
     assert c.lane_events > 0.9 * c.frames
     _same(body, list(range(65536, len(body), 65536)), c.grammar, Settings())
+
+
+CHAT_HEAD = (
+    '{"id":"chatcmpl-l","object":"chat.completion.chunk","created":1,"model":"m",'
+    '"choices":[{"index":0,"delta":'
+)
+
+
+def _chunk(delta: str, finish: str | None = None, pad: str | None = None) -> bytes:
+    fr = json.dumps(finish)
+    tail = "" if pad is None else f',"obfuscation":{json.dumps(pad)}'
+    return f'data: {CHAT_HEAD}{delta},"finish_reason":{fr}}}]{tail}}}\n\n'.encode()
+
+
+def _content(text: str, pad: str | None = None) -> bytes:
+    return _chunk(json.dumps({"content": text}), pad=pad)
+
+
+def _fragment(index: int, args: str) -> bytes:
+    return _chunk(json.dumps({"tool_calls": [{"index": index, "function": {"arguments": args}}]}))
+
+
+RAW_CHUNK = _content("\x00").replace(b'"\\u0000"', b"%s")
+
+#: Chunks that look like a content delta and are not one the lane may take.
+ODD_CHAT = [
+    RAW_CHUNK % b'"caf\xc3"',
+    RAW_CHUNK % b'"a\tb"',
+    RAW_CHUNK % b'"\\u00e9\\n"',
+    RAW_CHUNK % b'"\\udc00"',
+    RAW_CHUNK.replace(b"data: ", b"data:") % b'"x"',
+    b"event: message\n" + RAW_CHUNK % b'"x"',
+    b"id: 1\n" + RAW_CHUNK % b'"x"',
+    RAW_CHUNK.replace(b'"delta":', b'"delta":\ndata: ') % b'"x"',
+    b": keep-alive\n\n",
+    RAW_CHUNK.replace(b"\n\n", b"\r\n\r\n") % b'"x"',
+    RAW_CHUNK.replace(b'"index":0', b'"index":1') % b'"x"',
+    RAW_CHUNK.replace(b'"finish_reason":null', b'"finish_reason":"stop"') % b'"x"',
+    b"data: [DONE]\n\n",
+]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.tuples(TEXTS, st.one_of(st.none(), st.text(max_size=5))).map(
+                lambda tp: _content(*tp)
+            ),
+            st.sampled_from(ODD_CHAT),
+        ),
+        max_size=30,
+    ),
+    st.lists(st.integers(min_value=0, max_value=10_000), max_size=12),
+)
+def test_chat_lane_changes_nothing(chunks: list[bytes], cuts: list[int]) -> None:
+    """Content deltas (with OpenAI's padding or without), look-alikes, a second choice, a
+    finish and `[DONE]` in the middle, cut anywhere."""
+    role = _chunk('{"role":"assistant","content":""}')
+    end = _chunk("{}", "stop") + b"data: [DONE]\n\n"
+    _same(role + b"".join(chunks) + end, cuts, "chat", Settings(max_line=400, max_event=1 << 20))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["{", '"a', '":', " 1", "", "\\u00e9", '"\\"', "}", "ab"]), max_size=25
+    ),
+    st.lists(st.integers(min_value=0, max_value=10_000), max_size=8),
+)
+@example(["{", '"a":', " 1}", '{"a": 1}'], [])  # the last fragment resends all before it
+def test_chat_argument_fragments_through_the_lane(pieces: list[str], cuts: list[int]) -> None:
+    """A call's fragments, with empty ones and ones as long as all before them (possible
+    resends: the full path decides), escapes, and arguments that do not parse at the end."""
+    start = _chunk(
+        json.dumps(
+            {
+                "tool_calls": [
+                    {"index": 0, "id": "call_1", "type": "function",
+                     "function": {"name": "f", "arguments": ""}}
+                ]
+            }
+        )
+    )  # fmt: skip
+    frags = b"".join(_fragment(0, p) for p in pieces)
+    body = _chunk('{"role":"assistant","content":null}') + start + frags
+    body += _chunk("{}", "tool_calls") + b"data: [DONE]\n\n"
+    _same(body, cuts, "chat", Settings())
+
+
+@pytest.mark.parametrize("shape", ["text", "obfuscated", "tools"])
+def test_the_lane_takes_the_chat_benchmark_chunks(shape: str) -> None:
+    sys.path.insert(0, str(BENCH))
+    try:
+        bench = __import__("bench_check")
+    finally:
+        sys.path.remove(str(BENCH))
+    if shape == "tools":
+        body = bench.tool_stream(100_000)
+    else:
+        body = bench.text_stream(3000, obfuscation=shape == "obfuscated")
+    c = StreamChecker(Settings())
+    for piece in bench.pieces(body):
+        c.feed(piece)
+    assert c.finish() == []
+    assert c.lane_events > 0.9 * c.frames
+    _same(body, list(range(65536, len(body), 65536)), "chat", Settings())

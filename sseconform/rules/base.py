@@ -102,9 +102,6 @@ class Checker:
     #: Wire anomaly kind -> rule code, and its message (a grammar may word them its way).
     ANOMALY_CODES: ClassVar[dict[str, str]] = WIRE_CODES
     ANOMALY_MESSAGES: ClassVar[dict[str, str]] = WIRE_MESSAGES
-    #: The grammar keeps delta templates (``_lane_template``): plain deltas that fit one may
-    #: be matched on the bytes, never decoded (the lane, below).
-    LANE: ClassVar[bool] = False
     #: Bytes of a partial event the lane holds back before the decoder takes them.
     LANE_CARRY: ClassVar[int] = 64 * 1024
     #: Slow events in a row, with no template, before a read goes to the decoder at once.
@@ -129,7 +126,11 @@ class Checker:
         self._emitted = 0  # every _emit call, shown or not: "did this frame find anything?"
         self._pending: list[Anomaly] = []  # wire anomalies whose event is not dispatched yet
         self._held: dict[str, int] = {}  # how many of each code are pending
-        self._lane_on = self.LANE and self.settings.memo
+        # the last delta that went the full way and found nothing, cut around its value: a
+        # grammar keeps it (delta_template.py) and says what a delta that fits does
+        # (_template_take); such deltas may be matched on the bytes, never decoded (the lane)
+        self._tmpl: DeltaTemplate | None = None
+        self._lane_on = self.settings.memo
         self._lane_max = min(self.settings.max_line, self.settings.max_event) - 256
         self._carry = b""  # the lane's partial event, not yet seen by the decoder
         self.lane_events = 0  # events the lane took (for the benchmarks and tests)
@@ -305,7 +306,7 @@ class Checker:
         i = 0
         slow = 0
         while i < n:
-            t = self._lane_template()
+            t = self._tmpl
             if t is not None and not self._pending and dec.at_boundary():
                 j = self._lane_run(t, blocks, i)
                 if j != i:
@@ -346,10 +347,6 @@ class Checker:
         self.frames += taken
         self.lane_events += taken
         return j
-
-    def _lane_template(self) -> DeltaTemplate | None:
-        """The grammar's current delta template, if it keeps one (``LANE``)."""
-        return None
 
     def _template_take(self, t: DeltaTemplate, run: Run) -> int:
         """Take the first of a run of deltas that fit ``t`` as the full path would, in

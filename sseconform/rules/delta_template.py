@@ -163,7 +163,7 @@ def make_template(
     data: str,
     obj: dict[str, Any],
     event: str | None,
-    path: tuple[str, ...],
+    path: tuple[str | int, ...],
     target: Any,
     *,
     seq: bool,
@@ -172,7 +172,7 @@ def make_template(
     ``obfuscation`` and (``seq``) its top-level sequence number, proving the cut with a probe
     parse; None when that cannot be shown."""
     key = path[-1]
-    if PROBE in data:
+    if PROBE in data or type(key) is not str:
         return None
     found: list[tuple[tuple[int, int] | None, str]] = [(find_literal(data, key), VALUE)]
     if seq:
@@ -220,11 +220,16 @@ def make_template(
     return DeltaTemplate(event, segments, holes, target)
 
 
-def _at(obj: Any, path: tuple[str, ...]) -> Any:
+def _at(obj: Any, path: tuple[str | int, ...]) -> Any:
     for key in path:
-        if type(obj) is not dict:
+        if type(key) is int:
+            if type(obj) is not list or not -len(obj) <= key < len(obj):
+                return None
+            obj = obj[key]
+        elif type(obj) is not dict:
             return None
-        obj = obj.get(key)
+        else:
+            obj = obj.get(key)
     return obj
 
 

@@ -49,6 +49,14 @@ class Run:
         """A single delta the template matched on the full path (its decoded data)."""
         return cls(1, [seq], text, [], plain=False)
 
+    def texts(self) -> list[str]:
+        """Each value on its own."""
+        if not self.literals:
+            return [] if self._all is None else [self._all]
+        if self.plain:
+            return [lit[1:-1].decode() for lit in self.literals]
+        return [orjson.loads(lit) for lit in self.literals]
+
     def text(self, k: int) -> str:
         """The first ``k`` values, one after the other."""
         if k == self.n and self._all is not None:
@@ -154,7 +162,7 @@ def take_holes(
 
 
 #: A piece of a template this long or shorter is written into its skeleton as it is.
-SHORT = 40
+SHORT = 80
 
 
 @lru_cache(maxsize=64)

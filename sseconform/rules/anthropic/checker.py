@@ -49,7 +49,6 @@ class AnthropicChecker(Checker):
     """The anthropic grammar: what the Anthropic SDKs, Claude Code and the AI SDK parse."""
 
     grammar = "anthropic"
-    LANE = True
     ANOMALY_MESSAGES: ClassVar[dict[str, str]] = {
         **WIRE_MESSAGES,
         kinds.ID_FIELD: "`id: {}` on a Messages stream",
@@ -72,7 +71,6 @@ class AnthropicChecker(Checker):
         }
         self._max_input = self.settings.max_arguments
         self._memo = self.settings.memo
-        self._tmpl: DeltaTemplate | None = None  # the last delta, checked in full
         self._frame_start = 0
         self._at = HOOKS.table(self._enabled)
 
@@ -124,9 +122,6 @@ class AnthropicChecker(Checker):
         if not self._valid[kind](obj):
             self._schema(ev, kind, obj)
         handler(ev, obj)
-
-    def _lane_template(self) -> DeltaTemplate | None:
-        return self._tmpl
 
     def _template_take(self, t: DeltaTemplate, run: Run) -> int:
         if t.target is not None:  # a tool block: its input grows by the run's pieces

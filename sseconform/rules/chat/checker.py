@@ -8,8 +8,9 @@ index moved, a chunk after its choice's finish); the rules' checks, each in its 
 decide what to report, called at the moments of ``hooks.py``. A schema violation at a place a
 rule owns is that rule's finding (``HOOKS.claims``), any other J003. Diagnostics are capped
 per code so a broken stream of ten million frames cannot pile them up; what was held back is
-counted. The two frames long streams are made of take the template fast path
-(``template.py``) and reach no moment.
+counted. The two frames long streams are made of (a content delta, the next arguments
+fragment) take the template fast path (``rules/delta_template.py``) and reach no moment; in
+the plain ``data:`` form they are matched on the bytes, never decoded (the lane, ``rules/base.py``).
 
 Tool-call arguments are the one thing kept whole (to parse them at the end); they are bounded
 by ``max_arguments``.
@@ -29,8 +30,9 @@ from sseconform.rules import native
 from sseconform.rules.base import Checker, Settings
 from sseconform.rules.catalog import Rule
 from sseconform.rules.chat.hooks import HOOKS
-from sseconform.rules.chat.state import Call, CallHead, Choice
-from sseconform.rules.chat.template import Template, make_template
+from sseconform.rules.chat.state import ARGUMENTS, CONTENT, Call, CallHead, Choice
+from sseconform.rules.delta_template import DeltaTemplate, make_template
+from sseconform.rules.lane import Run
 from sseconform.rules.schema import CHUNK, ERROR, USAGE, validator, violations
 from sseconform.rules.usage import read_usage
 from sseconform.sse.decoder import Event
@@ -98,7 +100,6 @@ class StreamChecker(Checker):
         self._awaiting_done: Event | None = None
         self._usage_seen = False
         self._memo = self.settings.memo
-        self._tmpl: Template | None = None
         self._frame_start = 0
         self._bad: dict[tuple[str, str], list[tuple[Rule | None, str, str]]] = {}
         self._at = HOOKS.table(self._enabled)
@@ -140,10 +141,8 @@ class StreamChecker(Checker):
         t = self._tmpl
         if t is not None:
             if ev.event is None and ev.data_lines == 1:
-                literal = t.value_literal(ev.data)
-                if literal is not None and (
-                    t.call is None or self._template_arguments(t.call, literal)
-                ):
+                got = t.match(ev.data)
+                if got is not None and self._template_take(t, Run.one(*got)):
                     return
             self._tmpl = None
         self._frame_start = self._emitted
@@ -310,22 +309,28 @@ class StreamChecker(Checker):
             return False
         content = delta.get("content")
         if type(content) is str:
-            if self._memo and self._emitted == self._frame_start:
-                self._tmpl = make_template(ev.data, obj, content, None)
+            self._remember(ev, obj, CONTENT, None)
             return True
         if content is None:
-            fast = self._fast_arguments(c, delta.get("tool_calls"))
-            if fast is not None:
-                if self._memo and self._emitted == self._frame_start:
-                    self._tmpl = make_template(ev.data, obj, fast[1], fast[0])
+            call = self._fast_arguments(c, delta.get("tool_calls"))
+            if call is not None:
+                self._remember(ev, obj, ARGUMENTS, call)
                 return True
         return False
 
-    def _fast_arguments(self, c: Choice, tcs: Any) -> tuple[Call, str] | None:
+    def _remember(
+        self, ev: Event, obj: dict[str, Any], path: tuple[str | int, ...], call: Call | None
+    ) -> None:
+        """Keep a frame that found nothing as the template of the next ones
+        (rules/delta_template.py): a content delta, or the next fragment of ``call``."""
+        if self._memo and self._emitted == self._frame_start and ev.event is None:
+            self._tmpl = make_template(ev.data, obj, None, path, call, seq=False)
+
+    def _fast_arguments(self, c: Choice, tcs: Any) -> Call | None:
         """The next arguments fragment of the call being streamed: append it, nothing else.
 
-        Returns the call and the fragment, or None when the delta needs the full walk
-        (always, once a call has moved index: aliases are the general path's business).
+        Returns the call, or None when the delta needs the full walk (always, once a call has
+        moved index: aliases are the general path's business).
         """
         if type(tcs) is not list or len(tcs) != 1 or c.alias:
             return None
@@ -341,20 +346,26 @@ class StreamChecker(Checker):
         if type(args) is not str or not args or call is None or len(args) == call.size:
             return None  # a fragment as long as all before it may be a resend: full check
         self._append(call, args)
-        return call, args
+        return call
 
     def _append(self, call: Call, args: str) -> None:
         if call.size + len(args) <= self.settings.max_arguments:
             call.parts.append(args)
         call.size += len(args)
 
-    def _template_arguments(self, call: Call, literal: str) -> bool:
-        """An argument fragment matched the template: decode just the string and append."""
-        args = literal[1:-1] if "\\" not in literal else orjson.loads(literal)
-        if not args or len(args) == call.size:
-            return False  # possibly a resend (T007): take the full path
-        self._append(call, args)
-        return True
+    def _template_take(self, t: DeltaTemplate, run: Run) -> int:
+        """Content deltas: all of them. Argument fragments: up to the first that is empty or
+        as long as all before it (maybe a resend, T007: the full path decides)."""
+        call: Call | None = t.target
+        if call is None:
+            return run.n
+        taken = 0
+        for args in run.texts():
+            if not args or len(args) == call.size:
+                break
+            self._append(call, args)
+            taken += 1
+        return taken
 
     def _choice(self, ev: Event, pos: int, ch: dict[str, Any]) -> None:
         idx = _int(ch.get("index"))

@@ -9,7 +9,21 @@ import orjson
 
 from sseconform.sse.decoder import Event
 
-__all__ = ["Call", "CallHead", "Choice", "changed", "has_payload", "short", "unparsed"]
+__all__ = [
+    "ARGUMENTS",
+    "CONTENT",
+    "Call",
+    "CallHead",
+    "Choice",
+    "changed",
+    "has_payload",
+    "short",
+    "unparsed",
+]
+
+#: Where a delta template's value is: a content delta's text, a call's next arguments fragment.
+CONTENT = ("choices", 0, "delta", "content")
+ARGUMENTS = ("choices", 0, "delta", "tool_calls", 0, "function", "arguments")
 
 
 class Call:

@@ -60,7 +60,6 @@ class ResponsesChecker(Checker):
     """The responses grammar: ``response.*`` events, ``error``, one terminal event."""
 
     grammar = "responses"
-    LANE = True
 
     def __init__(self, settings: Settings | None = None) -> None:
         super().__init__(settings)
@@ -75,7 +74,6 @@ class ResponsesChecker(Checker):
         #: are taken as they come (``Item.partial``), not reported as never added.
         self._resumed = self.settings.resumed is True
         self._memo = self.settings.memo
-        self._tmpl: DeltaTemplate | None = None  # the last delta, checked in full (template.py)
         self._frame_start = 0
         self._first_added: int | None = None  # the first output_index added in this stream
         self._unseen_left = MAX_UNSEEN  # items and parts still assumable before the stream
@@ -153,9 +151,6 @@ class ResponsesChecker(Checker):
         return self._items
 
     # -- every event -----------------------------------------------------------------------
-
-    def _lane_template(self) -> DeltaTemplate | None:
-        return self._tmpl
 
     def _template_take(self, t: DeltaTemplate, run: Run) -> int:
         """The deltas that fit the template up to the first whose sequence number is not
