@@ -372,3 +372,37 @@ def test_the_lane_takes_the_chat_benchmark_chunks(shape: str) -> None:
     assert c.finish() == []
     assert c.lane_events > 0.9 * c.frames
     _same(body, list(range(65536, len(body), 65536)), "chat", Settings())
+
+
+def test_templates_that_no_delta_uses_are_seldom_made() -> None:
+    """Chunks whose every delta also differs elsewhere (log probabilities): each could be a
+    template and none would be used. After a few, only one candidate in TEMPLATE_EVERY is
+    tried; a template that is used again makes every candidate one. Findings stay the full
+    path's."""
+    chunks = [_chunk('{"role":"assistant","content":""}')]
+    for i in range(600):
+        logprobs = b'{"content":[{"token":"w","logprob":-%d.5,"bytes":[119],"top_logprobs":[]}]}'
+        chunks.append(
+            _content("w").replace(
+                b'"finish_reason"', b'"logprobs":%s,"finish_reason"' % (logprobs % i)
+            )
+        )
+    chunks += [_content("x")] * 300  # now a run a template fits
+    body = b"".join(chunks) + _chunk("{}", "stop") + b"data: [DONE]\n\n"
+    c = StreamChecker(Settings())
+    made = 0
+    real = c._learn
+
+    def counting(*args: object, **kw: bool) -> None:
+        nonlocal made
+        before = c._tmpl
+        real(*args, **kw)  # type: ignore[arg-type]
+        made += c._tmpl is not None and c._tmpl is not before
+
+    c._learn = counting  # type: ignore[method-assign,assignment]
+    for i in range(0, len(body), 4096):
+        c.feed(body[i : i + 4096])
+    assert c.finish() == []
+    assert made < 600 // StreamChecker.TEMPLATE_EVERY + StreamChecker.TEMPLATE_WASTE + 5
+    assert c.lane_events >= 150  # the run at the end still goes through the lane
+    _same(body, [7, 4096, 65536], "chat", Settings())

@@ -17,7 +17,7 @@ import orjson
 
 from sseconform.diagnostics import Diagnostic, printable
 from sseconform.rules.catalog import RULES, Rule
-from sseconform.rules.delta_template import DeltaTemplate
+from sseconform.rules.delta_template import DeltaTemplate, make_template
 from sseconform.rules.lane import Run
 from sseconform.sse import decoder as sse
 from sseconform.sse import events as kinds
@@ -106,6 +106,10 @@ class Checker:
     LANE_CARRY: ClassVar[int] = 64 * 1024
     #: Slow events in a row, with no template, before a read goes to the decoder at once.
     LANE_PATIENCE: ClassVar[int] = 32
+    #: Templates in a row that no delta used, before only one candidate in TEMPLATE_EVERY is
+    #: made one (a stream whose every delta also differs elsewhere: a counter, a timestamp).
+    TEMPLATE_WASTE: ClassVar[int] = 8
+    TEMPLATE_EVERY: ClassVar[int] = 64
 
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
@@ -130,6 +134,8 @@ class Checker:
         # grammar keeps it (delta_template.py) and says what a delta that fits does
         # (_template_take); such deltas may be matched on the bytes, never decoded (the lane)
         self._tmpl: DeltaTemplate | None = None
+        self._wasted = 0  # templates in a row that no delta used
+        self._passed = 0  # candidates not made templates since then
         self._lane_on = self.settings.memo
         self._lane_max = min(self.settings.max_line, self.settings.max_event) - 256
         self._carry = b""  # the lane's partial event, not yet seen by the decoder
@@ -287,10 +293,11 @@ class Checker:
 
     # -- the lane: template deltas matched on the bytes --------------------------------------
     #
-    # Most of a long Anthropic or Responses stream is the next delta of the string being
-    # streamed, which the grammar's delta template (delta_template.py) takes without a parse.
-    # The lane goes one step further: between events, with nothing held, an event written in
-    # the plain form (``event: name``, ``data: ``, LF, a blank line, as the decoder reads it
+    # Most of a long stream is the next delta of the string being streamed (a content or
+    # arguments chunk, an Anthropic block delta, a Responses text delta), which the grammar's
+    # delta template (delta_template.py) takes without a parse. The lane goes one step
+    # further: between events, with nothing held, an event written in the plain form
+    # (``event: name`` if it has one, ``data: ``, LF, a blank line, as the decoder reads it
     # without a remark) that fits the template is taken from the bytes, never decoded; the
     # decoder is told how many bytes, lines and events it skipped (``advance``), so every
     # later place is true. Every other event goes through the decoder as before, in order.
@@ -336,17 +343,56 @@ class Checker:
         line, offset = dec.position()
         size = sum(map(len, blocks[i:j])) + 2 * taken
         per = 2 if t.event is None else 3
-        # the last event taken, for what is said about the end of the stream (its place)
+        # the last event taken, for what is said about the end of the stream (only its place
+        # is read: its id, which the decoder would have carried over, is not kept)
         last = blocks[j - 1]
         start = offset + size - len(last) - 2
         data = last[len(t.prefix) :].decode()
         ev = Event(data, t.event, None, None, dec.frame + taken, line + (taken - 1) * per, start, 1)
         ev.end = offset + size
         self._last = ev
+        t.taken += taken
         dec.advance(size, taken * per, taken)
         self.frames += taken
         self.lane_events += taken
         return j
+
+    # -- delta templates (delta_template.py), what the grammars share ------------------------
+
+    def _by_template(self, ev: Event) -> bool:
+        """True when ``ev`` fits the template held and the grammar took it: nothing more to
+        do. Else the template is dropped, and ``ev`` takes the full path."""
+        t = self._tmpl
+        if t is not None and ev.event == t.event and ev.data_lines == 1:
+            got = t.match(ev.data)
+            if got is not None and self._template_take(t, Run.one(*got)):
+                return True
+        self._drop_template()
+        return False
+
+    def _drop_template(self) -> None:
+        t = self._tmpl
+        if t is not None:
+            self._wasted = 0 if t.hits or t.taken else self._wasted + 1
+            self._tmpl = None
+
+    def _learn(
+        self,
+        ev: Event,
+        obj: dict[str, Any],
+        path: tuple[str | int, ...],
+        target: Any,
+        *,
+        seq: bool = False,
+    ) -> None:
+        """Make ``ev`` (a delta that went the full way and found nothing: the grammar says
+        when) the template of the next ones. While templates keep going unused, only one
+        candidate in ``TEMPLATE_EVERY`` is tried: making one costs a probe parse."""
+        if self._wasted >= self.TEMPLATE_WASTE:
+            self._passed += 1
+            if self._passed % self.TEMPLATE_EVERY:
+                return
+        self._tmpl = make_template(ev.data, obj, ev.event, path, target, seq=seq)
 
     def _template_take(self, t: DeltaTemplate, run: Run) -> int:
         """Take the first of a run of deltas that fit ``t`` as the full path would, in

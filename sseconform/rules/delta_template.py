@@ -1,15 +1,17 @@
 """A delta event already checked in full, cut around what changes from one delta to the next.
 
-Nearly every event of a long Responses or Anthropic stream is the next delta of the string
-being streamed (``{"type":"response.output_text.delta",...,"delta":"...",
-"sequence_number":N}``, ``{"type":"content_block_delta","index":0,"delta":{"type":
-"text_delta","text":"..."}}``). Once one passed every rule, an event that is the same text but
+Nearly every event of a long stream, in every grammar, is the next delta of the string being
+streamed (a chunk's ``"delta":{"content":"..."}`` or its call's next ``"arguments"``,
+``{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"..."}}``,
+``{"type":"response.output_text.delta",...,"delta":"...","sequence_number":N}``). Once one
+passed every rule, an event that is the same text but
 for its value string, its ``obfuscation`` padding and its sequence number parses to the same
 object but for those: the same schema verdict, the same references, the same target. It needs
 no parse: its value goes where the last one went, and a sequence number must follow the last
 (else it takes the full path, which says what is wrong). Any event that misses the template
 drops it, so every change of state goes the full way. ``Settings.memo`` off gives the very
-same diagnostics (tests/test_memo.py).
+same diagnostics (tests/test_memo.py). Its ``take`` matches the events that follow on their
+bytes (``lane.py``), for the checker's lane.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ class DeltaTemplate:
         "pattern",
         "prefix",
         "segments",
+        "taken",
         "target",
     )
 
@@ -62,9 +65,10 @@ class DeltaTemplate:
         self.head = segments[0]
         self.holes = holes
         self.target = target  # where the value goes: the checker that made it knows
-        self.hits = 0
+        self.hits = 0  # matches of decoded events (match)
+        self.taken = 0  # events the lane took on their bytes
         self.pattern: re.Pattern[str] | None = None
-        # the same template over the raw bytes of a whole SSE event (match_block)
+        # the same template over the raw bytes of a whole SSE event (take)
         name = b"" if event is None else b"event: " + event.encode() + b"\n"
         self.prefix = name + b"data: "  # what comes before the data: the decoder's plain form
         self.block_parts: tuple[bytes, ...] = ()
@@ -193,30 +197,26 @@ def make_template(
     holes = tuple(hole for _, hole in spans)
     fill = {VALUE: f'"{PROBE}-v"', PAD: f'"{PROBE}-p"', SEQ: str(PROBE_SEQ)}  # -v, -p: hole[0]
     text = "".join(seg + fill[h] for seg, h in zip(segments, holes, strict=False)) + segments[-1]
-    originals: dict[Any, Any] = {}
-    for (a, b), hole in spans:
-        if hole == SEQ:
-            originals[PROBE_SEQ] = int(data[a:b])
-        else:
-            originals[f"{PROBE}-{hole[0]}"] = orjson.loads(data[a:b])
     try:
         probe = orjson.loads(text)
     except orjson.JSONDecodeError:
         return None
-    seen: set[Any] = set()
+    # each marker where it counts (a key spelled another way, `"x\"delta":`, is not it), then
+    # the original values put back in their places: the cut is right when that is the object
+    # (the rest of the text is the same, so it parses to the same values, of the same types)
+    places = {VALUE: path, SEQ: ("sequence_number",), PAD: ("obfuscation",)}
+    for (a, b), hole in spans:
+        marker: Any = PROBE_SEQ if hole == SEQ else f"{PROBE}-{hole[0]}"
+        where = places[hole]
+        parent = _at(probe, where[:-1])
+        if _at(parent, where[-1:]) != marker:
+            return None
+        parent[where[-1]] = int(data[a:b]) if hole == SEQ else orjson.loads(data[a:b])
     try:
-        same = _same_but_holes(probe, obj, originals, seen)
+        if probe != obj:
+            return None  # the cut is not exactly the holes: not worth proving more
     except RecursionError:
         return None  # nested past Python's stack: the full path takes it, as orjson did
-    if not same or len(seen) != len(originals):
-        return None  # the cut is not exactly the holes: not worth proving more
-    # each marker where it counts (a key spelled another way, `"x\"delta":`, is not it)
-    if _at(probe, path) != f"{PROBE}-v":
-        return None
-    if SEQ in holes and _at(probe, ("sequence_number",)) != PROBE_SEQ:
-        return None
-    if PAD in holes and _at(probe, ("obfuscation",)) != f"{PROBE}-p":
-        return None
     return DeltaTemplate(event, segments, holes, target)
 
 
@@ -231,22 +231,3 @@ def _at(obj: Any, path: tuple[str | int, ...]) -> Any:
         else:
             obj = obj.get(key)
     return obj
-
-
-def _same_but_holes(probe: Any, obj: Any, originals: dict[Any, Any], seen: set[Any]) -> bool:
-    """``probe`` equals ``obj`` where each probe marker stands for its original value (each
-    marker found once)."""
-    if type(probe) is dict:
-        if type(obj) is not dict or probe.keys() != obj.keys():
-            return False
-        return all(_same_but_holes(probe[k], obj[k], originals, seen) for k in probe)
-    if type(probe) is list:
-        if type(obj) is not list or len(probe) != len(obj):
-            return False
-        return all(_same_but_holes(p, o, originals, seen) for p, o in zip(probe, obj, strict=True))
-    if type(probe) in (str, int) and probe in originals:
-        if probe in seen or originals[probe] != obj or type(obj) is not type(originals[probe]):
-            return False
-        seen.add(probe)
-        return True
-    return bool(probe == obj and type(probe) is type(obj))

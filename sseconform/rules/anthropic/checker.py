@@ -28,7 +28,7 @@ from sseconform.rules.anthropic.state import (
     StreamState,
 )
 from sseconform.rules.base import WIRE_MESSAGES, Checker, Settings
-from sseconform.rules.delta_template import DeltaTemplate, make_template
+from sseconform.rules.delta_template import DeltaTemplate
 from sseconform.rules.lane import Run
 from sseconform.rules.native import is_chat_chunk
 from sseconform.rules.schema import validator, violations
@@ -87,13 +87,8 @@ class AnthropicChecker(Checker):
     # -- events ----------------------------------------------------------------------------
 
     def _on_event(self, ev: Event) -> None:
-        t = self._tmpl
-        if t is not None:
-            if ev.event == t.event and ev.data_lines == 1:
-                got = t.match(ev.data)
-                if got is not None and self._template_take(t, Run.one(*got)):
-                    return
-            self._tmpl = None
+        if self._tmpl is not None and self._by_template(ev):
+            return
         self._frame_start = self._emitted
         s = self._s
         if s.ended is not None:
@@ -289,7 +284,7 @@ class AnthropicChecker(Checker):
             and s.pending_cut is None
             and s.ended is None
         ):
-            self._tmpl = make_template(ev.data, obj, ev.event, ("delta", key), target, seq=False)
+            self._learn(ev, obj, ("delta", key), target)
 
     def _block_stop(self, ev: Event, obj: dict[str, Any]) -> None:
         s = self._s

@@ -31,7 +31,7 @@ from sseconform.rules.base import Checker, Settings
 from sseconform.rules.catalog import Rule
 from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.chat.state import ARGUMENTS, CONTENT, Call, CallHead, Choice
-from sseconform.rules.delta_template import DeltaTemplate, make_template
+from sseconform.rules.delta_template import DeltaTemplate
 from sseconform.rules.lane import Run
 from sseconform.rules.schema import CHUNK, ERROR, USAGE, validator, violations
 from sseconform.rules.usage import read_usage
@@ -138,13 +138,8 @@ class StreamChecker(Checker):
     # -- frames ----------------------------------------------------------------------------
 
     def _on_event(self, ev: Event) -> None:
-        t = self._tmpl
-        if t is not None:
-            if ev.event is None and ev.data_lines == 1:
-                got = t.match(ev.data)
-                if got is not None and self._template_take(t, Run.one(*got)):
-                    return
-            self._tmpl = None
+        if self._tmpl is not None and self._by_template(ev):
+            return
         self._frame_start = self._emitted
         at = self._at
         if self._done:
@@ -324,7 +319,7 @@ class StreamChecker(Checker):
         """Keep a frame that found nothing as the template of the next ones
         (rules/delta_template.py): a content delta, or the next fragment of ``call``."""
         if self._memo and self._emitted == self._frame_start and ev.event is None:
-            self._tmpl = make_template(ev.data, obj, None, path, call, seq=False)
+            self._learn(ev, obj, path, call)
 
     def _fast_arguments(self, c: Choice, tcs: Any) -> Call | None:
         """The next arguments fragment of the call being streamed: append it, nothing else.

@@ -24,7 +24,7 @@ import orjson
 
 from sseconform.providers import ANTHROPIC_EVENTS
 from sseconform.rules.base import Checker, Settings
-from sseconform.rules.delta_template import DeltaTemplate, make_template
+from sseconform.rules.delta_template import DeltaTemplate
 from sseconform.rules.lane import Run
 from sseconform.rules.responses.events import (
     AUDIO_EVENTS,
@@ -173,13 +173,8 @@ class ResponsesChecker(Checker):
         return n
 
     def _on_event(self, ev: Event) -> None:
-        t = self._tmpl
-        if t is not None:
-            if ev.event == t.event and ev.data_lines == 1:
-                got = t.match(ev.data)
-                if got is not None and self._template_take(t, Run.one(*got)):
-                    return
-            self._tmpl = None
+        if self._tmpl is not None and self._by_template(ev):
+            return
         self._frame_start = self._emitted
         data = ev.data
         self._data_lines(ev)
@@ -535,7 +530,7 @@ class ResponsesChecker(Checker):
             and self._error is None
             and not self._done_sentinel
         ):
-            self._tmpl = make_template(ev.data, obj, ev.event, ("delta",), target, seq=True)
+            self._learn(ev, obj, ("delta",), target, seq=True)
 
     def _body_done(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
         prefix = kind[:-5]
