@@ -104,6 +104,8 @@ class Checker:
     ANOMALY_MESSAGES: ClassVar[dict[str, str]] = WIRE_MESSAGES
     #: Bytes of a partial event the lane holds back before the decoder takes them.
     LANE_CARRY: ClassVar[int] = 64 * 1024
+    #: The most bytes the lane cuts into events at once (a larger read goes in such pieces).
+    LANE_WINDOW: ClassVar[int] = 64 * 1024
     #: Slow events in a row, with no template, before a read goes to the decoder at once.
     LANE_PATIENCE: ClassVar[int] = 32
     #: Templates in a row that no delta used, before only one candidate in TEMPLATE_EVERY is
@@ -275,7 +277,9 @@ class Checker:
         self.bytes += len(data)
         if self._lane_on:
             if b"\r" not in data:
-                self._lane_feed(data)
+                window = self.LANE_WINDOW  # the lane cuts what it reads into a list of events
+                for k in range(0, len(data), window):
+                    self._lane_feed(data[k : k + window])
                 return
             self._lane_on = False  # a carriage return: the decoder alone from here on
             if self._carry:
@@ -306,9 +310,16 @@ class Checker:
     def _lane_feed(self, data: bytes) -> None:
         buf = self._carry + data if self._carry else data
         self._carry = b""
+        dec = self._decoder
+        if not dec.at_boundary():  # in an event (a long line, a long event): the decoder's
+            end = buf.find(b"\n\n")
+            if end < 0:
+                self._decode(buf)
+                return
+            self._decode(buf[: end + 2])
+            buf = buf[end + 2 :]
         blocks = buf.split(b"\n\n")  # what each event ends with (its blank line) cut off
         tail = blocks.pop()
-        dec = self._decoder
         n = len(blocks)
         i = 0
         slow = 0
@@ -326,7 +337,7 @@ class Checker:
                 break
             self._decode(blocks[i] + b"\n\n")
             i += 1
-        if len(tail) > self.LANE_CARRY:
+        if len(tail) > self.LANE_CARRY or not dec.at_boundary():
             self._decode(tail)
         else:
             self._carry = tail

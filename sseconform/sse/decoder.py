@@ -49,6 +49,8 @@ class SSEDecoder:
         self.max_event = max_event
         self.anomalies: list[Anomaly] = []
         self._buf = b""
+        self._more: list[bytes] = []  # reads that only lengthen the partial line in _buf
+        self._more_len = 0
         self._started = False  # BOM decided
         self._offset = 0  # absolute offset of the first byte of self._buf
         self._line = 1  # line number of the first line in self._buf
@@ -114,7 +116,12 @@ class SSEDecoder:
         """Decode the next bytes of the body; return the events they complete."""
         if not chunk:
             return []
-        buf = self._buf + chunk if self._buf else bytes(chunk)
+        if self._buf and self._lengthens_line(chunk):
+            return []
+        if self._more:
+            buf = self._joined() + chunk
+        else:
+            buf = self._buf + chunk if self._buf else bytes(chunk)
         if not self._started:
             if len(buf) < 3 and BOM.startswith(buf):
                 self._buf = buf
@@ -139,6 +146,27 @@ class SSEDecoder:
             self._start_skipping(rest, ended_by_cr=held_cr)
         return out
 
+    def _lengthens_line(self, chunk: bytes) -> bool:
+        """A read with no line end that only lengthens the partial line: kept as a piece, so
+        a long line costs one join when it ends (or passes ``max_line``), not a copy per
+        read. True when it was kept so."""
+        if not self._started or self._skipping or self._buf[-1:] == b"\r":
+            return False
+        if b"\n" in chunk or b"\r" in chunk:
+            return False
+        self._more.append(chunk)
+        self._more_len += len(chunk)
+        if len(self._buf) + self._more_len > self.max_line:
+            self._start_skipping(self._joined(), ended_by_cr=False)
+        return True
+
+    def _joined(self) -> bytes:
+        """The partial line, its pieces joined; they are let go."""
+        buf = self._buf + b"".join(self._more)
+        self._more = []
+        self._more_len = 0
+        return buf
+
     def _start_skipping(self, rest: bytes, *, ended_by_cr: bool) -> None:
         """The partial line is over the limit: report it, drop it, and drop what follows."""
         self.anomalies.append(
@@ -155,7 +183,7 @@ class SSEDecoder:
     def finish(self) -> list[Event]:
         """End of body: a pending CR ends its line; an open event is discarded, as spec says."""
         out: list[Event] = []
-        buf = self._buf
+        buf = self._joined() if self._more else self._buf
         self._buf = b""
         if not self._started and buf:
             self._started = True
