@@ -103,7 +103,8 @@ def _plain(joined: str, n: int) -> bool:
 
 
 def take_one_hole(blocks: list[bytes], i: int, limit: int, head: bytes, tail: bytes) -> Run:
-    """A template whose only hole is its value (Anthropic's deltas): each block is ``head``,
+    """A template whose only hole is its value (a chat chunk's content or arguments, an
+    Anthropic delta): each block is ``head``,
     one JSON string, ``tail``."""
     literals: list[bytes] = []
     lh = len(head)
