@@ -70,10 +70,7 @@ class Acc:
             self.deltas = 0
 
     def add(self, text: str) -> None:
-        self.h.update(text.encode("utf-8", "surrogatepass"))
-        self.size += len(text)
-        self.deltas += 1
-        self.firm = True
+        self.add_all(text, 1)
 
     def add_all(self, text: str, deltas: int) -> None:
         """Several deltas at once, their texts joined (the digest of a concatenation is that
