@@ -32,6 +32,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from sseconform.errors import InputError, SseconformError, UsageError
+from sseconform.mask import open_text
 
 __all__ = ["FORMAT", "Baseline", "check_target", "load", "rewrite", "write"]
 
@@ -132,7 +133,7 @@ def write(baseline: Baseline, path: str) -> None:
     text = json.dumps(doc, indent=2, sort_keys=False)
     tmp = f"{path}.tmp-{os.getpid()}"
     try:
-        with open(tmp, "w", encoding="utf-8") as fp:
+        with open_text(tmp) as fp:
             fp.write(text + "\n")
         os.replace(tmp, path)
     except OSError as exc:

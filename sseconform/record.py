@@ -26,6 +26,7 @@ from typing import IO, Any
 import httpx
 
 from sseconform import providers as prov
+from sseconform.mask import open_binary
 from sseconform.recording.bounds import DECODED, BoundHit, Inflater, Watchdog
 from sseconform.recording.format import RecordingWriter, Response
 from sseconform.recording.redact import Redactor
@@ -152,7 +153,7 @@ def record(
         force=force,
     )
     try:
-        raw_fp: IO[bytes] | None = open(raw, "wb" if force else "xb") if raw else None  # noqa: SIM115
+        raw_fp: IO[bytes] | None = open_binary(raw, "wb" if force else "xb") if raw else None
     except OSError:
         writer.close(complete=False, reason="could not open the --raw file")
         raise

@@ -135,3 +135,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 def _is_test_input(path: Path) -> bool:
     """Files a test wrote to feed sseconform (a request body holding a secret, on purpose)."""
     return path.suffix == ".input" or path.name.startswith("input-")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_masker() -> object:
+    """Each test starts with a run masker that knows no secret: one test's key, learned in
+    this process, must not mask another test's output."""
+    from sseconform.mask import RUN
+
+    RUN.clear()
+    yield
+    RUN.clear()

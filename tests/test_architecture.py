@@ -13,7 +13,7 @@ PKG = Path(__file__).resolve().parent.parent / "sseconform"
 #: layer -> sseconform modules it may import (besides itself), and third-party packages.
 ALLOWED: dict[str, tuple[set[str], set[str]]] = {
     "sse": (set(), set()),
-    "recording": (set(), {"orjson"}),
+    "recording": ({"mask"}, {"orjson"}),
     "rules": (
         {"sse", "diagnostics", "errors", "safetext", "jsonstr", "providers"},
         {"orjson", "jsonschema_rs"},
@@ -26,26 +26,28 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
     "report": ({"api", "rules", "diagnostics", "version", "safetext"}, set()),
     "version": (set(), set()),
     "safetext": (set(), set()),
+    "mask": (set(), set()),
     "jsonstr": (set(), set()),
     "providers": (set(), set()),
-    "baseline": ({"errors"}, set()),
+    "baseline": ({"errors", "mask"}, set()),
     "paths": ({"errors", "recording"}, set()),
-    "record": ({"recording", "sse", "version", "providers"}, {"httpx"}),
+    "record": ({"recording", "sse", "version", "providers", "mask"}, {"httpx"}),
     "replay": ({"providers", "recording", "sse", "model", "errors", "safetext"}, {"orjson"}),
     "translate": ({"providers", "sse", "jsonstr"}, {"orjson"}),
     "gate": (
         {"sse", "model", "rules", "diagnostics", "translate", "providers", "recording", "errors"}
-        | {"safetext", "api", "record", "replay", "baseline", "version"},
+        | {"safetext", "api", "record", "replay", "baseline", "version", "mask"},
         {"orjson"},
     ),
     "load": (
-        {"gate", "replay", "rules", "diagnostics", "safetext", "errors", "recording", "providers"},
+        {"gate", "replay", "rules", "diagnostics", "safetext", "errors", "recording", "providers"}
+        | {"mask"},
         {"orjson", "locust", "requests"},
     ),
     "html": ({"gate", "api", "rules", "diagnostics", "safetext", "version"}, set()),
     "inspect": (
         {"sse", "model", "rules", "diagnostics", "translate", "providers", "recording", "errors"}
-        | {"safetext"},
+        | {"safetext", "mask"},
         {"orjson", "rich"},
     ),
     "cli": ({"*"}, {"typer", "rich"}),

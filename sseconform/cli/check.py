@@ -12,6 +12,7 @@ import typer
 
 from sseconform.cli.app import app, fail
 from sseconform.errors import SseconformError, UsageError
+from sseconform.mask import open_text
 from sseconform.safetext import printable
 
 if TYPE_CHECKING:
@@ -185,7 +186,7 @@ def check(
 
     if output is not None:
         try:
-            with open(output, "w", encoding="utf-8") as out:
+            with open_text(output) as out:
                 reporter(results, out, is_strict)
         except OSError as exc:
             fail(f"{output}: cannot write the report: {exc.strerror}")

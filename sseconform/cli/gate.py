@@ -11,6 +11,7 @@ import typer
 
 from sseconform.cli.app import app, check_dialect, fail, refuse_overwrite
 from sseconform.errors import SseconformError
+from sseconform.mask import write_text
 
 
 @app.command()
@@ -263,7 +264,7 @@ def _write_reports(results: Any, fmt: str, output: Path | None, html: Path | Non
 
         page = render(results)
         if html is not None:
-            html.write_text(page, encoding="utf-8")
+            write_text(html, page)
     if page is not None and fmt == "html":
         text = page
     else:
@@ -273,7 +274,7 @@ def _write_reports(results: Any, fmt: str, output: Path | None, html: Path | Non
     if output is None:
         sys.stdout.write(text)
     else:
-        output.write_text(text, encoding="utf-8")
+        write_text(output, text)
         # the report went to a file: stdout still gets the verdict, for a CI log
         typer.echo(f"sseconform gate: {report.totals(results)}; {fmt} report in {output}")
 

@@ -11,6 +11,7 @@ import typer
 
 from sseconform.cli.app import app, fail
 from sseconform.errors import SseconformError
+from sseconform.mask import write_text
 
 
 @app.command(no_args_is_help=True)
@@ -205,7 +206,7 @@ def _emit(reports: list[dict[str, Any]], fmt: str, output: Path | None) -> None:
     if output is None:
         sys.stdout.write(text)
     else:
-        output.write_text(text, encoding="utf-8")
+        write_text(output, text)
 
 
 def _saved(path: Path) -> dict[str, Any]:

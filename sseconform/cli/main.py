@@ -6,12 +6,14 @@ arguments; 3 an internal error (a bug: please report it); 130 interrupted.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
 import typer
 
 from sseconform.cli.app import app
+from sseconform.mask import RUN, environment_secrets, masked_stdio
 
 # The commands register themselves on import; this order is the order of --help.
 # isort: off
@@ -22,14 +24,23 @@ __all__ = ["app", "main"]
 
 
 def main() -> None:
-    """Console entry point: never a traceback for the user unless SSECONFORM_DEBUG is set."""
+    """Console entry point: never a traceback for the user unless SSECONFORM_DEBUG is set.
+    Standard output and error go through the run's masker (:mod:`sseconform.mask`), which
+    knows the environment's secrets from the start and each command's as it learns them."""
+    RUN.add_all(environment_secrets())
+    with masked_stdio(RUN):
+        _run()
+
+
+def _run() -> None:
     try:
         app()
     except KeyboardInterrupt:
         typer.echo("sseconform: interrupted", err=True)
         sys.exit(130)
     except BrokenPipeError:
-        sys.stderr.close()
+        with contextlib.suppress(OSError):
+            sys.stderr.close()
         sys.exit(1)
     except Exception as exc:  # a bug: say so in one line
         if os.environ.get("SSECONFORM_DEBUG"):

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from sseconform.cli.app import app, check_dialect, fail, open_input
+from sseconform.mask import open_binary
 from sseconform.providers import GRAMMAR_PATH
 
 
@@ -82,7 +83,7 @@ def translate(
             sys.stdout.buffer.flush()
             return
         try:
-            with open(output, "wb" if force else "xb") as out:
+            with open_binary(output, "wb" if force else "xb") as out:
                 for piece in pieces:
                     out.write(piece)
         except OSError as exc:

@@ -9,6 +9,8 @@ from sseconform.gate.content import Content
 from sseconform.gate.profile import UPSTREAM
 from sseconform.gate.scenario import Scenario
 from sseconform.gate.suite import Suite
+from sseconform.mask import RUN
+from sseconform.recording.redact import SECRET_HEADERS
 
 __all__ = ["GatewayRequests", "request_body", "substitute"]
 
@@ -91,6 +93,7 @@ class GatewayRequests:
         self.upstream_url = upstream_url
         self.key = key
         self.extra = headers or []
+        RUN.add(key)  # from here on, no writer of the run shows it
 
     def url(self, dialect: str) -> str:
         """The gateway's URL for a dialect's scenarios: a URL given with its path is used as
@@ -117,6 +120,7 @@ class GatewayRequests:
             out[name.lower()] = (name, value.replace(UPSTREAM, self.upstream_url))
         for name, value in self.extra:
             out[name.lower()] = (name, value.replace(UPSTREAM, self.upstream_url))
+        RUN.add_all(v for k, (_, v) in out.items() if k in SECRET_HEADERS)
         return list(out.values())
 
     def body(self, sc: Scenario, reference: Content, tag: str | None = None) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from rich.live import Live
 from sseconform.errors import InputError
 from sseconform.inspect.render import SUMMARY, Budget, render
 from sseconform.inspect.state import StreamView
+from sseconform.mask import open_text
 from sseconform.recording.format import (
     Prepend,
     RecordingError,
@@ -176,7 +177,7 @@ def _write_new(path: str, data: str) -> None:
         raise IsADirectoryError(21, "Is a directory", path)
     tmp = f"{path}.tmp-{os.getpid()}"
     try:
-        with open(tmp, "w", encoding="utf-8") as fp:
+        with open_text(tmp) as fp:
             fp.write(data)
         os.replace(tmp, path)
     except OSError as exc:

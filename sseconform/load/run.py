@@ -33,6 +33,7 @@ from sseconform.errors import SseconformError, UsageError
 from sseconform.gate.profile import load_profile, parse_header
 from sseconform.load.plan import LoadScenario, Settings, prepare, rules_for_tag
 from sseconform.load.stats import LoadStats, level_broken
+from sseconform.mask import open_text
 from sseconform.providers import ENDPOINTS
 
 __all__ = [
@@ -306,7 +307,7 @@ def _users(n: int) -> str:
 
 def write_levels_csv(path: str, levels: list[dict[str, Any]]) -> None:
     """The per-level table beside Locust's own CSV files."""
-    with open(path, "w", newline="", encoding="utf-8") as fp:
+    with open_text(path, newline="") as fp:
         w = csv.writer(fp)
         w.writerow(
             ["users", "seconds", "streams", "nonconforming", "conforming_rate", "ttft_ms_mean",

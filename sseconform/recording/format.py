@@ -28,6 +28,8 @@ from typing import IO, Any, Protocol
 
 import orjson
 
+from sseconform.mask import RUN, Masker, MaskStream
+
 FORMAT = "sseconform-recording"
 VERSION = 1
 MAGIC = b'{"format": "sseconform-recording"'
@@ -280,10 +282,26 @@ def _surrogate(text: str) -> bool:
     return False
 
 
+def _masked(obj: Any, masker: Masker) -> Any:
+    """``obj`` with every string in it (keys too) masked: a head line stays valid JSON."""
+    if not masker:
+        return obj
+    if isinstance(obj, str):
+        return masker.mask(obj)
+    if isinstance(obj, dict):
+        return {_masked(k, masker): _masked(v, masker) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_masked(v, masker) for v in obj]
+    return obj
+
+
 class RecordingWriter:
     """Writes a recording line by line, flushed per read, so nothing received is ever lost.
 
-    Refuses to replace an existing file unless ``force`` is set.
+    Refuses to replace an existing file unless ``force`` is set. Everything it writes goes
+    through ``masker`` first (the run's, :data:`sseconform.mask.RUN`, by default): the head
+    and end lines whole, the reads as a stream, so a secret split between two reads is still
+    masked (a read's held-back end goes out with the next read, at that read's time).
     """
 
     def __init__(
@@ -293,8 +311,12 @@ class RecordingWriter:
         request: dict[str, Any] | None = None,
         extra: dict[str, Any] | None = None,
         force: bool = False,
+        masker: Masker | None = None,
     ) -> None:
         self.path = Path(path)
+        self._masker = RUN if masker is None else masker
+        self._reads = MaskStream(self._masker)
+        self._t = 0.0
         self._fp: IO[bytes] = open(self.path, "wb" if force else "xb")  # noqa: SIM115
         header: dict[str, Any] = {
             "format": FORMAT,
@@ -308,7 +330,8 @@ class RecordingWriter:
         self.closed = False
 
     def _line(self, obj: dict[str, Any]) -> None:
-        self._fp.write(json.dumps(obj, ensure_ascii=False).encode("utf-8") + b"\n")
+        line = json.dumps(_masked(obj, self._masker), ensure_ascii=False).encode("utf-8")
+        self._fp.write(line + b"\n")
         self._fp.flush()
 
     def response(self, resp: Response, *, t: float | None = None, **extra: Any) -> None:
@@ -327,6 +350,12 @@ class RecordingWriter:
     def read(self, t: float, data: bytes) -> None:
         """One read, as one line, flushed at once. orjson writes the same bytes json.dumps
         would (the time keeps json's repr form); it is the hot path of ``record``."""
+        self._t = t
+        out = self._reads.feed(data)
+        if out or not data:  # an empty read is kept as it came
+            self._write_read(t, out)
+
+    def _write_read(self, t: float, data: bytes) -> None:
         stamp = repr(round(t, 6)).encode()
         try:
             text = data.decode("utf-8")
@@ -343,6 +372,9 @@ class RecordingWriter:
     ) -> None:
         if self.closed:
             return
+        held = self._reads.finish()
+        if held:
+            self._write_read(self._t, held)
         end: dict[str, Any] = {"complete": complete, "reason": reason}
         if t is not None:
             end["t"] = round(t, 6)

@@ -5,10 +5,12 @@ is written, is on by default, and says what it did. What counts as a secret is c
 (add names, or keep a name the user vouches for), never silently.
 
 A peer can echo a secret back ("Incorrect API key provided: sk-..."), in a header or in the
-body. So every value redacted by name is remembered, and :meth:`Redactor.scrub` removes it,
-and anything shaped like a provider's key (whole or masked as OpenAI masks it), wherever it
-appears: a response header, a read of the body (:class:`StreamScrubber`, which also catches
-a secret split across two reads), a message or a report.
+body. So every value redacted by name is remembered by the run's masker
+(:data:`sseconform.mask.RUN`, which every writer goes through last), and :meth:`Redactor.scrub`
+removes it in every form the masker knows, and anything shaped like a provider's key (whole
+or masked as OpenAI masks it), wherever it appears: a response header, a read of the body
+(:class:`StreamScrubber`, which also catches a secret split across two reads), a message or
+a report.
 """
 
 from __future__ import annotations
@@ -19,10 +21,21 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote_plus, urlencode, urlsplit, urlunsplit
 
-REDACTED = "[REDACTED]"
-#: A remembered secret value is scrubbed wherever it appears only from this length on (a
-#: shorter one would blot out ordinary words).
-MIN_SECRET = 8
+from sseconform.mask import MIN_SECRET, REDACTED, RUN, Masker, MaskStream
+
+__all__ = [
+    "KEY_SHAPES",
+    "MIN_SECRET",
+    "REDACTED",
+    "SECRET_HEADERS",
+    "SECRET_PARAMS",
+    "Redactor",
+    "StreamScrubber",
+    "redact_target",
+    "request_secrets",
+    "scrub_text",
+    "secret_name",
+]
 #: Provider keys by their shape: OpenAI's and Anthropic's ``sk-...`` (and OpenAI's masked
 #: echo of one, ``sk-abc*****wxyz``), OpenRouter's ``sk-or-...``, Google's ``AIza...``.
 KEY_SHAPES = re.compile(
@@ -75,6 +88,9 @@ class Redactor:
     found: list[str] = field(default_factory=list)
     #: every secret value redacted so far (and any the caller adds): scrubbed everywhere
     values: set[str] = field(default_factory=set)
+    #: what knows every form of those values; the run's own by default, so every writer
+    #: (reports, logs, other recordings) masks what this redactor learned
+    masker: Masker = field(default_factory=lambda: RUN)
 
     @classmethod
     def configured(cls, extra: Iterable[str] = (), keep: Iterable[str] = ()) -> Redactor:
@@ -108,6 +124,7 @@ class Redactor:
             v = v.strip()
             if len(v) >= MIN_SECRET:
                 self.values.add(v)
+        self.masker.add_all(self.values)
 
     def scrub(self, text: str) -> str:
         """``text`` with every remembered secret and every key-shaped string redacted."""
@@ -121,13 +138,9 @@ class Redactor:
     def scrubbed(self, data: bytes) -> tuple[bytes, int]:
         """``data`` scrubbed, and how many secrets it held (a read with none is returned as
         it came: the hot path of ``record`` pays one scan, not a copy and a comparison)."""
-        found = 0
-        for v in sorted(self.values, key=len, reverse=True):
-            secret = v.encode("utf-8", "surrogatepass")
-            if secret in data:
-                found += data.count(secret)
-                data = data.replace(secret, REDACTED.encode())
-        data, n = KEY_SHAPES.subn(REDACTED.encode(), data)
+        masked = self.masker.mask_bytes(data)
+        found = int(masked is not data and masked != data)
+        data, n = KEY_SHAPES.subn(REDACTED.encode(), masked)
         return data, found + n
 
     def stream(self) -> StreamScrubber:
@@ -201,34 +214,22 @@ class StreamScrubber:
 
     def __init__(self, redactor: Redactor) -> None:
         self.redactor = redactor
-        secrets = [v.encode("utf-8", "surrogatepass") for v in redactor.values]
-        self._prefixes = {s[:k] for s in secrets for k in range(1, len(s))}
-        self._longest = max((len(s) for s in secrets), default=0)
-        self._held = b""
+        self._stream = MaskStream(redactor.masker)
         self.scrubbed = 0
 
     def feed(self, data: bytes) -> bytes:
-        """What of ``held + data`` can be written now, scrubbed."""
-        buf = self._held + data
-        keep = self._hold(buf)
-        out, self._held = buf[: len(buf) - keep], buf[len(buf) - keep :]
-        return self._clean(out)
+        """What of the held bytes and ``data`` can be written now, scrubbed."""
+        return self._clean(self._stream.feed(data))
 
     def finish(self) -> bytes:
-        out, self._held = self._held, b""
-        return self._clean(out)
-
-    def _hold(self, buf: bytes) -> int:
-        for k in range(min(self._longest - 1, len(buf)), 0, -1):
-            if buf[-k:] in self._prefixes:
-                return k
-        return 0
+        return self._clean(self._stream.finish())
 
     def _clean(self, data: bytes) -> bytes:
         if not data:
             return data
-        clean, found = self.redactor.scrubbed(data)
-        if found:
+        clean, found = KEY_SHAPES.subn(REDACTED.encode(), data)  # the masker's work is done
+        if found or self._stream.masked:
+            self._stream.masked = 0
             self.scrubbed += 1
             self.redactor._note("response.body")
         return clean
@@ -276,8 +277,10 @@ def redact_target(target: str, secrets: list[str]) -> str:
 
 
 def scrub_text(text: str, secrets: Iterable[str]) -> str:
-    """Last line of defence for free text (error messages): known secret values removed."""
+    """Free text (error messages) with ``secrets`` masked in every form the masker knows
+    (a server's per-request secrets stay its own: they do not join the run's masker)."""
+    secrets = list(secrets)
     for s in secrets:
         if s and len(s) >= 4 and s in text:
             text = text.replace(s, REDACTED)
-    return text
+    return Masker(secrets).mask(text)

@@ -11,7 +11,12 @@ It speaks just enough HTTP/1.1 to be read by httpx, then misbehaves:
   zeros in about a megabyte;
 - ``/echo``: 401 with the request's key echoed in a header and in an OpenAI-style error
   body (masked as OpenAI masks it, and whole);
-- ``/echo-stream``: 200, a chat stream whose text holds the key.
+- ``/echo-stream``: 200, a chat stream whose text holds the key;
+- ``/echo-split``: 200, the key split over three content deltas;
+- ``/echo-escaped``: 200, the key ``\\u``-escaped in one delta (and with ``\\/`` for a slash);
+- ``/echo-forms``: 200, the key transformed as careless code echoes it: base64 of it and of
+  ``user:key`` (in the text and in response headers), URL-encoded, upper- and lower-cased,
+  and masked as OpenAI masks it (first 8, ``****``, last 4).
 
 Every connection runs on its own daemon thread and stops when the client goes away.
 """
@@ -127,6 +132,22 @@ def _behave(conn: socket.socket, path: str, key: str, huge: int = HUGE) -> None:
         conn.sendall(chunk("", "stop") + b"data: [DONE]\n\n")
     elif path.endswith("/gzip-bomb"):
         conn.sendall(HEAD + b"content-encoding: gzip\r\n\r\n" + bomb())
+    elif path.endswith("/echo-split"):
+        third = len(key) // 3
+        pieces = [f"key: {key[:third]}", key[third : 2 * third], f"{key[2 * third :]}."]
+        conn.sendall(HEAD + b"\r\n" + b"".join(chunk(p) for p in pieces) + chunk("", "stop"))
+        conn.sendall(b"data: [DONE]\n\n")
+    elif path.endswith("/echo-escaped"):
+        escaped = "".join(f"\\u{ord(c):04x}" for c in key)
+        frame = chunk("ESCAPED").replace(b"ESCAPED", f"k1 {escaped} k2 ".encode())
+        slashed = chunk("SLASHED").replace(b"SLASHED", key.replace("/", "\\/").encode())
+        conn.sendall(HEAD + b"\r\n" + frame + slashed + chunk("", "stop") + b"data: [DONE]\n\n")
+    elif path.endswith("/echo-forms"):
+        forms = echo_forms(key)
+        head = HEAD + f"x-echo-b64: {forms['base64']}\r\n".encode()
+        head += f"x-echo-basic: Basic {forms['basic']}\r\n".encode()
+        text = " | ".join(f"{name}={value}" for name, value in forms.items())
+        conn.sendall(head + b"\r\n" + chunk(text) + chunk("", "stop") + b"data: [DONE]\n\n")
     elif path.endswith("/echo-stream"):
         conn.sendall(HEAD + b"\r\n" + chunk(f"your key is {key}.") + chunk("", "stop"))
         conn.sendall(b"data: [DONE]\n\n")
@@ -149,6 +170,22 @@ def _behave(conn: socket.socket, path: str, key: str, huge: int = HUGE) -> None:
         )
     else:
         conn.sendall(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+
+
+def echo_forms(key: str) -> dict[str, str]:
+    """The transformed echoes of ``key`` that ``/echo-forms`` sends, by name."""
+    import base64
+    from urllib.parse import quote
+
+    return {
+        "base64": base64.b64encode(key.encode()).decode(),
+        "basic": base64.b64encode(f"user:{key}".encode()).decode(),
+        "inside": base64.b64encode(f'{{"k": "{key}"}}'.encode()).decode(),
+        "url": quote(key, safe=""),
+        "upper": key.upper(),
+        "lower": key.lower(),
+        "masked": key[:8] + "****" + key[-4:],
+    }
 
 
 def suite_at(folder: Path, path: str, recording: Path, extra: str = "") -> Path:

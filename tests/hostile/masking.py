@@ -1,0 +1,60 @@
+"""The keys of the masking tests and every form of each that must never reach an output.
+
+Four shapes, as the hostile-peers issue asks: an ``sk-`` key (it holds the session's secret
+mark, so the session-wide grep looks for it too), a JWT, a hex key (upper-casing a hex key
+gives the key itself), and a key with ``/+=`` (its URL-encoded form differs from it).
+"""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+from urllib.parse import quote
+
+KEYS = {
+    "sk": "sk-test-SECRET-Zq8tHk2LmN4pR6sT8vW0xY2zA4bC6dE8fG0h",
+    "jwt": (
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJnYXRld2F5LXRlc3QiLCJuIjo3fQ"
+        ".Zk3pQ9xVb2Lw8Tn4Rm6Yc1Ud5Ha7Je0Kf2Gs9Bq"
+    ),
+    "hex": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    "slashy": "Ab7d/Ef+Gh12=Ij34/Kl56+Mn78Op90Qr",
+}
+
+
+def forms(key: str) -> dict[str, str]:
+    """Every form of ``key`` that would give it away, lower-cased (outputs are searched
+    lower-cased, so an upper- or mixed-case echo is found too)."""
+    out = {
+        "whole": key,
+        "json-escaped": "".join(f"\\u{ord(c):04x}" for c in key),
+        "url-encoded": quote(key, safe=""),
+        "slash-escaped": key.replace("/", "\\/"),
+        "first 8": key[:8],
+        "last 8": key[-8:],
+    }
+    raw = key.encode()
+    for pad in (b"", b"u", b"us"):  # base64 at each alignment, the edges that depend on
+        enc = base64.b64encode(pad + raw).decode()  # the neighbours trimmed
+        core = enc[4 if pad else 0 : -4]
+        out[f"base64+{len(pad)}"] = core
+        out[f"base64url+{len(pad)}"] = core.replace("+", "-").replace("/", "_")
+    for i in range(0, len(key) - 11, 3):  # any 12 characters: a piece of a split key
+        out[f"piece {i}"] = key[i : i + 12]
+    return {name: value.lower() for name, value in out.items()}
+
+
+def leaks(key: str, root: Path | None, *texts: str) -> list[str]:
+    """Where a form of ``key`` shows up: in any file under ``root`` or in ``texts``."""
+    found = []
+    needles = forms(key)
+    named: list[tuple[str, str]] = []
+    if root is not None:
+        for path in sorted(root.rglob("*")):
+            if path.is_file():
+                named.append((str(path.relative_to(root)), path.read_bytes().decode("latin-1")))
+    named += [(f"output {i}", t) for i, t in enumerate(texts)]
+    for where, text in named:
+        low = text.lower()
+        found += [f"{where}: {name}" for name, n in needles.items() if n in low]
+    return found
