@@ -67,13 +67,15 @@ _ENV_SECRET = re.compile(r"(?:^|_)(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL
 
 
 #: An ASCII character written as an escape: JSON ``\u00XX``, a percent escape (``%25XX`` when
-#: the ``%`` was escaped again), JSON's ``\/``.
-_ESC = re.compile(rb"\\u00([0-7][0-9a-fA-F])|%(?:25)?([0-7][0-9a-fA-F])|\\(/)")
+#: the ``%`` was escaped again), JSON's ``\/``; a JSON escape quoted in JSON again (a report
+#: quoting an event's raw text) has its backslash doubled.
+_ESC = re.compile(rb"\\+u00([0-7][0-9a-fA-F])|%(?:25)?([0-7][0-9a-fA-F])|\\+(/)")
 #: The end of a write that may be the start of an escape the next write completes.
-_PARTIAL_ESC = re.compile(rb"(?:\\(?:u(?:0(?:0[0-7]?)?)?)?|%(?:2(?:5(?:[0-7])?)?|[0-7])?)\Z")
-#: A mask run at the very end of a write, with at most KEEP characters after it.
+_PARTIAL_ESC = re.compile(rb"(?:\\+(?:u(?:0(?:0[0-7]?)?)?)?|%(?:2(?:5(?:[0-7])?)?|[0-7])?)\Z")
+#: A mask run (or the start of one) at the very end of a write, with at most KEEP characters
+#: after it.
 _TRAILING_ECHO = re.compile(
-    rb"(?:\*{3,}|\.{3,}|(?:\xe2\x80\xa6)+|(?:\xe2\x80\xa2){2,})[A-Za-z0-9_-]{0,4}\Z"
+    rb"(?:\*+|\.+|(?:\xe2\x80\xa6)+|(?:\xe2\x80\xa2)+|\xe2\x80?)[\w./+=-]{0,4}\Z"
 )
 #: Tokens longer than this are looked at only near a piece found in them.
 _TOKEN_REACH = 4096
@@ -177,7 +179,7 @@ class Masker:
             return 0
         base = max(0, len(data) - c.longest)
         held = 0
-        partial = _PARTIAL_ESC.search(data, max(base, len(data) - 6))
+        partial = _PARTIAL_ESC.search(data, max(base, len(data) - 8))
         if partial is not None and partial.start() < len(data):
             held = len(data) - partial.start()
         norm, where = _normal(data, base, len(data) - held)
@@ -188,6 +190,13 @@ class Masker:
                     held = max(held, len(data) - where[i])
                     break
                 i = norm.find(f[:1], i + 1)
+        start = len(data)
+        while start > base and data[start - 1] in c.alphabet:
+            start -= 1
+        if start < len(data):  # a token the next write may go on with: a piece of a secret?
+            token = data[start:].lower()
+            if any(token in p for p in c.plain):
+                held = max(held, len(data) - start)
         echo = _TRAILING_ECHO.search(data, base)
         if echo is not None:
             left = _left(data, echo.start(), c.plain)

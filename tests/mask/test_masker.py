@@ -1,0 +1,156 @@
+"""The masker alone: every form of a secret is masked, whole or cut between writes at any
+byte, and ordinary text around it (or without it) comes out as it went in."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import random
+from urllib.parse import quote
+
+import pytest
+
+from sseconform.mask import KEEP, REDACTED, MaskedBinary, Masker, MaskStream, environment_secrets
+from tests.hostile.masking import KEYS, forms
+
+#: (name, how a careless writer puts the key into text)
+SHAPES = {
+    "whole": lambda k: f"your key is {k}.",
+    "upper": lambda k: f"KEY={k.upper()}",
+    "lower": lambda k: f"key={k.lower()}",
+    "json-escaped": lambda k: json.dumps({"k": "".join(f"\\u{ord(c):04x}" for c in k)}),
+    "json-escaped upper": lambda k: "".join(f"\\u{ord(c):04X}" for c in k),
+    "half escaped": lambda k: "".join(
+        f"\\u{ord(c):04x}" if i % 2 else c for i, c in enumerate(k)
+    ),
+    "slash": lambda k: k.replace("/", "\\/"),
+    "url-encoded": lambda k: "?key=" + quote(k, safe=""),
+    "percent twice": lambda k: quote(quote(k, safe=""), safe=""),
+    "base64": lambda k: base64.b64encode(k.encode()).decode(),
+    "base64 url": lambda k: base64.urlsafe_b64encode(k.encode()).decode(),
+    "basic": lambda k: "Basic " + base64.b64encode(f"user:{k}".encode()).decode(),
+    "base64 inside": lambda k: base64.b64encode(b'{"x": 1, "key": "' + k.encode() + b'"}').decode(),
+    "openai masked": lambda k: f"Incorrect API key provided: {k[:8]}****{k[-4:]}.",
+    "short masked": lambda k: f"{k[:3]}****{k[-4:]}",
+    "prefix cut": lambda k: f"{k[:20]}…",
+    "prefix dots": lambda k: f"{k[:14]}...",
+    "split in three": lambda k: " | ".join([k[: len(k) // 3], k[len(k) // 3 : 2 * len(k) // 3], k[2 * len(k) // 3 :]]),
+    "in a report line": lambda k: f"  error W001 frame 3: content {k!r} at byte 40",
+}  # fmt: skip
+
+
+def shown(key: str, text: str) -> list[str]:
+    low = text.lower()
+    return [name for name, form in forms(key).items() if form in low]
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+@pytest.mark.parametrize("kind", sorted(KEYS))
+def test_every_form_is_masked(kind: str, shape: str) -> None:
+    key = KEYS[kind]
+    text = SHAPES[shape](key)
+    out = Masker([key]).mask(text)
+    assert shown(key, out) == [], out
+    assert REDACTED in out
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_every_form_is_masked_when_cut_anywhere(shape: str) -> None:
+    """The writes of a stream end anywhere: mid-key, mid-escape, mid UTF-8, byte by byte."""
+    key = KEYS["sk"]
+    data = ("é→ " + SHAPES[shape](key) + " ✓\r\n").encode()
+    masker = Masker([key])
+    whole = masker.mask_bytes(data)
+    rnd = random.Random(shape)
+    cuts = [[1] * len(data)] + [[rnd.randint(1, 9) for _ in range(len(data))] for _ in range(20)]
+    for sizes in cuts:
+        stream = MaskStream(masker)
+        out, at = [], 0
+        for n in sizes:
+            if at >= len(data):
+                break
+            out.append(stream.feed(data[at : at + n]))
+            at += n
+        out.append(stream.finish())
+        got = b"".join(out)
+        assert shown(key, got.decode("utf-8", "replace")) == [], got
+        assert got == whole
+
+
+ORDINARY = [
+    "Hello! The answer is 42... or is it? ****",
+    'data: {"choices":[{"delta":{"content":"caf\\u00e9 50% off"}}]}\n\n',
+    "sk- and sk-proj- are how keys begin; eyJ starts a JWT",
+    "a cookie, a password and a token are words",
+    "9f86 and d081 are hex words; so is deadbeef",
+]
+
+
+@pytest.mark.parametrize("text", ORDINARY)
+def test_ordinary_text_is_left_alone(text: str) -> None:
+    masker = Masker(KEYS.values())
+    assert masker.mask(text) == text
+    data = text.encode()
+    stream = MaskStream(masker)
+    assert (
+        b"".join([*(stream.feed(data[i : i + 1]) for i in range(len(data))), stream.finish()])
+        == data
+    )
+
+
+def test_a_masked_echo_keeps_at_most_four_characters() -> None:
+    key = KEYS["jwt"]
+    masker = Masker([key])
+    for left in range(0, 12):
+        for right in range(0, 8):
+            echo = key[:left] + "********" + (key[-right:] if right else "")
+            out = masker.mask(f"x {echo} y")
+            kept = (left if out.startswith(f"x {key[:left]}") else 0) + (
+                right if right and out.endswith(f"{key[-right:]} y") else 0
+            )
+            assert kept <= KEEP, (echo, out)
+
+
+def test_words_around_the_key_are_kept() -> None:
+    key = KEYS["sk"]
+    third = len(key) // 3
+    masker = Masker([key])
+    assert masker.mask(f"key: {key[:third]}") == f"key: {REDACTED}"
+    assert masker.mask(f"{key[2 * third :]}. Bye") == f"{REDACTED}. Bye"
+    assert masker.mask(f"(Bearer {key})") == f"(Bearer {REDACTED})"
+
+
+def test_credentials_give_their_parts() -> None:
+    secret = "hunter2-but-longer"
+    basic = "Basic " + base64.b64encode(f"admin:{secret}".encode()).decode()
+    masker = Masker([basic])
+    assert secret in masker.secrets and f"admin:{secret}" in masker.secrets
+    assert "Basic" not in " ".join(masker.secrets)
+    assert masker.mask(f"pw {secret}") == f"pw {REDACTED}"
+    assert Masker(["short"]).secrets == frozenset()  # too short to mask safely
+
+
+def test_a_masker_learns_while_writers_use_it() -> None:
+    masker = Masker()
+    target = io.BytesIO()
+    out = MaskedBinary(target, masker, close_target=False)
+    out.write(b"before ")
+    masker.add(KEYS["hex"])
+    out.write(f"{KEYS['hex'].upper()} after".encode())
+    out.close()
+    assert target.getvalue() == f"before {REDACTED} after".encode()
+
+
+def test_the_environment_names_its_secrets() -> None:
+    env = {
+        "OPENAI_API_KEY": KEYS["sk"],
+        "GITHUB_TOKEN": "ghp_0123456789abcdef",
+        "DB_PASSWORD": "a-long-password",
+        "HOME": "/root/some/long/path",
+        "SHORT_KEY": "abc",
+        "KEYBOARD": "us-international",
+    }
+    assert sorted(environment_secrets(env)) == sorted(
+        [KEYS["sk"], "ghp_0123456789abcdef", "a-long-password"]
+    )
