@@ -30,7 +30,7 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,7 +60,10 @@ MIN_SECRET = 8
 KEEP = 4
 #: Runs of characters that stand for masked or cut-off text: ``****``, ``...``, ``…``,
 #: ``•••``.
-_MASK_RUN = re.compile(rb"\*{3,}|\.{3,}|(?:\xe2\x80\xa6)+|(?:\xe2\x80\xa2){2,}")
+_MASK_RUN = re.compile(
+    rb"[*.\xe2](?:(?<=\*)\*{2,}|(?<=\.)\.{2,}|(?<=\xe2)\x80\xa6(?:\xe2\x80\xa6)*"
+    rb"|(?<=\xe2)\x80\xa2(?:\xe2\x80\xa2)+)"
+)
 #: Environment variable names whose values are secrets (``OPENAI_API_KEY``, ``GITHUB_TOKEN``,
 #: ``SSECONFORM_GATEWAY_KEY``, ``DB_PASSWORD``).
 _ENV_SECRET = re.compile(r"(?:^|_)(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$", re.I)
@@ -69,7 +72,9 @@ _ENV_SECRET = re.compile(r"(?:^|_)(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL
 #: An ASCII character written as an escape: JSON ``\u00XX``, a percent escape (``%25XX`` when
 #: the ``%`` was escaped again), JSON's ``\/``; a JSON escape quoted in JSON again (a report
 #: quoting an event's raw text) has its backslash doubled.
-_ESC = re.compile(rb"\\+u00([0-7][0-9a-fA-F])|%(?:25)?([0-7][0-9a-fA-F])|\\+(/)")
+_ESC = re.compile(  # a leading class, then the branch it chose: many times faster in re
+    rb"[\\%](?:(?<=\\)\\*u00([0-7][0-9a-fA-F])|(?<=%)(?:25)?([0-7][0-9a-fA-F])|(?<=\\)\\*(/))"
+)
 #: The end of a write that may be the start of an escape the next write completes.
 _PARTIAL_ESC = re.compile(rb"(?:\\+(?:u(?:0(?:0[0-7]?)?)?)?|%(?:2(?:5(?:[0-7])?)?|[0-7])?)\Z")
 #: A mask run (or the start of one) at the very end of a write, with at most KEEP characters
@@ -100,7 +105,7 @@ class _Compiled:
 
     forms: tuple[bytes, ...]  # every secret and its base64 forms, longest first
     plain: tuple[bytes, ...]  # the secrets themselves, for pieces and masked echoes
-    grams: tuple[bytes, ...]  # every KEEP+1 characters of a secret
+    grams: tuple[bytes, ...]  # pieces of KEEP+1 characters, one in any piece to mask
     alphabet: frozenset[int]  # the bytes secrets are made of (both cases)
     longest: int  # the longest form, escaped at every character
 
@@ -167,7 +172,7 @@ class Masker:
             low = data.lower()
         if any(g in low for g in c.grams):
             data = _pieces(data, low, c)
-        if (b"***" in data or b"..." in data or b"\xe2\x80" in data) and _MASK_RUN.search(data):
+        if _MASK_RUN.search(data) is not None:
             data = _echoes(data, c)
         return data
 
@@ -182,9 +187,15 @@ class Masker:
         partial = _PARTIAL_ESC.search(data, max(base, len(data) - 8))
         if partial is not None and partial.start() < len(data):
             held = len(data) - partial.start()
-        norm, where = _normal(data, base, len(data) - held)
-        for f in c.forms:
-            i = norm.find(f[:1])
+        stop = len(data) - held
+        where: Sequence[int]
+        if _ESC.search(data, base, stop) is None:  # nearly always: no mapping to build
+            lo = max(base, stop - len(c.forms[0]))
+            norm, where = data[lo:stop].lower(), range(lo, stop + 1)
+        else:
+            norm, where = _normal(data, base, stop)
+        for f in c.forms:  # only a tail shorter than the form can be its start
+            i = norm.find(f[:1], max(0, len(norm) - len(f) + 1))
             while i != -1:
                 if f.startswith(norm[i:]):
                     held = max(held, len(data) - where[i])
@@ -197,9 +208,12 @@ class Masker:
             token = data[start:].lower()
             if any(token in p for p in c.plain):
                 held = max(held, len(data) - start)
-        echo = _TRAILING_ECHO.search(data, base)
+        end = data[-KEEP - 1 :]
+        echo = None
+        if b"*" in end or b"." in end or b"\xe2" in end:
+            echo = _TRAILING_ECHO.search(data, max(base, len(data) - 256))
         if echo is not None:
-            left = _left(data, echo.start(), c.plain)
+            left = _left(data.lower(), echo.start(), c.plain)
             if left:
                 held = max(held, len(data) - echo.start() + left)
         return held
@@ -233,7 +247,13 @@ def _compile(secrets: set[str]) -> _Compiled:
     for s in secrets:
         forms.update(f.lower() for f in _base64_forms(s.encode("utf-8", "surrogatepass")))
     ordered = tuple(sorted(forms, key=len, reverse=True))
-    grams = tuple({p[i : i + KEEP + 1] for p in plain for i in range(len(p) - KEEP)})
+    # a piece the piece rules mask holds one of these: a cut start holds the first KEEP+1
+    # characters, the rest of a split the last KEEP+1, and a middle piece (MIN_SECRET long
+    # at least) one of those that start every KEEP characters
+    n = KEEP + 1
+    grams = tuple(
+        {p[i : i + n] for p in plain for i in [*range(0, len(p) - KEEP, KEEP), len(p) - n]}
+    )
     # what a token of the secret's kind is made of: any letter if it has one, any digit if
     # it has one, and its own punctuation (a token is a word of that kind, not just the
     # secret's own characters)
@@ -367,34 +387,43 @@ def _distinct(piece: bytes) -> bool:
     return len(piece) >= 12 or not piece.isalpha()
 
 
-def _left(data: bytes, at: int, plain: tuple[bytes, ...]) -> int:
-    """How many bytes before ``at`` are the first characters of a secret."""
+def _left(low: bytes, at: int, plain: tuple[bytes, ...]) -> int:
+    """How many bytes before ``at`` are the first characters of a secret (``low``: the data
+    lower-cased)."""
     best = 0
     for s in plain:
-        for k in range(min(len(s), at), 0, -1):
-            if data[at - k : at].lower() == s[:k]:
-                best = max(best, k)
+        i = low.find(s[:1], max(0, at - len(s)), at)
+        while i != -1:  # the earliest start that fits is the longest
+            if s.startswith(low[i:at]):
+                best = max(best, at - i)
                 break
+            i = low.find(s[:1], i + 1, at)
     return best
 
 
-def _right(data: bytes, at: int, plain: tuple[bytes, ...]) -> int:
+def _right(low: bytes, at: int, plain: tuple[bytes, ...]) -> int:
     """How many bytes from ``at`` on are the last characters of a secret."""
     best = 0
+    first = low[at : at + 1]
+    if not first:
+        return 0
     for s in plain:
-        for k in range(min(len(s), len(data) - at), 0, -1):
-            if data[at : at + k].lower() == s[-k:]:
-                best = max(best, k)
+        j = s.find(first)
+        while j != -1:  # the earliest place in the secret is the longest end
+            if low.startswith(s[j:], at):
+                best = max(best, len(s) - j)
                 break
+            j = s.find(first, j + 1)
     return best
 
 
 def _echoes(data: bytes, c: _Compiled) -> bytes:
     """Masked echoes that show more than KEEP characters of a secret around a mask run."""
     spans = []
+    low = data.lower()
     for run in _MASK_RUN.finditer(data):
-        left = _left(data, run.start(), c.plain)
-        right = _right(data, run.end(), c.plain)
+        left = _left(low, run.start(), c.plain)
+        right = _right(low, run.end(), c.plain)
         if left + right > KEEP:
             spans.append((run.start() - left, run.end() + right))
     return _cut(data, spans) if spans else data

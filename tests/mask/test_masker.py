@@ -7,6 +7,7 @@ import base64
 import io
 import json
 import random
+from collections.abc import Callable
 from urllib.parse import quote
 
 import pytest
@@ -15,7 +16,7 @@ from sseconform.mask import KEEP, REDACTED, MaskedBinary, Masker, MaskStream, en
 from tests.hostile.masking import KEYS, forms
 
 #: (name, how a careless writer puts the key into text)
-SHAPES = {
+SHAPES: dict[str, Callable[[str], str]] = {
     "whole": lambda k: f"your key is {k}.",
     "upper": lambda k: f"KEY={k.upper()}",
     "lower": lambda k: f"key={k.lower()}",
