@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
@@ -15,7 +16,7 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
     "sse": (set(), set()),
     "recording": ({"mask"}, {"orjson"}),
     "rules": (
-        {"sse", "diagnostics", "errors", "safetext", "jsonstr", "providers"},
+        {"sse", "errors", "safetext", "jsonstr", "providers"},
         {"orjson", "jsonschema_rs"},
     ),
     "diagnostics": ({"rules", "safetext"}, set()),
@@ -231,3 +232,33 @@ def test_at_most_three_functions_are_excused_from_the_size_limits() -> None:
         path, line = where.rsplit(":", 1)
         text = (PKG / path).read_text(encoding="utf-8").splitlines()[int(line) - 1]
         assert "(" in text.split("noqa", 1)[1], f"{where}: a noqa here says why"
+
+
+def _note_table() -> dict[str, set[str]]:
+    """ARCHITECTURE.md's "Who may import whom": layer -> the sseconform layers it names."""
+    note = (PKG.parent / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    section = note.split("## Who may import whom", 1)[1].split("\n## ", 1)[0]
+    out: dict[str, set[str]] = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 3 or not cells[0].startswith("`"):
+            continue
+        layers = re.findall(r"`([a-z_]+)`", cells[0])
+        said = re.sub(r"\([^)]*\)", "", cells[1])  # a reason in brackets names no layer
+        names = {"*"} if said.startswith("anything") else set(re.findall(r"`([a-z_]+)`", said))
+        for layer in layers:
+            out[layer] = names - {layer}
+    return out
+
+
+def test_the_note_says_what_the_test_enforces() -> None:
+    """The table a reader reads is the table this file enforces, row for row."""
+    table = _note_table()
+    assert table, "no table found under 'Who may import whom'"
+    wrong = {}
+    for layer, (allowed, _) in ALLOWED.items():
+        if layer in ("__init__", "__main__"):
+            continue
+        if table.get(layer) != allowed - {layer}:
+            wrong[layer] = (sorted(table.get(layer, {"<missing>"})), sorted(allowed - {layer}))
+    assert wrong == {}, "ARCHITECTURE.md (left) and ALLOWED (right) disagree"

@@ -15,9 +15,9 @@ from typing import Any, ClassVar
 
 import orjson
 
-from sseconform.diagnostics import Diagnostic, printable
 from sseconform.rules.catalog import RULES, Rule
 from sseconform.rules.delta_template import DeltaTemplate, make_template
+from sseconform.rules.diagnostic import Diagnostic, printable
 from sseconform.rules.lane import Run
 from sseconform.sse import decoder as sse
 from sseconform.sse import events as kinds

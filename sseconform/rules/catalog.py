@@ -14,7 +14,6 @@ end of this module, so the table is whole as soon as it is imported.
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
@@ -178,10 +177,3 @@ def get(code: str) -> Rule:
         if r.name == key:
             return r
     raise KeyError(code)
-
-
-#: The rule tables: the shared rules, then each grammar's, every package registering its
-#: rules (and invariants) when imported. Last in this module, so what they import from here
-#: is already defined.
-for _package in ("shared", *GRAMMARS):
-    importlib.import_module(f"sseconform.rules.{package_of(_package)}.rules")

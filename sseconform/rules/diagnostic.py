@@ -1,4 +1,5 @@
-"""The immutable finding every layer above the decoder speaks in."""
+"""The immutable finding every layer above the decoder speaks in: a rule's, so it lives
+beside the catalog (``sseconform.diagnostics`` names it for the layers above)."""
 
 from __future__ import annotations
 
