@@ -11,8 +11,8 @@ recordings, drawn by headless Chromium (without Chromium the page says so; with
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,12 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # mkdocs loads this file by its path: tools/ is beside docs/
+    sys.path.insert(0, str(ROOT))
+
+from tools.chromium import command as chromium_command  # noqa: E402
+from tools.chromium import find  # noqa: E402
+
 #: What the screenshot shows: the README's first command, as an HTML page.
 REPORTED = ("recordings/chat", "recordings/gateway-bugs")
 SCREENSHOT = "guide/html-report.png"
@@ -76,10 +82,11 @@ def on_files(files: Files, config: Any) -> Files:
 def _screenshot() -> bytes | None:
     """A real report (``check --format html`` on ``REPORTED``) drawn by headless Chromium, as
     PNG bytes; None without Chromium."""
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    try:
+        chromium = find()
+    except RuntimeError as exc:
+        raise PluginError(str(exc)) from None
     if chromium is None:
-        if os.environ.get("SSECONFORM_REQUIRE_CHROMIUM") == "1":
-            raise PluginError("SSECONFORM_REQUIRE_CHROMIUM=1 but no chromium on PATH")
         return None
     from typer.testing import CliRunner
 
@@ -99,10 +106,8 @@ def _screenshot() -> bytes | None:
             raise PluginError(f"sseconform {' '.join(args)} wrote no report")
         width, height = SHOT_SIZE
         done = subprocess.run(
-            [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-             "--disable-background-networking", "--disable-component-update", "--disable-sync",
-             "--hide-scrollbars", f"--user-data-dir={tmp}/profile",
-             f"--window-size={width},{height}", f"--screenshot={shot}", report.as_uri()],
+            chromium_command(chromium, f"{tmp}/profile", f"--window-size={width},{height}",
+                    f"--screenshot={shot}", report.as_uri()),
             capture_output=True, timeout=120, check=False,
         )  # fmt: skip
         if not shot.is_file():

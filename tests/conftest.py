@@ -13,29 +13,13 @@ import base64
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pytest
 
-if TYPE_CHECKING:
-    from sseconform import Settings
+from tools.cases import case_settings as case_settings  # the case tests import it from here
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "tests" / "cases"
-
-
-def case_settings(case: Path) -> Settings:
-    """A case folder's checker settings: the defaults, and its ``settings.json`` if it has one."""
-    import json
-
-    from sseconform import Settings
-
-    s = Settings()
-    extra = case / "settings.json"
-    if extra.is_file():
-        for key, value in json.loads(extra.read_text()).items():
-            setattr(s, key, value)
-    return s
 
 
 REAL_STREAMS = ROOT.parent / "shared" / "real-streams"

@@ -7,7 +7,6 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
-import shutil
 import struct
 import subprocess
 import sys
@@ -18,9 +17,10 @@ import pytest
 from sseconform.rules.catalog import GRAMMARS, RULES
 from sseconform.rules.pages import page_path, rule_page, site_pages
 from tests.conftest import DOCS_SITE
+from tools.chromium import find
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM = find()
 
 
 def test_every_rule_and_grammar_has_a_page() -> None:

@@ -8,7 +8,7 @@ import re
 
 from sseconform.rules.catalog import DOCS_BESIDE, RULES, doc
 from sseconform.rules.docs import EXAMPLES
-from tests.rule_examples import HAND_WRITTEN, ROOT, generated, serialised
+from tools.rule_examples import HAND_WRITTEN, ROOT, generated, serialised
 
 VERSIONED = re.compile(
     r"(openai-python|anthropic-python|@anthropic-ai/sdk|@ai-sdk/[\w-]+|langchain-openai|"
@@ -36,7 +36,7 @@ def test_examples_are_cut_from_the_cases() -> None:
     """examples.json is what the failing cases give today."""
     assert EXAMPLES.read_text(encoding="utf-8") == serialised(generated()), (
         "sseconform/rules/examples.json disagrees with the case folders: run "
-        "`python -m tests.rule_examples --write`"
+        "`python -m tools.rule_examples --write`"
     )
 
 

@@ -12,8 +12,6 @@ installs it and sets that).
 
 from __future__ import annotations
 
-import os
-import shutil
 import struct
 import subprocess
 from collections.abc import Iterator
@@ -33,32 +31,18 @@ from sseconform.sse import SSEDecoder
 from tests.gate.gateway import Gateway
 from tests.gate.test_gate import free_port
 from tests.html.dom import Node, parse
+from tools.chromium import command, find
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM = find()
 if CHROMIUM is None:
-    if os.environ.get("SSECONFORM_REQUIRE_CHROMIUM") == "1":
-        raise RuntimeError("SSECONFORM_REQUIRE_CHROMIUM=1 but no chromium on PATH")
     pytest.skip("Chromium is not installed (apt-get install chromium)", allow_module_level=True)
-
-#: Headless, no network of its own (this machine's is closed), a fresh profile per run.
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--hide-scrollbars",
-]
 
 
 def chromium(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
     assert CHROMIUM is not None
     profile = tmp / f"profile-{len(list(tmp.glob('profile-*')))}"
     return subprocess.run(
-        [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", *args],
+        command(CHROMIUM, profile, *args),
         capture_output=True,
         text=True,
         timeout=120,

@@ -13,7 +13,6 @@ import http.server
 import importlib.util
 import json
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -26,12 +25,11 @@ from typing import Any
 import pytest
 
 from tests.conftest import DOCS_SITE
+from tools.chromium import command, find
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM = find()
 if CHROMIUM is None:
-    if os.environ.get("SSECONFORM_REQUIRE_CHROMIUM") == "1":
-        raise RuntimeError("SSECONFORM_REQUIRE_CHROMIUM=1 but no chromium on PATH")
     pytest.skip("Chromium is not installed (apt-get install chromium)", allow_module_level=True)
 if importlib.util.find_spec("mkdocs") is None:
     pytest.skip("the docs extra is not installed", allow_module_level=True)
@@ -102,9 +100,7 @@ def browser(tmp_path: Path) -> Iterator[Browser]:
     assert CHROMIUM is not None
     profile = tmp_path / DOCS_SITE  # its cache holds the site's pages: the secret grep knows
     proc = subprocess.Popen(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--remote-debugging-port=0", f"--user-data-dir={profile}", "about:blank"],
+        command(CHROMIUM, profile, "--remote-debugging-port=0", "about:blank"),
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:

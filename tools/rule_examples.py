@@ -1,4 +1,4 @@
-"""Each rule's doc example, cut from its failing case folder: ``python -m tests.rule_examples
+"""Each rule's doc example, cut from its failing case folder: ``python -m tools.rule_examples
 --write`` writes ``sseconform/rules/examples.json``, which ``catalog.doc`` reads.
 
 A rule's example is its first ``fail/<CODE>-*`` case, checked in its grammar: the event the
@@ -20,7 +20,7 @@ from typing import Any
 from sseconform import check_bytes
 from sseconform.rules.catalog import RULES
 from sseconform.sse.decoder import SSEDecoder
-from tests.conftest import case_settings
+from tools.cases import case_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "tests" / "cases"
