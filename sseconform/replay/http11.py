@@ -20,15 +20,18 @@ __all__ = [
     "CHUNKED",
     "MAX_BODY",
     "MAX_HEAD",
+    "MAX_TRAILERS",
     "BadRequest",
     "RequestHead",
     "body_length",
     "chunk_size",
     "error_body",
+    "expects_continue",
     "keeps_alive",
     "parse_head",
     "plain_head",
     "response_head",
+    "trailer_field",
 ]
 
 MAX_HEAD = 64 * 1024
@@ -39,7 +42,11 @@ CHUNKED = -1
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _TARGET = re.compile(r"[\x21-\x7e]+")  # no spaces, no controls
 _DIGITS = re.compile(r"[0-9]{1,12}")
-_HEX = re.compile(rb"[0-9A-Fa-f]{1,8}")
+#: A chunk-size line exactly (RFC 9112 7.1): the size, its extensions, optional blanks, CRLF;
+#: no blank before the size and no other white space (VT, FF) anywhere.
+_CHUNK_LINE = re.compile(rb"([0-9A-Fa-f]{1,20})(;[^\r\n]*)?[ \t]*\r\n")
+#: The most trailer fields a chunked body may end with.
+MAX_TRAILERS = 64
 _BAD_VALUE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")  # controls but HTAB
 _UNSAFE = re.compile(r"[\x00\r\n]")
 
@@ -66,10 +73,7 @@ class RequestHead:
 
 def parse_head(head: bytes) -> RequestHead:
     """A request head (up to and including its blank line), or :class:`BadRequest`."""
-    try:
-        text = head.decode("ascii")
-    except UnicodeDecodeError:
-        raise BadRequest("a request head that is not ASCII") from None
+    text = head.decode("latin-1")  # header values may hold obs-text (%x80-FF, RFC 9110 5.5)
     lines = text.split("\r\n")
     if lines[-2:] == ["", ""]:
         lines = lines[:-2]
@@ -121,13 +125,38 @@ def body_length(headers: dict[str, str]) -> int:
 
 
 def chunk_size(line: bytes) -> int:
-    """A chunk-size line (with its CRLF; chunk extensions ignored)."""
+    """A chunk-size line (with its CRLF; chunk extensions ignored), read as RFC 9112 writes
+    it: hex digits first, then extensions, blanks and CRLF (h11 reads it so too)."""
     if not line.endswith(b"\r\n"):
         raise BadRequest("a chunk-size line without CRLF")
-    token = line[:-2].split(b";")[0].strip()
-    if not _HEX.fullmatch(token):
+    m = _CHUNK_LINE.fullmatch(line)
+    if m is None:
         raise BadRequest("a bad chunk size")
-    return int(token, 16)
+    return int(m.group(1), 16)
+
+
+def trailer_field(line: bytes) -> None:
+    """A trailer field after a chunked body (RFC 9112 7.1.2): a valid field line, read and
+    dropped (replay answers from its recordings, not from trailers)."""
+    try:
+        text = line.decode("latin-1")
+    except UnicodeDecodeError:  # pragma: no cover - latin-1 decodes every byte
+        raise BadRequest("a bad trailer field") from None
+    name, sep, value = text.removesuffix("\r\n").partition(":")
+    if not sep or not _TOKEN.fullmatch(name) or _BAD_VALUE.search(value.strip(" \t")):
+        raise BadRequest("a bad trailer field")
+
+
+def expects_continue(version: str, headers: dict[str, str]) -> bool:
+    """Does the client wait for ``100 Continue`` before it sends its body (RFC 9110
+    10.1.1)? libcurl asks for bodies over 1 MB and waits a second when no answer comes.
+    An expectation other than ``100-continue`` is refused (417)."""
+    expect = headers.get("expect")
+    if expect is None:
+        return False
+    if expect.strip().lower() != "100-continue":
+        raise BadRequest(f"an expectation replay cannot meet: {expect[:40]!r}", 417)
+    return version == "HTTP/1.1"
 
 
 def keeps_alive(version: str, headers: dict[str, str]) -> bool:

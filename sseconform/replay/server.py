@@ -36,14 +36,17 @@ from sseconform.replay.http11 import (
     CHUNKED,
     MAX_BODY,
     MAX_HEAD,
+    MAX_TRAILERS,
     BadRequest,
     RequestHead,
     body_length,
     chunk_size,
     error_body,
+    expects_continue,
     keeps_alive,
     parse_head,
     response_head,
+    trailer_field,
 )
 from sseconform.replay.plan import ABORT, WHOLE, Loaded, Plan, make_plan
 from sseconform.replay.routing import FAULT_HEADER, Router, streams, tag_of, wants_array
@@ -65,6 +68,8 @@ from sseconform.replay.wire import (
 
 #: A write later than this after its schedule counts as late (the upstream falling behind).
 LATE = 0.010
+#: The interim answer to ``Expect: 100-continue``.
+CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 #: Request body bytes all connections together may hold at once: past it a request is
 #: answered 503 (a hundred connections each sending MAX_BODY cannot take gigabytes).
 MAX_BUFFERED = 64 * 1024 * 1024
@@ -210,6 +215,9 @@ class ReplayServer:
                 async with asyncio.timeout(READ_TIMEOUT):  # not wait_for: see wire.drain
                     head = await conn.readuntil(b"\r\n\r\n")
                 req = parse_head(head)
+                if expects_continue(req.version, req.headers) and body_length(req.headers):
+                    writer.write(CONTINUE)  # before the body, as the client waits for it
+                    await writer.drain()
                 async with asyncio.timeout(READ_TIMEOUT):
                     body = await self._read_body(conn, req)
             except BadRequest as exc:  # the framing is lost: answer, log, close
@@ -259,10 +267,13 @@ class ReplayServer:
                 return bytes(out)
             while True:
                 size = chunk_size(await conn.readuntil(b"\r\n"))
-                if size == 0:
-                    if await conn.readuntil(b"\r\n") != b"\r\n":  # no trailers accepted
-                        raise BadRequest("trailer fields after a chunked body")
-                    return bytes(out)
+                if size == 0:  # trailer fields, if any, then the blank line
+                    for _ in range(MAX_TRAILERS):
+                        line = await conn.readuntil(b"\r\n")
+                        if line == b"\r\n":
+                            return bytes(out)
+                        trailer_field(line)
+                    raise BadRequest(f"more than {MAX_TRAILERS} trailer fields")
                 if len(out) + size > MAX_BODY:
                     raise BadRequest(f"a request body over {MAX_BODY:,} bytes", 413)
                 self._reserve(size, held)
@@ -357,6 +368,13 @@ class ReplayServer:
         secrets = request_secrets(path, headers)
         shown = redact_target(path, secrets)
         head_only = method == "HEAD"
+        if method != "POST" and providers.dialect_of_path(path)[0] is not None:
+            # every provider API path takes POST alone, and says so (RFC 9110 15.5.6)
+            msg = f"{method} is not allowed on {shown}: it takes POST"
+            await plain(writer, 405, error_body(msg), close=not keep, head_only=head_only,
+                        headers=[("allow", "POST")])  # fmt: skip
+            self._log(Served(client, method, shown, None, 405, "", tag=None))
+            return keep
         try:
             rec, faults, speed = self.router.choose(path, headers, body)
         except ValueError as exc:

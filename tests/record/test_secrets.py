@@ -335,7 +335,7 @@ def test_library_configured_redactor(replay: tuple[ReplayServer, Loaded], tmp_pa
     server, _ = replay
     out = tmp_path / "kept-secret.jsonl"  # the one artefact that keeps a secret, on request
     req = Request(
-        "GET",
+        "POST",
         f"{server.url}{CHAT}?token={QUERY}&sig={FIELD}",
         [(SELECT, TEXT.name), ("Authorization", f"Bearer {AUTH}")],
     )

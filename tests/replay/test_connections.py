@@ -196,9 +196,9 @@ def test_head_gets_a_head_only_on_every_answer(wire: list[Wire]) -> None:
         w = Wire(server.port)
         wire.append(w)
         for path, fault, status in [
-            ("/v1/chat/completions", None, 200),
+            ("/v1/chat/completions", None, 405),  # a provider path takes POST alone
             ("/nope", None, 404),
-            ("/v1/chat/completions", "status=503", 503),
+            ("/v1/messages", "status=503", 405),
         ]:
             w.send(_req(path, headers_for(fault=fault), method="HEAD"))
             got, headers, _ = w.response(head_only=True)

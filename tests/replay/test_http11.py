@@ -107,7 +107,12 @@ def test_framing() -> None:
     assert body_length({"transfer-encoding": "Chunked"}) == CHUNKED
     assert chunk_size(b"1a\r\n") == 26
     assert chunk_size(b"5;ext=1\r\n") == 5
-    for bad in (b"-5\r\n", b"zz\r\n", b"fffffffff\r\n", b"5\n", b"\r\n"):
+    assert chunk_size(b"5 \t\r\n") == 5  # blanks after the size (RFC 9112: BWS)
+    assert chunk_size(b"fffffffff\r\n") == 0xFFFFFFFFF  # a size; the body cap refuses it
+    for bad in (
+        b"-5\r\n", b"zz\r\n", b"5\n", b"\r\n", b" 5\r\n", b"\t5\r\n", b"5\x0b\r\n",
+        b"5\x0c\r\n", b"\x0b5\r\n", b"1" * 21 + b"\r\n", b"5 x\r\n",
+    ):  # fmt: skip
         with pytest.raises(BadRequest):
             chunk_size(bad)
 

@@ -485,7 +485,7 @@ def test_head_gets_no_body() -> None:
             server.port, b"HEAD /v1/messages HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n"
         )
     head, _, body = raw.partition(b"\r\n\r\n")
-    assert head.startswith(b"HTTP/1.1 200 ") and body == b""
+    assert head.startswith(b"HTTP/1.1 405 ") and body == b""  # a provider path: POST alone
 
 
 # -- timing ----------------------------------------------------------------------------------
