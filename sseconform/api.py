@@ -238,7 +238,7 @@ def _check_recording(
         if why is not None and not damaged:
             checker._emit("H005", f"HTTP {resp.status}: {why}", None, line=0, offset=0)
         return _finish_recording(path, reader, checker, check_body=False, damaged=damaged)
-    settings = _resumed_by_url(reader, settings)
+    settings = _forced_by_request(reader, _resumed_by_url(reader, settings))
     damage: list[RecordingError] = []
     reads = _reads(reader, damage)
     head: list[bytes] = _head_of(reads) if grammar == AUTO else []
@@ -269,6 +269,20 @@ def _resumed_by_url(reader: RecordingReader, settings: Settings | None) -> Setti
     if base.resumed is not None or base.starting_after is not None:
         return settings
     return replace(base, resumed=True, starting_after=int(values[0]))
+
+
+def _forced_by_request(reader: RecordingReader, settings: Settings | None) -> Settings | None:
+    """A recording whose request forced a named function (``tool_choice`` an object of
+    type ``function``, as chat and Responses write it) says so to the checker: OpenAI then
+    finishes the call with ``stop``, and that is not a gateway's fault."""
+    body = (reader.request or {}).get("body")
+    choice = body.get("tool_choice") if isinstance(body, dict) else None
+    if not (isinstance(choice, dict) and choice.get("type") == "function"):
+        return settings
+    base = settings or Settings()
+    if base.forced_function is not None:
+        return settings
+    return replace(base, forced_function=True)
 
 
 def _answering(reader: RecordingReader, grammar: str) -> str:

@@ -78,6 +78,10 @@ class Settings:
     resumed: bool | None = None
     #: The ``starting_after`` the resumed stream was asked for: its first event is the next.
     starting_after: int | None = None
+    #: The request forced a named function (``tool_choice: {"type": "function", ...}``):
+    #: OpenAI then ends the call with ``finish_reason: "stop"`` (F007 does not apply). Read
+    #: from a recording's request; None when nothing says.
+    forced_function: bool | None = None
 
     def enabled_codes(self) -> frozenset[str]:
         def match(code: str, pats: list[str]) -> bool:

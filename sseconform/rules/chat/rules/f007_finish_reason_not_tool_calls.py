@@ -24,7 +24,9 @@ RULE = define(
         why=(
             'Clients use `finish_reason == "tool_calls"` to decide whether to run the calls. '
             "Gemini reports STOP even when it called functions, so a literal mapping gets this "
-            "wrong."
+            "wrong. OpenAI itself finishes with `stop` when the request forced a named function "
+            '(`tool_choice: {"type": "function", ...}`): a recording that holds such a request '
+            "is not flagged."
         ),
         clients=(
             "Beyond the matrix: Agent loops that check the finish reason before "
@@ -45,7 +47,10 @@ RULE = define(
 
 @HOOKS.on(RULE, "finish")
 def check(c: StreamChecker, ev: Event, pos: int, choice: Choice, delta: Any, fr: Any) -> None:
-    """finish_reason stop on a choice that made calls."""
+    """finish_reason stop on a choice that made calls (unless the request forced a named
+    function: OpenAI's own streams then finish with stop)."""
+    if c.settings.forced_function:
+        return
     if fr == "stop" and (choice.calls or choice.untracked_calls):
         c.report(
             RULE,

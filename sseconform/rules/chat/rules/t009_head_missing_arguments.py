@@ -1,4 +1,4 @@
-"""T009 head-missing-arguments: A first delta has no `arguments`."""
+"""T009 head-missing-arguments: A first delta has no `arguments` (or `null`)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,10 @@ RULE = define(
     TOOL_CALL_HEAD,
     "A first delta has no `arguments`.",
     RuleDoc(
-        what="The first delta of a call has no `function.arguments` key at all.",
+        what=(
+            "The first delta of a call has no `function.arguments` key at all, or has "
+            "`null` there."
+        ),
         why=(
             'OpenAI sends `"arguments": ""` in the first delta; code that appends fragments to '
             "the value it finds there fails when the key is missing."
@@ -34,6 +37,9 @@ RULE = define(
 
 @HOOKS.on(RULE, "call-added")
 def check(c: StreamChecker, ev: Event, head: CallHead) -> None:
-    """A call's first delta without `function.arguments`."""
+    """A call's first delta without `function.arguments`, or with ``null`` there (the same
+    break: the guide's snippet appends to what it finds)."""
     if "arguments" not in head.fn:
         c.report(RULE, f"the first delta of call {head.idx} has no arguments", ev, head.where)
+    elif head.fn["arguments"] is None:
+        c.report(RULE, f"the first delta of call {head.idx} has arguments null", ev, head.where)
