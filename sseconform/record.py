@@ -187,8 +187,8 @@ def record(
     finally:
         watchdog.cancel()
         if watchdog.fired:
-            complete, bound = False, "deadline"
-            reason = f"the exchange went on past its deadline of {deadline:g} s"
+            assert deadline is not None
+            complete, bound, reason = False, *_past_deadline(sink, prog, deadline)
         prog.elapsed = time.monotonic() - sink.t0
         reason = redactor.scrub(reason)  # an error's text can hold the URL's key
         writer.close(complete=complete, reason=reason, t=prog.elapsed, redacted=redactor.found)
@@ -223,7 +223,8 @@ def _receive(
         extra["decoded"] = encoding
     elif encoding not in ("identity", ""):
         extra["encoded"] = encoding  # kept as sent: not a stream anything can read
-    sink.writer.response(head, t=time.monotonic() - sink.t0, **extra)
+    sink.head_at = time.monotonic() - sink.t0
+    sink.writer.response(head, t=sink.head_at, **extra)
     if on_response is not None:
         on_response(resp.status_code)
     sink.start()  # what the scrubber must know: the request's secrets and the head's
@@ -242,6 +243,27 @@ def _receive(
     return True, "eof", None
 
 
+#: Seconds without a byte before the deadline that make a stopped answer "silent", not
+#: "still sending" (a peer that drips sends more often than this).
+SILENT_FOR = 1.0
+
+
+def _past_deadline(sink: _Sink, prog: Progress, deadline: float) -> tuple[str, str]:
+    """The bound and the words for an exchange the deadline ended: still sending, or
+    silent since its head (or since its last byte), and for how long."""
+    now = time.monotonic() - sink.t0
+    if prog.status is not None and sink.head_at is not None:
+        last = sink.last_at if prog.reads else sink.head_at
+        quiet = now - last
+        if quiet >= SILENT_FOR:
+            after = f"{prog.bytes:,} body bytes" if prog.reads else "its response head"
+            return "silent", (
+                f"it sent {after}, then nothing for {quiet:.1f} s, until the deadline of "
+                f"{deadline:g} s"
+            )
+    return "deadline", f"the exchange went on past its deadline of {deadline:g} s"
+
+
 def _why(exc: BaseException, stall: float | None, connect: float) -> tuple[str, str | None]:
     """Why a recording stopped early, in words, and the bound the peer broke (if one)."""
     if isinstance(exc, BoundHit):
@@ -256,6 +278,12 @@ def _why(exc: BaseException, stall: float | None, connect: float) -> tuple[str, 
         return f"could not connect within {connect:g} s", None
     if isinstance(exc, httpx.ConnectError):
         return f"could not connect: {exc}", None
+    if isinstance(exc, httpx.RemoteProtocolError) and "Receive buffer too long" in str(exc):
+        return (  # h11 refuses a response head over httpcore's 100 KiB, as a client would
+            "its response head was larger than an HTTP client takes (over 100 KiB: many "
+            "headers, or one huge header line); the client refused it",
+            "head-too-large",
+        )
     if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError):
         return f"connection dropped: {exc or type(exc).__name__}", None
     if isinstance(exc, httpx.DecodingError | zlib.error):
@@ -478,6 +506,8 @@ class _Sink:
         self.on_read: Callable[[float, bytes], None] | None = None
         self.on_progress: Callable[[Progress], None] | None = None
         self._now = 0.0
+        self.head_at: float | None = None  # when the response head arrived
+        self.last_at = 0.0  # when the last read arrived
 
     def start(self) -> None:
         """The body begins: scrub every secret known by now (the response head's too)."""
@@ -486,7 +516,7 @@ class _Sink:
     def take(self, chunk: bytes) -> None:
         """One read as it arrived; raises :class:`BoundHit` past ``max_bytes``."""
         if chunk:
-            self._now = time.monotonic() - self.t0
+            self._now = self.last_at = time.monotonic() - self.t0
             self._keep(self.scrubber.feed(chunk))
 
     def finish(self) -> None:

@@ -178,7 +178,9 @@ def _flag(outcome: Outcome) -> str:
     """The option that sets the bound a recording ended on, for the message."""
     if outcome.reason.startswith("stalled"):
         return "; see --stall-timeout"
-    flag = {"deadline": "--deadline", "max-bytes": "--max-bytes"}.get(outcome.bound or "")
+    flag = {"deadline": "--deadline", "silent": "--deadline", "max-bytes": "--max-bytes"}.get(
+        outcome.bound or ""
+    )
     return f"; see {flag}" if flag else ""
 
 

@@ -72,11 +72,16 @@ def rules_cmd(
         typer.echo(f"{r.code}  {r.severity.value:<7}  {inv:<17}  {r.name:<28}  {r.summary}")
     for t in timing:
         typer.echo(f"{t.key:<26}  {t.severity:<7}  gate's timing: {t.summary}")
+    from sseconform.gate.explain import codes
+
+    for key, text in codes().items():
+        typer.echo(f"{key:<26}  {'':<7}  gate's {key.split(':')[0]}: {text.split('. ')[0]}")
 
 
 @app.command("rule")
 def rule_cmd(code: Annotated[str, typer.Argument(help="A rule code (T001) or name.")]) -> None:
     """Print one rule's documentation: what, why, which clients break, example, fix."""
+    from sseconform.gate.explain import codes
     from sseconform.gate.timing_rules import find
     from sseconform.rules.catalog import doc as doc_of
     from sseconform.rules.catalog import get
@@ -86,6 +91,15 @@ def rule_cmd(code: Annotated[str, typer.Argument(help="A rule code (T001) or nam
         budget = f"budget: {timing.budget}" if timing.budget else "no budget"
         head = f"{timing.key} ({timing.severity}; gate's timing, {budget})"
         _print_doc(head, timing.summary, timing.doc)
+        return
+    gate_codes = codes()
+    if code in gate_codes:  # the gate's own findings: what they mean, in one paragraph
+        source = code.split(":", 1)[0]
+        typer.echo(
+            "\n".join(
+                [f"{code} (gate's {source} finding)", "", *textwrap.wrap(gate_codes[code], 96)]
+            )
+        )
         return
     try:
         rule = get(code)

@@ -6,7 +6,7 @@ reader who did not write the gateway knows what happened and why a client cares.
 
 from __future__ import annotations
 
-__all__ = ["explain"]
+__all__ = ["codes", "explain"]
 
 _DIFF = {
     "lost": "Content the upstream sent never reached the client: the gateway dropped a delta "
@@ -58,6 +58,13 @@ _OTHER = {
     "(twice the time the upstream took, plus a margin, unless --deadline sets it): it drips "
     "its answer, or streams past the upstream's end. A client waits on it until its own "
     "timeout, and a CI job would hang.",
+    "transport:silent": "The gateway sent its response head (or part of its answer) and "
+    "then nothing until the scenario's deadline: it holds the stream open without streaming "
+    "(waiting on an upstream it never calls, or buffering what it got). A client waits on it "
+    "until its own timeout. The message says for how long it was silent and after what.",
+    "transport:head-too-large": "The gateway's response head was larger than an HTTP client "
+    "takes (httpx and h11 refuse one over 100 KiB: a hundred thousand headers, or one header "
+    "line of megabytes); no client can read the answer that follows it.",
     "transport:too-large": "The gateway sent far more than the upstream's answer could become "
     "(its cap is 16 MiB plus 16 times the upstream's body, unless --max-bytes sets it): a "
     "loop that re-sends content, or an answer that never ends. The recording stops at the cap.",
@@ -88,3 +95,11 @@ def explain(source: str, code: str) -> str:
         rule = find(code)
         return f"{rule.summary} {rule.doc.why}" if rule is not None else ""
     return _OTHER.get(f"{source}:{code}", "")
+
+
+def codes() -> dict[str, str]:
+    """Every gate finding code this module explains (``transport:silent``, ``diff:lost``),
+    with its paragraph: for ``sseconform rules`` and ``sseconform rule CODE``."""
+    out = {f"diff:{k}": v for k, v in _DIFF.items()}
+    out.update(_OTHER)
+    return dict(sorted(out.items()))

@@ -49,7 +49,9 @@ __all__ = [
 #: A bound the gateway's answer broke (:attr:`sseconform.record.Outcome.bound`): its
 #: finding's code, and what the gateway did. Nothing else is graded of such an answer.
 BOUNDS = {
-    "deadline": ("deadline", "streamed past the scenario's deadline (see --deadline)"),
+    "deadline": ("deadline", "was still sending at the scenario's deadline (see --deadline)"),
+    "silent": ("silent", "went silent"),
+    "head-too-large": ("head-too-large", "sent a response head no client takes"),
     "max-bytes": ("too-large", "sent more than the bytes kept (see --max-bytes)"),
     "bomb": ("decompression-bomb", "sent a compressed body that inflates without bound"),
     "encoding": ("encoding", "sent a content-encoding it was not asked for"),

@@ -5,6 +5,8 @@ It speaks just enough HTTP/1.1 to be read by httpx, then misbehaves:
 
 - ``/drip``: a 200 stream of one byte every ``DRIP`` seconds, forever;
 - ``/drip-head``: the response head itself, one byte at a time;
+- ``/silent``: a 200 head, then nothing, the connection held open;
+- ``/big-head``: a 200 head with a header line of 200 KiB (more than any client takes);
 - ``/endless``: valid chat chunks as fast as the socket takes them, forever;
 - ``/huge``: a valid chat stream of ``HUGE`` bytes (``?bytes=N``: N), ending well;
 - ``/gzip-bomb``: 200, ``content-encoding: gzip`` (identity was asked for): a gigabyte of
@@ -112,6 +114,12 @@ def _behave(conn: socket.socket, path: str, key: str, huge: int = HUGE) -> None:
         for b in HEAD + b"\r\n" + chunk("hi"):
             conn.sendall(bytes([b]))
             time.sleep(DRIP)
+    elif path.endswith("/silent"):
+        conn.sendall(HEAD + b"\r\n")
+        while conn.recv(1024):  # until the client goes away
+            pass
+    elif path.endswith("/big-head"):
+        conn.sendall(HEAD + b"x-big: " + b"a" * (200 * 1024) + b"\r\n\r\n" + chunk("hi"))
     elif path.endswith("/drip"):
         conn.sendall(HEAD + b"\r\n")
         while True:

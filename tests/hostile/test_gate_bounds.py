@@ -96,3 +96,21 @@ def test_a_suite_sets_its_bounds(tmp_path: Path) -> None:
         suite.write_text(f"{bad}\n{body}", encoding="utf-8")
         with pytest.raises(SseconformError):
             load_suite(str(suite))
+
+
+def test_a_silent_gateway_is_named_silent(peer: str, tmp_path: Path) -> None:
+    """Its head, then nothing: not "streamed past the deadline" (nothing was streamed)."""
+    code, report, seconds, _ = gate(peer, tmp_path, "/silent", "--deadline", "2")
+    assert code == 1 and seconds < 20
+    found = findings(report)
+    assert "transport:deadline" not in found, found
+    message = found["transport:silent"]
+    assert "response head, then nothing for" in message and "deadline of 2 s" in message
+
+
+def test_an_oversized_head_is_named(peer: str, tmp_path: Path) -> None:
+    code, report, _, _ = gate(peer, tmp_path, "/big-head")
+    assert code == 1
+    found = findings(report)
+    assert "transport:no-response" not in found, found
+    assert "larger than an HTTP client takes" in found["transport:head-too-large"]

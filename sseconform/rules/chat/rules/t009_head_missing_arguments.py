@@ -22,8 +22,7 @@ RULE = define(
     "A first delta has no `arguments`.",
     RuleDoc(
         what=(
-            "The first delta of a call has no `function.arguments` key at all, or has "
-            "`null` there."
+            "The first delta of a call has no `function.arguments` key at all, or has `null` there."
         ),
         why=(
             'OpenAI sends `"arguments": ""` in the first delta; code that appends fragments to '
