@@ -64,9 +64,10 @@ def _options(command: str) -> str:
 
 
 def on_files(files: Files, config: Any) -> Files:
+    from sseconform.gate.pages import gate_pages
     from sseconform.rules.pages import site_pages
 
-    pages = dict(site_pages())
+    pages = {**site_pages(), **gate_pages()}
     for command in COMMANDS:
         path = f"commands/{command}.md"
         if files.get_file_from_path(path) is None:

@@ -27,6 +27,7 @@ import httpx
 
 from sseconform import providers as prov
 from sseconform.mask import open_binary
+from sseconform.providers import carries_token
 from sseconform.recording.bounds import DECODED, BoundHit, Inflater, Watchdog
 from sseconform.recording.format import RecordingWriter, Response
 from sseconform.recording.redact import Redactor
@@ -571,36 +572,3 @@ def _count(prog: Progress, decoder: SSEDecoder, chunk: bytes, now: float) -> Non
 def _ttft(prog: Progress, data: str, now: float) -> None:
     if prog.ttft is None and carries_token(data):
         prog.ttft = now
-
-
-def carries_token(data: str) -> bool:
-    """Does this event carry generated output (text, reasoning, tool arguments) in any dialect?
-
-    Role-only chunks, pings and metadata don't count: time to first token is to the first
-    meaningful delta.
-    """
-    try:
-        obj = json.loads(data)
-    except ValueError:
-        return False
-    if not isinstance(obj, dict):
-        return False
-    kind = obj.get("type")
-    if isinstance(kind, str):  # Anthropic, Responses
-        if kind == "content_block_delta":
-            return True
-        return kind.startswith("response.") and kind.endswith(".delta")
-    choices = obj.get("choices")
-    if isinstance(choices, list):
-        for ch in choices:
-            delta = ch.get("delta") if isinstance(ch, dict) else None
-            if isinstance(delta, dict) and any(
-                delta.get(k) for k in ("content", "reasoning_content", "reasoning", "tool_calls")
-            ):
-                return True
-        return False
-    for cand in obj.get("candidates") or []:  # Gemini
-        parts = ((cand or {}).get("content") or {}).get("parts") or []
-        if any(p.get("text") or p.get("functionCall") for p in parts if isinstance(p, dict)):
-            return True
-    return False

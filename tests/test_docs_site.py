@@ -85,3 +85,19 @@ def _the_report_is_shown(site: Path) -> None:
     assert head[:8] == b"\x89PNG\r\n\x1a\n"
     assert struct.unpack(">II", head[16:24]) == (1200, 1000)
     assert shot.stat().st_size > 20_000  # something was drawn, not a blank page
+
+
+def test_every_gate_finding_has_a_page() -> None:
+    """The gate's own codes (timing, expect, transport, upstream, diff) each get a page, as
+    ``sseconform rule CODE`` prints them, and the index links every one."""
+    from sseconform.gate.explain import codes
+    from sseconform.gate.pages import gate_page_path, gate_pages
+    from sseconform.gate.timing_rules import RULES as TIMING
+
+    pages = gate_pages()
+    every = [t.key for t in TIMING] + list(codes())
+    assert "transport:silent" in every and "transport:head-too-large" in every
+    for code in every:
+        path = gate_page_path(code)
+        assert pages[path].startswith(f"# {code}\n"), code
+        assert f"]({path.removeprefix('gate/')})" in pages["gate/index.md"], code

@@ -496,7 +496,7 @@ def builtin_suite(name: str) -> Suite:
 def _first_token(path: Path) -> int:
     """How many reads come before the first one that carries output (at least one): the
     upstream goes quiet there, as a model does while it thinks, after its stream began."""
-    from sseconform.record import carries_token
+    from sseconform.providers import carries_token
     from sseconform.replay.plan import load
     from sseconform.sse import SSEDecoder
 
@@ -517,7 +517,7 @@ def _mid_stream(path: Path, tokens: int = 2) -> str:
     """A drop just past the ``tokens``-th event that carries output, after a pause of
     :data:`DROP_PAUSE` past the first: mid-stream in every dialect (Responses sends four
     events before its first delta), and for the gateway's client too."""
-    from sseconform.record import carries_token
+    from sseconform.providers import carries_token
     from sseconform.replay.plan import load
     from sseconform.sse import SSEDecoder
 

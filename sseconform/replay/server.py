@@ -33,20 +33,15 @@ from sseconform import providers
 from sseconform.recording.redact import redact_target, request_secrets, scrub_text
 from sseconform.replay.faults import parse_faults, parse_split
 from sseconform.replay.http11 import (
-    CHUNKED,
-    MAX_BODY,
     MAX_HEAD,
-    MAX_TRAILERS,
     BadRequest,
     RequestHead,
     body_length,
-    chunk_size,
     error_body,
     expects_continue,
     keeps_alive,
     parse_head,
     response_head,
-    trailer_field,
 )
 from sseconform.replay.plan import ABORT, WHOLE, Loaded, Plan, make_plan
 from sseconform.replay.routing import FAULT_HEADER, Router, streams, tag_of, wants_array
@@ -62,6 +57,7 @@ from sseconform.replay.wire import (
     is_loopback,
     new_loop,
     plain,
+    read_body,
     reset,
     sleep_until,
 )
@@ -253,34 +249,11 @@ class ReplayServer:
                 return
 
     async def _read_body(self, conn: Input, req: RequestHead) -> bytes:
-        """The request body, strictly framed (:func:`.http11.body_length`), within the
-        server-wide MAX_BUFFERED (503 past it) and MAX_BODY for one request (413)."""
-        length = body_length(req.headers)
-        if length == 0:
-            return b""
-        out = bytearray()
+        """The request body (:func:`.wire.read_body`), within the server-wide MAX_BUFFERED
+        (503 past it); what it held is released once it is read."""
         held = [0]  # bytes this request counts against MAX_BUFFERED
         try:
-            if length != CHUNKED:
-                self._reserve(length, held)
-                out += await conn.readexactly(length)
-                return bytes(out)
-            while True:
-                size = chunk_size(await conn.readuntil(b"\r\n"))
-                if size == 0:  # trailer fields, if any, then the blank line
-                    for _ in range(MAX_TRAILERS):
-                        line = await conn.readuntil(b"\r\n")
-                        if line == b"\r\n":
-                            return bytes(out)
-                        trailer_field(line)
-                    raise BadRequest(f"more than {MAX_TRAILERS} trailer fields")
-                if len(out) + size > MAX_BODY:
-                    raise BadRequest(f"a request body over {MAX_BODY:,} bytes", 413)
-                self._reserve(size, held)
-                out += await conn.readexactly(size + 2)
-                if out[-2:] != b"\r\n":
-                    raise BadRequest("a chunk not followed by CRLF")
-                del out[-2:]
+            return await read_body(conn, req, lambda n: self._reserve(n, held))
         finally:
             with self._lock:
                 self._buffered -= held[0]

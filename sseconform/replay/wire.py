@@ -12,9 +12,19 @@ import contextlib
 import ipaddress
 import socket
 import struct
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
-from sseconform.replay.http11 import plain_head
+from sseconform.replay.http11 import (
+    CHUNKED,
+    MAX_BODY,
+    MAX_TRAILERS,
+    BadRequest,
+    RequestHead,
+    body_length,
+    chunk_size,
+    plain_head,
+    trailer_field,
+)
 
 __all__ = [
     "FLUSH_TIMEOUT",
@@ -26,6 +36,7 @@ __all__ = [
     "is_loopback",
     "new_loop",
     "plain",
+    "read_body",
     "reset",
     "sleep_until",
 ]
@@ -176,3 +187,32 @@ async def drain(writer: asyncio.StreamWriter) -> None:
     # arrives as the drain completes, and a stopping server would then wait on the connection
     async with asyncio.timeout(WRITE_TIMEOUT):
         await writer.drain()
+
+
+async def read_body(conn: Input, req: RequestHead, reserve: Callable[[int], None]) -> bytes:
+    """A request's body, strictly framed (:func:`.http11.body_length`): a chunked one read
+    chunk by chunk, its trailer fields read and dropped, MAX_BODY for one request (413).
+    ``reserve(n)`` is told of every ``n`` bytes before they are read (and may refuse them)."""
+    length = body_length(req.headers)
+    if length == 0:
+        return b""
+    if length != CHUNKED:
+        reserve(length)
+        return bytes(await conn.readexactly(length))
+    out = bytearray()
+    while True:
+        size = chunk_size(await conn.readuntil(b"\r\n"))
+        if size == 0:  # trailer fields, if any, then the blank line
+            for _ in range(MAX_TRAILERS):
+                line = await conn.readuntil(b"\r\n")
+                if line == b"\r\n":
+                    return bytes(out)
+                trailer_field(line)
+            raise BadRequest(f"more than {MAX_TRAILERS} trailer fields")
+        if len(out) + size > MAX_BODY:
+            raise BadRequest(f"a request body over {MAX_BODY:,} bytes", 413)
+        reserve(size)
+        out += await conn.readexactly(size + 2)
+        if out[-2:] != b"\r\n":
+            raise BadRequest("a chunk not followed by CRLF")
+        del out[-2:]

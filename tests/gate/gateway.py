@@ -74,7 +74,7 @@ from typing import Any
 
 import httpx
 
-from sseconform.record import carries_token
+from sseconform.providers import carries_token
 from sseconform.sse import SSEDecoder
 from sseconform.translate import serialize, translate_body, translator_for
 
