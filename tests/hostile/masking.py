@@ -58,3 +58,32 @@ def leaks(key: str, root: Path | None, *texts: str) -> list[str]:
         low = text.lower()
         found += [f"{where}: {name}" for name, n in needles.items() if n in low]
     return found
+
+
+def load_outputs(
+    peer: str, folder: Path, key: str, path: str, formats: tuple[str, ...]
+) -> tuple[Path, list[str]]:
+    """``load`` through the hostile peer's ``path`` with ``key``, once per format: the work
+    folder its reports are in, and what it said on stderr each time."""
+    from sseconform.gate.suite import recordings_dir
+    from tests.hostile.peers import suite_at
+    from tests.hostile.test_record_bounds import run
+    from tests.load.test_load import needs_locust
+
+    if needs_locust.args[0]:
+        import pytest
+
+        pytest.skip("Locust is not installed (sseconform[load])")
+    suite = suite_at(folder, path, recordings_dir() / "anthropic" / "text-anthropic.jsonl")
+    work = folder / "work"
+    work.mkdir()
+    outs = []
+    for fmt in formats:
+        code, err, _, _ = run(
+            "load", "--gateway", peer, "--suite", str(suite), "--key", key, "--users", "1",
+            "--spawn-rate", "1", "--run-time", "2s", "--format", fmt,
+            "-o", str(work / f"r.{fmt}"), cwd=folder, timeout=120,
+        )  # fmt: skip
+        assert code == 1, err
+        outs.append(err)
+    return work, outs

@@ -4,25 +4,19 @@ writes or prints: recordings, reports in every format, the HTML page, stdout and
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from sseconform.gate.suite import recordings_dir
-from tests.hostile.peers import hostile_peer, suite_at
+from tests.hostile.masking import load_outputs
+from tests.hostile.peers import suite_at
 from tests.hostile.test_record_bounds import run
 
 KEY = "sk-proj-Zq8tHk2LmN4pR6sT8vW0xY2zA4bC6dE8fG0hJ2kL"
 MASKED = KEY[:3] + "*" * (len(KEY) - 7) + KEY[-4:]
 TEXT = recordings_dir() / "anthropic" / "text-anthropic.jsonl"
 BODY = '{"model": "m", "stream": true, "messages": [{"role": "user", "content": "hi"}]}'
-
-
-@pytest.fixture(scope="module")
-def peer() -> Iterator[str]:
-    with hostile_peer() as url:
-        yield url
 
 
 def leaks(root: Path, *texts: str) -> list[str]:
@@ -70,22 +64,7 @@ def test_gate_prints_and_writes_no_echoed_key(
 
 @pytest.mark.parametrize("path", ["/echo", "/echo-stream"])
 def test_load_reports_no_echoed_key(peer: str, tmp_path: Path, path: str) -> None:
-    from tests.load.test_load import needs_locust
-
-    if needs_locust.args[0]:
-        pytest.skip("Locust is not installed (sseconform[load])")
-    suite = suite_at(tmp_path, path, TEXT)
-    work = tmp_path / "work"
-    work.mkdir()
-    outs = []
-    for fmt in ("json", "text", "html"):
-        code, err, _, _ = run(
-            "load", "--gateway", peer, "--suite", str(suite), "--key", KEY, "--users", "1",
-            "--spawn-rate", "1", "--run-time", "2s", "--format", fmt,
-            "-o", str(work / f"r.{fmt}"), cwd=tmp_path, timeout=120,
-        )  # fmt: skip
-        assert code == 1, err
-        outs.append(err)
+    work, outs = load_outputs(peer, tmp_path, KEY, path, ("json", "text", "html"))
     assert leaks(work, *outs) == []
 
 

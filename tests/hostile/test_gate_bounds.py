@@ -5,7 +5,6 @@ names the bound the gateway broke, and the gate's memory does not follow the ans
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,16 +14,10 @@ from sseconform.gate.bounds import DEADLINE_MARGIN, deadline_for, max_bytes_for
 from sseconform.gate.suite import recordings_dir
 from sseconform.replay.faults import parse_faults
 from sseconform.replay.plan import load
-from tests.hostile.peers import hostile_peer, suite_at
+from tests.hostile.peers import suite_at
 from tests.hostile.test_record_bounds import run
 
 TEXT = recordings_dir() / "anthropic" / "text-anthropic.jsonl"
-
-
-@pytest.fixture(scope="module")
-def peer() -> Iterator[str]:
-    with hostile_peer() as url:
-        yield url
 
 
 def gate(

@@ -5,23 +5,16 @@ names the bound, so a run under load ends on time with its report."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from sseconform.gate.suite import recordings_dir
 from tests.cli.helpers import run_cli
-from tests.hostile.peers import hostile_peer, suite_at
+from tests.hostile.peers import suite_at
 from tests.load.test_load import needs_locust
 
 TEXT = recordings_dir() / "anthropic" / "text-anthropic.jsonl"
-
-
-@pytest.fixture(scope="module")
-def peer() -> Iterator[str]:
-    with hostile_peer() as url:
-        yield url
 
 
 @needs_locust

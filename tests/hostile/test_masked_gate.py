@@ -5,24 +5,17 @@ characters): no form reaches any report format, the HTML page, a recording or th
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from sseconform.gate.suite import recordings_dir
 from tests.hostile.masking import KEYS, leaks
-from tests.hostile.peers import hostile_peer, suite_at
+from tests.hostile.peers import suite_at
 from tests.hostile.test_record_bounds import run
 
 TEXT = recordings_dir() / "anthropic" / "text-anthropic.jsonl"
 PATHS = ("/echo-split", "/echo-escaped", "/echo-forms", "/echo")
-
-
-@pytest.fixture(scope="module")
-def peer() -> Iterator[str]:
-    with hostile_peer() as url:
-        yield url
 
 
 def suites(folder: Path) -> list[str]:

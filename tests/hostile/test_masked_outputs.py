@@ -8,24 +8,15 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from sseconform.gate.suite import recordings_dir
-from tests.hostile.masking import KEYS, leaks
-from tests.hostile.peers import chunk, echo_forms, hostile_peer, suite_at
+from tests.hostile.masking import KEYS, leaks, load_outputs
+from tests.hostile.peers import chunk, echo_forms
 from tests.hostile.test_record_bounds import run
 
-TEXT = recordings_dir() / "anthropic" / "text-anthropic.jsonl"
 BODY = '{"model": "m", "stream": true, "messages": [{"role": "user", "content": "hi"}]}'
-
-
-@pytest.fixture(scope="module")
-def peer() -> Iterator[str]:
-    with hostile_peer() as url:
-        yield url
 
 
 @pytest.mark.parametrize("shape", sorted(KEYS))
@@ -93,22 +84,7 @@ def test_check_shows_the_key_when_the_environment_does_not_hold_it(tmp_path: Pat
 
 @pytest.mark.parametrize("shape", ["jwt", "slashy"])
 def test_load_reports_no_form(peer: str, tmp_path: Path, shape: str) -> None:
-    from tests.load.test_load import needs_locust
-
-    if needs_locust.args[0]:
-        pytest.skip("Locust is not installed (sseconform[load])")
     key = KEYS[shape]
-    work = tmp_path / "work"
-    work.mkdir()
-    suite = suite_at(tmp_path, "/echo-split", TEXT)
-    outs = []
-    for fmt in ("json", "html"):
-        code, err, _, _ = run(
-            "load", "--gateway", peer, "--suite", str(suite), "--key", key, "--users", "1",
-            "--spawn-rate", "1", "--run-time", "2s", "--format", fmt,
-            "-o", str(work / f"r.{fmt}"), cwd=tmp_path, timeout=120,
-        )  # fmt: skip
-        assert code == 1, err
-        outs.append(err)
+    work, outs = load_outputs(peer, tmp_path, key, "/echo-split", ("json", "html"))
     assert json.loads((work / "r.json").read_text())  # a real report, masked
     assert leaks(key, work, *outs) == []

@@ -8,21 +8,14 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from sseconform.recording.bounds import FLOOR, MAX_RATIO
-from tests.hostile.peers import bomb, hostile_peer
+from tests.hostile.peers import bomb
 
 BODY = '{"model": "m", "stream": true, "messages": [{"role": "user", "content": "hi"}]}'
-
-
-@pytest.fixture(scope="module")
-def peer() -> Iterator[str]:
-    with hostile_peer() as url:
-        yield url
 
 
 #: Runs sseconform and prints its own peak RSS (VmHWM, KiB) last on stderr: a child's
