@@ -16,8 +16,9 @@ redacted by name) in each form it can take on the way out:
   :data:`KEEP` characters of a key may show around a run of mask characters;
 - a piece of a key split across events or cut short by a report: a token that ends with
   more than :data:`KEEP` characters of the key's start, begins with more than :data:`KEEP`
-  of its end, or lies inside it and is :data:`MIN_SECRET` characters long, not a short run
-  of letters (that could be an ordinary word a structured key or a password holds).
+  of its end, or lies inside it and is :data:`MIN_SECRET` characters long; a distinct piece
+  only (a digit or both cases in it, or 16 characters), since a word-like one (``stream``
+  of a key ending ``-upstream``) stands in ordinary text and paths too.
 
 Standard library only, so every layer may use it.
 """
@@ -349,42 +350,42 @@ def _pieces(data: bytes, low: bytes, c: _Compiled) -> bytes:
         while end < ceiling and data[end] in c.alphabet:
             end += 1
         seen = end
-        cut = _piece_span(low[start:end], c.plain)
-        if cut is not None:
-            spans.append((start + cut[0], start + cut[1]))
+        for a, b in _piece_spans(data[start:end], low[start:end], c.plain):
+            spans.append((start + a, start + b))
     return _cut(data, spans) if spans else data
 
 
-def _piece_span(token: bytes, plain: tuple[bytes, ...]) -> tuple[int, int] | None:
-    """Which part of ``token`` (lower case) is a piece of a secret, if any."""
-    best: tuple[int, int] | None = None
+def _piece_spans(token: bytes, low: bytes, plain: tuple[bytes, ...]) -> list[tuple[int, int]]:
+    """Which parts of ``token`` (``low``: lower-cased) are pieces of a secret: the whole of
+    it inside one, its end one's start, its start one's end; distinct pieces only."""
+    spans = []
     for s in plain:
-        if token in s and _distinct(token):
-            return 0, len(token)
-        head = tail = 0
-        for k in range(min(len(s), len(token)), KEEP, -1):
-            if token.endswith(s[:k]):
-                tail = k
+        if low in s and _distinct(token, MIN_SECRET):
+            return [(0, len(low))]
+        for k in range(min(len(s), len(low)), KEEP, -1):
+            if low.endswith(s[:k]):
+                if _distinct(token[-k:], KEEP + 1):
+                    spans.append((len(low) - k, len(low)))
                 break
-        for k in range(min(len(s), len(token)), KEEP, -1):
-            if token.startswith(s[-k:]):
-                head = k
+        for k in range(min(len(s), len(low)), KEEP, -1):
+            if low.startswith(s[-k:]):
+                if _distinct(token[:k], KEEP + 1):
+                    spans.append((0, k))
                 break
-        if head or tail:
-            a = 0 if head else len(token) - tail
-            b = len(token) if tail else head
-            if best is None or b - a > best[1] - best[0]:
-                best = (a, b)
-    return best
+    return spans
 
 
-def _distinct(piece: bytes) -> bool:
-    """Is a middle piece of a secret distinct enough to be masked wherever it stands? A
-    word-like one (letters only, short) may be a word a structured key or a password holds
-    (``cookie``, ``password``), and stands in ordinary text too."""
-    if len(piece) < MIN_SECRET:
+def _distinct(piece: bytes, least: int) -> bool:
+    """Is a piece of a secret distinct enough to be masked wherever it stands? A key's
+    random part is: a digit, or both cases past its first letter. A word-like piece
+    (``stream`` of ``sk-replay-upstream``, ``password`` of a password) stands in ordinary
+    text and paths too, and is masked only when long."""
+    if len(piece) < least:
         return False
-    return len(piece) >= 12 or not piece.isalpha()
+    if len(piece) >= 16 or any(48 <= b <= 57 for b in piece):
+        return True
+    inner = piece[1:]  # a capital first letter is a word's (``Password``), not a key's
+    return inner.lower() != inner and piece.upper() != piece
 
 
 def _left(low: bytes, at: int, plain: tuple[bytes, ...]) -> int:

@@ -155,3 +155,14 @@ def test_the_environment_names_its_secrets() -> None:
     assert sorted(environment_secrets(env)) == sorted(
         [KEYS["sk"], "ghp_0123456789abcdef", "a-long-password"]
     )
+
+
+def test_a_word_like_key_leaves_the_words_alone() -> None:
+    """A dummy key made of words (as gateway configs hold) masks itself, its distinct
+    pieces and its echoes, never the words it is made of where they stand alone."""
+    key = "sk-sseconform-replay-upstream"
+    masker = Masker([key])
+    text = "/tmp/run/streams/a.jsonl: the replay upstream streamed; mode=upstream"
+    assert masker.mask(text) == text
+    assert masker.mask(f"key {key}!") == f"key {REDACTED}!"
+    assert masker.mask(f"{key[:12]}...") == REDACTED  # the echo, its dots too
