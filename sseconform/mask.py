@@ -219,9 +219,6 @@ class Masker:
                 held = max(held, len(data) - echo.start() + left)
         return held
 
-    def stream(self) -> MaskStream:
-        return MaskStream(self)
-
 
 def _expand(value: str) -> list[str]:
     """A credential and the parts of it that are secrets on their own."""
@@ -541,15 +538,10 @@ def open_text(
     )
 
 
-def write_text(path: str | os.PathLike[str], text: str, *, masker: Masker | None = None) -> None:
-    """``Path.write_text`` through the masker."""
-    with open_text(Path(path)) if masker is None else _text_with(path, masker) as fp:
+def write_text(path: str | os.PathLike[str], text: str) -> None:
+    """``Path.write_text`` through the run's masker."""
+    with open_text(Path(path)) as fp:
         fp.write(text)
-
-
-def _text_with(path: str | os.PathLike[str], masker: Masker) -> TextIO:
-    raw = MaskedBinary(open(path, "wb"), masker)  # noqa: SIM115
-    return cast(TextIO, io.TextIOWrapper(cast(Any, raw), encoding="utf-8", write_through=True))
 
 
 @contextmanager

@@ -26,7 +26,6 @@ from typing import IO, Any
 import httpx
 
 from sseconform import providers as prov
-from sseconform.mask import open_binary
 from sseconform.providers import carries_token
 from sseconform.recording.bounds import DECODED, BoundHit, Inflater, Watchdog
 from sseconform.recording.format import RecordingWriter, Response
@@ -152,9 +151,12 @@ def record(
         request=stored,
         extra={"tool": f"sseconform {__version__}", "redacted": redactor.found},
         force=force,
+        masker=redactor.masker,
+        reads_masked=True,  # the sink's scrubber masks each read as it arrives
     )
     try:
-        raw_fp: IO[bytes] | None = open_binary(raw, "wb" if force else "xb") if raw else None
+        # the sink's scrubber masked what goes there already
+        raw_fp: IO[bytes] | None = open(raw, "wb" if force else "xb") if raw else None  # noqa: SIM115
     except OSError:
         writer.close(complete=False, reason="could not open the --raw file")
         raise

@@ -10,7 +10,6 @@ from sseconform.gate.profile import UPSTREAM
 from sseconform.gate.scenario import Scenario
 from sseconform.gate.suite import Suite
 from sseconform.mask import RUN
-from sseconform.recording.redact import SECRET_HEADERS
 
 __all__ = ["GatewayRequests", "request_body", "substitute"]
 
@@ -120,7 +119,6 @@ class GatewayRequests:
             out[name.lower()] = (name, value.replace(UPSTREAM, self.upstream_url))
         for name, value in self.extra:
             out[name.lower()] = (name, value.replace(UPSTREAM, self.upstream_url))
-        RUN.add_all(v for k, (_, v) in out.items() if k in SECRET_HEADERS)
         return list(out.values())
 
     def body(self, sc: Scenario, reference: Content, tag: str | None = None) -> dict[str, Any]:

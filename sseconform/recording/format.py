@@ -301,7 +301,8 @@ class RecordingWriter:
     Refuses to replace an existing file unless ``force`` is set. Everything it writes goes
     through ``masker`` first (the run's, :data:`sseconform.mask.RUN`, by default): the head
     and end lines whole, the reads as a stream, so a secret split between two reads is still
-    masked (a read's held-back end goes out with the next read, at that read's time).
+    masked (a read's held-back end goes out with the next read, at that read's time);
+    ``reads_masked``: the caller has masked the reads already.
     """
 
     def __init__(
@@ -312,10 +313,13 @@ class RecordingWriter:
         extra: dict[str, Any] | None = None,
         force: bool = False,
         masker: Masker | None = None,
+        reads_masked: bool = False,
     ) -> None:
         self.path = Path(path)
         self._masker = RUN if masker is None else masker
-        self._reads = MaskStream(self._masker)
+        # reads the caller masked with this masker already (``record``'s redactor, as they
+        # arrive) are written as they come: the hot path masks once
+        self._reads = MaskStream(Masker() if reads_masked else self._masker)
         self._t = 0.0
         self._fp: IO[bytes] = open(self.path, "wb" if force else "xb")  # noqa: SIM115
         header: dict[str, Any] = {

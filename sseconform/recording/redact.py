@@ -120,11 +120,10 @@ class Redactor:
         """A secret value to scrub wherever it appears; ``Bearer TOKEN`` remembers both."""
         if not isinstance(value, str):
             return
-        for v in (value, value.partition(" ")[2]):
-            v = v.strip()
-            if len(v) >= MIN_SECRET:
-                self.values.add(v)
-        self.masker.add_all(self.values)
+        new = [v.strip() for v in (value, value.partition(" ")[2])]
+        new = [v for v in new if len(v) >= MIN_SECRET]
+        self.values.update(new)
+        self.masker.add_all(new)
 
     def scrub(self, text: str) -> str:
         """``text`` with every remembered secret and every key-shaped string redacted."""
