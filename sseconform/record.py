@@ -16,6 +16,7 @@ import re
 import socket
 import ssl
 import sys
+import threading
 import time
 import zlib
 from collections.abc import Callable
@@ -87,12 +88,32 @@ class Outcome:
         return self.complete and status is not None and 200 <= status < 300
 
 
+#: The reason a Ctrl-C gives (:attr:`Outcome.interrupted` reads it).
+INTERRUPTED = "interrupted (SIGINT)"
+
+
 class Interrupted(Exception):
-    """Raised inside the read loop by the signal handler the command line installs."""
+    """Raised by :func:`interrupt` when a signal comes before the connection is open."""
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+#: The main thread's exchange in progress, for :func:`interrupt` (a gate's threads record
+#: too, but signals only reach the main thread).
+_ACTIVE: list[Watchdog] = []
+
+
+def interrupt(reason: str) -> bool:
+    """Stop the main thread's recording for the user (SIGINT and SIGTERM handlers call it).
+
+    While a connection is open, its socket is shut down and the read loop ends the
+    recording itself, incomplete, with ``reason``: no exception is raised inside the HTTP
+    client, whose clean-up takes locks an exception could leave held (a run once hung
+    there for good). False when no connection is open: the caller raises instead.
+    """
+    return bool(_ACTIVE) and _ACTIVE[-1].stop(reason)
 
 
 class Refused(Exception):
@@ -173,8 +194,11 @@ def record(
     )
     complete, reason, bound = False, "no response", None
     watchdog = Watchdog(deadline)
+    main = threading.current_thread() is threading.main_thread()
     sink = _Sink(writer, prog, SSEDecoder(), redactor, max_bytes, time.monotonic())
     sink.raw_fp, sink.on_read, sink.on_progress = raw_fp, on_read, on_progress
+    if main:
+        _ACTIVE.append(watchdog)
     try:
         with http.stream(
             req.method,
@@ -189,7 +213,11 @@ def record(
         reason, bound = _why(exc, stall_timeout, connect_timeout)
     finally:
         watchdog.cancel()
-        if watchdog.fired:
+        if main:
+            _ACTIVE.remove(watchdog)
+        if watchdog.stopped is not None:
+            complete, reason, bound = False, watchdog.stopped, None
+        elif watchdog.fired:
             assert deadline is not None
             complete, bound, reason = False, *_past_deadline(sink, prog, deadline)
         prog.elapsed = time.monotonic() - sink.t0
@@ -274,7 +302,7 @@ def _why(exc: BaseException, stall: float | None, connect: float) -> tuple[str, 
     if isinstance(exc, Interrupted):
         return exc.reason, None
     if isinstance(exc, KeyboardInterrupt):
-        return "interrupted (SIGINT)", None
+        return INTERRUPTED, None
     if isinstance(exc, httpx.ReadTimeout):
         return f"stalled: no byte for {stall:g} s", None
     if isinstance(exc, httpx.ConnectTimeout):

@@ -102,7 +102,8 @@ def record(
         options.refuse_overwrite()  # before anything is created or sent
     except (SseconformError, rec.Refused) as exc:
         fail(str(exc))
-    signal.signal(signal.SIGTERM, _on_term)
+    signal.signal(signal.SIGTERM, _on_signal)
+    signal.signal(signal.SIGINT, _on_signal)
     live = sys.stderr.isatty() and not quiet and not watch
     watcher = _Watcher(str(output), provider) if watch else None
     try:
@@ -133,10 +134,17 @@ def record(
     raise typer.Exit(130 if outcome.interrupted else code)
 
 
-def _on_term(signum: int, frame: object) -> None:
-    from sseconform.record import Interrupted
+def _on_signal(signum: int, frame: object) -> None:
+    """Ctrl-C or SIGTERM: the recording ends, incomplete, keeping what came."""
+    import signal
 
-    raise Interrupted("terminated (SIGTERM)")
+    from sseconform.record import INTERRUPTED, Interrupted, interrupt
+
+    if signum == signal.SIGINT:
+        if not interrupt(INTERRUPTED):
+            raise KeyboardInterrupt
+    elif not interrupt("terminated (SIGTERM)"):
+        raise Interrupted("terminated (SIGTERM)")
 
 
 class _Live:

@@ -101,6 +101,8 @@ class Watchdog:
     def __init__(self, seconds: float | None) -> None:
         self.seconds = seconds
         self.fired = False
+        #: why the user stopped the exchange (``stop``), or None
+        self.stopped: str | None = None
         self._sockets: list[socket.socket] = []
         self._lock = threading.Lock()
         self._timer: threading.Timer | None = None
@@ -110,14 +112,25 @@ class Watchdog:
             self._timer.start()
 
     def watch(self, sock: socket.socket | None) -> None:
-        """The socket to shut down at the deadline (at once, if it has passed)."""
-        if sock is None or self.seconds is None:
+        """The socket to shut down at the deadline or a stop (at once, if one has come)."""
+        if sock is None:
             return
         with self._lock:
             self._sockets.append(sock)
-            fired = self.fired
+            fired = self.fired or self.stopped is not None
         if fired:
             _shutdown(sock)
+
+    def stop(self, reason: str) -> bool:
+        """End the exchange for the user (a signal handler calls it): the read returns, and
+        the reader keeps everything it had. False when no connection is open yet, so the
+        caller interrupts the connect instead. Takes no lock: a handler may run while the
+        main thread holds it."""
+        self.stopped = reason
+        sockets = list(self._sockets)
+        for sock in sockets:
+            _shutdown(sock)
+        return bool(sockets)
 
     def trace(self, name: str, info: dict[str, Any]) -> None:
         """An httpx ``trace`` extension: watches each connection as it is opened."""

@@ -47,7 +47,10 @@ _DIGITS = re.compile(r"[0-9]{1,12}")
 _CHUNK_LINE = re.compile(rb"([0-9A-Fa-f]{1,20})(;[^\r\n]*)?[ \t]*\r\n")
 #: The most trailer fields a chunked body may end with.
 MAX_TRAILERS = 64
-_BAD_VALUE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")  # controls but HTAB
+#: What a field value may not hold (h11's grammar): NUL, CR, LF and the white space that is
+#: not a blank (VT, FF); other controls and DEL a recipient MAY keep (RFC 9110 5.5).
+_BAD_VALUE = re.compile(r"[\x00\n\r\x0b\x0c]")
+_VERSION = re.compile(r"HTTP/[0-9]\.[0-9]")
 _UNSAFE = re.compile(r"[\x00\r\n]")
 
 
@@ -72,29 +75,43 @@ class RequestHead:
 
 
 def parse_head(head: bytes) -> RequestHead:
-    """A request head (up to and including its blank line), or :class:`BadRequest`."""
+    """A request head (up to and including its blank line), or :class:`BadRequest`.
+
+    Read as h11 reads it, each leniency one RFC 9112 allows a recipient: a lone LF ends a
+    line as CRLF does (2.2), a folded line (obs-fold) joins its header with one space (5.2),
+    a value may hold obs-text and controls other than NUL, CR, LF, VT and FF (RFC 9110 5.5),
+    and a repeated ``content-length`` with the same value is one length (6.3)."""
     text = head.decode("latin-1")  # header values may hold obs-text (%x80-FF, RFC 9110 5.5)
-    lines = text.split("\r\n")
-    if lines[-2:] == ["", ""]:
-        lines = lines[:-2]
-    parts = lines[0].split(" ")
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    while lines and lines[-1] == "":
+        lines.pop()
+    parts = lines[0].split(" ") if lines else []
     if len(parts) != 3 or not _TOKEN.fullmatch(parts[0]) or not _TARGET.fullmatch(parts[1]):
+        raise BadRequest("a bad request line")
+    if not _VERSION.fullmatch(parts[2]):
         raise BadRequest("a bad request line")
     if parts[2] not in ("HTTP/1.0", "HTTP/1.1"):
         raise BadRequest(f"unsupported version {parts[2][:16]!r}", 505)
-    headers: dict[str, str] = {}
+    fields: list[list[str]] = []
     for line in lines[1:]:
-        if line[:1] in (" ", "\t"):
-            raise BadRequest("a folded header line (obsolete line folding)")
+        if line[:1] in (" ", "\t"):  # obs-fold: the previous value goes on, after one SP
+            if not fields:
+                raise BadRequest("a folded line before any header")
+            fields[-1][1] += " " + line.strip(" \t")
+            continue
         name, sep, value = line.partition(":")
         if not sep or not _TOKEN.fullmatch(name):  # "Name :" (a space before the colon) too
             raise BadRequest("a bad header line")
-        value = value.strip(" \t")
-        if _BAD_VALUE.search(value) or "\r" in line:
+        fields.append([name, value.strip(" \t")])
+    headers: dict[str, str] = {}
+    for name, value in fields:
+        if _BAD_VALUE.search(value):
             raise BadRequest(f"a control character in header {name!r}")
         key = name.lower()
+        if key in headers and key == "content-length" and headers[key] == value:
+            continue  # the same length again is one length (RFC 9112 6.3)
         if key in ("content-length", "host", "transfer-encoding") and key in headers:
-            raise BadRequest(f"more than one {key}")  # even the same value: no guessing
+            raise BadRequest(f"more than one {key}")  # no guessing which one is meant
         headers[key] = f"{headers[key]}, {value}" if key in headers else value
     if parts[2] == "HTTP/1.1" and "host" not in headers:
         raise BadRequest("an HTTP/1.1 request without host")

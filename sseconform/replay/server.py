@@ -209,7 +209,7 @@ class ReplayServer:
             head = b""
             try:
                 async with asyncio.timeout(READ_TIMEOUT):  # not wait_for: see wire.drain
-                    head = await conn.readuntil(b"\r\n\r\n")
+                    head = await conn.read_head(MAX_HEAD)
                 req = parse_head(head)
                 if expects_continue(req.version, req.headers) and body_length(req.headers):
                     writer.write(CONTINUE)  # before the body, as the client waits for it
@@ -277,7 +277,7 @@ class ReplayServer:
         if isinstance(req, RequestHead):
             method, target, headers = req.method, req.target, req.headers
         else:
-            first = (req or b"").split(b"\r\n", 1)[0][:200].decode("latin-1")
+            first = (req or b"").split(b"\n", 1)[0].rstrip(b"\r")[:200].decode("latin-1")
             method, target, headers = "-", first or "-", {}
         secrets = request_secrets(target, headers)
         shown = redact_target(target, secrets)[:200]

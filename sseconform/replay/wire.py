@@ -67,6 +67,25 @@ class Input:
         got, self.ahead = self.ahead, b""
         return got + await self.reader.readuntil(separator)
 
+    async def read_head(self, limit: int) -> bytes:
+        """A request head through its blank line, whose lines end in CRLF or a lone LF (RFC
+        9112 2.2, as h11 reads them); one blank line before it is skipped (2.2 again: a
+        client may send one after a body). ``LimitOverrunError`` past ``limit`` bytes."""
+        head, skipped = b"", False
+        while True:
+            try:
+                line = await self.readuntil(b"\n")
+            except asyncio.IncompleteReadError as exc:  # cut short: say what came
+                raise asyncio.IncompleteReadError(head + exc.partial, None) from None
+            if line in (b"\n", b"\r\n"):
+                if head or skipped:
+                    return head + line  # a second blank line first: an empty request line
+                skipped = True
+                continue
+            head += line
+            if len(head) > limit:
+                raise asyncio.LimitOverrunError("a request head over the limit", len(head))
+
     async def readexactly(self, n: int) -> bytes:
         got, self.ahead = self.ahead[:n], self.ahead[n:]
         return got + (await self.reader.readexactly(n - len(got)) if n > len(got) else b"")

@@ -111,6 +111,34 @@ def test_sigint_mid_stream(fast: tuple[ReplayServer, Loaded], wd: Path) -> None:
     assert run.code == 1 and "H003" in run.out and "SIGINT" in run.out
 
 
+def test_sigint_before_the_first_event(fast: tuple[ReplayServer, Loaded], wd: Path) -> None:
+    """Ctrl-C while the head is in and the body has not begun: the socket is shut down for
+    the user, and the recording keeps its head, with no body, marked interrupted."""
+    server, _ = fast
+    out = wd / "early.jsonl"
+    proc = spawn(*_args(server, out, "stall=30@0"), cwd=wd)
+    try:
+        wait_for(lambda: b'{"response"' in _bytes(out), "the response head in the recording")
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+    finally:
+        run = finish(proc)
+    assert run.code == 130, run.err
+    assert time.monotonic() - t0 < 10  # ended at once, not when the stall did
+    assert "INCOMPLETE (interrupted (SIGINT))" in run.err
+    reader, reads = read_recording(out)
+    assert reader.response is not None and reader.response.status == 200
+    assert joined(reads) == b""
+    assert reader.end is not None and "SIGINT" in reader.end.reason
+
+
+def _bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return b""
+
+
 def test_sigterm_mid_stream(fast: tuple[ReplayServer, Loaded], wd: Path) -> None:
     out, prefix, err, code = _signalled(fast, wd, signal.SIGTERM)
     assert code == 1, err

@@ -659,7 +659,7 @@ BAD = {  # each must be answered 400 (or, past the size limits, closed or reset)
     "empty request line": b"\r\n\r\n",
     "HTTP/0.9 then half-close": b"GET /\r\n",
     "half a head then half-close": M[:30],
-    "folded header line": M + b"x-a: b\r\n c\r\n\r\n",
+    "folded line before any header": b"POST /v1/messages HTTP/1.1\r\n c\r\n\r\n",
     "content-length in exponent form": M + b"content-length: 1e3\r\n\r\n",
     "content-length list": M + b"content-length: 5, 5\r\n\r\nhello",
     "content-length one over the limit": M + b"content-length: %d\r\n\r\n" % (MAX_BODY + 1),
@@ -770,7 +770,7 @@ def _trickle(port: int, data: bytes, every: float, seconds: float) -> tuple[byte
 HANGING = {  # with READ_TIMEOUT at 1 s, each must be answered 400 or closed within ~1 s
     "connects and sends nothing": b"",
     "HTTP/0.9 request, connection left open": b"GET /\r\n",
-    "LF-only line endings": b"POST /v1/messages HTTP/1.1\nhost: x\n\n",
+    "LF-only line endings, no blank line": b"POST /v1/messages HTTP/1.1\nhost: x\n",
     "half a head": M,
     "content-length body that never comes": M + b"content-length: 1000\r\n\r\n{",
     "chunked body that never ends": _chunked(b"5\r\nhello\r\n"),
