@@ -43,7 +43,10 @@ __all__ = ["LaneEncoder", "LaneTranslator", "Unnumbered", "lane_cut", "run_lane"
 
 _PROBE = "sseconform-lane-probe"
 _PROBE_SEQ = 987654321987654
-_SEQ = r'"sequence_number":\s*(0|[1-9][0-9]*)'
+#: A whole number the lane reads: at most 19 digits, which int() and orjson both read (a
+#: longer one is left to the slow path, whatever it makes of it).
+_INT = r"(?:0|[1-9][0-9]{0,18})(?![0-9])"
+_SEQ = r'"sequence_number":\s*(' + _INT + ")"
 
 
 class LaneTranslator(Protocol):
@@ -170,8 +173,8 @@ def _holes(
 #: nothing to check or decode).
 _HOLE_RX = {
     "lit": b"(?P<lit>" + JSON_STRING.pattern.encode() + b")",
-    "seq": b"(?P<seq>0|[1-9][0-9]*)",
-    "num": b"(?:0|[1-9][0-9]*)",
+    "seq": b"(?P<seq>" + _INT.encode() + b")",
+    "num": _INT.encode(),
 }
 
 
@@ -228,7 +231,7 @@ def _proven(
 
 
 #: A whole number as a JSON value (after ``:``, ``[`` or ``,``; before ``,``, ``]`` or ``}``).
-_NUMBER = re.compile(r"[:\[,]\s*(0|[1-9][0-9]*)(?=\s*[,\]}])")
+_NUMBER = re.compile(r"[:\[,]\s*(" + _INT + r")(?=\s*[,\]}])")
 
 
 def _value_span(data: str, key: str) -> tuple[int, int] | None:

@@ -9,6 +9,7 @@ the line limit). And it does take most events of a usual stream."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -238,6 +239,17 @@ def _variants() -> list[tuple[str, str, bytes]]:
     out.append(("responses/out-of-order", "responses", b"\n\n".join(swapped) + b"\n\n"))
     gap = seqs[:6] + seqs[7:]  # a number that never comes
     out.append(("responses/gap", "responses", b"\n\n".join(gap) + b"\n\n"))
+    # numbers past what int() reads from text (4300 digits): on the lane's template, after it
+    huge = b"9" * 5000
+    for at in (8, len(seqs) // 2):
+        big_seq = re.sub(rb'("sequence_number":)[0-9]+', rb"\g<1>" + huge, seqs[at])
+        out.append((f"responses/huge-sequence-number-{at}", "responses",
+                    b"\n\n".join([*seqs[:at], big_seq, *seqs[at + 1 :]]) + b"\n\n"))  # fmt: skip
+    gem = CASES["gemini-lf"][1].split(b"\n\n")[:-1]
+    for at in (0, len(gem) // 2):
+        big_count = re.sub(rb'("candidatesTokenCount": )[0-9]+', rb"\g<1>" + huge, gem[at])
+        out.append((f"gemini/huge-usage-count-{at}", "gemini",
+                    b"\n\n".join([*gem[:at], big_count, *gem[at + 1 :]]) + b"\n\n"))  # fmt: skip
     return out
 
 
