@@ -28,7 +28,15 @@ import httpx
 
 from sseconform import providers as prov
 from sseconform.providers import carries_token
-from sseconform.recording.bounds import DECODED, BoundHit, Inflater, Watchdog
+from sseconform.recording.bounds import (
+    ACTIVE,
+    DECODED,
+    INTERRUPTED,
+    BoundHit,
+    Inflater,
+    Interrupted,
+    Watchdog,
+)
 from sseconform.recording.format import RecordingWriter, Response
 from sseconform.recording.redact import Redactor
 from sseconform.sse import SSEDecoder
@@ -86,34 +94,6 @@ class Outcome:
         """The whole stream came, with a 2xx status."""
         status = self.progress.status
         return self.complete and status is not None and 200 <= status < 300
-
-
-#: The reason a Ctrl-C gives (:attr:`Outcome.interrupted` reads it).
-INTERRUPTED = "interrupted (SIGINT)"
-
-
-class Interrupted(Exception):
-    """Raised by :func:`interrupt` when a signal comes before the connection is open."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-#: The main thread's exchange in progress, for :func:`interrupt` (a gate's threads record
-#: too, but signals only reach the main thread).
-_ACTIVE: list[Watchdog] = []
-
-
-def interrupt(reason: str) -> bool:
-    """Stop the main thread's recording for the user (SIGINT and SIGTERM handlers call it).
-
-    While a connection is open, its socket is shut down and the read loop ends the
-    recording itself, incomplete, with ``reason``: no exception is raised inside the HTTP
-    client, whose clean-up takes locks an exception could leave held (a run once hung
-    there for good). False when no connection is open: the caller raises instead.
-    """
-    return bool(_ACTIVE) and _ACTIVE[-1].stop(reason)
 
 
 class Refused(Exception):
@@ -198,7 +178,7 @@ def record(
     sink = _Sink(writer, prog, SSEDecoder(), redactor, max_bytes, time.monotonic())
     sink.raw_fp, sink.on_read, sink.on_progress = raw_fp, on_read, on_progress
     if main:
-        _ACTIVE.append(watchdog)
+        ACTIVE.append(watchdog)
     try:
         with http.stream(
             req.method,
@@ -214,7 +194,7 @@ def record(
     finally:
         watchdog.cancel()
         if main:
-            _ACTIVE.remove(watchdog)
+            ACTIVE.remove(watchdog)
         if watchdog.stopped is not None:
             complete, reason, bound = False, watchdog.stopped, None
         elif watchdog.fired:

@@ -138,7 +138,7 @@ def _on_signal(signum: int, frame: object) -> None:
     """Ctrl-C or SIGTERM: the recording ends, incomplete, keeping what came."""
     import signal
 
-    from sseconform.record import INTERRUPTED, Interrupted, interrupt
+    from sseconform.recording.bounds import INTERRUPTED, Interrupted, interrupt
 
     if signum == signal.SIGINT:
         if not interrupt(INTERRUPTED):

@@ -5,8 +5,7 @@ stretch, derived from what the upstream sends unless the suite or command line s
 
 from __future__ import annotations
 
-from sseconform.replay.faults import Faults
-from sseconform.replay.plan import Loaded, make_plan
+from sseconform.replay.plan import Loaded
 
 __all__ = ["DEADLINE_MARGIN", "MAX_BYTES_FLOOR", "MAX_BYTES_RATIO", "deadline_for", "max_bytes_for"]
 
@@ -19,14 +18,11 @@ MAX_BYTES_RATIO = 16
 MAX_BYTES_FLOOR = 16 * 1024 * 1024
 
 
-def deadline_for(rec: Loaded, faults: Faults, speed: float) -> float:
-    """A scenario's deadline, from the time its upstream takes to send ``rec`` (with the
-    fault, at ``speed``): twice that, plus :data:`DEADLINE_MARGIN`."""
-    longest = 0.0
-    for f in (faults, None):
-        plan = make_plan(rec, speed=speed, faults=f)
-        longest = max(longest, plan.spans[-1][0] if plan.spans else plan.t_head)
-    return round(2 * longest + DEADLINE_MARGIN, 3)
+def deadline_for(seconds: float) -> float:
+    """A scenario's deadline, from the ``seconds`` its upstream takes to send its longer
+    answer (with the fault or clean, at the suite's speed): twice that, plus
+    :data:`DEADLINE_MARGIN`."""
+    return round(2 * seconds + DEADLINE_MARGIN, 3)
 
 
 def max_bytes_for(rec: Loaded) -> int:

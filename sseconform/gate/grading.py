@@ -68,12 +68,18 @@ class References:
     first: Content | None  # None: a JSON error body, no stream
     clean: Content
     dropped: bool  # the first answer ends in a dropped connection
+    #: seconds the upstream takes to send the longer of its two answers (at the speed asked)
+    seconds: float = 0.0
 
 
-def references(sc: Scenario, rec: Loaded, dialect: str) -> References:
+def references(sc: Scenario, rec: Loaded, dialect: str, speed: float = 0.0) -> References:
+    """The two answers the upstream may send (its first, with the fault, and a clean one
+    after a retry), planned once each: their content, and how long the longer one takes at
+    ``speed`` (a scenario's deadline counts from it)."""
     faults = parse_faults(sc.fault)
-    first = make_plan(rec, speed=0, faults=faults)
-    clean = make_plan(rec, speed=0)
+    first = make_plan(rec, speed=speed, faults=faults)
+    clean = make_plan(rec, speed=speed)
+    seconds = max(p.spans[-1][0] if p.spans else p.t_head for p in (first, clean))
     ref_first = content_of([first.body], dialect) if not first.json_body else None
     if ref_first is not None and first.ending == ABORT and ref_first.model.error is None:
         # A chunk or Gemini stream cannot say it was cut: the dropped connection does.
@@ -81,7 +87,7 @@ def references(sc: Scenario, rec: Loaded, dialect: str) -> References:
         ref_first.error_at = ref_first.last
     ref_clean = content_of([clean.body], dialect)
     expect = sc.expectation(ref_clean.model.error is not None)
-    return References(faults, expect, ref_first, ref_clean, first.ending == ABORT)
+    return References(faults, expect, ref_first, ref_clean, first.ending == ABORT, seconds)
 
 
 def grade_recording(

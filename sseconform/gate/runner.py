@@ -8,7 +8,6 @@ folder); then it is graded (:mod:`.grading`) into a :class:`~.result.ScenarioRes
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import os
 import re
@@ -18,16 +17,14 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-import orjson
-
-from sseconform.gate.bounds import deadline_for, max_bytes_for
 from sseconform.gate.evidence import collect
-from sseconform.gate.grading import grade_recording, references
+from sseconform.gate.grading import grade_recording
+from sseconform.gate.prepared import Prepared, not_applicable, prepare
 from sseconform.gate.request import GatewayRequests
 from sseconform.gate.result import ScenarioResult, SuiteResult
 from sseconform.gate.scenario import Scenario
 from sseconform.gate.suite import Suite
-from sseconform.gate.upstream import Upstream, rules_for
+from sseconform.gate.upstream import Upstream
 from sseconform.record import Request, record
 from sseconform.replay.plan import Loaded
 from sseconform.replay.served import Served
@@ -183,6 +180,16 @@ class Run:
         names = [sc.name for sc in suite.scenarios]
         self.files = dict(zip(names, unique_slugs(names), strict=True))
         self._nonce = uuid.uuid4().hex[:8]
+        self._prepared: dict[str, Prepared] = {}
+
+    def prepared(self, sc: Scenario, rec: Loaded) -> Prepared | str:
+        """``sc`` ready to run, made once for all its runs (or why it is not applicable)."""
+        why = not_applicable(self.suite, sc)
+        if why is not None:
+            return why
+        if sc.name not in self._prepared:
+            self._prepared[sc.name] = prepare(self.suite, self.requests, sc, rec)
+        return self._prepared[sc.name]
 
     def one(self, sc: Scenario, rec: Loaded) -> ScenarioResult:
         suite, server = self.suite, self.server
@@ -192,40 +199,27 @@ class Run:
             sc.name, "", None, "", 0, 0.0, suite=suite.name, dialect=dialect,
             endpoint=suite.endpoint,
         )  # fmt: skip
-        refusal = suite.endpoint_refusal(dialect)
-        if not suite.supports(dialect) or refusal is not None:
+        ready = self.prepared(sc, rec)
+        if isinstance(ready, str):
             base.applicable = False
             base.expect = sc.expect or "-"
-            why = suite.route(dialect).reason
-            base.note = refusal or f"the gateway cannot route {dialect} upstreams" + (
-                f": {why}" if why else ""
-            )
+            base.note = ready
             return base
-        ref = references(sc, rec, dialect)
-        rules = rules_for(sc, rec)
+        ref = ready.ref
         tag = f"{self._nonce}.{next(self._tags)}.{slug(sc.name)}"
-        server.route_tag(tag, rules)
+        server.route_tag(tag, ready.fresh_rules())
         if self.shared:
-            server.rules = [dataclasses.replace(r) for r in rules]
+            server.rules = ready.fresh_rules()
         before = len(server.served)
-        body = self.requests.body(sc, ref.clean, tag)
         out = str(Path(self.out_dir) / f"{self.files.get(sc.name) or slug(sc.name)}.jsonl")
-        deadline = suite.deadline
-        if deadline is None:
-            deadline = deadline_for(rec, ref.faults, suite.speed)
         t0 = time.monotonic()
         outcome = record(
-            Request(
-                "POST",
-                self.requests.url(dialect),
-                self.requests.headers(dialect, sc),
-                orjson.dumps(body),
-            ),
+            Request("POST", ready.url, ready.headers, ready.body(tag)),
             out,
             force=True,
             stall_timeout=suite.timeout,
-            deadline=deadline,
-            max_bytes=suite.max_bytes if suite.max_bytes is not None else max_bytes_for(rec),
+            deadline=ready.deadline,
+            max_bytes=ready.max_bytes,
         )
         seconds = time.monotonic() - t0
 
@@ -237,8 +231,8 @@ class Run:
         # The upstream logs a request once it has written its answer, on its own thread: on
         # a loaded machine that can come after the gateway's client has read the end.
         served = seen()
-        deadline = time.monotonic() + LOG_WAIT
-        while not served and time.monotonic() < deadline:
+        wait_until = time.monotonic() + LOG_WAIT
+        while not served and time.monotonic() < wait_until:
             time.sleep(0.02)
             served = seen()
         time.sleep(0.05)  # a retry's second request, logged just after the first

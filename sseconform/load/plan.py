@@ -10,7 +10,6 @@ faults, the user grades the stream against that scenario's references.
 
 from __future__ import annotations
 
-import bisect
 import re
 import time
 from dataclasses import dataclass, field
@@ -18,24 +17,21 @@ from dataclasses import dataclass, field
 import orjson
 
 from sseconform.diagnostics import Diagnostic
-from sseconform.gate.bounds import deadline_for, max_bytes_for
 from sseconform.gate.content import ContentFolder
 from sseconform.gate.finding import Finding
-from sseconform.gate.grading import References, grade_stream, references
+from sseconform.gate.grading import grade_stream
+from sseconform.gate.prepared import Prepared, Schedule, not_applicable
+from sseconform.gate.prepared import prepare as prepare_scenario
 from sseconform.gate.profile import load_profile
 from sseconform.gate.request import GatewayRequests
-from sseconform.gate.scenario import Scenario
 from sseconform.gate.suite import Suite, for_endpoint, load_suite
-from sseconform.gate.upstream import Upstream, rules_for
+from sseconform.gate.upstream import Upstream
 from sseconform.providers import ENDPOINT_DIALECT, ENDPOINT_GRAMMAR
-from sseconform.recording.redact import Redactor
-from sseconform.replay.plan import Loaded
 from sseconform.replay.scenario import Rule
 from sseconform.rules.grammars import checker_for
 
 __all__ = ["LoadScenario", "Outcome", "Settings", "StreamGrader", "prepare", "rules_for_tag"]
 
-_SLOT = "@@sseconform-tag@@"
 _TAG = re.compile(r"L([0-9]{1,6})\.")
 
 
@@ -63,70 +59,8 @@ class Settings:
         return cls(**raw)
 
 
-@dataclass
-class LoadScenario:
-    """One scenario, ready to send any number of times."""
-
-    index: int
-    name: str
-    endpoint: str
-    url: str
-    headers: dict[str, str]
-    body_head: bytes
-    body_tail: bytes
-    scenario: Scenario
-    ref: References
-    allow: list[str]
-    rules: list[Rule]  # the upstream's rules for one tag (copied per tag)
-    recording: Loaded  # what the upstream serves for it
-    #: when the upstream sends its content; None where a fault moves it (a stall) or there
-    #: is none (an HTTP error): no overhead is measured on those
-    schedule: Schedule | None = None
-    #: the seconds one stream may take in all and the bytes read of it (gate.bounds)
-    deadline: float = 60.0
-    max_bytes: int = 16 * 1024 * 1024
-    #: scrubs the credentials this scenario's requests carry (and anything shaped like a
-    #: provider key) from what the report says of a stream: a gateway may echo its key
-    redactor: Redactor = field(default_factory=Redactor)
-    #: the grammar its streams are checked in (the suite's: a profile may name a spec's)
-    grammar: str = ""
-
-    def body(self, tag: str) -> bytes:
-        return self.body_head + tag.encode("ascii") + self.body_tail
-
-
-@dataclass
-class Schedule:
-    """When the upstream sends each field's content (seconds after it got the request, at
-    speed 1): per field, the length each read reaches and that read's time. A stream's
-    overhead is when its client got a length minus when the upstream sent it."""
-
-    marks: dict[tuple[int, str], tuple[list[int], list[float]]]
-    first: float  # the first content
-
-    @classmethod
-    def of(cls, rec: Loaded, dialect: str) -> Schedule | None:
-        folder = ContentFolder(dialect)
-        marks: dict[tuple[int, str], tuple[list[int], list[float]]] = {}
-        for t, data in rec.reads:
-            folder.feed(data)
-            for key, n in folder.lengths().items():
-                lens, times = marks.setdefault(key, ([], []))
-                if n > (lens[-1] if lens else 0):
-                    lens.append(n)
-                    times.append(t)
-        marks = {k: v for k, v in marks.items() if v[0]}
-        if not marks:
-            return None
-        return cls(marks, min(times[0] for _, times in marks.values()))
-
-    def sent(self, key: tuple[int, str], length: int) -> float | None:
-        """When the upstream sent the ``length``-th unit of a field (None: it never did)."""
-        m = self.marks.get(key)
-        if m is None:
-            return None
-        i = bisect.bisect_left(m[0], length)
-        return m[1][i] if i < len(m[0]) else None
+#: One scenario of a load plan, ready to send any number of times.
+LoadScenario = Prepared
 
 
 def prepare(settings: Settings, key: str | None) -> list[LoadScenario]:
@@ -150,35 +84,11 @@ def prepare(settings: Settings, key: str | None) -> list[LoadScenario]:
         for sc in su.scenarios:
             if settings.only and not any(fnmatch.fnmatchcase(sc.name, p) for p in settings.only):
                 continue
-            dialect = sc.served_dialect
-            assert dialect is not None
-            if not su.supports(dialect) or su.endpoint_refusal(dialect) is not None:
+            if not_applicable(su, sc) is not None:
                 continue
             rec = up.by_scenario[sc.name]
-            ref = references(sc, rec, dialect)
-            timed = sc.fault is None and ref.expect == "content"
-            text = orjson.dumps(requests.body(sc, ref.clean, _SLOT)).decode()
-            head, _, tail = text.partition(_SLOT)
             out.append(
-                LoadScenario(
-                    index=len(out),
-                    name=sc.name,
-                    endpoint=su.endpoint,
-                    grammar=su.grammar,
-                    url=requests.url(dialect),
-                    headers=dict(requests.headers(dialect, sc)),
-                    body_head=head.encode(),
-                    body_tail=tail.encode(),
-                    scenario=sc,
-                    ref=ref,
-                    allow=list(su.allow),
-                    rules=rules_for(sc, rec),
-                    recording=rec,
-                    schedule=Schedule.of(rec, dialect) if timed else None,
-                    deadline=su.deadline or deadline_for(rec, ref.faults, settings.speed),
-                    max_bytes=su.max_bytes or max_bytes_for(rec),
-                    redactor=_redactor(requests.headers(dialect, sc)),
-                )
+                prepare_scenario(su, requests, sc, rec, index=len(out), speed=settings.speed)
             )
     return out
 
@@ -189,8 +99,7 @@ def rules_for_tag(plan: list[LoadScenario], tag: str) -> list[Rule] | None:
     m = _TAG.match(tag)
     if m is None or int(m.group(1)) >= len(plan):
         return None
-    own = plan[int(m.group(1))].rules
-    return [Rule(r.recording, r.path, fault=r.fault, times=r.times) for r in own]
+    return plan[int(m.group(1))].fresh_rules()
 
 
 @dataclass
@@ -307,13 +216,6 @@ class StreamGrader:
             overhead=self.overhead,
             added_max=self.added_max,
         )
-
-
-def _redactor(headers: list[tuple[str, str]]) -> Redactor:
-    """A redactor that knows the secret header values of a scenario's requests."""
-    r = Redactor()
-    r.header_list(headers, "request")
-    return r
 
 
 def _message(f: Finding) -> str:

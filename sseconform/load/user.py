@@ -167,7 +167,7 @@ class SseconformUser(User):
         speed = STATE.settings.speed if STATE.settings is not None else 1.0
         try:
             resp = self.session.post(
-                sc.url, data=sc.body(tag), headers=sc.headers, stream=True, timeout=(10, 60)
+                sc.url, data=sc.body(tag), headers=dict(sc.headers), stream=True, timeout=(10, 60)
             )
         except requests.RequestException as exc:
             failed = StreamGrader(sc, None, started, speed)

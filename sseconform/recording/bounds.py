@@ -15,7 +15,17 @@ import zlib
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["DECODED", "MAX_RATIO", "BoundHit", "Inflater", "Watchdog"]
+__all__ = [
+    "ACTIVE",
+    "DECODED",
+    "INTERRUPTED",
+    "MAX_RATIO",
+    "BoundHit",
+    "Inflater",
+    "Interrupted",
+    "Watchdog",
+    "interrupt",
+]
 
 #: Content-encodings decoded (in bounded steps); any other is stored as sent, with a note.
 DECODED = frozenset({"gzip", "x-gzip", "deflate"})
@@ -154,3 +164,31 @@ class Watchdog:
 def _shutdown(sock: socket.socket) -> None:
     with contextlib.suppress(OSError):  # already closed: the read has ended anyway
         sock.shutdown(socket.SHUT_RDWR)
+
+
+#: The reason a Ctrl-C gives (``record.Outcome.interrupted`` reads it).
+INTERRUPTED = "interrupted (SIGINT)"
+
+
+class Interrupted(Exception):
+    """Raised by :func:`interrupt` when a signal comes before the connection is open."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+#: The main thread's exchange in progress, for :func:`interrupt` (a gate's threads record
+#: too, but signals only reach the main thread).
+ACTIVE: list[Watchdog] = []
+
+
+def interrupt(reason: str) -> bool:
+    """Stop the main thread's recording for the user (SIGINT and SIGTERM handlers call it).
+
+    While a connection is open, its socket is shut down and the read loop ends the
+    recording itself, incomplete, with ``reason``: no exception is raised inside the HTTP
+    client, whose clean-up takes locks an exception could leave held (a run once hung
+    there for good). False when no connection is open: the caller raises instead.
+    """
+    return bool(ACTIVE) and ACTIVE[-1].stop(reason)

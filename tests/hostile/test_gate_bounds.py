@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from sseconform.gate.bounds import DEADLINE_MARGIN, deadline_for, max_bytes_for
+from sseconform.gate.grading import references
+from sseconform.gate.scenario import Scenario
 from sseconform.gate.suite import recordings_dir
-from sseconform.replay.faults import parse_faults
 from sseconform.replay.plan import load
 from tests.hostile.peers import suite_at
 from tests.hostile.test_record_bounds import run
@@ -69,11 +70,15 @@ def test_a_gzip_bomb_from_the_gateway(peer: str, tmp_path: Path) -> None:
 
 def test_the_default_deadline_follows_the_upstream() -> None:
     rec = load(str(TEXT))
-    fast = deadline_for(rec, parse_faults(None), 0)
-    assert fast == pytest.approx(DEADLINE_MARGIN, abs=0.01)
-    stalled = deadline_for(rec, parse_faults("stall=3@1"), 1)
-    recorded = deadline_for(rec, parse_faults(None), 1)
-    assert stalled == pytest.approx(recorded + 6, abs=0.01)  # twice the stall
+
+    def deadline(fault: str | None, speed: float) -> float:
+        sc = Scenario("s", str(TEXT), upstream="anthropic", fault=fault)
+        return deadline_for(references(sc, rec, "anthropic", speed).seconds)
+
+    assert deadline(None, 0) == pytest.approx(DEADLINE_MARGIN, abs=0.01)
+    recorded = deadline(None, 1)
+    assert recorded > DEADLINE_MARGIN
+    assert deadline("stall=3@1", 1) == pytest.approx(recorded + 6, abs=0.01)  # twice the stall
 
 
 def test_a_suite_sets_its_bounds(tmp_path: Path) -> None:
