@@ -17,6 +17,7 @@ from sseconform.gate.suite import for_endpoint, load_suite
 from sseconform.gate.upstream import Upstream
 from sseconform.load.plan import Settings
 from sseconform.load.plan import prepare as load_plan
+from sseconform.replay.plan import make_plan
 from sseconform.replay.server import ReplayServer
 
 GATEWAY, UPSTREAM = "http://127.0.0.1:1", "http://127.0.0.1:2"
@@ -59,7 +60,7 @@ def test_each_answer_is_planned_once_however_often_it_runs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     planned: list[Any] = []
-    real = grading.make_plan
+    real = make_plan
 
     def counting(*args: Any, **kwargs: Any) -> Any:
         planned.append(args)
