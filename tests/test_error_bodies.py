@@ -22,7 +22,7 @@ import openai
 import pytest
 
 from sseconform.api import check_file
-from sseconform.gate.grading import retried as retried_status
+from sseconform.gate.graded import retried as retried_status
 from sseconform.recording.format import RecordingReader
 from sseconform.rules.shared.rules.h005_error_body_shape import problem
 from tests.conftest import ROOT
@@ -162,7 +162,7 @@ def test_the_sdks_raise_by_status_and_read_only_their_shape(
                             (529, True)],
 )  # fmt: skip
 def test_the_sdks_retry_by_status(server: dict[str, Any], status: int, retried: bool) -> None:
-    """The rule gate's ``diff:changed:status`` severity rests on (``grading.RETRIED``):
+    """The rule gate's ``diff:changed:status`` severity rests on (``graded.RETRIED``):
     anthropic-python and openai-python retry 408, 409, 429 and 5xx, and give up on other 4xx,
     so a gateway that turns a 429 or 529 into a 400 stops its clients' retries."""
     server["status"] = status

@@ -16,7 +16,7 @@ import orjson
 
 from sseconform.gate.bounds import deadline_for, max_bytes_for
 from sseconform.gate.content import ContentFolder
-from sseconform.gate.grading import References, references
+from sseconform.gate.references import References, references
 from sseconform.gate.request import GatewayRequests
 from sseconform.gate.scenario import Scenario
 from sseconform.gate.suite import Suite

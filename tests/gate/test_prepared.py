@@ -9,7 +9,7 @@ from typing import Any, cast
 
 import pytest
 
-from sseconform.gate import grading
+from sseconform.gate import references as refs_module
 from sseconform.gate.prepared import Prepared, not_applicable, prepare
 from sseconform.gate.request import GatewayRequests
 from sseconform.gate.runner import Run
@@ -66,7 +66,7 @@ def test_each_answer_is_planned_once_however_often_it_runs(
         planned.append(args)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(grading, "make_plan", counting)
+    monkeypatch.setattr(refs_module, "make_plan", counting)
     suite = for_endpoint(load_suite("builtin:all"), "chat")
     up = Upstream(suite.scenarios)
     run = Run(suite, GatewayRequests(suite, GATEWAY, UPSTREAM, "k"), cast(ReplayServer, None),

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from sseconform.gate.bounds import DEADLINE_MARGIN, deadline_for, max_bytes_for
-from sseconform.gate.grading import references
+from sseconform.gate.references import references
 from sseconform.gate.scenario import Scenario
 from sseconform.gate.suite import recordings_dir
 from sseconform.replay.plan import load

@@ -81,8 +81,9 @@ def test_master_and_two_workers_with_a_shared_upstream(tmp_path: Path) -> None:
             for p in procs:
                 try:
                     p.wait(timeout=20)
-                except subprocess.TimeoutExpired:
+                except subprocess.TimeoutExpired:  # slow to stop on a loaded machine
                     p.kill()
+                    p.wait()
     r = json.loads((tmp_path / "report.json").read_text())
     # enough streams to read a 10% rate (how many fit in the run: the machine's load)
     assert r["requests"] >= 50, r
