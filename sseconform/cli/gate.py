@@ -5,13 +5,16 @@ from __future__ import annotations
 import io
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from sseconform.cli.app import app, check_dialect, fail, refuse_overwrite
 from sseconform.errors import SseconformError
 from sseconform.mask import write_text
+
+if TYPE_CHECKING:  # the command imports its modules when it runs
+    from sseconform.gate.diff import Difference
 
 
 @app.command()
@@ -329,9 +332,11 @@ def diff(
 ) -> None:
     """Compare what a gateway's stream means with what its upstream sent; exit 1 if they differ.
 
-    Text, reasoning, tool calls (names; arguments as JSON), finish reasons, usage and errors;
-    each difference is located in both streams (frame and byte offset). Either stream may be
-    of any grammar: chunks, Anthropic Messages events, Responses events or Gemini.
+    Text, reasoning, tool calls (names; arguments as JSON), finish reasons, usage, errors and
+    the opaque state a client sends back on its next turn; each difference is located in
+    both streams (frame and byte offset). Either stream may be of any grammar: chunks,
+    Anthropic Messages events, Responses events or Gemini. A warning alone (state a client
+    of another dialect may not be able to hold) is shown and exits 0.
     """
     from sseconform.gate import report
     from sseconform.gate.content import content_of
@@ -357,7 +362,7 @@ def diff(
     diffs = compare(ca, cb, usage=usage, prefix_only=prefix, grammar=grammar)
     if not timing:
         report.write_diff(diffs, sys.stdout, fmt, upstream, gateway)
-        raise typer.Exit(1 if diffs else 0)
+        raise typer.Exit(1 if _errors(diffs) else 0)
     from sseconform.gate.timing import DEFAULT_BUDGETS, measure_recordings, parse_budget
     from sseconform.gate.timing_rules import judge
 
@@ -371,5 +376,11 @@ def diff(
         fail("--timing needs both streams to have content with read times (recordings)")
     timed = judge(tm, budgets)
     report.write_diff(diffs, sys.stdout, fmt, upstream, gateway, tm.to_dict(), timed)
-    if diffs or any(v.severity == "error" for v in timed):
+    if _errors(diffs) or any(v.severity == "error" for v in timed):
         raise typer.Exit(1)
+
+
+def _errors(diffs: list[Difference]) -> bool:
+    """Does a difference change the meaning (a warning alone, such as state a client of
+    another dialect cannot hold, does not fail ``diff``)?"""
+    return any(d.severity == "error" for d in diffs)

@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 
 from sseconform import providers
+from sseconform.gate.state import State, StateFolder
 from sseconform.model import Reassembler
 from sseconform.sse import Event, SSEDecoder
 from sseconform.translate import Translator, detect_event, translator_for
@@ -78,6 +79,8 @@ class Content:
     starts: list[int] = field(default_factory=list)  # each frame's byte offset, in order
     #: each frame's end (just past its blank line; -1 at the body's end, undelimited)
     ends: list[int] = field(default_factory=list)
+    #: the opaque state a client must send back on its next turn (:mod:`.state`)
+    state: State = field(default_factory=State)
 
     def where(self, choice: int, name: str, char: int) -> Loc | None:
         p = self.pieces.get((choice, name))
@@ -93,6 +96,7 @@ class _Builder:
         self.c = Content(dialect=dialect)
         self._usage = include_usage
         self._translator: Translator | None = None
+        self._state: StateFolder | None = None
         self._held: list[Event] = []
         if dialect is not None:
             self._start(dialect)
@@ -100,6 +104,7 @@ class _Builder:
     def _start(self, dialect: str) -> None:
         self.c.dialect = dialect
         self._translator = translator_for(dialect, include_usage=self._usage)
+        self._state = StateFolder(dialect)
 
     def event(self, ev: Event) -> None:
         if self._translator is None:
@@ -126,6 +131,8 @@ class _Builder:
             for frame in self._translator.finish():
                 self._frame(frame, at)
         self.c.model.finish()
+        if self._state is not None:
+            self.c.state = self._state.finish()
 
     def _one(self, ev: Event) -> None:
         loc = Loc(ev.frame, ev.offset)
@@ -133,6 +140,8 @@ class _Builder:
         self.c.frames += 1
         self.c.starts.append(ev.offset)
         self.c.ends.append(ev.end)
+        if self._state is not None:
+            self._state.feed(ev.data, ev.frame, ev.offset)
         if self.c.dialect == providers.OPENAI:  # a chunk stream is read as it is
             data = ev.data
             if data.strip() == "[DONE]":

@@ -46,6 +46,8 @@ class Difference:
     message: str
     upstream: Loc | None = None
     gateway: Loc | None = None
+    #: "error" unless the loss can only be judged on the next turn (see :func:`_state`)
+    severity: str = "error"
 
     def to_dict(self) -> dict[str, Any]:
         def loc(x: Loc | None) -> dict[str, int] | None:
@@ -57,6 +59,7 @@ class Difference:
             "message": self.message,
             "upstream": loc(self.upstream),
             "gateway": loc(self.gateway),
+            "severity": self.severity,
         }
 
 
@@ -131,6 +134,8 @@ def compare(
             )
     if usage and not prefix_only:
         out += _usage(upstream, gateway, grammar)
+    if not prefix_only:  # after a failure there is no next turn to carry state to
+        out += _state(upstream, gateway)
     if up.error is None and gw.error is not None:
         out.append(
             Difference(
@@ -476,3 +481,68 @@ def _shown(t: Tokens, value: Any, key: str) -> str:
             "reasoning_tokens it leaves out)"
         )
     return repr(value)
+
+
+def _state(upstream: Content, gateway: Content) -> list[Difference]:
+    """The opaque state the upstream issued (:mod:`.state`), against what the gateway's
+    client got: each piece must arrive byte for byte, or the provider refuses the next turn.
+
+    Through the same dialect a piece has its native place and a client sends it back as it
+    got it, so a piece lost or changed is an error. Into another dialect a gateway may carry
+    it in that dialect's field (a signature as ``encrypted_content``), in a carrier chat
+    clients read (``reasoning_details``, ``thinking_blocks``), wrapped, or keep it itself;
+    a client of that dialect sends back only what its dialect holds, and the provider needs
+    the state back only beside a tool call (the turn that sends the call's result). So there
+    a piece found nowhere is a warning, where the answer has a tool call: only the next turn
+    (a conversation scenario) shows whether the state came back."""
+    tokens = upstream.state.tokens
+    same = upstream.dialect == gateway.dialect
+    needed = any(ch.tool_calls for ch in upstream.model.choices.values())
+    if not tokens or not (same or needed):
+        return []
+    got = gateway.state
+    values = got.values()
+    out: list[Difference] = []
+    theirs: dict[str, list[str]] = {}
+    for t in got.tokens:
+        theirs.setdefault(t.kind, []).append(t.value)
+    seen: dict[str, int] = {}
+    for t in tokens:
+        n = seen.get(t.kind, 0)
+        seen[t.kind] = n + 1
+        if t.value in values:
+            continue
+        up_loc = Loc(t.frame, t.offset)
+        field = f"state.{t.kind}"
+        sent = f"the upstream sent {len(t.value):,} bytes"
+        peers = theirs.get(t.kind, [])
+        if same and n < len(peers):
+            other = peers[n]
+            at = next((i for i, (a, b) in enumerate(zip(t.value, other, strict=False)) if a != b),
+                      min(len(t.value), len(other)))  # fmt: skip
+            out.append(Difference(
+                field, "changed",
+                f"{t.owner}'s {_noun(t.kind)}: {sent}, the gateway's client got {len(other):,} "
+                f"that differ from byte {at}; the provider refuses the next turn that sends "
+                "it back", up_loc, gateway.last))  # fmt: skip
+            continue
+        if same:
+            out.append(Difference(
+                field, "lost",
+                f"{t.owner}'s {_noun(t.kind)}: {sent}, the gateway's client got none; the "
+                "provider refuses the next turn without it", up_loc, gateway.last))  # fmt: skip
+            continue
+        carried = "something else in its place" if got.tokens else "none"
+        out.append(Difference(
+            field, "lost",
+            f"{t.owner}'s {_noun(t.kind)}: {sent}; the gateway's client got {carried} (no "
+            f"byte-for-byte copy in {gateway.dialect or 'its'} stream): unless the gateway "
+            "keeps it and sends it back itself, the next turn is refused",
+            up_loc, gateway.last, severity="warning"))  # fmt: skip
+    return out
+
+
+def _noun(kind: str) -> str:
+    return {"signature": "signature", "redacted-thinking": "data",
+            "encrypted-content": "encrypted_content",
+            "thought-signature": "thoughtSignature"}.get(kind, kind)  # fmt: skip

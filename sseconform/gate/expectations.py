@@ -171,6 +171,7 @@ def _compared(case: _Case) -> tuple[bool, bool]:
             frame=loc.frame if loc else None,
             offset=loc.offset if loc else None,
             field=d.field,
+            severity=d.severity,
         )
     return mirrored, any(d.field == "error" for d in diffs)
 

@@ -11,7 +11,9 @@ __all__ = ["codes", "explain"]
 _DIFF = {
     "lost": "Content the upstream sent never reached the client: the gateway dropped a delta "
     "(often one that arrived in the same read as another, or the last one before the end), "
-    "or, on an HTTP error, a header its clients act on (retry-after).",
+    "on an HTTP error a header its clients act on (retry-after), or opaque state the client "
+    "must send back on its next turn (a thinking block's signature, a reasoning item's "
+    "encrypted_content, a thoughtSignature): without it the provider refuses that turn.",
     "duplicated": "The client received some content twice. A gateway that retries or fails "
     "over after the first delta has already gone out restarts the answer inside the same "
     "stream.",
@@ -19,9 +21,10 @@ _DIFF = {
     "call, or another request's chunk: cross-talk between streams under load).",
     "reordered": "The same pieces arrived in a different order than the upstream sent them.",
     "changed": "The client received something other than what the upstream sent at this "
-    "place: a different text, name, argument value, finish reason or usage count, or another "
+    "place: a different text, name, argument value, finish reason or usage count, another "
     "HTTP status for the upstream's error (an error on a status clients give up on, where "
-    "the upstream's is one they retry).",
+    "the upstream's is one they retry), or opaque state re-encoded on the way (a signature "
+    "the provider will not verify when the client sends it back).",
     "missing": "Something the upstream's answer had (a choice, a finish reason, usage, an "
     "error) is absent from the gateway's stream.",
     "error": "The upstream failed and the gateway's stream says so differently (or not at "

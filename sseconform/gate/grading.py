@@ -60,12 +60,15 @@ def grade_recording(
     budgets: Budgets | None = None,
     bound: str | None = None,
     grammar: str | None = None,
+    tools: list[str] | None = None,
 ) -> Graded:
     """The findings (and note) for the gateway's answer recorded at ``path``, given what the
     upstream logged of the scenario's requests (``served``). With ``budgets``, its timing
     too: ``t0`` is when the request was sent (the recording's times count from it).
     ``bound``: the bound the answer broke (the recording stopped there), a finding alone.
-    ``grammar``: what ``check`` reads the answer as, when not the endpoint's own."""
+    ``grammar``: what ``check`` reads the answer as, when not the endpoint's own.
+    ``tools``: the tools the client's request declared, each of which the upstream's
+    request must declare too."""
     g = Graded(path, status, allow, endpoint)
     g.check_grammar = grammar or g.grammar
     if bound is not None:
@@ -73,6 +76,7 @@ def grade_recording(
     elif status is None:
         g.add("transport", "no-response", f"no answer from the gateway: {reason}")
     elif _reached(g, sc, served, bool(ref.faults)):
+        _forwarded(g, tools or [], served)
         grade(g, sc, ref, complete, reason, len(served), _whole_answer(served))
         if not g.ok_status:
             _error_path(g, served)
@@ -134,6 +138,29 @@ def grade_stream(
     else:
         grade(g, sc, ref, complete, reason, upstream_requests)
     return g.findings, g.note
+
+
+def _forwarded(g: Graded, tools: list[str], served: list[Served]) -> None:
+    """What the gateway forwarded of the client's request: every tool the client declared
+    must reach the upstream (the upstream answers from its recording either way, so a tool
+    the gateway dropped shows nowhere else; a real model could never call it)."""
+    if not tools:
+        return
+    asked = [x for x in served if x.recording is not None and x.tools is not None]
+    if not asked:
+        return
+    seen = set(asked[-1].tools or [])
+    lost = [t for t in tools if t not in seen]
+    if lost:
+        names = ", ".join(repr(t) for t in lost)
+        g.add(
+            "diff",
+            "lost",
+            f"request.tools: the client declared {names}; the upstream's request did not "
+            f"(it declared {len(seen)} tool(s)): the model could never call "
+            + ("it" if len(lost) == 1 else "them"),
+            field="request.tools",
+        )
 
 
 def _reached(g: Graded, sc: Scenario, served: list[Served], faulted: bool) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import orjson
 
@@ -23,6 +23,7 @@ from sseconform.gate.suite import Suite
 from sseconform.gate.upstream import rules_for
 from sseconform.recording.redact import Redactor
 from sseconform.replay.plan import Loaded
+from sseconform.replay.routing import tools_of
 from sseconform.replay.scenario import Rule
 
 __all__ = ["Prepared", "Schedule", "not_applicable", "prepare"]
@@ -87,6 +88,8 @@ class Prepared:
     grammar: str
     #: its place in a load plan (the ``L<index>.`` of a load tag)
     index: int = 0
+    #: the tools the request declares: the upstream's request must declare each of them
+    tools: list[str] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -163,4 +166,5 @@ def prepare(
         allow=list(suite.allow),
         grammar=suite.grammar,
         index=index,
+        tools=tools_of(text.encode()) or [],
     )

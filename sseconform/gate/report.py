@@ -326,7 +326,8 @@ def write_diff(
     for d in diffs:
         up = f"upstream {d.upstream}" if d.upstream is not None else "upstream -"
         gw = f"gateway {d.gateway}" if d.gateway is not None else "gateway -"
-        out.write(printable(f"{d.field}: {d.kind}: {d.message}") + "\n")
+        kind = d.kind if d.severity == "error" else f"{d.kind} ({d.severity})"
+        out.write(printable(f"{d.field}: {kind}: {d.message}") + "\n")
         out.write(f"    {up}; {gw}\n")
     if diffs:
         out.write(f"{len(diffs)} difference(s) between {printable(a)} and {printable(b)}\n")

@@ -241,7 +241,7 @@ class Run:
             sc, ref, out, outcome.progress.status, served, complete=outcome.complete,
             reason=_hinted(outcome.reason), allow=suite.allow, endpoint=suite.endpoint,
             t0=outcome.started, budgets=suite.budgets, bound=outcome.bound,
-            grammar=suite.grammar,
+            grammar=suite.grammar, tools=ready.tools,
         )  # fmt: skip
         base.expect = ref.expect
         base.status = outcome.progress.status

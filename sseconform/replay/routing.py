@@ -29,6 +29,7 @@ __all__ = [
     "model_of",
     "streams",
     "tag_of",
+    "tools_of",
     "wants_array",
 ]
 
@@ -80,6 +81,35 @@ def tag_of(body: bytes) -> str | None:
 
 
 _MODEL = re.compile(rb'"model"\s*:\s*"((?:[^"\\\\]|\\\\.){1,256})"')
+
+
+def tools_of(body: bytes) -> list[str] | None:
+    """The names of the tools a request declares, in any dialect's shape (chat's
+    ``function.name``, Anthropic's and Responses' ``name``, Gemini's
+    ``functionDeclarations``), in order; None when the body is not read (not a JSON object,
+    or over :data:`MAX_PARSED`)."""
+    if len(body) > MAX_PARSED:
+        return None
+    try:
+        obj: Any = orjson.loads(body) if body else None
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(obj, dict):
+        return None
+    tools = obj.get("tools")
+    names: list[object] = []
+    for tool in tools if isinstance(tools, list) else ():
+        if not isinstance(tool, dict):
+            continue
+        function = tool.get("function")
+        declared = tool.get("functionDeclarations", tool.get("function_declarations"))
+        if isinstance(function, dict):
+            names.append(function.get("name"))
+        elif isinstance(declared, list):
+            names += [d.get("name") for d in declared if isinstance(d, dict)]
+        else:
+            names.append(tool.get("name"))
+    return [n for n in names if isinstance(n, str)]
 
 
 def model_of(body: bytes) -> str | None:

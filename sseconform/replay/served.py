@@ -42,6 +42,8 @@ class Served:
     plan: Plan | None = None
     times: list[tuple[float, int]] = field(default_factory=list)
     fired_at: list[float] = field(default_factory=list)
+    #: when measured: the names of the tools the request declared (None: not read)
+    tools: list[str] | None = None
 
     def fire(self, fault: str, at: float) -> None:
         self.fired.append(fault)

@@ -44,7 +44,14 @@ from sseconform.replay.http11 import (
     response_head,
 )
 from sseconform.replay.plan import ABORT, WHOLE, Loaded, Plan, make_plan
-from sseconform.replay.routing import FAULT_HEADER, Router, streams, tag_of, wants_array
+from sseconform.replay.routing import (
+    FAULT_HEADER,
+    Router,
+    streams,
+    tag_of,
+    tools_of,
+    wants_array,
+)
 from sseconform.replay.scenario import Rule
 from sseconform.replay.served import Served
 from sseconform.replay.whole import whole_plan
@@ -375,6 +382,7 @@ class ReplayServer:
         served.started = start
         if self.measure:
             served.plan = plan
+            served.tools = tools_of(body)
         try:
             return await self._execute(
                 plan,

@@ -44,7 +44,14 @@ does for the provider's own models) and translates any other dialect into that g
 - ``repeat-message-start``: ``message_start`` is sent twice;
 - ``skip-sequence``: the third Responses event's ``sequence_number`` is one too high, and
   every later one with it;
-- ``done-differs``: the first ``response.output_text.done`` loses its last character.
+- ``done-differs``: the first ``response.output_text.done`` loses its last character;
+- ``drop-signatures``: every ``signature_delta`` is dropped (and a thinking block's start
+  carries an empty ``signature``);
+- ``rewrite-signatures``: each signature is re-encoded as URL-safe base64 without padding
+  (the same bytes to a decoder that accepts both, another string to the provider);
+- ``strip-encrypted``: a Responses ``reasoning`` item loses its ``encrypted_content``;
+- ``drop-tools``: the upstream's request declares none of the client's tools (on every
+  path; tools are otherwise forwarded in the upstream's shape).
 
 A dropped upstream ends a pass-through's stream cleanly there (as Portkey does: the client
 takes the cut answer for a whole one); with ``abort-on-drop`` the client's connection is
@@ -215,19 +222,40 @@ class Gateway:
         if "strip-tag" in self.bugs:  # a gateway that rewrites the prompt
             msgs = [{**m, "content": re.sub(r"\[sseconform:[^\]]*\]", "", str(m.get("content")))}
                     for m in msgs if isinstance(m, dict)]  # fmt: skip
+        tools = [] if "drop-tools" in self.bugs else _declared(body)
         if dialect == "anthropic":
-            return "/v1/messages", {"model": "claude", "max_tokens": 1024, "stream": True,
-                                    "messages": msgs}  # fmt: skip
+            up: dict[str, Any] = {"model": "claude", "max_tokens": 1024, "stream": True,
+                                  "messages": msgs}  # fmt: skip
+            if tools:
+                up["tools"] = [{"name": n, "description": d, "input_schema": p}
+                               for n, d, p in tools]  # fmt: skip
+            return "/v1/messages", up
         if dialect == "gemini":
             contents = [
                 {"role": "user", "parts": [{"text": str(m.get("content"))}]}
                 for m in msgs
                 if isinstance(m, dict)
             ]
-            return "/v1beta/models/gemini-x:streamGenerateContent?alt=sse", {"contents": contents}
+            up = {"contents": contents}
+            if tools:
+                up["tools"] = [
+                    {
+                        "functionDeclarations": [
+                            {"name": n, "description": d, "parameters": p} for n, d, p in tools
+                        ]
+                    }
+                ]
+            return "/v1beta/models/gemini-x:streamGenerateContent?alt=sse", up
         if dialect == "responses":
-            return "/v1/responses", {"model": "gpt-x", "stream": True, "input": msgs}
-        return "/v1/chat/completions", {**body, "messages": msgs, "model": "gpt-x"}
+            up = {"model": "gpt-x", "stream": True, "input": msgs}
+            if tools:
+                up["tools"] = [{"type": "function", "name": n, "description": d, "parameters": p}
+                               for n, d, p in tools]  # fmt: skip
+            return "/v1/responses", up
+        up = {**body, "messages": msgs, "model": "gpt-x"}
+        if "drop-tools" in self.bugs:
+            up.pop("tools", None)
+        return "/v1/chat/completions", up
 
     def handle(self, h: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
         self.last_headers = dict(h.headers.items())
@@ -283,6 +311,8 @@ class Gateway:
             self._translated(h, body, wanted, dialect, upstream)
             return
         path = "/v1/messages" if dialect == "anthropic" else "/v1/responses"
+        if "drop-tools" in self.bugs:
+            body = {k: v for k, v in body.items() if k != "tools"}
         pace = _Pacer(h, self.bugs)
         with httpx.Client(timeout=httpx.Timeout(30.0), verify=TLS) as client:
             try:
@@ -351,6 +381,8 @@ class Gateway:
             seq = obj.get("sequence_number")
             if "skip-sequence" in self.bugs and isinstance(seq, int) and seq >= 2:
                 obj["sequence_number"] = seq + 1
+            if _lose_state(obj, self.bugs):
+                return b""
             if kind == "response.output_text.done" and "done-differs" in self.bugs:
                 state["done"] += 1
                 if state["done"] == 1:
@@ -458,6 +490,43 @@ class Gateway:
         h.send_header("content-length", str(len(data)))
         h.end_headers()
         h.wfile.write(data)
+
+
+def _declared(body: dict[str, Any]) -> list[tuple[str, str, Any]]:
+    """The client's tools (name, description, JSON schema), from its endpoint's shape (chat's
+    ``function``, Anthropic's ``input_schema``, Responses' flat ``function``)."""
+    out = []
+    for tool in body.get("tools") or []:
+        if not isinstance(tool, dict):
+            continue
+        inner = tool.get("function")
+        f: dict[str, Any] = inner if isinstance(inner, dict) else tool
+        schema = f.get("parameters", f.get("input_schema", {"type": "object"}))
+        out.append((str(f.get("name")), str(f.get("description", "")), schema))
+    return out
+
+
+def _lose_state(obj: dict[str, Any], bugs: set[str]) -> bool:
+    """The state modes: what a gateway does to the opaque state a client must send back.
+    True: leave the event out."""
+    delta, block, item = obj.get("delta"), obj.get("content_block"), obj.get("item")
+    if isinstance(delta, dict) and delta.get("type") == "signature_delta":
+        if "drop-signatures" in bugs:
+            return True
+        if "rewrite-signatures" in bugs:
+            delta["signature"] = _urlsafe(delta["signature"])
+    if isinstance(block, dict) and block.get("type") == "thinking" and block.get("signature"):
+        if "drop-signatures" in bugs:
+            block["signature"] = ""
+        elif "rewrite-signatures" in bugs:
+            block["signature"] = _urlsafe(block["signature"])
+    if isinstance(item, dict) and item.get("type") == "reasoning" and "strip-encrypted" in bugs:
+        item.pop("encrypted_content", None)
+    return False
+
+
+def _urlsafe(value: str) -> str:
+    return value.replace("+", "-").replace("/", "_").rstrip("=")
 
 
 def _passed(resp: httpx.Response) -> dict[str, str]:

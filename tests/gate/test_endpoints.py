@@ -7,6 +7,9 @@ test_portkey.py."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import json
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -16,12 +19,13 @@ import pytest
 
 from sseconform.errors import UsageError
 from sseconform.gate.content import content_of
-from sseconform.gate.grading import grade_recording, references
+from sseconform.gate.grading import grade_recording
 from sseconform.gate.profile import load_profile
+from sseconform.gate.references import references
 from sseconform.gate.report import endpoint_matrix
 from sseconform.gate.request import GatewayRequests, request_body
 from sseconform.gate.runner import run_suite
-from sseconform.gate.suite import builtin_suite, for_endpoint, load_suite
+from sseconform.gate.suite import builtin_suite, for_endpoint, load_suite, recordings_dir
 from sseconform.providers import ENDPOINTS
 from sseconform.recording.format import Response, write_recording
 from sseconform.replay.plan import load
@@ -261,6 +265,94 @@ def test_each_native_bug_is_caught_under_its_rule(
     for f in s.findings:  # located at the start of an event really in the recorded stream
         if f.offset is not None and f.excerpt is not None:
             assert f.excerpt.startswith(("event:", "data:")), f
+
+
+@pytest.mark.parametrize(
+    ("bug", "key"),
+    [
+        ("drop-signatures", "diff:lost:state.signature"),
+        ("rewrite-signatures", "diff:changed:state.signature"),
+    ],
+)
+def test_a_pass_through_that_loses_the_state_fails_the_scenario_that_has_it(
+    tmp_path: Path, bug: str, key: str
+) -> None:
+    """The opaque state a client must send back (a thinking block's signature) reaches it
+    byte for byte through a pass-through, or the scenario fails naming the piece; the
+    scenarios without state still pass."""
+    got = _gate_native(tmp_path, "messages", "anthropic", {bug}, only={"reasoning", "text"})
+    s = got["messages/anthropic/reasoning"]
+    errors = [f for f in s.findings if f.severity == "error"]
+    assert s.verdict == "fail" and [f.key for f in errors] == [key], s.findings
+    assert "thinking block 0's signature: the upstream sent 184 bytes" in errors[0].message
+    assert got["messages/anthropic/text"].verdict == "pass"
+
+
+FORWARDING = [("messages", "anthropic"), ("messages", "gemini"), ("responses", "responses")]
+
+
+@pytest.mark.parametrize(("endpoint", "dialect"), FORWARDING)
+def test_a_gateway_that_forwards_no_tools_fails_the_scenarios_that_declare_them(
+    tmp_path: Path, endpoint: str, dialect: str
+) -> None:
+    """The upstream answers from its recording whether or not the gateway forwarded the
+    client's tools: the tools the upstream's request declared are compared with the
+    client's, so a gateway that drops them fails (a real model could never call them)."""
+    got = _gate_native(tmp_path, endpoint, dialect, {"drop-tools"}, only={"tool-call", "text"})
+    s = got[f"{endpoint}/{dialect}/tool-call"]
+    errors = [f for f in s.findings if f.severity == "error"]
+    assert s.verdict == "fail" and [f.key for f in errors] == ["diff:lost:request.tools"], errors
+    assert "the client declared 'get_weather'; the upstream's request did not" in errors[0].message
+    assert got[f"{endpoint}/{dialect}/text"].verdict == "pass"
+    fine = _gate_native(tmp_path / "ok", endpoint, dialect, set(), only={"tool-call"})
+    assert fine[f"{endpoint}/{dialect}/tool-call"].verdict == "pass"
+
+
+def _encrypted_reasoning(tmp_path: Path) -> Path:
+    """The built-in Responses reasoning recording as a stateless client (Codex) gets it:
+    each reasoning item with its ``encrypted_content`` (a Fernet-shaped token)."""
+    blob = "gAAAAAB" + base64.urlsafe_b64encode(hashlib.sha256(b"rs").digest() * 8).decode()
+    source = recordings_dir() / "responses" / "thinking-responses.jsonl"
+    lines = []
+    for line in source.read_text(encoding="utf-8").splitlines():
+        obj = json.loads(line)
+        if isinstance(obj.get("text"), str):
+            obj["text"] = obj["text"].replace(
+                '"type":"reasoning","summary"',
+                f'"type":"reasoning","encrypted_content":"{blob}","summary"',
+            )
+        lines.append(json.dumps(obj))
+    out = tmp_path / "encrypted-reasoning-responses.jsonl"
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert out.read_text().count(blob) >= 2  # the item's added and done events
+    return out
+
+
+@pytest.mark.parametrize("bugs", [set(), {"strip-encrypted"}])
+def test_encrypted_reasoning_reaches_a_responses_client_byte_for_byte(
+    tmp_path: Path, bugs: set[str]
+) -> None:
+    rec = _encrypted_reasoning(tmp_path)
+    toml = tmp_path / "s.toml"
+    toml.write_text(
+        f'endpoint = "responses"\n[[scenario]]\nname = "enc"\nrecording = "{rec}"\n'
+        'upstream = "responses"\n',
+        encoding="utf-8",
+    )
+    suite = load_suite(str(toml))
+    suite.speed = 0
+    port = free_port()
+    with Gateway(f"http://127.0.0.1:{port}", bugs).running() as gw:
+        result = run_suite(suite, gw.url, str(tmp_path / "out"), upstream_port=port)
+    [s] = result.scenarios
+    errors = [f for f in s.findings if f.severity == "error"]
+    if not bugs:
+        assert s.verdict == "pass" and errors == [], s.findings
+        return
+    assert s.verdict == "fail" and [f.key for f in errors] == [
+        "diff:lost:state.encrypted-content"
+    ], s.findings
+    assert "reasoning item 0's encrypted_content: the upstream sent 351 bytes" in errors[0].message
 
 
 # -- the endpoint matrix (scenario x endpoint), as a gate over several endpoints prints it -------

@@ -77,6 +77,10 @@ CORRECT = {s.name for s in builtin_suite("anthropic").scenarios} | {
 }
 
 
+#: The Gemini scenarios whose calls carry a thoughtSignature (one call each that has one).
+STATE_CALLS = {"tool-call", "parallel-calls", "text-then-call"}
+
+
 def test_a_correct_gateway_passes(tmp_path: Path) -> None:
     result = gate(builtin_suite("all"), tmp_path, select=named(CORRECT))
     got = by_name(result)
@@ -85,7 +89,13 @@ def test_a_correct_gateway_passes(tmp_path: Path) -> None:
     assert result.passed, [(s.name, s.findings) for s in result.scenarios if not s.passed]
     assert result.gateway.startswith("http://127.0.0.1:")
     for s in result.scenarios:
-        assert s.passed and s.findings == [], (s.name, s.findings)
+        # the one finding: chat has no standard field for a Gemini call's thoughtSignature,
+        # and the reference translation this gateway uses carries none (a warning)
+        state = [f.key for f in s.findings if f.field and f.field.startswith("state.")]
+        needs = s.name.startswith("gemini/") and s.name.split("/")[1] in STATE_CALLS
+        assert state == (["diff:lost:state.thought-signature"] if needs else []), s.name
+        assert s.passed and len(s.findings) == len(state), (s.name, s.findings)
+        assert all(f.severity == "warning" for f in s.findings), s.name
         assert s.upstream_requests == 1, s.name
         assert Path(s.recording) == tmp_path / f"{s.name.replace('/', '-')}.jsonl"
         assert Path(s.recording).is_file()
