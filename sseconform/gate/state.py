@@ -72,7 +72,7 @@ _PARSED = (providers.GEMINI, providers.OPENAI)
 
 #: A cheap test before an event is parsed for state: the words its carrier holds.
 _MARKS = {
-    providers.ANTHROPIC: ("signature", "redacted_thinking", "content_block_st"),
+    providers.ANTHROPIC: ("signature", "redacted_thinking"),
     providers.RESPONSES: ("encrypted_content",),
     providers.GEMINI: ("thoughtSignature", "thought_signature"),
     providers.OPENAI: ("signature", "encrypted", "thinking_blocks"),
@@ -116,7 +116,8 @@ class StateFolder:
     def __init__(self, dialect: str) -> None:
         self.dialect = dialect
         self.state = State()
-        self._marks = _MARKS.get(dialect, ())
+        #: an event that holds none of these holds no state (unless it closes a block)
+        self._words = tuple(dict.fromkeys((*_MARKS.get(dialect, ()), EMBEDDED, "signature")))
         #: anthropic: open thinking blocks (stream index -> [ordinal, signature so far])
         self._open: dict[int, list[Any]] = {}
         self._blocks = 0  # thinking blocks seen, in order
@@ -124,11 +125,13 @@ class StateFolder:
         #: responses: reasoning items announced (output index -> [ordinal, content, loc])
         self._items: dict[int, list[Any]] = {}
         self._reasoning = 0
-        self._parts = 0  # gemini: parts seen (their ordinal names them)
         self._chat: dict[tuple[str, int, str], list[Any]] = {}  # chat carriers, by index
         self._loose: dict[str, int] = {}  # chat carrier entries without an index, counted
 
     def feed(self, data: str, frame: int, offset: int) -> None:
+        closes = bool(self._open) and "content_block_stop" in data  # an open thinking block
+        if not closes and not any(map(data.__contains__, self._words)):
+            return  # nearly every event: no parse
         if EMBEDDED in data:  # in any dialect: a signature carried inside a tool call's id
             for m in _EMBEDDED.finditer(data):
                 sig = m.group(1).replace("\\/", "/")
@@ -138,13 +141,7 @@ class StateFolder:
                 for m in rx.finditer(data):
                     sig = m.group(1).replace("\\/", "/")
                     self._add("thought-signature", owner, sig, frame, offset)
-        if self.dialect == providers.GEMINI:
-            # every part counts, so a signature is named by its part's place
-            self._gemini_parts(data, frame, offset)
-            return
-        if not any(m in data for m in self._marks):
-            return
-        getattr(self, "_" + self.dialect.replace("-", "_"), _ignore)(data, frame, offset)
+        getattr(self, "_" + self.dialect, _ignore)(data, frame, offset)
 
     def finish(self) -> State:
         """The state, with what an unfinished stream had begun (a signature whose block
@@ -194,7 +191,10 @@ class StateFolder:
             delta = obj.get("delta")
             if isinstance(delta, dict) and delta.get("type") == "signature_delta":
                 sig = delta.get("signature")
-                if index in self._open and isinstance(sig, str):
+                if index not in self._open:  # a block started without its signature field
+                    self._open[index] = [self._blocks, "", frame, offset]
+                    self._blocks += 1
+                if isinstance(sig, str):
                     self._open[index][1] += sig
                     self._open[index][2:] = [frame, offset]
         elif kind == "content_block_stop" and index in self._open:
@@ -224,33 +224,24 @@ class StateFolder:
 
     # -- gemini ------------------------------------------------------------------------------
 
-    def _gemini_parts(self, data: str, frame: int, offset: int) -> None:
-        if '"parts"' not in data:
-            return
+    def _gemini(self, data: str, frame: int, offset: int) -> None:
         obj = _load(data)
         candidates = obj.get("candidates")
-        if (
-            not isinstance(candidates, list)
-            or not candidates
-            or not isinstance(candidates[0], dict)
-        ):
-            return
-        content = candidates[0].get("content")
+        first = candidates[0] if isinstance(candidates, list) and candidates else None
+        content = first.get("content") if isinstance(first, dict) else None
         parts = content.get("parts") if isinstance(content, dict) else None
-        for part in parts if isinstance(parts, list) else ():
+        for n, part in enumerate(parts if isinstance(parts, list) else ()):
             if not isinstance(part, dict):
                 continue
             sig = part.get("thoughtSignature", part.get("thought_signature"))
-            what = (
-                "function call"
-                if "functionCall" in part
-                else "thought"
-                if part.get("thought")
-                else "text"
-            )
-            if isinstance(sig, str) and sig:
-                self._add("thought-signature", f"{what} part {self._parts}", sig, frame, offset)
-            self._parts += 1
+            if not isinstance(sig, str) or not sig:
+                continue
+            call = part.get("functionCall")
+            if isinstance(call, dict):
+                what = f"the {call.get('name')!s} function call part"
+            else:
+                what = "a thought part" if part.get("thought") else "a text part"
+            self._add("thought-signature", f"{what} (frame {frame}, part {n})", sig, frame, offset)
 
     # -- chat (a gateway's carriers) ---------------------------------------------------------
 

@@ -145,7 +145,10 @@ def test_responses_encrypted_content_the_done_item_wins() -> None:
 
 def test_gemini_thought_signatures_name_their_part() -> None:
     [(kind, owner, _)] = _tokens(load(str(GEMINI_CALL)).body, "gemini")
-    assert (kind, owner) == ("thought-signature", "function call part 0")
+    assert (kind, owner) == (
+        "thought-signature",
+        "the get_weather function call part (frame 1, part 0)",
+    )
     two = b"".join(
         _ev({"candidates": [{"content": {"role": "model", "parts": parts}}]})
         for parts in (
@@ -155,8 +158,8 @@ def test_gemini_thought_signatures_name_their_part() -> None:
         )
     )  # fmt: skip
     assert _tokens(two, "gemini") == [
-        ("thought-signature", "text part 1", "dGV4dA=="),
-        ("thought-signature", "function call part 2", "Y2FsbA=="),
+        ("thought-signature", "a text part (frame 2, part 0)", "dGV4dA=="),
+        ("thought-signature", "the f function call part (frame 2, part 1)", "Y2FsbA=="),
     ]
 
 
