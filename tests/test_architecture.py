@@ -218,6 +218,17 @@ def test_no_module_is_over_600_lines() -> None:
     assert not long, f"modules over 600 lines: {long}"
 
 
+def test_no_two_classes_share_a_name() -> None:
+    """One name, one class: a reader who meets ``Settings`` or ``Outcome`` knows which."""
+    where: dict[str, list[str]] = {}
+    for p in PKG.rglob("*.py"):
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                where.setdefault(node.name, []).append(str(p.relative_to(PKG)))
+    twice = {name: files for name, files in where.items() if len(files) > 1}
+    assert len(where) > 100 and not twice, twice
+
+
 def test_at_most_three_functions_are_excused_from_the_size_limits() -> None:
     """ruff's C901 and PLR0915 hold every function to complexity 20 and 60 statements; a
     hand-written parser's hot loop may be excused with a noqa that says why, three at most."""

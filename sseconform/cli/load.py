@@ -224,12 +224,12 @@ def _serve(path: Path, key: str | None, speed: float) -> None:
     import asyncio
     from urllib.parse import urlsplit
 
-    from sseconform.load.plan import Settings, prepare, rules_for_tag
+    from sseconform.load.plan import LoadSettings, prepare, rules_for_tag
     from sseconform.replay.server import ReplayServer
     from sseconform.replay.wire import new_loop
 
     try:
-        settings = Settings.from_json(path.read_bytes())
+        settings = LoadSettings.from_json(path.read_bytes())
         plan = prepare(settings, key)
     except OSError as exc:
         fail(f"{path}: cannot read the settings: {exc.strerror}")

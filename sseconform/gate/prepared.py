@@ -24,7 +24,7 @@ from sseconform.gate.upstream import rules_for
 from sseconform.recording.redact import Redactor
 from sseconform.replay.plan import Loaded
 from sseconform.replay.routing import tools_of
-from sseconform.replay.scenario import Rule
+from sseconform.replay.scenario import ReplayRule
 
 __all__ = ["Prepared", "Schedule", "not_applicable", "prepare"]
 
@@ -75,7 +75,7 @@ class Prepared:
     dialect: str  # what its upstream speaks
     recording: Loaded  # what the upstream serves for it
     ref: References
-    rules: list[Rule]  # the upstream's rules for one tag (copy them per tag: ``fresh_rules``)
+    rules: list[ReplayRule]  # the upstream's rules for one tag (copy them per tag: ``fresh_rules``)
     #: the seconds one answer may take in all and the bytes kept of it (:mod:`.bounds`)
     deadline: float
     max_bytes: int
@@ -99,7 +99,7 @@ class Prepared:
         """The request body with ``tag`` in its slot."""
         return self.body_head + tag.encode("ascii") + self.body_tail
 
-    def fresh_rules(self) -> list[Rule]:
+    def fresh_rules(self) -> list[ReplayRule]:
         """The upstream's rules, each counting its own faulted attempts from zero."""
         return [dataclasses.replace(r, used=0) for r in self.rules]
 

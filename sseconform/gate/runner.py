@@ -30,7 +30,7 @@ from sseconform.replay.plan import Loaded
 from sseconform.replay.served import Served
 from sseconform.replay.server import ReplayServer
 
-__all__ = ["LOG_WAIT", "Run", "confirmed", "run_suite", "slug", "unique_slugs"]
+__all__ = ["LOG_WAIT", "SuiteRun", "confirmed", "run_suite", "slug", "unique_slugs"]
 
 #: How long to wait for the upstream to log the request of a scenario whose gateway answer
 #: is complete, before calling it unreached (seconds; it usually takes under a millisecond).
@@ -98,7 +98,9 @@ def run_suite(
     with server.running():
         if on_start is not None:
             on_start(server.url)
-        run = Run(suite, GatewayRequests(suite, gateway, server.url, key, headers), server, out_dir)
+        run = SuiteRun(
+            suite, GatewayRequests(suite, gateway, server.url, key, headers), server, out_dir
+        )
         run.shared = concurrency <= 1
         run.evidence = evidence
         chosen = [sc for sc in suite.scenarios if select is None or select(sc)]
@@ -161,7 +163,7 @@ def confirmed(first: ScenarioResult, second: ScenarioResult) -> ScenarioResult:
     return second
 
 
-class Run:
+class SuiteRun:
     """One suite's scenarios through one gateway, against one running upstream."""
 
     def __init__(

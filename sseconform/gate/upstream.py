@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from sseconform import providers
 from sseconform.gate.scenario import Scenario
 from sseconform.replay.plan import Loaded, load
-from sseconform.replay.scenario import Rule
+from sseconform.replay.scenario import ReplayRule
 from sseconform.translate import translate_reads
 
 __all__ = ["Upstream", "as_served", "quiet", "rules_for", "spread", "translated"]
@@ -71,14 +71,14 @@ def as_served(sc: Scenario, rec: Loaded) -> Loaded:
     return translated(rec, dialect, sc.usage)
 
 
-def rules_for(sc: Scenario, rec: Loaded) -> list[Rule]:
+def rules_for(sc: Scenario, rec: Loaded) -> list[ReplayRule]:
     """The replay rules for one request of the scenario: its fault on the first
     ``fault_times`` requests, the clean recording after them (a retry)."""
     dialect = sc.served_dialect
     assert dialect is not None
-    rules = [Rule(recording=rec.name, path=dialect, fault=sc.fault, times=sc.fault_times)]
+    rules = [ReplayRule(recording=rec.name, path=dialect, fault=sc.fault, times=sc.fault_times)]
     if sc.fault_times is not None:
-        rules.append(Rule(recording=rec.name, path=dialect))
+        rules.append(ReplayRule(recording=rec.name, path=dialect))
     return rules
 
 

@@ -18,14 +18,14 @@ from sseconform import providers
 from sseconform.safetext import printable
 from sseconform.sse import Event
 
-__all__ = ["MAX_PARTS", "NativeParts", "Part"]
+__all__ = ["MAX_PARTS", "NativePart", "NativeParts"]
 
 MAX_PARTS = 64
 _DELTA_KEYS = ("text", "partial_json", "thinking", "signature", "delta", "arguments")
 
 
 @dataclass(slots=True)
-class Part:
+class NativePart:
     """One block (Anthropic) or output item (Responses)."""
 
     index: int
@@ -43,7 +43,7 @@ class NativeParts:
     def __init__(self, dialect: str) -> None:
         self.dialect = dialect
         self.word = "blocks" if dialect == providers.ANTHROPIC else "items"
-        self.parts: dict[int, Part] = {}
+        self.parts: dict[int, NativePart] = {}
         self.more = 0  # parts past MAX_PARTS, counted only
         self.status = ""  # the message's or the response's own state (stop reason, status)
 
@@ -72,9 +72,11 @@ class NativeParts:
         if index not in self.parts and len(self.parts) >= MAX_PARTS:
             self.more += 1
             return
-        self.parts[index] = Part(index, printable(str(kind)), printable(str(label or "")), frame)
+        self.parts[index] = NativePart(
+            index, printable(str(kind)), printable(str(label or "")), frame
+        )
 
-    def _part(self, index: Any) -> Part | None:
+    def _part(self, index: Any) -> NativePart | None:
         return self.parts.get(index) if type(index) is int else None
 
     def _grow(self, index: Any, delta: Any) -> None:

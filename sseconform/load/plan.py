@@ -27,16 +27,23 @@ from sseconform.gate.request import GatewayRequests
 from sseconform.gate.suite import Suite, for_endpoint, load_suite
 from sseconform.gate.upstream import Upstream
 from sseconform.providers import ENDPOINT_DIALECT, ENDPOINT_GRAMMAR
-from sseconform.replay.scenario import Rule
+from sseconform.replay.scenario import ReplayRule
 from sseconform.rules.grammars import checker_for
 
-__all__ = ["LoadScenario", "Outcome", "Settings", "StreamGrader", "prepare", "rules_for_tag"]
+__all__ = [
+    "LoadScenario",
+    "LoadSettings",
+    "StreamGrader",
+    "StreamOutcome",
+    "prepare",
+    "rules_for_tag",
+]
 
 _TAG = re.compile(r"L([0-9]{1,6})\.")
 
 
 @dataclass
-class Settings:
+class LoadSettings:
     """Everything a process needs to prepare the plan (JSON: the CLI hands it to Locust)."""
 
     gateway: str
@@ -53,7 +60,7 @@ class Settings:
         return orjson.dumps(self.__dict__)
 
     @classmethod
-    def from_json(cls, data: bytes) -> Settings:
+    def from_json(cls, data: bytes) -> LoadSettings:
         raw = orjson.loads(data)
         raw["headers"] = [tuple(h) for h in raw.get("headers", [])]
         return cls(**raw)
@@ -63,7 +70,7 @@ class Settings:
 LoadScenario = Prepared
 
 
-def prepare(settings: Settings, key: str | None) -> list[LoadScenario]:
+def prepare(settings: LoadSettings, key: str | None) -> list[LoadScenario]:
     """Every applicable scenario of the settings' suites (per endpoint), in a fixed order."""
     import fnmatch
 
@@ -93,7 +100,7 @@ def prepare(settings: Settings, key: str | None) -> list[LoadScenario]:
     return out
 
 
-def rules_for_tag(plan: list[LoadScenario], tag: str) -> list[Rule] | None:
+def rules_for_tag(plan: list[LoadScenario], tag: str) -> list[ReplayRule] | None:
     """The upstream's rules for a load tag: fresh ones, so each request counts its own
     faulted attempts (``fault_times``)."""
     m = _TAG.match(tag)
@@ -103,7 +110,7 @@ def rules_for_tag(plan: list[LoadScenario], tag: str) -> list[Rule] | None:
 
 
 @dataclass
-class Outcome:
+class StreamOutcome:
     """One stream, graded: what Locust reports and the load report counts."""
 
     name: str
@@ -183,7 +190,7 @@ class StreamGrader:
 
     def finish(
         self, complete: bool, reason: str = "", now: float | None = None, bound: str | None = None
-    ) -> Outcome:
+    ) -> StreamOutcome:
         """The stream's outcome; ``bound``: the bound it broke (``deadline``, ``max-bytes``,
         ``bomb``), which is then its one finding."""
         now = time.perf_counter() if now is None else now
@@ -202,7 +209,7 @@ class StreamGrader:
             bound=bound,
         )
         errors = [f for f in findings if f.severity == "error"]
-        return Outcome(
+        return StreamOutcome(
             name=self.sc.name,
             status=self.status,
             conforming=not errors,

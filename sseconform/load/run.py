@@ -31,7 +31,7 @@ import orjson
 
 from sseconform.errors import SseconformError, UsageError
 from sseconform.gate.profile import load_profile, parse_header
-from sseconform.load.plan import LoadScenario, Settings, prepare, rules_for_tag
+from sseconform.load.plan import LoadScenario, LoadSettings, prepare, rules_for_tag
 from sseconform.load.stats import LoadStats, level_broken
 from sseconform.mask import open_text
 from sseconform.providers import ENDPOINTS
@@ -103,7 +103,7 @@ def parse_duration(text: str) -> int:
     return h * 3600 + mi * 60 + s
 
 
-def plan_for(options: LoadOptions) -> tuple[Settings, list[LoadScenario]]:
+def plan_for(options: LoadOptions) -> tuple[LoadSettings, list[LoadScenario]]:
     """The settings every Locust process reads, and the scenarios they make."""
     endpoints = [e for item in options.endpoints for e in (ENDPOINTS if item == "all" else [item])]
     if any(e not in ENDPOINTS for e in endpoints):
@@ -113,7 +113,7 @@ def plan_for(options: LoadOptions) -> tuple[Settings, list[LoadScenario]]:
     port = options.upstream_port
     if port is None:
         port = profile.upstream_port if profile and profile.upstream_port is not None else 0
-    settings = Settings(
+    settings = LoadSettings(
         gateway=options.gateway,
         upstream=f"http://{options.upstream_host}:{port}",
         suites=list(options.suites or ["builtin:all"]),
@@ -141,7 +141,7 @@ def capacity_steps(users: int, step_seconds: int) -> list[tuple[int, int]]:
 
 def run_load(
     options: LoadOptions,
-    plan: tuple[Settings, list[LoadScenario]] | None = None,
+    plan: tuple[LoadSettings, list[LoadScenario]] | None = None,
     say: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Run Locust against the gateway with the replay upstream serving every tagged request;

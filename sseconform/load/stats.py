@@ -8,7 +8,7 @@ import math
 from collections import Counter
 from typing import Any
 
-from sseconform.load.plan import Outcome
+from sseconform.load.plan import StreamOutcome
 from sseconform.safetext import printable
 
 __all__ = ["Histogram", "LoadStats", "level_broken", "text_report"]
@@ -75,7 +75,7 @@ class LoadStats:
         #: distributed), so conformance and TTFT can be read per concurrency level
         self.timeline: dict[int, list[float]] = {}
 
-    def add(self, o: Outcome, at: float, users: int = 0) -> None:
+    def add(self, o: StreamOutcome, at: float, users: int = 0) -> None:
         self.requests += 1
         self.conforming += o.conforming
         if o.status is None:

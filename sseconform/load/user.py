@@ -30,7 +30,7 @@ from locust import LoadTestShape, User, constant, events, task
 from locust.env import Environment
 from locust.runners import MasterRunner, WorkerRunner
 
-from sseconform.load.plan import LoadScenario, Outcome, Settings, StreamGrader, prepare
+from sseconform.load.plan import LoadScenario, LoadSettings, StreamGrader, StreamOutcome, prepare
 from sseconform.load.stats import LoadStats, level_broken
 from sseconform.mask import RUN, environment_secrets, open_binary
 from sseconform.recording.bounds import DECODED, BoundHit, Inflater
@@ -53,7 +53,7 @@ class _State:
     """This process's plan and figures, made once (at Locust's init)."""
 
     def __init__(self) -> None:
-        self.settings: Settings | None = None
+        self.settings: LoadSettings | None = None
         self.plan: list[LoadScenario] = []
         self.stats = LoadStats()
         self.lock = threading.Lock()
@@ -66,7 +66,7 @@ class _State:
         if not path:
             raise RuntimeError(f"${SETTINGS_ENV} is not set: the load run's settings file")
         with open(path, "rb") as fp:
-            self.settings = Settings.from_json(fp.read())
+            self.settings = LoadSettings.from_json(fp.read())
         self.plan = prepare(self.settings, os.environ.get("SSECONFORM_GATEWAY_KEY"))
         if not self.plan:
             raise RuntimeError("no applicable scenario in the load settings")
@@ -106,7 +106,7 @@ def _write_report(environment: Environment, **_: Any) -> None:
         if not path:
             return
         with open(path, "rb") as fp:
-            settings = Settings.from_json(fp.read())
+            settings = LoadSettings.from_json(fp.read())
     if not settings.report:
         return
     with STATE.lock:
@@ -161,7 +161,7 @@ class SseconformUser(User):
             exception=None if outcome.conforming else Nonconforming(" ".join(outcome.errors)),
         )
 
-    def send(self, sc: LoadScenario, tag: str) -> Outcome:
+    def send(self, sc: LoadScenario, tag: str) -> StreamOutcome:
         """One request, its stream read and graded piece by piece (never kept whole)."""
         started = time.perf_counter()
         speed = STATE.settings.speed if STATE.settings is not None else 1.0

@@ -18,7 +18,7 @@ import orjson
 from sseconform import providers
 from sseconform.replay.faults import Faults, parse_faults
 from sseconform.replay.plan import Loaded
-from sseconform.replay.scenario import Rule
+from sseconform.replay.scenario import ReplayRule
 
 __all__ = [
     "FAULT_HEADER",
@@ -141,7 +141,7 @@ class Router:
         recordings: dict[str, Loaded],
         fault: Faults,
         speed: float,
-        rules: list[Rule],
+        rules: list[ReplayRule],
         strict: bool,
     ) -> None:
         self.recordings = recordings
@@ -149,21 +149,21 @@ class Router:
         self.speed = speed
         self.rules = rules
         self.strict = strict  # only rules (or the selection header) choose: no fallback
-        self.tagged: dict[str, list[Rule]] = {}  # a tag's own rules (see tag_of)
+        self.tagged: dict[str, list[ReplayRule]] = {}  # a tag's own rules (see tag_of)
         #: rules for a tag not routed yet (``load``: the tag names its scenario), kept for
         #: the tag's later requests (retries) in a bounded cache
-        self.resolve_tag: Callable[[str], list[Rule] | None] | None = None
-        self._resolved: OrderedDict[str, list[Rule]] = OrderedDict()
+        self.resolve_tag: Callable[[str], list[ReplayRule] | None] | None = None
+        self._resolved: OrderedDict[str, list[ReplayRule]] = OrderedDict()
         self._rotation: dict[tuple[str | None, str | None], int] = {}
         self.requests_seen = 0
         self._lock = threading.Lock()
 
-    def route_tag(self, tag: str, rules: list[Rule]) -> None:
+    def route_tag(self, tag: str, rules: list[ReplayRule]) -> None:
         """Requests carrying ``[sseconform:TAG]`` are answered by these rules alone."""
         with self._lock:
             self.tagged[tag] = rules
 
-    def _tag_rules(self, tag: str | None) -> list[Rule] | None:
+    def _tag_rules(self, tag: str | None) -> list[ReplayRule] | None:
         """The rules a tag routes to (under the lock): its own, or resolved and kept."""
         tagged = self.tagged.get(tag) if tag is not None else None
         if tagged is None and tag is not None and self.resolve_tag is not None:

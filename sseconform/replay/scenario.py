@@ -29,7 +29,7 @@ KEYS = frozenset({"path", "model", "header", "recording", "fault", "times", "spe
 
 
 @dataclass
-class Rule:
+class ReplayRule:
     recording: str
     path: str | None = None
     model: str | None = None
@@ -60,7 +60,7 @@ class Rule:
         return True
 
 
-def load_rules(path: str, names: set[str]) -> list[Rule]:
+def load_rules(path: str, names: set[str]) -> list[ReplayRule]:
     """Read a scenario file; every rule must name one of the recordings being served."""
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
@@ -98,7 +98,7 @@ def load_rules(path: str, names: set[str]) -> list[Rule]:
         if speed is not None and (not isinstance(speed, int | float) or speed < 0):
             raise UsageError(f"{where}: speed must be a number >= 0")
         rules.append(
-            Rule(
+            ReplayRule(
                 rec,
                 raw.get("path"),
                 raw.get("model"),

@@ -52,7 +52,7 @@ from sseconform.replay.routing import (
     tools_of,
     wants_array,
 )
-from sseconform.replay.scenario import Rule
+from sseconform.replay.scenario import ReplayRule
 from sseconform.replay.served import Served
 from sseconform.replay.whole import whole_plan
 from sseconform.replay.wire import (
@@ -93,7 +93,7 @@ class ReplayServer:
         speed: float = 1.0,
         split: str | None = None,
         fault: str | None = None,
-        rules: list[Rule] | None = None,
+        rules: list[ReplayRule] | None = None,
         log: Callable[[str], None] | None = None,
         measure: bool = False,
         strict: bool = False,
@@ -297,7 +297,7 @@ class ReplayServer:
 
     # -- requests --------------------------------------------------------------------------
 
-    def route_tag(self, tag: str, rules: list[Rule]) -> None:
+    def route_tag(self, tag: str, rules: list[ReplayRule]) -> None:
         """Requests carrying ``[sseconform:TAG]`` are answered by these rules alone."""
         self.router.route_tag(tag, rules)
 
@@ -307,21 +307,21 @@ class ReplayServer:
             return [s for s in self.served if s.tag == tag]
 
     @property
-    def rules(self) -> list[Rule]:
+    def rules(self) -> list[ReplayRule]:
         """The scenario rules that choose a recording (routing.Router)."""
         return self.router.rules
 
     @rules.setter
-    def rules(self, rules: list[Rule]) -> None:
+    def rules(self, rules: list[ReplayRule]) -> None:
         self.router.rules = rules
 
     @property
-    def resolve_tag(self) -> Callable[[str], list[Rule] | None] | None:
+    def resolve_tag(self) -> Callable[[str], list[ReplayRule] | None] | None:
         """Rules for a tag not routed yet (``load``: the tag names its scenario)."""
         return self.router.resolve_tag
 
     @resolve_tag.setter
-    def resolve_tag(self, fn: Callable[[str], list[Rule] | None] | None) -> None:
+    def resolve_tag(self, fn: Callable[[str], list[ReplayRule] | None] | None) -> None:
         self.router.resolve_tag = fn
 
     @property

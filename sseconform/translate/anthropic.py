@@ -33,7 +33,7 @@ class AnthropicTranslator(Guarded, Unnumbered):
         self._stopped = False
         # A delta event already parsed, cut around its text/partial_json literal: a later
         # event equal to it but for that literal is the same delta with another string.
-        self._tmpl: _Template | None = None
+        self._tmpl: _DeltaTemplate | None = None
         self._args_sent: set[int] = set()  # calls that got a non-empty arguments fragment
         #: the last event, when it was a plain text or arguments delta: (event, object, key,
         #: call), for ``translate --to``'s fast lane (``lane_template``)
@@ -227,7 +227,7 @@ class AnthropicTranslator(Guarded, Unnumbered):
 _PROBE = "sseconform-template-probe"
 
 
-class _Template:
+class _DeltaTemplate:
     """A delta event cut around its literal, and the output bytes around the same literal."""
 
     __slots__ = ("call", "out_head", "out_tail", "plen", "prefix", "slen", "suffix")
@@ -242,7 +242,9 @@ class _Template:
         self.out_tail = out_tail
 
 
-def _template(data: str, obj: dict[str, Any], key: str, call: int, e: Emitter) -> _Template | None:
+def _template(
+    data: str, obj: dict[str, Any], key: str, call: int, e: Emitter
+) -> _DeltaTemplate | None:
     """Cut ``data`` around its ``key`` literal, proven by a probe parse; None if unproven."""
     if _PROBE in data:
         return None
@@ -258,6 +260,6 @@ def _template(data: str, obj: dict[str, Any], key: str, call: int, e: Emitter) -
         return None
     head = e.delta_prefix(0)
     if call < 0:
-        return _Template(data[:a], data[b:], call, head + b'{"content":', b"}" + DELTA_SUFFIX)
+        return _DeltaTemplate(data[:a], data[b:], call, head + b'{"content":', b"}" + DELTA_SUFFIX)
     out_head = head + b'{"tool_calls":[{"index":%d,"function":{"arguments":' % call
-    return _Template(data[:a], data[b:], call, out_head, b"}}]}" + DELTA_SUFFIX)
+    return _DeltaTemplate(data[:a], data[b:], call, out_head, b"}}]}" + DELTA_SUFFIX)

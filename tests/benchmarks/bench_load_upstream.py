@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from sseconform.load.plan import Settings, prepare, rules_for_tag
+from sseconform.load.plan import LoadSettings, prepare, rules_for_tag
 from sseconform.replay.server import ReplayServer
 
 
@@ -68,7 +68,7 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--clients", default="50,200")
     args = ap.parse_args()
-    plan = prepare(Settings(gateway="http://127.0.0.1:1", upstream="http://127.0.0.1:1"), None)
+    plan = prepare(LoadSettings(gateway="http://127.0.0.1:1", upstream="http://127.0.0.1:1"), None)
     paths = {
         "anthropic": "/v1/messages",
         "responses": "/v1/responses",

@@ -12,10 +12,10 @@ import pytest
 from sseconform.gate import references as refs_module
 from sseconform.gate.prepared import Prepared, not_applicable, prepare
 from sseconform.gate.request import GatewayRequests
-from sseconform.gate.runner import Run
+from sseconform.gate.runner import SuiteRun
 from sseconform.gate.suite import for_endpoint, load_suite
 from sseconform.gate.upstream import Upstream
-from sseconform.load.plan import Settings
+from sseconform.load.plan import LoadSettings
 from sseconform.load.plan import prepare as load_plan
 from sseconform.replay.plan import make_plan
 from sseconform.replay.server import ReplayServer
@@ -27,7 +27,7 @@ ENDPOINTS = ["chat", "messages", "responses"]
 def _gate_prepared(endpoint: str, tmp_path: Path) -> list[Prepared]:
     suite = for_endpoint(load_suite("builtin:all"), endpoint)
     up = Upstream(suite.scenarios)
-    run = Run(suite, GatewayRequests(suite, GATEWAY, UPSTREAM, "k"), cast(ReplayServer, None),
+    run = SuiteRun(suite, GatewayRequests(suite, GATEWAY, UPSTREAM, "k"), cast(ReplayServer, None),
               str(tmp_path))  # fmt: skip
     out = []
     for sc in suite.scenarios:
@@ -40,7 +40,7 @@ def _gate_prepared(endpoint: str, tmp_path: Path) -> list[Prepared]:
 @pytest.mark.parametrize("endpoint", ENDPOINTS)
 def test_gate_and_load_prepare_the_same_scenarios(endpoint: str, tmp_path: Path) -> None:
     gated = _gate_prepared(endpoint, tmp_path)
-    settings = Settings(GATEWAY, UPSTREAM, endpoints=[endpoint], speed=1.0)
+    settings = LoadSettings(GATEWAY, UPSTREAM, endpoints=[endpoint], speed=1.0)
     loaded = load_plan(settings, "k")
     assert [p.name for p in gated] == [p.name for p in loaded]
     assert gated, endpoint
@@ -69,7 +69,7 @@ def test_each_answer_is_planned_once_however_often_it_runs(
     monkeypatch.setattr(refs_module, "make_plan", counting)
     suite = for_endpoint(load_suite("builtin:all"), "chat")
     up = Upstream(suite.scenarios)
-    run = Run(suite, GatewayRequests(suite, GATEWAY, UPSTREAM, "k"), cast(ReplayServer, None),
+    run = SuiteRun(suite, GatewayRequests(suite, GATEWAY, UPSTREAM, "k"), cast(ReplayServer, None),
               str(tmp_path))  # fmt: skip
     applicable = [sc for sc in suite.scenarios if not_applicable(suite, sc) is None]
     for _ in range(3):  # a run, its timing confirmation, and once more

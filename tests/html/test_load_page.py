@@ -9,7 +9,7 @@ from pathlib import Path
 
 from sseconform.html.load import render
 from sseconform.html.page import SCRIPT
-from sseconform.load.plan import Outcome
+from sseconform.load.plan import StreamOutcome
 from sseconform.load.stats import LoadStats
 from tests.cli.helpers import run_cli
 from tests.html.dom import parse
@@ -28,7 +28,7 @@ def _report(users: int, bad_every: int) -> dict[str, object]:
             bad = n % bad_every == 0
             errors = ["diff:lost:text", "E003"] if bad else []
             name = EVIL if bad else "openai/text"
-            o = Outcome(name, 200, not bad, errors, [], f"{EVIL} lost" if bad else "",
+            o = StreamOutcome(name, 200, not bad, errors, [], f"{EVIL} lost" if bad else "",
                         0.2 + users / 1000, [0.01], 0.5, 100)  # fmt: skip
             s.add(o, 1000 + sec + i / (level + 1), level)
     return s.report(settings={"gateway": "http://127.0.0.1:1", "users": users,

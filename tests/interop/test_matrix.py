@@ -17,8 +17,8 @@ from tests.interop.matrix.cases import GRAMMARS, discover
 from tests.interop.matrix.check import problems
 from tests.interop.matrix.clients import Client, light_clients
 from tests.interop.matrix.outcome import OUTCOMES
-from tests.interop.matrix.render import clients_text, severity
 from tests.interop.matrix.run import load
+from tools.measured import clients_text, severity
 
 REQUIRE = os.environ.get("SSECONFORM_REQUIRE_MATRIX") == "1"
 LIGHT = light_clients()
@@ -88,7 +88,7 @@ def test_render_uses_the_matrix() -> None:
 
 def test_render_keeps_a_specifications_severity() -> None:
     """An open-responses rule's severity is the specification's, whatever the clients do."""
-    from tests.interop.matrix.render import generated
+    from tools.measured import generated
 
     broken = {"outcome": "error", "detail": "ValueError: bad"}
     fine = {"outcome": "ok", "detail": "text ''; finish stop"}
@@ -117,11 +117,11 @@ def test_render_keeps_a_specifications_severity() -> None:
 def test_measured_docs_are_the_matrix() -> None:
     """The rules' measured "Which clients break" text is generated from the committed matrix."""
     from sseconform.rules.docs import MEASURED
-    from tests.interop.matrix.render import generated, serialised
+    from tools.measured import generated, serialised
 
     assert MEASURED.read_text(encoding="utf-8") == serialised(generated()), (
         "sseconform/rules/measured.json disagrees with the client matrix: run "
-        "`python -m tests.interop.matrix.render --write`"
+        "`python -m tools.measured --write`"
     )
 
 
@@ -130,7 +130,7 @@ def test_severities_follow_the_matrix() -> None:
     of its cases; otherwise a warning (or info, for what the grammar allows). A specification's
     rules (render.SPEC_GRAMMARS) keep the specification's severity, and their docs say so."""
     from sseconform.rules.catalog import RULES, Severity, doc
-    from tests.interop.matrix.render import SPEC_GRAMMARS, generated
+    from tools.measured import SPEC_GRAMMARS, generated
 
     wrong = []
     for code, found in generated().items():
@@ -146,7 +146,7 @@ def test_severities_follow_the_matrix() -> None:
 
 def test_every_rule_with_a_case_is_measured() -> None:
     """Each rule that has a fail case in a grammar with clients has measured docs."""
-    from tests.interop.matrix.render import generated
+    from tools.measured import generated
 
     table = generated()
     for grammar in GRAMMARS:

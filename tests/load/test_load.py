@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from sseconform.errors import UsageError
-from sseconform.load.plan import Outcome, Settings, prepare, rules_for_tag
+from sseconform.load.plan import LoadSettings, StreamOutcome, prepare, rules_for_tag
 from sseconform.load.run import capacity_steps, find_capacity, parse_duration
 from sseconform.load.stats import Histogram, LoadStats, level_broken, text_report
 from tests import snapshot
@@ -125,8 +125,8 @@ def test_text_report(tmp_path: Path) -> None:
 
 def _outcome(
     name: str, ok: bool, ttft: float, *errors: str, overhead: float | None = None
-) -> Outcome:
-    return Outcome(name, 200, ok, list(errors), [], errors[0] if errors else "", ttft, [0.01],
+) -> StreamOutcome:
+    return StreamOutcome(name, 200, ok, list(errors), [], errors[0] if errors else "", ttft, [0.01],
                    ttft + 0.1, 100, overhead, overhead)  # fmt: skip
 
 
@@ -168,7 +168,7 @@ def test_text_report_snapshot() -> None:
 
 
 def test_tags_name_their_scenario() -> None:
-    settings = Settings(gateway="http://127.0.0.1:1", upstream="http://127.0.0.1:2",
+    settings = LoadSettings(gateway="http://127.0.0.1:1", upstream="http://127.0.0.1:2",
                         suites=["builtin:anthropic"])  # fmt: skip
     plan = prepare(settings, "k")
     assert [sc.index for sc in plan] == list(range(len(plan)))

@@ -4,8 +4,8 @@ A rule's measured cases are the ``fail/<CODE>-*`` cases of every grammar's matri
 client, each case's outcome becomes a phrase (tolerates it, raises ..., returns wrong content
 ..., falls back to non-streaming ...); cases with the same phrase are merged.
 
-    python -m tests.interop.matrix.render CODE [CODE ...]
-    python -m tests.interop.matrix.render --write   # sseconform/rules/measured.json
+    python -m tools.measured CODE [CODE ...]
+    python -m tools.measured --write   # sseconform/rules/measured.json
 
 ``--write`` regenerates the file the rules' docs read their measured "Which clients break"
 text from (and the severity the matrix implies); ``tests/interop/test_matrix.py`` fails when
@@ -22,9 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from sseconform.rules.catalog import BASE_GRAMMAR, RULES
-from tests.interop.matrix.outcome import ERROR, OK, WRONG
 
-HERE = Path(__file__).resolve().parent
+#: The client matrix's committed outcomes: the JSON files this reads.
+HERE = Path(__file__).resolve().parent.parent / "tests" / "interop" / "matrix"
+#: A client's outcome on a case (``tests/interop/matrix/outcome.py`` says what each means).
+OK, WRONG, ERROR = "ok", "wrong-content", "error"
 SOURCE = "tests/interop/matrix"
 
 
