@@ -27,76 +27,35 @@ def _ev(obj: dict[str, object], name: str | None = None) -> bytes:
     return (head + "data: " + json.dumps(obj) + "\n\n").encode()
 
 
+def _start(i: int, block: dict[str, object]) -> bytes:
+    return _ev({"type": "content_block_start", "index": i, "content_block": block})
+
+
+def _delta(i: int, delta: dict[str, object]) -> bytes:
+    return _ev({"type": "content_block_delta", "index": i, "delta": delta})
+
+
+def _stop(i: int) -> bytes:
+    return _ev({"type": "content_block_stop", "index": i})
+
+
 def _anthropic_two_blocks(call: bool = False) -> bytes:
-    out = [_ev({"type": "message_start", "message": {"id": "m", "type": "message",
-                "role": "assistant", "content": [], "model": "c",
-                "usage": {"input_tokens": 1, "output_tokens": 0}}})]  # fmt: skip
+    """Two thinking blocks (each signature in two deltas), a redacted one, maybe a call."""
+    message = {"id": "m", "type": "message", "role": "assistant", "content": [], "model": "c",
+               "usage": {"input_tokens": 1, "output_tokens": 0}}  # fmt: skip
+    out = [_ev({"type": "message_start", "message": message})]
     for i, sig in enumerate(("c2lnLW9uZQ==", "c2lnLXR3bw==")):
-        out.append(
-            _ev(
-                {
-                    "type": "content_block_start",
-                    "index": i,
-                    "content_block": {"type": "thinking", "thinking": "", "signature": ""},
-                }
-            )
-        )
-        out.append(
-            _ev(
-                {
-                    "type": "content_block_delta",
-                    "index": i,
-                    "delta": {"type": "thinking_delta", "thinking": "hmm"},
-                }
-            )
-        )
+        out.append(_start(i, {"type": "thinking", "thinking": "", "signature": ""}))
+        out.append(_delta(i, {"type": "thinking_delta", "thinking": "hmm"}))
         for piece in (sig[:5], sig[5:]):  # a signature may come in more than one delta
-            out.append(
-                _ev(
-                    {
-                        "type": "content_block_delta",
-                        "index": i,
-                        "delta": {"type": "signature_delta", "signature": piece},
-                    }
-                )
-            )
-        out.append(_ev({"type": "content_block_stop", "index": i}))  # fmt: skip
-    out.append(
-        _ev(
-            {
-                "type": "content_block_start",
-                "index": 2,
-                "content_block": {"type": "redacted_thinking", "data": "ZW5jcnlwdGVk"},
-            }
-        )
-    )
-    out.append(_ev({"type": "content_block_stop", "index": 2}))
+            out.append(_delta(i, {"type": "signature_delta", "signature": piece}))
+        out.append(_stop(i))
+    out += [_start(2, {"type": "redacted_thinking", "data": "ZW5jcnlwdGVk"}), _stop(2)]
     if call:
-        out.append(
-            _ev(
-                {
-                    "type": "content_block_start",
-                    "index": 3,
-                    "content_block": {
-                        "type": "tool_use",
-                        "id": "toolu_1",
-                        "name": "f",
-                        "input": {},
-                    },
-                }
-            )
-        )
-        out.append(
-            _ev(
-                {
-                    "type": "content_block_delta",
-                    "index": 3,
-                    "delta": {"type": "input_json_delta", "partial_json": "{}"},
-                }
-            )
-        )
-        out.append(_ev({"type": "content_block_stop", "index": 3}))
-    out.append(_ev({"type": "message_stop"}))  # fmt: skip
+        out.append(_start(3, {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}}))
+        out.append(_delta(3, {"type": "input_json_delta", "partial_json": "{}"}))
+        out.append(_stop(3))
+    out.append(_ev({"type": "message_stop"}))
     return b"".join(out)
 
 
