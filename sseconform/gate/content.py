@@ -20,8 +20,8 @@ from typing import Any
 import orjson
 
 from sseconform import providers
-from sseconform.gate.state import State, StateFolder
 from sseconform.model import Reassembler
+from sseconform.model.state import State, StateFolder
 from sseconform.sse import Event, SSEDecoder
 from sseconform.translate import Translator, detect_event, translator_for
 

@@ -10,11 +10,11 @@ import re
 
 import pytest
 
-from sseconform.gate import state as state_mod
 from sseconform.gate.content import Content, content_of
 from sseconform.gate.diff import compare
-from sseconform.gate.state import StateFolder
 from sseconform.gate.suite import recordings_dir
+from sseconform.model import state as state_mod
+from sseconform.model.state import StateFolder
 from sseconform.replay.plan import load
 from tests.translate.test_corpus import DIALECT, ROWS, needs_corpus
 

@@ -36,9 +36,10 @@ from typing import Any
 
 import orjson
 
-from sseconform import providers
-
 __all__ = ["KINDS", "MAX_BYTES", "MAX_TOKENS", "State", "StateFolder", "Token"]
+
+#: The dialects, by the names ``sseconform.providers`` gives them (this layer sits below it).
+ANTHROPIC, RESPONSES, GEMINI, OPENAI = "anthropic", "responses", "gemini", "openai"
 
 #: What each kind of state is, in words (a finding's field is the kind).
 KINDS = {
@@ -68,14 +69,14 @@ _LOOSE = [
 ]  # fmt: skip
 
 #: The dialects whose carriers are parsed where they stand (no loose scan for them).
-_PARSED = (providers.GEMINI, providers.OPENAI)
+_PARSED = (GEMINI, OPENAI)
 
 #: A cheap test before an event is parsed for state: the words its carrier holds.
 _MARKS = {
-    providers.ANTHROPIC: ("signature", "redacted_thinking"),
-    providers.RESPONSES: ("encrypted_content",),
-    providers.GEMINI: ("thoughtSignature", "thought_signature"),
-    providers.OPENAI: ("signature", "encrypted", "thinking_blocks"),
+    ANTHROPIC: ("signature", "redacted_thinking"),
+    RESPONSES: ("encrypted_content",),
+    GEMINI: ("thoughtSignature", "thought_signature"),
+    OPENAI: ("signature", "encrypted", "thinking_blocks"),
 }
 
 
