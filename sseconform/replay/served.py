@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from sseconform.recording.redact import redact_target, request_secrets
+from sseconform.replay.http11 import RequestHead
 from sseconform.replay.plan import Plan
 from sseconform.safetext import printable
 
@@ -44,6 +46,23 @@ class Served:
     fired_at: list[float] = field(default_factory=list)
     #: when measured: the names of the tools the request declared (None: not read)
     tools: list[str] | None = None
+
+    @classmethod
+    def refused(
+        cls, client: str, req: RequestHead | bytes | None, status: int, reason: str, sent: int
+    ) -> Served:
+        """A request that could not be served, logged like every other answer (the reason
+        in place of a recording). ``req``: the request, or the bytes of a head that could
+        not be parsed (its first line is logged, escaped; a credential in it, redacted)."""
+        if isinstance(req, RequestHead):
+            method, target, headers = req.method, req.target, req.headers
+        else:
+            first = (req or b"").split(b"\n", 1)[0].rstrip(b"\r")[:200].decode("latin-1")
+            method, target, headers = "-", first or "-", {}
+        shown = redact_target(target, request_secrets(target, headers))[:200]
+        served = cls(client, method[:16], shown, None, status, "")
+        served.ending, served.sent = f"refused: {reason}", sent
+        return served
 
     def fire(self, fault: str, at: float) -> None:
         self.fired.append(fault)

@@ -25,13 +25,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from sseconform import providers
 from sseconform.recording.redact import redact_target, request_secrets, scrub_text
 from sseconform.replay.faults import parse_faults, parse_split
+from sseconform.replay.history import Issued, check_history
 from sseconform.replay.http11 import (
     MAX_HEAD,
     BadRequest,
@@ -279,23 +281,19 @@ class ReplayServer:
         status: int, reason: str,
     ) -> None:  # fmt: skip
         """Answer a request that cannot be served with ``status`` and close; logged like
-        every other answer (the reason in place of a recording). ``req``: the request, or
-        the bytes of a head that could not be parsed (its first line is logged, escaped)."""
-        if isinstance(req, RequestHead):
-            method, target, headers = req.method, req.target, req.headers
-        else:
-            first = (req or b"").split(b"\n", 1)[0].rstrip(b"\r")[:200].decode("latin-1")
-            method, target, headers = "-", first or "-", {}
-        secrets = request_secrets(target, headers)
-        shown = redact_target(target, secrets)[:200]
-        served = Served(client, method[:16], shown, None, status, "")
-        served.ending = f"refused: {reason}"
-        served.sent = len(error_body(reason))
+        every other answer (see :meth:`Served.refused`)."""
+        body = error_body(reason)
+        served = Served.refused(client, req, status, reason, len(body))
         with contextlib.suppress(ConnectionError, TimeoutError):
-            await plain(writer, status, error_body(reason))
+            await plain(writer, status, body)
         self._log(served)
 
     # -- requests --------------------------------------------------------------------------
+
+    @functools.cached_property
+    def issued(self) -> Issued:
+        """The state the served recordings hold (what a request's history may send back)."""
+        return Issued.of(self.recordings.values())
 
     def route_tag(self, tag: str, rules: list[ReplayRule]) -> None:
         """Requests carrying ``[sseconform:TAG]`` are answered by these rules alone."""
@@ -344,56 +342,49 @@ class ReplayServer:
     ) -> bool:
         """Answer one request; whether the connection can take another."""
         loop = asyncio.get_running_loop()
-        start = loop.time()
-        secrets = request_secrets(path, headers)
-        shown = redact_target(path, secrets)
-        head_only = method == "HEAD"
+        start, secrets = loop.time(), request_secrets(path, headers)
+        shown, head_only, tag = redact_target(path, secrets), method == "HEAD", tag_of(body)
         if method != "POST" and providers.dialect_of_path(path)[0] is not None:
             # every provider API path takes POST alone, and says so (RFC 9110 15.5.6)
             msg = f"{method} is not allowed on {shown}: it takes POST"
-            await plain(writer, 405, error_body(msg), close=not keep, head_only=head_only,
-                        headers=[("allow", "POST")])  # fmt: skip
-            self._log(Served(client, method, shown, None, 405, "", tag=None))
-            return keep
+            served = Served(client, method, shown, None, 405, "", tag=None)
+            return await self._early(writer, served, error_body(msg), keep, [("allow", "POST")])
         try:
             rec, faults, speed = self.router.choose(path, headers, body)
         except ValueError as exc:
-            msg = scrub_text(str(exc), secrets)
-            await plain(writer, 400, error_body(msg), close=not keep, head_only=head_only)
             fault = scrub_text(headers.get(FAULT_HEADER, ""), secrets)
-            self._log(Served(client, method, shown, None, 400, fault, tag=tag_of(body)))
-            return keep
+            msg = scrub_text(str(exc), secrets)
+            served = Served(client, method, shown, None, 400, fault, tag=tag)
+            return await self._early(writer, served, error_body(msg), keep)
         spec = scrub_text(faults.spec, secrets)
         if rec is None:
             names = ", ".join(sorted(self.recordings))
             msg = f"no recording for {method} {shown} (serving: {names})"
-            await plain(writer, 404, error_body(msg), close=not keep, head_only=head_only)
-            self._log(Served(client, method, shown, None, 404, spec, tag=tag_of(body)))
-            return keep
-        if streams(path, body):
-            array = rec.dialect == providers.GEMINI and wants_array(path)
-            plan = make_plan(rec, speed=speed, split=self.split, faults=faults, array=array)
-            framing = "json-array" if array else "sse"
-        else:
+            served = Served(client, method, shown, None, 404, spec, tag=tag)
+            return await self._early(writer, served, error_body(msg), keep)
+        refusal = check_history(providers.dialect_of_path(path)[0], body, self.issued)
+        if refusal is not None:  # the state it sends back is not what was issued
+            served = Served(client, method, shown, rec.name, refusal.status, spec, tag=tag)
+            served.ending = f"refused: {refusal.reason}"
+            return await self._early(writer, served, refusal.body, keep)
+        stream = streams(path, body)
+        array = stream and rec.dialect == providers.GEMINI and wants_array(path)
+        framing = ("json-array" if array else "sse") if stream else "json"
+        if not stream:
             plan = whole_plan(rec, speed=speed, faults=faults)
-            framing = "json"
-        served = Served(client, method, shown, rec.name, plan.status, spec, tag=tag_of(body))
-        served.framing = framing
+        else:
+            plan = make_plan(rec, speed=speed, split=self.split, faults=faults, array=array)
+        served = Served(
+            client, method, shown, rec.name, plan.status, spec, framing=framing, tag=tag
+        )
         served.started = start
         if self.measure:
-            served.plan = plan
-            served.tools = tools_of(body)
+            served.plan, served.tools = plan, tools_of(body)
         try:
             return await self._execute(
-                plan,
-                writer,
-                start,
-                served,
-                chunked=version != "HTTP/1.0",
-                body=not head_only,
-                conn=conn,
-                keep=keep,
-            )
+                plan, writer, start, served, chunked=version != "HTTP/1.0",
+                body=not head_only, conn=conn, keep=keep,
+            )  # fmt: skip
         except ConnectionError:
             served.ending = "client hung up"
             raise
@@ -405,6 +396,17 @@ class ReplayServer:
             if not served.ending:
                 served.ending = "stopped"
             self._log(served)
+
+    async def _early(
+        self, writer: asyncio.StreamWriter, served: Served, body: bytes, keep: bool,
+        headers: Iterable[tuple[str, str]] = (),
+    ) -> bool:  # fmt: skip
+        """An answer before any plan (a refusal): sent with its length, logged."""
+        head = served.method == "HEAD"
+        await plain(writer, served.status, body, close=not keep, head_only=head, headers=headers)
+        served.sent = len(body) if not head else 0
+        self._log(served)
+        return keep
 
     async def _execute(
         self,

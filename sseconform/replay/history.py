@@ -1,0 +1,234 @@
+"""The replay upstream checks what comes back, as the provider does: the history a request
+carries must hold the opaque state this upstream issued, unchanged, where the provider
+verifies it. A request that fails is refused with the status, error type and message that
+provider answers, so a gateway that lost or changed the state is refused here as it would
+be in production, and its next turn fails the same way.
+
+What is checked, per dialect (only what a request's history holds; a first turn has none):
+
+- anthropic: each ``thinking`` block's ``signature`` and each ``redacted_thinking`` block's
+  ``data`` were issued; with thinking on, a final assistant turn that calls a tool starts
+  with a thinking block; each ``tool_result`` answers a ``tool_use`` of the turn before it.
+- responses: each ``reasoning`` item's ``encrypted_content`` was issued; each
+  ``function_call_output`` answers a ``function_call`` the input holds (unless the request
+  continues a stored response); a ``previous_response_id`` names a response it issued.
+- gemini: a ``functionCall`` part of a call this upstream issued with a ``thoughtSignature``
+  carries that signature back, unchanged.
+
+"Issued" is what the recordings being served hold: every signature, encrypted content and
+response id in them (a recording is the provider's own answer, replayed).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from sseconform.model.state import StateFolder
+from sseconform.replay.plan import Loaded
+from sseconform.sse import SSEDecoder
+
+__all__ = ["Issued", "Refusal", "check_history"]
+
+#: Bodies past this are not read for history (the server's own cap on what it parses).
+MAX_READ = 16 * 1024 * 1024
+_RESPONSE_ID = re.compile(r'"response"\s*:\s*\{\s*"id"\s*:\s*"([^"]{1,200})"')
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """What the provider answers a request whose history it cannot accept."""
+
+    status: int
+    body: bytes
+    #: one line for replay's log: what was wrong, and where
+    reason: str
+
+
+@dataclass
+class Issued:
+    """The state the served recordings hold: what a request may send back."""
+
+    values: set[str] = field(default_factory=set)
+    #: Gemini: the names of the function calls whose part carried a thought signature
+    signed_calls: set[str] = field(default_factory=set)
+    response_ids: set[str] = field(default_factory=set)
+
+    @classmethod
+    def of(cls, recordings: Iterable[Loaded]) -> Issued:
+        out = cls()
+        for rec in recordings:
+            if rec.dialect is None:
+                continue
+            folder = StateFolder(rec.dialect)
+            for ev in SSEDecoder().feed(rec.body):
+                folder.feed(ev.data, ev.frame, ev.offset)
+                if rec.dialect == "gemini" and "thoughtSignature" in ev.data:
+                    out.signed_calls |= _signed_calls(ev.data)
+                if rec.dialect == "responses" and "response.created" in ev.data:
+                    out.response_ids.update(_RESPONSE_ID.findall(ev.data))
+            out.values |= folder.finish().values()
+        return out
+
+
+def check_history(dialect: str | None, body: bytes, issued: Issued) -> Refusal | None:
+    """None when the request's history is one the provider accepts (or it has none)."""
+    if dialect not in _CHECKS or len(body) > MAX_READ:
+        return None
+    try:
+        obj = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(obj, dict):
+        return None
+    return _CHECKS[dialect](obj, issued)
+
+
+# -- anthropic -----------------------------------------------------------------------------
+
+
+def _anthropic_error(message: str) -> Refusal:
+    body = {"type": "error", "error": {"type": "invalid_request_error", "message": message}}
+    return Refusal(400, json.dumps(body).encode(), message)
+
+
+def _anthropic(obj: dict[str, Any], issued: Issued) -> Refusal | None:
+    messages = obj.get("messages")
+    if not isinstance(messages, list):
+        return None
+    thinking_on = isinstance(obj.get("thinking"), dict) and obj["thinking"].get("type") in (
+        "enabled", "adaptive",
+    )  # fmt: skip
+    last_assistant = max(
+        (i for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "assistant"),
+        default=None,
+    )
+    calls_before: set[str] = set()
+    for i, m in enumerate(messages):
+        blocks = m.get("content") if isinstance(m, dict) else None
+        if not isinstance(blocks, list):
+            calls_before = set()
+            continue
+        calls: set[str] = set()
+        for j, b in enumerate(blocks):
+            if not isinstance(b, dict):
+                continue
+            kind = b.get("type")
+            where = f"messages.{i}.content.{j}"
+            if kind == "thinking" and b.get("signature") not in issued.values:
+                return _anthropic_error(f"{where}: Invalid `signature` in `thinking` block")
+            if kind == "redacted_thinking" and b.get("data") not in issued.values:
+                return _anthropic_error(f"{where}: Invalid `data` in `redacted_thinking` block")
+            if kind == "tool_use" and isinstance(b.get("id"), str):
+                calls.add(b["id"])
+            if kind == "tool_result" and b.get("tool_use_id") not in calls_before:
+                return _anthropic_error(
+                    f"{where}: unexpected `tool_use_id` found in `tool_result` blocks: "
+                    f"{b.get('tool_use_id')}. Each `tool_result` block must have a "
+                    "corresponding `tool_use` block in the previous message."
+                )
+        if i == last_assistant and thinking_on and calls and blocks:
+            first = blocks[0].get("type") if isinstance(blocks[0], dict) else None
+            if first not in ("thinking", "redacted_thinking"):
+                return _anthropic_error(
+                    f"messages.{i}.content.0.type: Expected `thinking` or `redacted_thinking`, "
+                    f"but found `{first}`. When `thinking` is enabled, a final `assistant` "
+                    "message must start with a thinking block."
+                )
+        calls_before = calls
+    return None
+
+
+# -- responses -----------------------------------------------------------------------------
+
+
+def _openai_error(message: str, code: str, param: str | None = None) -> Refusal:
+    error = {"message": message, "type": "invalid_request_error", "param": param, "code": code}
+    return Refusal(400, json.dumps({"error": error}).encode(), message)
+
+
+def _responses(obj: dict[str, Any], issued: Issued) -> Refusal | None:
+    previous = obj.get("previous_response_id")
+    if isinstance(previous, str) and previous not in issued.response_ids:
+        return _openai_error(
+            f"Previous response with id '{previous}' not found.",
+            "previous_response_not_found",
+            "previous_response_id",
+        )
+    items = obj.get("input")
+    if not isinstance(items, list):
+        return None
+    calls = {
+        it.get("call_id")
+        for it in items
+        if isinstance(it, dict) and it.get("type") == "function_call"
+    }
+    for it in items:
+        if not isinstance(it, dict):
+            continue
+        kind = it.get("type")
+        content = it.get("encrypted_content")
+        if kind == "reasoning" and content is not None and content not in issued.values:
+            return _openai_error(
+                f"The encrypted content for item {it.get('id')} could not be verified.",
+                "invalid_encrypted_content",
+            )
+        if kind == "function_call_output" and previous is None and it.get("call_id") not in calls:
+            return _openai_error(
+                f"No tool call found for function call output with call_id {it.get('call_id')}.",
+                "invalid_request_error",
+                "input",
+            )
+    return None
+
+
+# -- gemini --------------------------------------------------------------------------------
+
+
+def _gemini_error(message: str) -> Refusal:
+    body = {"error": {"code": 400, "message": message, "status": "INVALID_ARGUMENT"}}
+    return Refusal(400, json.dumps(body).encode(), message)
+
+
+def _gemini(obj: dict[str, Any], issued: Issued) -> Refusal | None:
+    contents = obj.get("contents")
+    for i, c in enumerate(contents if isinstance(contents, list) else ()):
+        parts = c.get("parts") if isinstance(c, dict) and c.get("role") == "model" else None
+        for j, part in enumerate(parts if isinstance(parts, list) else ()):
+            call = part.get("functionCall") if isinstance(part, dict) else None
+            if not isinstance(call, dict):
+                continue
+            sig = part.get("thoughtSignature", part.get("thought_signature"))
+            name = call.get("name")
+            if sig is None and name in issued.signed_calls:
+                return _gemini_error(
+                    "Function call is missing a thought_signature in functionCall parts. This "
+                    "is required for tools to work correctly. Additional data, function call "
+                    f"`default_api:{name}` , position {j + 1}."
+                )
+            if sig is not None and sig not in issued.values:
+                return _gemini_error(f"contents[{i}].parts[{j}]: Thought signature is not valid.")
+    return None
+
+
+def _signed_calls(data: str) -> set[str]:
+    try:
+        obj = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return set()
+    out: set[str] = set()
+    for cand in obj.get("candidates") or [] if isinstance(obj, dict) else []:
+        content = cand.get("content") if isinstance(cand, dict) else None
+        for part in content.get("parts") or [] if isinstance(content, dict) else []:
+            call = part.get("functionCall") if isinstance(part, dict) else None
+            if isinstance(call, dict) and part.get("thoughtSignature"):
+                out.add(str(call.get("name")))
+    return out
+
+
+_CHECKS = {"anthropic": _anthropic, "responses": _responses, "gemini": _gemini}

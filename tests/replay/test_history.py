@@ -1,0 +1,184 @@
+"""The replay upstream checks the state a request sends back, as the provider does: what it
+issued (the served recordings' signatures, encrypted content, response ids) passes; lost or
+changed state is refused with the provider's status, error type and message, which the
+provider's own SDK raises as it would in production, and replay logs what was wrong."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import anthropic
+import httpx
+import openai
+import pytest
+
+from sseconform.model.state import StateFolder
+from sseconform.replay.history import Issued, check_history
+from sseconform.replay.plan import Loaded, load
+from sseconform.replay.server import ReplayServer
+from sseconform.sse import SSEDecoder
+from tests.conftest import ROOT
+
+HOST = "127.0.0.1"
+THINKING = ROOT / "recordings" / "anthropic" / "thinking-anthropic.jsonl"
+GEMINI_CALL = ROOT / "recordings" / "gemini" / "tool-call-gemini.jsonl"
+RESPONSES = ROOT / "recordings" / "responses" / "tool-call-responses.jsonl"
+
+
+def _state(rec: Loaded) -> list[str]:
+    folder = StateFolder(str(rec.dialect))
+    for ev in SSEDecoder().feed(rec.body):
+        folder.feed(ev.data, ev.frame, ev.offset)
+    return [t.value for t in folder.finish().tokens]
+
+
+@pytest.fixture(scope="module")
+def recs() -> dict[str, Loaded]:
+    return {"anthropic": load(str(THINKING)), "gemini": load(str(GEMINI_CALL)),
+            "responses": load(str(RESPONSES))}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def issued(recs: dict[str, Loaded]) -> Issued:
+    return Issued.of(recs.values())
+
+
+def _turn2_anthropic(signature: str, *, thinking_first: bool = True) -> dict[str, Any]:
+    assistant: list[dict[str, Any]] = [
+        {"type": "thinking", "thinking": "Let me check.", "signature": signature},
+        {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}},
+    ]
+    if not thinking_first:
+        assistant = assistant[1:]
+    return {
+        "model": "claude-test", "max_tokens": 1024, "stream": True,
+        "thinking": {"type": "enabled", "budget_tokens": 1024},
+        "messages": [
+            {"role": "user", "content": "Weather in Paris?"},
+            {"role": "assistant", "content": assistant},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_1", "content": "sunny"}]},
+        ],
+    }  # fmt: skip
+
+
+def _check(dialect: str, body: dict[str, Any], issued: Issued) -> tuple[int, str] | None:
+    got = check_history(dialect, json.dumps(body).encode(), issued)
+    return None if got is None else (got.status, got.reason)
+
+
+def test_anthropic_what_was_issued_passes_and_anything_else_is_refused(
+    recs: dict[str, Loaded], issued: Issued
+) -> None:
+    [sig] = _state(recs["anthropic"])
+    assert _check("anthropic", _turn2_anthropic(sig), issued) is None
+    assert _check("anthropic", _turn2_anthropic(sig[:-2]), issued) == (
+        400, "messages.1.content.0: Invalid `signature` in `thinking` block",
+    )  # fmt: skip
+    assert _check("anthropic", _turn2_anthropic(""), issued) is not None
+    refused = _check("anthropic", _turn2_anthropic(sig, thinking_first=False), issued)
+    assert refused is not None and refused[1].startswith(
+        "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found "
+        "`tool_use`"
+    )
+    unpaired = _turn2_anthropic(sig)
+    unpaired["messages"][2]["content"][0]["tool_use_id"] = "toolu_other"
+    refused = _check("anthropic", unpaired, issued)
+    assert refused is not None and "unexpected `tool_use_id`" in refused[1]
+    first_turn = {"model": "c", "max_tokens": 9, "messages": [{"role": "user", "content": "hi"}]}
+    assert _check("anthropic", first_turn, issued) is None
+
+
+def test_responses_encrypted_content_pairs_and_previous_response(issued: Issued) -> None:
+    issued.values.add("gAAAAB-issued")
+    call = {"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": "{}"}
+    out = {"type": "function_call_output", "call_id": "call_1", "output": "sunny"}
+
+    def body(content: str, output: dict[str, Any] = out) -> dict[str, Any]:
+        reasoning = {"type": "reasoning", "id": "rs_1", "summary": [],
+                     "encrypted_content": content}  # fmt: skip
+        return {"model": "gpt-5", "stream": True, "store": False,
+                "input": [{"role": "user", "content": "hi"}, reasoning, call, output]}  # fmt: skip
+
+    assert _check("responses", body("gAAAAB-issued"), issued) is None
+    assert _check("responses", body("gAAAAB-changed"), issued) == (
+        400, "The encrypted content for item rs_1 could not be verified.",
+    )  # fmt: skip
+    stray = {**out, "call_id": "call_9"}
+    refused = _check("responses", body("gAAAAB-issued", stray), issued)
+    assert refused == (400, "No tool call found for function call output with call_id call_9.")
+    [known] = sorted(issued.response_ids)[:1] or ["none"]
+    assert _check("responses", {"previous_response_id": known, "input": []}, issued) is None
+    assert _check("responses", {"previous_response_id": "resp_x", "input": []}, issued) == (
+        400, "Previous response with id 'resp_x' not found.",
+    )  # fmt: skip
+
+
+def test_gemini_a_signed_call_comes_back_with_its_signature(
+    recs: dict[str, Loaded], issued: Issued
+) -> None:
+    [sig] = _state(recs["gemini"])
+    call = {"functionCall": {"name": "get_weather", "args": {"city": "Lisbon"}}}
+
+    def body(part: dict[str, Any]) -> dict[str, Any]:
+        return {"contents": [
+            {"role": "user", "parts": [{"text": "Weather?"}]},
+            {"role": "model", "parts": [part]},
+            {"role": "user", "parts": [{"functionResponse": {"name": "get_weather",
+                                                             "response": {"t": 20}}}]},
+        ]}  # fmt: skip
+
+    assert _check("gemini", body({**call, "thoughtSignature": sig}), issued) is None
+    missing = _check("gemini", body(call), issued)
+    assert missing is not None and missing[1].startswith(
+        "Function call is missing a thought_signature in functionCall parts"
+    )
+    assert _check("gemini", body({**call, "thoughtSignature": "bm9wZQ=="}), issued) is not None
+
+
+# -- through a running replay upstream, read by the providers' own SDKs -------------------------
+
+
+LOG: list[str] = []  # the module's server's log lines
+
+
+@pytest.fixture(scope="module")
+def server(recs: dict[str, Loaded]) -> Iterator[ReplayServer]:
+    srv = ReplayServer(list(recs.values()), host=HOST, port=0, speed=0, log=LOG.append)
+    with srv.running():
+        yield srv
+
+
+def test_the_anthropic_sdk_raises_the_provider_s_refusal(
+    server: ReplayServer, recs: dict[str, Loaded]
+) -> None:
+    [sig] = _state(recs["anthropic"])
+    client = anthropic.Anthropic(base_url=server.url, api_key="k", max_retries=0)
+    good = _turn2_anthropic(sig)
+    good.pop("stream")
+    with client.messages.stream(**good) as stream:
+        assert stream.get_final_message().content  # the recording's answer: accepted
+    bad = _turn2_anthropic(sig[::-1])
+    bad.pop("stream")
+    with pytest.raises(anthropic.BadRequestError) as caught, client.messages.stream(**bad) as s:
+        s.get_final_message()
+    assert caught.value.status_code == 400
+    assert "Invalid `signature` in `thinking` block" in str(caught.value)
+    assert any("400" in line and "refused: messages.1.content.0: Invalid" in line for line in LOG)
+
+
+def test_the_openai_sdk_raises_invalid_encrypted_content(server: ReplayServer) -> None:
+    client = openai.OpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0)
+    reasoning = {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAAAB-x"}
+    with pytest.raises(openai.BadRequestError) as caught:
+        client.responses.create(model="gpt-5", input=[reasoning], store=False)  # type: ignore[list-item]
+    assert caught.value.status_code == 400 and caught.value.code == "invalid_encrypted_content"
+
+
+def test_a_first_turn_is_served_as_before(server: ReplayServer) -> None:
+    body = {"model": "claude", "max_tokens": 9, "stream": True,
+            "messages": [{"role": "user", "content": "hi"}]}  # fmt: skip
+    resp = httpx.post(server.url + "/v1/messages", json=body, timeout=10)
+    assert resp.status_code == 200 and b"message_stop" in resp.content
