@@ -516,7 +516,6 @@ class _Sink:
         self.raw_fp: IO[bytes] | None = None
         self.on_read: Callable[[float, bytes], None] | None = None
         self.on_progress: Callable[[Progress], None] | None = None
-        self._now = 0.0
         self.head_at: float | None = None  # when the response head arrived
         self.last_at = 0.0  # when the last read arrived
 
@@ -527,7 +526,7 @@ class _Sink:
     def take(self, chunk: bytes) -> None:
         """One read as it arrived; raises :class:`BoundHit` past ``max_bytes``."""
         if chunk:
-            self._now = self.last_at = time.monotonic() - self.t0
+            self.last_at = time.monotonic() - self.t0
             self._keep(self.scrubber.feed(chunk))
 
     def finish(self) -> None:
@@ -535,7 +534,7 @@ class _Sink:
         self._keep(self.scrubber.finish())
 
     def _keep(self, chunk: bytes) -> None:
-        prog, now, cap = self.prog, self._now, self.max_bytes
+        prog, now, cap = self.prog, self.last_at, self.max_bytes
         over = cap is not None and prog.bytes + len(chunk) > cap
         if cap is not None and over:
             chunk = chunk[: max(0, cap - prog.bytes)]

@@ -32,6 +32,7 @@ import orjson
 from sseconform.gate import words
 from sseconform.gate.content import Content, Loc, describe
 from sseconform.model import ChoiceState
+from sseconform.model.state import KINDS
 from sseconform.rules.usage import Tokens, read_usage
 
 __all__ = ["Difference", "compare"]
@@ -514,7 +515,7 @@ def _state(upstream: Content, gateway: Content) -> list[Difference]:
             continue
         up_loc = Loc(t.frame, t.offset)
         field = f"state.{t.kind}"
-        sent = f"the upstream sent {len(t.value):,} bytes"
+        piece = f"{t.owner}'s {KINDS.get(t.kind, t.kind)}: the upstream sent {len(t.value):,} bytes"
         peers = theirs.get(t.kind, [])
         if same and n < len(peers):
             other = peers[n]
@@ -522,27 +523,21 @@ def _state(upstream: Content, gateway: Content) -> list[Difference]:
                       min(len(t.value), len(other)))  # fmt: skip
             out.append(Difference(
                 field, "changed",
-                f"{t.owner}'s {_noun(t.kind)}: {sent}, the gateway's client got {len(other):,} "
+                f"{piece}, the gateway's client got {len(other):,} "
                 f"that differ from byte {at}; the provider refuses the next turn that sends "
                 "it back", up_loc, gateway.last))  # fmt: skip
             continue
         if same:
             out.append(Difference(
                 field, "lost",
-                f"{t.owner}'s {_noun(t.kind)}: {sent}, the gateway's client got none; the "
+                f"{piece}, the gateway's client got none; the "
                 "provider refuses the next turn without it", up_loc, gateway.last))  # fmt: skip
             continue
         carried = "something else in its place" if got.tokens else "none"
         out.append(Difference(
             field, "lost",
-            f"{t.owner}'s {_noun(t.kind)}: {sent}; the gateway's client got {carried} (no "
+            f"{piece}; the gateway's client got {carried} (no "
             f"byte-for-byte copy in {gateway.dialect or 'its'} stream): unless the gateway "
             "keeps it and sends it back itself, the next turn is refused",
             up_loc, gateway.last, severity="warning"))  # fmt: skip
     return out
-
-
-def _noun(kind: str) -> str:
-    return {"signature": "signature", "redacted-thinking": "data",
-            "encrypted-content": "encrypted_content",
-            "thought-signature": "thoughtSignature"}.get(kind, kind)  # fmt: skip

@@ -6,7 +6,7 @@ reader who did not write the gateway knows what happened and why a client cares.
 
 from __future__ import annotations
 
-__all__ = ["codes", "explain"]
+__all__ = ["codes", "explain", "first_sentence"]
 
 _DIFF = {
     "lost": "Content the upstream sent never reached the client: the gateway dropped a delta "
@@ -106,3 +106,8 @@ def codes() -> dict[str, str]:
     out = {f"diff:{k}": v for k, v in _DIFF.items()}
     out.update(_OTHER)
     return dict(sorted(out.items()))
+
+
+def first_sentence(text: str) -> str:
+    """A paragraph's first sentence, as a finding's one-line description (site, SARIF)."""
+    return text.split(". ")[0].rstrip(".") + "."

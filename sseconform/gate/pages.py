@@ -5,7 +5,7 @@ prints it). ``docs/hooks.py`` puts them into the build beside the grammar rules'
 
 from __future__ import annotations
 
-from sseconform.gate.explain import codes
+from sseconform.gate.explain import codes, first_sentence
 from sseconform.gate.timing_rules import RULES as TIMING_RULES
 
 __all__ = ["gate_page_path", "gate_pages"]
@@ -45,7 +45,7 @@ def gate_pages() -> dict[str, str]:
             f"# {code}\n\n*gate's {family} finding*\n\n{FAMILIES[family]}\n\n{text}\n\n"
             f"`sseconform rule {code}` prints this page.\n"
         )
-        rows.append((code, "", text.split(". ")[0].rstrip(".") + "."))
+        rows.append((code, "", first_sentence(text)))
     index = [
         "# Gate findings",
         "",

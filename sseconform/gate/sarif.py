@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
-from sseconform.gate.explain import explain
+from sseconform.gate.explain import explain, first_sentence
 from sseconform.gate.finding import Finding
 from sseconform.gate.result import ScenarioResult, SuiteResult
 from sseconform.gate.timing_rules import find as find_timing
@@ -54,7 +54,7 @@ def _rule(f: Finding) -> dict[str, Any]:
     return {
         "id": key,
         "name": key.replace(":", "-"),
-        "shortDescription": {"text": text.split(". ")[0].rstrip(".") + "."},
+        "shortDescription": {"text": first_sentence(text)},
         "fullDescription": {"text": text},
         "properties": {"tags": [f.source]},
     }

@@ -31,7 +31,6 @@ from sseconform.replay.scenario import ReplayRule
 from sseconform.rules.grammars import checker_for
 
 __all__ = [
-    "LoadScenario",
     "LoadSettings",
     "StreamGrader",
     "StreamOutcome",
@@ -66,11 +65,7 @@ class LoadSettings:
         return cls(**raw)
 
 
-#: One scenario of a load plan, ready to send any number of times.
-LoadScenario = Prepared
-
-
-def prepare(settings: LoadSettings, key: str | None) -> list[LoadScenario]:
+def prepare(settings: LoadSettings, key: str | None) -> list[Prepared]:
     """Every applicable scenario of the settings' suites (per endpoint), in a fixed order."""
     import fnmatch
 
@@ -81,7 +76,7 @@ def prepare(settings: LoadSettings, key: str | None) -> list[LoadScenario]:
         if profile is not None and su.profile is None:
             su.profile = profile
         suites += [for_endpoint(su, e) for e in settings.endpoints] or [su]
-    out: list[LoadScenario] = []
+    out: list[Prepared] = []
     for su in suites:
         up = Upstream(su.scenarios)
         own = su.profile.key if su.profile else None  # the key the profile's config sets
@@ -100,7 +95,7 @@ def prepare(settings: LoadSettings, key: str | None) -> list[LoadScenario]:
     return out
 
 
-def rules_for_tag(plan: list[LoadScenario], tag: str) -> list[ReplayRule] | None:
+def rules_for_tag(plan: list[Prepared], tag: str) -> list[ReplayRule] | None:
     """The upstream's rules for a load tag: fresh ones, so each request counts its own
     faulted attempts (``fault_times``)."""
     m = _TAG.match(tag)
@@ -124,7 +119,7 @@ class StreamOutcome:
     seconds: float
     bytes: int
     #: what the gateway added (seconds): to the first content, and the most to any piece,
-    #: against the upstream's schedule (None: not timed, see LoadScenario.schedule)
+    #: against the upstream's schedule (None: not timed, see Prepared.schedule)
     overhead: float | None = None
     added_max: float | None = None
 
@@ -137,7 +132,7 @@ class StreamGrader:
     MAX_GAPS = 64
 
     def __init__(
-        self, sc: LoadScenario, status: int | None, started: float, speed: float = 1.0
+        self, sc: Prepared, status: int | None, started: float, speed: float = 1.0
     ) -> None:
         self.sc = sc
         self.scale = 0.0 if speed == 0 else 1.0 / speed

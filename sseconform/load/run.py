@@ -30,8 +30,9 @@ from typing import IO, Any
 import orjson
 
 from sseconform.errors import SseconformError, UsageError
+from sseconform.gate.prepared import Prepared
 from sseconform.gate.profile import load_profile, parse_header
-from sseconform.load.plan import LoadScenario, LoadSettings, prepare, rules_for_tag
+from sseconform.load.plan import LoadSettings, prepare, rules_for_tag
 from sseconform.load.stats import LoadStats, level_broken
 from sseconform.mask import open_text
 from sseconform.providers import ENDPOINTS
@@ -103,7 +104,7 @@ def parse_duration(text: str) -> int:
     return h * 3600 + mi * 60 + s
 
 
-def plan_for(options: LoadOptions) -> tuple[LoadSettings, list[LoadScenario]]:
+def plan_for(options: LoadOptions) -> tuple[LoadSettings, list[Prepared]]:
     """The settings every Locust process reads, and the scenarios they make."""
     endpoints = [e for item in options.endpoints for e in (ENDPOINTS if item == "all" else [item])]
     if any(e not in ENDPOINTS for e in endpoints):
@@ -141,7 +142,7 @@ def capacity_steps(users: int, step_seconds: int) -> list[tuple[int, int]]:
 
 def run_load(
     options: LoadOptions,
-    plan: tuple[LoadSettings, list[LoadScenario]] | None = None,
+    plan: tuple[LoadSettings, list[Prepared]] | None = None,
     say: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Run Locust against the gateway with the replay upstream serving every tagged request;

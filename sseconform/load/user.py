@@ -30,7 +30,8 @@ from locust import LoadTestShape, User, constant, events, task
 from locust.env import Environment
 from locust.runners import MasterRunner, WorkerRunner
 
-from sseconform.load.plan import LoadScenario, LoadSettings, StreamGrader, StreamOutcome, prepare
+from sseconform.gate.prepared import Prepared
+from sseconform.load.plan import LoadSettings, StreamGrader, StreamOutcome, prepare
 from sseconform.load.stats import LoadStats, level_broken
 from sseconform.mask import RUN, environment_secrets, open_binary
 from sseconform.recording.bounds import DECODED, BoundHit, Inflater
@@ -54,7 +55,7 @@ class _State:
 
     def __init__(self) -> None:
         self.settings: LoadSettings | None = None
-        self.plan: list[LoadScenario] = []
+        self.plan: list[Prepared] = []
         self.stats = LoadStats()
         self.lock = threading.Lock()
         self.environment: Environment | None = None
@@ -161,7 +162,7 @@ class SseconformUser(User):
             exception=None if outcome.conforming else Nonconforming(" ".join(outcome.errors)),
         )
 
-    def send(self, sc: LoadScenario, tag: str) -> StreamOutcome:
+    def send(self, sc: Prepared, tag: str) -> StreamOutcome:
         """One request, its stream read and graded piece by piece (never kept whole)."""
         started = time.perf_counter()
         speed = STATE.settings.speed if STATE.settings is not None else 1.0

@@ -41,12 +41,12 @@ __all__ = ["KINDS", "MAX_BYTES", "MAX_TOKENS", "State", "StateFolder", "Token"]
 #: The dialects, by the names ``sseconform.providers`` gives them (this layer sits below it).
 ANTHROPIC, RESPONSES, GEMINI, OPENAI = "anthropic", "responses", "gemini", "openai"
 
-#: What each kind of state is, in words (a finding's field is the kind).
+#: Each kind of state (a finding's field is ``state.<kind>``) and the wire field it is.
 KINDS = {
-    "signature": "a thinking block's signature",
-    "redacted-thinking": "a redacted thinking block's data",
-    "encrypted-content": "a reasoning item's encrypted_content",
-    "thought-signature": "a part's thoughtSignature",
+    "signature": "signature",  # a thinking block's
+    "redacted-thinking": "data",  # a redacted thinking block's
+    "encrypted-content": "encrypted_content",  # a reasoning item's
+    "thought-signature": "thoughtSignature",  # a Gemini part's
 }
 MAX_TOKENS = 256
 MAX_BYTES = 4 * 1024 * 1024

@@ -65,8 +65,8 @@ class Issued:
         for rec in recordings:
             if rec.dialect is None:
                 continue
-            folder = StateFolder(rec.dialect)
-            for ev in SSEDecoder().feed(rec.body):
+            folder, decoder = StateFolder(rec.dialect), SSEDecoder()
+            for ev in decoder.feed(rec.body) + decoder.finish():
                 folder.feed(ev.data, ev.frame, ev.offset)
                 if rec.dialect == "gemini" and "thoughtSignature" in ev.data:
                     out.signed_calls |= _signed_calls(ev.data)
@@ -77,8 +77,11 @@ class Issued:
 
 
 def check_history(dialect: str | None, body: bytes, issued: Issued) -> Refusal | None:
-    """None when the request's history is one the provider accepts (or it has none)."""
+    """None when the request's history is one the provider accepts (or it has none). A
+    body without the keys a history is made of (nearly every first turn) is not parsed."""
     if dialect not in _CHECKS or len(body) > MAX_READ:
+        return None
+    if not any(key in body for key in _HISTORY[dialect]):
         return None
     try:
         obj = orjson.loads(body)
@@ -232,3 +235,9 @@ def _signed_calls(data: str) -> set[str]:
 
 
 _CHECKS = {"anthropic": _anthropic, "responses": _responses, "gemini": _gemini}
+#: What a body must hold for a check above to have anything to read.
+_HISTORY = {
+    "anthropic": (b'"assistant"', b'"tool_result"'),
+    "responses": (b'"previous_response_id"', b'"encrypted_content"', b'"function_call_output"'),
+    "gemini": (b'"functionCall"',),
+}

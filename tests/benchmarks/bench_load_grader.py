@@ -20,14 +20,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from sseconform.load.plan import LoadScenario, LoadSettings, StreamGrader, prepare
+from sseconform.gate.prepared import Prepared
+from sseconform.load.plan import LoadSettings, StreamGrader, prepare
 from sseconform.providers import ENDPOINT_DIALECT
 from sseconform.replay.plan import make_plan
 
 READ = 4096
 
 
-def _streams(endpoint: str) -> list[tuple[LoadScenario, bytes]]:
+def _streams(endpoint: str) -> list[tuple[Prepared, bytes]]:
     settings = LoadSettings("http://127.0.0.1:1", "http://127.0.0.1:2", endpoints=[endpoint])
     own = ENDPOINT_DIALECT[endpoint]
     out = []
@@ -38,7 +39,7 @@ def _streams(endpoint: str) -> list[tuple[LoadScenario, bytes]]:
     return out
 
 
-def _grade(sc: LoadScenario, body: bytes) -> bool:
+def _grade(sc: Prepared, body: bytes) -> bool:
     grader = StreamGrader(sc, 200, time.perf_counter(), speed=0)
     for i in range(0, len(body), READ):
         grader.feed(body[i : i + READ])
