@@ -6,6 +6,7 @@ provider's own SDK raises as it would in production, and replay logs what was wr
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -166,6 +167,11 @@ def test_the_anthropic_sdk_raises_the_provider_s_refusal(
         s.get_final_message()
     assert caught.value.status_code == 400
     assert "Invalid `signature` in `thinking` block" in str(caught.value)
+    # replay logs once the answer is written, on its own thread: the SDK may raise first
+    deadline = time.monotonic() + 5
+    while not any("refused: messages.1.content.0: Invalid" in line for line in LOG):
+        assert time.monotonic() < deadline, LOG
+        time.sleep(0.01)
     assert any("400" in line and "refused: messages.1.content.0: Invalid" in line for line in LOG)
 
 
