@@ -69,6 +69,10 @@ SECRET_PARAMS = frozenset(
 )  # fmt: skip
 #: Name endings that mark a credential too (``refresh_token``, ``x-amz-signature``).
 SECRET_SUFFIXES = ("_api_key", "-api-key", "apikey", "_token", "_secret", "password", "signature")
+#: Entries of a conversation's history whose ``signature`` is the provider's own opaque
+#: state, not a credential (a thinking block, a reasoning entry): it must reach the
+#: recording unchanged, or the turn cannot be replayed or checked.
+STATE_TYPES = frozenset({"thinking", "reasoning.text", "reasoning.encrypted"})
 _NOISE = re.compile(r"[\x00-\x20\x7f]+|\[[^\]]*\]$")
 
 
@@ -181,8 +185,11 @@ class Redactor:
         """A JSON body with secret-named fields redacted, at any depth."""
         if isinstance(obj, dict):
             out = {}
+            state = obj.get("type") in STATE_TYPES
             for k, v in obj.items():
-                if isinstance(k, str) and secret_name(k, self.params) and v not in (None, ""):
+                if state and k == "signature":
+                    out[k] = v
+                elif isinstance(k, str) and secret_name(k, self.params) and v not in (None, ""):
                     self._note(f"{path}.{k}")
                     self.remember(v)
                     out[k] = REDACTED  # the whole value, whatever its shape
