@@ -64,11 +64,19 @@ def _expected_codes(row: dict[str, str], body: bytes) -> set[str]:
         want.add("G007")  # a repeated `"role": null` is no repetition for clients
     if "sse-comments" in features:
         want.add("W006")  # ": OPENROUTER PROCESSING" and friends
-    if b'"reasoning_details"' in body or b'"reasoning":"' in body or b'"reasoning": "' in body:
-        want.add("G012")
+    if _reasoning_text_details(body) or b'"reasoning":"' in body or b'"reasoning": "' in body:
+        want.add("G012")  # reasoning_details entries holding state alone are the carrier
     if b"data: [DONE]" not in body and not _rendered(row):
         want.add("D001")  # a verbatim body with no [DONE]; rendered files never kept it
     return want
+
+
+def _reasoning_text_details(body: bytes) -> bool:
+    """Whether a chunk's ``reasoning_details`` hold reasoning text (not state alone)."""
+    for line in body.split(b"\n"):
+        if b'"reasoning_details"' in line and (b'"text"' in line or b'"summary"' in line):
+            return True
+    return False
 
 
 @needs_corpus

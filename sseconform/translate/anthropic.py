@@ -2,8 +2,10 @@
 
 Block indexes count every block (text, thinking, tool_use, server tools), so they are not
 tool-call indexes: function calls get the next dense index as their ``tool_use`` block starts.
-Thinking streams as ``reasoning_content``; signatures, redacted thinking, server-tool blocks
-and citations have no place in the chunk grammar and are dropped. ``ping`` is ignored;
+Thinking streams as ``reasoning_content``; a thinking block's signature and a redacted
+thinking block's data as ``reasoning_details`` entries (:mod:`.state`: the client must send
+them back); server-tool blocks and citations have no place in the chunk grammar and are
+dropped. ``ping`` is ignored;
 ``error`` becomes an error frame then [DONE]; a stream that stops before ``message_stop``
 ends with an error frame rather than a silent close.
 """
@@ -17,6 +19,7 @@ from sseconform.jsonstr import JSON_STRING, find_literal, is_plain_literal
 from sseconform.sse import Event
 from sseconform.translate.base import DELTA_SUFFIX, MALFORMED, Emitter, Frame, Guarded, loads
 from sseconform.translate.lane import Unnumbered, lane_cut
+from sseconform.translate.state import ANTHROPIC, encrypted, signature
 
 FINISH = providers.ANTHROPIC_FINISH
 
@@ -180,6 +183,14 @@ class AnthropicTranslator(Guarded, Unnumbered):
         elif btype == "thinking":
             self._blocks[index] = ("thinking", -1)
             self.e.reasoning(str(block.get("thinking") or ""))
+            sig = block.get("signature")
+            if isinstance(sig, str) and sig:
+                self.e.state(signature(sig), key=index)
+        elif btype == "redacted_thinking":
+            self._blocks[index] = ("native", -1)
+            data = block.get("data")
+            if isinstance(data, str) and data:
+                self.e.state(encrypted(data, ANTHROPIC))
         else:  # redacted_thinking, server_tool_use, web_search_tool_result, ...: native only
             self._blocks[index] = ("native", -1)
 
@@ -204,7 +215,11 @@ class AnthropicTranslator(Guarded, Unnumbered):
             if fragment:
                 self._args_sent.add(call)
             self.e.arguments(call, fragment)
-        # signature_delta, citations_delta, deltas of native-only blocks: dropped
+        elif dtype == "signature_delta" and kind == "thinking":
+            sig = delta.get("signature")
+            if isinstance(sig, str) and sig:
+                self.e.state(signature(sig), key=obj.get("index"))
+        # citations_delta, deltas of native-only blocks: dropped
 
     def _add_usage(self, usage: dict[str, Any]) -> None:
         for k, v in usage.items():

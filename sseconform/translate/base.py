@@ -82,6 +82,8 @@ class _ChoiceOut:
     started: bool = False
     finished: bool = False
     calls: int = 0  # calls emitted (dense index)
+    details: int = 0  # reasoning_details entries emitted (their index)
+    keyed: dict[object, int] = field(default_factory=dict)  # a value's key -> its entry
 
 
 @dataclass
@@ -191,6 +193,22 @@ class Emitter:
         if text and not self.closed:
             self._choice(index)
             self._chunk(index, {"reasoning_content": text})
+
+    def state(self, entry: dict[str, Any], index: int = 0, key: object = None) -> None:
+        """Opaque state the client must send back on its next turn (a thinking signature,
+        encrypted reasoning, a thought signature), as one OpenRouter ``reasoning_details``
+        entry: the chat carrier real clients read and send back (see ``translate.state``).
+        Pieces of one value (a signature in two deltas) share a ``key``, hence an entry
+        index: a client joins them by it."""
+        if not self.closed:
+            c = self._choice(index)
+            at = c.keyed.get(key) if key is not None else None
+            if at is None:
+                at = c.details
+                c.details += 1
+                if key is not None:
+                    c.keyed[key] = at
+            self._chunk(index, {"reasoning_details": [{**entry, "index": at}]})
 
     def refusal(self, text: str, index: int = 0) -> None:
         if text and not self.closed:

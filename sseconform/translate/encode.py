@@ -15,9 +15,15 @@ chunk stream           Anthropic Messages                        Responses
 ids                    ``msg_`` + the chunk id (kept if it       ``resp_`` + the chunk id; items
                        starts ``msg_``); tool ids kept            ``rs_``/``msg_``/``fc_`` + it +
                                                                   the output index; call_id kept
-reasoning              a ``thinking`` block, no signature (none   a ``reasoning`` item with one
-                       can be made up: a client cannot send it    ``summary_text`` part
-                       back; rule A012, a warning)
+reasoning              a ``thinking`` block                       a ``reasoning`` item with one
+                                                                  ``summary_text`` part
+state                  a ``reasoning_details`` signature or       a ``reasoning_details`` entry's
+(``translate.state``)  encrypted data: the thinking block's       value: the reasoning item's
+                       ``signature_delta`` (a thinking block      ``encrypted_content`` (a
+                       opened for it if none is); Anthropic's     reasoning item opened for it if
+                       redacted data: a ``redacted_thinking``     none is). Without state, none
+                       block. Without state, no signature (none   is made up
+                       can be made up; rule A012, a warning)
 text / refusal         a ``text`` block                           a ``message`` item, an
                                                                   ``output_text`` / ``refusal`` part
 tool call              a ``tool_use`` block, input {} then        a ``function_call`` item,
@@ -51,6 +57,7 @@ import orjson
 
 from sseconform.translate.base import DELTA_SUFFIX, DONE, Frame, serialize
 from sseconform.translate.lane import Unnumbered
+from sseconform.translate.state import value_of
 
 __all__ = [
     "TARGETS",
@@ -171,6 +178,7 @@ class AnthropicEncoder(Encoder):
         super().__init__()
         self.block: tuple[str, int] | None = None  # (kind, tool call index or -1)
         self.index = -1  # the open (or last) block's index
+        self.redacted = 0  # redacted_thinking blocks opened (each a block of its own)
         self.id = "msg_sseconform"
         self.model = ""
 
@@ -200,6 +208,19 @@ class AnthropicEncoder(Encoder):
         if reasoning:
             out += self._open("thinking", -1, {"type": "thinking", "thinking": ""})
             out += self._piece({"type": "thinking_delta", "thinking": reasoning})
+        for entry in delta.get("reasoning_details") or []:
+            carried = value_of(entry)
+            if carried is None:
+                continue
+            kind, value = carried
+            if kind == "redacted":
+                self.redacted += 1
+                out += self._open("redacted", self.redacted, {"type": "redacted_thinking",
+                                                              "data": value})  # fmt: skip
+                continue
+            if self.block != ("thinking", -1):  # state with no thinking before it
+                out += self._open("thinking", -1, {"type": "thinking", "thinking": ""})
+            out += self._piece({"type": "signature_delta", "signature": value})
         text = _str(delta.get("content")) + _str(delta.get("refusal"))
         if text:
             out += self._open("text", -1, {"type": "text", "text": ""})
@@ -329,6 +350,15 @@ class ResponsesEncoder(Encoder):
         if reasoning:
             out += self._open("reasoning", -1, {"type": "reasoning", "summary": []})
             out.append(self._stream("response.reasoning_summary_text.delta", reasoning))
+        for entry in delta.get("reasoning_details") or []:
+            carried = value_of(entry)
+            if carried is None:
+                continue
+            if self.kind != ("reasoning", -1) or "encrypted_content" in (self.item or {}):
+                out += self._close()
+                out += self._open("reasoning", -1, {"type": "reasoning", "summary": []})
+            assert self.item is not None
+            self.item["encrypted_content"] = carried[1]
         for kind, key in (("output_text", "content"), ("refusal", "refusal")):
             text = _str(delta.get(key))
             if text:

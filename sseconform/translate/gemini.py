@@ -5,8 +5,9 @@ parts as ``reasoning_content``. A ``functionCall`` arrives whole (name and args)
 a part with the name and ``willContinue``, then parts with ``partialArgs`` records (JSONPath +
 value) that ArgsBuilder turns into JSON text as they come, then an empty ``functionCall``.
 Gemini gives no call ids, so they are derived from the response id and the call's position:
-stable for the same input. Thought signatures are dropped. There is no [DONE]: the finish
-reason ends a candidate, the end of the body ends the stream.
+stable for the same input. A part's ``thoughtSignature`` becomes a ``reasoning_details``
+entry (:mod:`.state`) just before the part, with the call's id on a call's part. There is
+no [DONE]: the finish reason ends a candidate, the end of the body ends the stream.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from sseconform.sse import Event
 from sseconform.translate.base import MALFORMED, Emitter, Frame, Guarded, loads, stable_id
 from sseconform.translate.jsonpath import ArgsBuilder
 from sseconform.translate.lane import Unnumbered, lane_cut
+from sseconform.translate.state import GEMINI, encrypted
 
 FINISH = providers.GEMINI_FINISH
 
@@ -147,12 +149,18 @@ class GeminiTranslator(Guarded, Unnumbered):
             self._reasons[index] = str(reason)
 
     def _part(self, index: int, part: dict[str, Any]) -> None:
+        sig = part.get("thoughtSignature")
+        fc = part.get("functionCall")
+        if isinstance(sig, str) and sig:
+            cid = None
+            if isinstance(fc, dict) and fc.get("name"):
+                cid = str(fc.get("id") or stable_id("call_", self._seed, self._calls_seen + 1))
+            self.e.state(encrypted(sig, GEMINI, cid), index)
         if "text" in part:
             if part.get("thought"):
                 self.e.reasoning(str(part["text"]), index)
             else:
                 self.e.text(str(part["text"]), index)
-        fc = part.get("functionCall")
         if not isinstance(fc, dict):
             return
         streaming = self._open.get(index)

@@ -6,7 +6,8 @@ model and created stay those of the first chunk; role is sent once; a repeated f
 (OpenRouter) is dropped and a finish that carries content is split into the content, then
 ``delta: {}``; calls without an index (Mistral) are keyed by id; whole-argument calls are sent
 as a head then the arguments; id and name appear on a call's first delta only; indexes are
-dense from 0; ``reasoning``/``reasoning_details`` become ``reasoning_content``; a stream
+dense from 0; ``reasoning``/``reasoning_details`` text becomes ``reasoning_content`` (the
+state in ``reasoning_details``, signatures and encrypted data, is passed on); a stream
 without [DONE] or without a finish reason (Snowflake) is completed; Groq's ``event: error``
 and ``{"error": ...}`` frames become an error frame then [DONE]; usage counts the reasoning in
 ``completion_tokens`` (xAI leaves it out).
@@ -19,6 +20,7 @@ from typing import Any
 from sseconform.sse import Event
 from sseconform.translate.base import DONE, MALFORMED, Emitter, Frame, Guarded, loads, stable_id
 from sseconform.translate.lane import Unnumbered, lane_cut
+from sseconform.translate.state import value_of
 
 
 class _Choice:
@@ -165,10 +167,15 @@ class OpenAITranslator(Guarded, Unnumbered):
         if isinstance(reasoning, str):
             self.e.reasoning(reasoning, index)
         details = delta.get("reasoning_details")
-        if isinstance(details, list) and not reasoning:
+        if isinstance(details, list):
             for d in details:
-                if isinstance(d, dict) and isinstance(d.get("text"), str):
+                if not reasoning and isinstance(d, dict) and isinstance(d.get("text"), str):
                     self.e.reasoning(d["text"], index)
+                carried = value_of(d)
+                if carried is not None:  # state the client must send back: passed on
+                    assert isinstance(d, dict)
+                    keep = ("type", "signature", "data", "id", "format")
+                    self.e.state({k: d[k] for k in keep if k in d}, index)
         if isinstance(delta.get("refusal"), str):
             self.e.refusal(delta["refusal"], index)
         for tc in delta.get("tool_calls") or []:

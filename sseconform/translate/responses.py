@@ -3,7 +3,8 @@
 Events are put back in ``sequence_number`` order (a small reorder buffer) before anything is
 emitted. ``output_index`` counts reasoning and message items too, so function calls get the
 next dense index when their item is added; their id is the item's ``call_id``. Reasoning
-summary text streams as ``reasoning_content``; refusals as ``refusal``.
+summary text streams as ``reasoning_content``; a reasoning item's ``encrypted_content`` as a
+``reasoning_details`` entry (:mod:`.state`), when its item is done; refusals as ``refusal``.
 ``response.incomplete`` maps its reason (max_output_tokens -> length, content_filter ->
 content_filter); ``response.failed`` and ``error`` become an error frame then [DONE].
 """
@@ -15,6 +16,7 @@ from typing import Any
 from sseconform.sse import Event
 from sseconform.translate.base import MALFORMED, Emitter, Frame, Guarded, loads
 from sseconform.translate.lane import Unnumbered, lane_cut
+from sseconform.translate.state import RESPONSES, encrypted
 
 MAX_PENDING = 64  # events held waiting for a missing number; beyond that the gap is skipped
 
@@ -84,6 +86,12 @@ class ResponsesTranslator(Guarded, Unnumbered):
                 self._sent[call] = 0
                 if item.get("arguments"):
                     self._args(call, str(item["arguments"]))
+        elif kind == "response.output_item.done":
+            item = obj.get("item") or {}
+            content = item.get("encrypted_content") if isinstance(item, dict) else None
+            if item.get("type") == "reasoning" and isinstance(content, str) and content:
+                iid = item.get("id")
+                self.e.state(encrypted(content, RESPONSES, iid if isinstance(iid, str) else None))
         elif kind == "response.output_text.delta":
             self.e.text(str(obj.get("delta", "")))
             if obj is self._lane_obj:

@@ -358,7 +358,20 @@ def anthropic_scenarios(root: Path) -> list[Path]:
         err = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
         c.s.add("error", compact(err), (0.1, 0.25))
 
+    def agent_loop(c: Claude) -> None:
+        c.thinking(
+            "The user wants the weather in Lisbon. I have a get_weather tool; I should call it "
+            "with the city and celsius, then answer from its result."
+        )
+        c.tool("get_weather", '{"city": "Lisbon, Portugal", "unit": "celsius"}')
+        c.end("tool_use", 118)
+
+    def agent_answer(c: Claude) -> None:
+        c.text("It is 18 °C and sunny in Lisbon right now.", first=True)
+        c.end("end_turn", 17)
+
     cache = {"claude": {"input_tokens": 14, "cache_read": 2048}}
+    thinking_on = {"type": "enabled", "budget_tokens": 2048}
     return [
         _anthropic(root, "text", "Why is the sky blue? One sentence.", text),
         _anthropic(root, "tool-call", "Weather in Lisbon?", tool_call, tools=True),
@@ -378,6 +391,18 @@ def anthropic_scenarios(root: Path) -> list[Path]:
         ),
         _anthropic(root, "safety", "How do I make ...?", safety),
         _anthropic(root, "error", "Prove that sqrt(2) is irrational.", error),
+        _anthropic(
+            root, "agent-loop", "Weather in Lisbon?", agent_loop, tools=True, thinking=thinking_on
+        ),
+        _anthropic(
+            root,
+            "agent-answer",
+            "Weather in Lisbon?",
+            agent_answer,
+            tools=True,
+            thinking=thinking_on,
+            claude={"input_tokens": 212},
+        ),
     ]
 
 
@@ -642,6 +667,26 @@ def gemini_scenarios(root: Path) -> list[Path]:
         g.ev([{"functionCall": {}}])
         g.ev([{"functionCall": {}}], finish="STOP", usage=g.final_usage(41, thoughts=120))
 
+    def agent_loop(g: Gem) -> None:
+        g.texts(
+            "**Checking the weather**\n\nThe user wants Lisbon's weather; I'll call "
+            "get_weather with the city.\n\n",
+            thought=True,
+        )
+        g.ev(
+            [call("get_weather", {"city": "Lisbon"}, g, signed=True)],
+            finish="STOP",
+            usage=g.final_usage(16, thoughts=96),
+        )
+
+    def agent_answer(g: Gem) -> None:
+        g.ev(
+            [{"text": "It is 18 °C and sunny in Lisbon right now."}],
+            finish="STOP",
+            usage=g.final_usage(14),
+        )
+
+    thoughts: Any = {"generationConfig": {"thinkingConfig": {"includeThoughts": True}}}
     return [
         _gemini(root, "text", "Explain photosynthesis in two sentences.", text),
         _gemini(root, "tool-call", "Weather in Lisbon?", tool_call, tools=True),
@@ -672,6 +717,16 @@ def gemini_scenarios(root: Path) -> list[Path]:
             model="gemini-3-pro-preview",
             tools=True,
             toolConfig={"functionCallingConfig": {"streamFunctionCallArguments": True}},
+        ),
+        _gemini(root, "agent-loop", "Weather in Lisbon?", agent_loop, tools=True, **thoughts),
+        _gemini(
+            root,
+            "agent-answer",
+            "Weather in Lisbon?",
+            agent_answer,
+            tools=True,
+            prompt_tokens=64,
+            **thoughts,
         ),
     ]
 
@@ -774,7 +829,9 @@ class Resp:
     def item_id(self, prefix: str) -> str:
         return f"{prefix}_{self.stem[:26]}{self.s.rid(24, '0123456789abcdef')}"
 
-    def reasoning(self, summary: str = "") -> None:
+    def reasoning(self, summary: str = "", *, encrypted: bool = False) -> None:
+        """A reasoning item; ``encrypted``: with its ``encrypted_content`` (asked for with
+        ``include: ["reasoning.encrypted_content"]``), on the item's ``.done`` alone."""
         item_id = self.item_id("rs")
         item: Obj = {"id": item_id, "type": "reasoning", "summary": []}
         self.ev(
@@ -799,6 +856,9 @@ class Resp:
             self.ev("response.reasoning_summary_part.done", {**base, "part": part}, BURST)
             parts = [part]
         done = {**item, "summary": parts}
+        if encrypted:
+            alphabet = string.ascii_letters + string.digits + "-_"
+            done["encrypted_content"] = "gAAAAAB" + self.s.rid(320, alphabet) + "=="
         self.ev("response.output_item.done", {"output_index": len(self.items), "item": done}, BURST)
         self.items.append(done)
 
@@ -956,6 +1016,22 @@ def responses_scenarios(root: Path) -> list[Path]:
         }
         r.ev("response.failed", {"response": failed}, BURST)
 
+    def agent_loop(r: Resp) -> None:
+        r.reasoning(
+            "**Looking up the weather**\n\nI'll call get_weather for Lisbon.", encrypted=True
+        )
+        r.call("get_weather", '{"city":"Lisbon"}')
+        r.end(r.usage(58, 102, reasoning=80))
+
+    def agent_answer(r: Resp) -> None:
+        r.message("It is 18 °C and sunny in Lisbon right now.")
+        r.end(r.usage(231, 16))
+
+    stateless = {
+        "store": False,
+        "include": ["reasoning.encrypted_content"],
+        "reasoning": {"effort": "medium", "summary": "auto"},
+    }
     return [
         _responses(root, "text", "What is SSE, in one sentence?", text),
         _responses(root, "tool-call", "Weather in Lisbon?", tool_call, tools=True),
@@ -972,6 +1048,10 @@ def responses_scenarios(root: Path) -> list[Path]:
         _responses(root, "max-tokens", "Plan the migration.", max_tokens, max_output_tokens=64),
         _responses(root, "safety", "How do I make ...?", safety),
         _responses(root, "error", "Prove that sqrt(2) is irrational.", error),
+        _responses(root, "agent-loop", "Weather in Lisbon?", agent_loop, tools=True, **stateless),
+        _responses(
+            root, "agent-answer", "Weather in Lisbon?", agent_answer, tools=True, **stateless
+        ),
     ]
 
 

@@ -50,7 +50,7 @@ def test_make_recordings_is_reproducible(tmp_path: Path) -> None:
     """A re-run of the generator writes exactly the committed recordings, and every recording
     has its golden translation."""
     written = make_recordings.main(tmp_path, golden=False)
-    assert len(written) == 33
+    assert len(written) == 39
     for path in written:
         committed = RECORDINGS / path.relative_to(tmp_path)
         assert committed.read_bytes() == path.read_bytes(), f"regenerate {committed}"
@@ -110,6 +110,8 @@ EXPECTED: dict[str, tuple[str | None, int]] = {
     "openrouter-reasoning": ("stop", 0),
     "mistral-parallel-calls": ("tool_calls", 2),
     "groq-error": (None, 0),
+    "agent-loop": ("tool_calls", 1),
+    "agent-answer": ("stop", 0),
 }
 
 
@@ -267,10 +269,12 @@ def test_recordings_are_native_streams() -> None:
 
 
 def test_golden_files_only_hold_chunks() -> None:
-    assert len(PAIRS) == 33
+    assert len(PAIRS) == 39
     for _, golden in PAIRS:
         body = golden.read_bytes()
         assert body.startswith(b"data: {") and body.endswith(b"data: [DONE]\n\n")
         assert b"\r" not in body and b"event:" not in body
-        for native in (b"content_block", b"candidates", b"response.", b"signature", b"partialArgs"):
+        native_only = (b"content_block", b"candidates", b"response.", b"signature_delta",
+                       b"thoughtSignature", b"partialArgs")  # fmt: skip
+        for native in native_only:
             assert native not in body, (golden, native)

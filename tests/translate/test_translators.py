@@ -335,17 +335,39 @@ def test_anthropic_thinking_and_signature() -> None:
         A_DONE,
     )
     frames = run(body, "anthropic")
+    redacted = {"type": "reasoning.encrypted", "data": "EmwKAhgBEgy3va3pzix/LafPsn4a",
+                "format": "anthropic-claude-v1", "index": 0}  # fmt: skip
+    signed = {"type": "reasoning.text", "signature": signature, "format": "anthropic-claude-v1",
+              "index": 1}  # fmt: skip
     assert outline(frames) == [
         ROLE,
+        ({"reasoning_details": [redacted]}, None),  # state the client must send back
         ({"reasoning_content": "The user wants"}, None),
         ({"reasoning_content": " a short answer."}, None),
+        ({"reasoning_details": [signed]}, None),
         ({"content": "Paris."}, None),
         ({}, "stop"),
         "[DONE]",
     ]
-    out = translate(body, "anthropic")
-    assert signature.encode() not in out and b"signature" not in out
-    assert b"redacted" not in out and b"EmwKAhgB" not in out
+
+
+def test_anthropic_signature_in_pieces_is_one_entry() -> None:
+    """A signature sent in two deltas: two entries of one index, which a client joins."""
+    body = sse(
+        a_start(),
+        a_block(0, {"type": "thinking", "thinking": "", "signature": ""}),
+        a_delta(0, {"type": "thinking_delta", "thinking": "Hm."}),
+        a_delta(0, {"type": "signature_delta", "signature": "c2ln"}),
+        a_delta(0, {"type": "signature_delta", "signature": "LW9uZQ=="}),
+        a_stop(0),
+        a_end("end_turn"),
+        A_DONE,
+    )
+    entries = [
+        d["reasoning_details"][0] for d, _ in outline(run(body, "anthropic"))[1:-1]
+        if isinstance(d, dict) and "reasoning_details" in d
+    ]  # fmt: skip
+    assert [(e["index"], e["signature"]) for e in entries] == [(0, "c2ln"), (0, "LW9uZQ==")]
 
 
 def test_anthropic_tool_use_with_json_fragments() -> None:
@@ -674,15 +696,17 @@ def test_gemini_thoughts_are_reasoning() -> None:
         g_event([{"text": "42", "thoughtSignature": signature}], finish="STOP"),
     ]
     frames = run(gemini(*events), "gemini")
+    state = {"type": "reasoning.encrypted", "data": signature, "format": "google-gemini-v1",
+             "index": 0}  # fmt: skip
     assert outline(frames) == [
         ROLE,
         ({"reasoning_content": "**Weighing the question**\n\nThe user asks"}, None),
         ({"reasoning_content": " for a number."}, None),
+        ({"reasoning_details": [state]}, None),  # the part's signature, just before it
         ({"content": "42"}, None),
         ({}, "stop"),
         "[DONE]",
     ]
-    assert signature.encode() not in translate(gemini(*events), "gemini")
 
 
 def test_gemini_whole_function_calls_get_stable_unique_ids() -> None:
@@ -815,8 +839,11 @@ def test_gemini_streamed_call_arguments() -> None:
     [call] = calls(frames)
     assert call["name"] == "cook" and call["id"].startswith("call_")
     assert json.loads(call["arguments"]) == STREAMED_ARGS
-    # the head goes out with the name, before any argument arrives
-    assert deltas(frames)[1] == head(0, call["id"], "cook")
+    # the head goes out with the name, before any argument arrives, just after the part's
+    # thought signature (with the call's id: the client sends it back with the call)
+    [state] = deltas(frames)[1]["reasoning_details"]
+    assert state["id"] == call["id"] and state["format"] == "google-gemini-v1"
+    assert deltas(frames)[2] == head(0, call["id"], "cook")
     assert finishes(frames) == ["tool_calls"]
     assert b"partialArgs" not in translate(body, "gemini")
 

@@ -22,7 +22,9 @@ RULE = define(
     RuleDoc(
         what=(
             "A delta carries reasoning under `reasoning` or `reasoning_details`; reported once "
-            "per key."
+            "per key. A `reasoning_details` entry that holds only state (a `signature`, "
+            "encrypted `data`) is not reasoning text: it is the carrier the client sends back "
+            "on its next turn, and the reference translation writes it so."
         ),
         why=(
             "Informational: the key a gateway uses for reasoning decides which clients show it, "
@@ -41,5 +43,9 @@ RULE = define(
 @HOOKS.on(RULE, "unknown-key")
 def check(c: StreamChecker, ev: Event, key: str, pointer: str) -> None:
     """Reasoning under a nonstandard key (once per key)."""
-    if key in NONSTANDARD_REASONING and c.first_time(f"{RULE.code}:{key}"):
+    if key not in NONSTANDARD_REASONING:
+        return
+    if key == "reasoning_details" and '"text"' not in ev.data and '"summary"' not in ev.data:
+        return  # state alone (signatures, encrypted data): no reasoning text under this key
+    if c.first_time(f"{RULE.code}:{key}"):
         c.report(RULE, f"reasoning sent as `{key}`, not `reasoning_content`", ev, pointer)
