@@ -29,6 +29,7 @@ from typing import Any
 
 import orjson
 
+from sseconform import providers
 from sseconform.gate import words
 from sseconform.gate.content import Content, Loc, describe
 from sseconform.model import ChoiceState
@@ -495,9 +496,10 @@ def _state(upstream: Content, gateway: Content) -> list[Difference]:
     a client of that dialect sends back only what its dialect holds, and the provider needs
     the state back only beside a tool call (the turn that sends the call's result). So there
     a piece found nowhere is a warning, where the answer has a tool call: only the next turn
-    (a conversation scenario) shows whether the state came back."""
+    (a conversation scenario) shows whether the state came back. Chat to chat is judged so
+    too: chat has no standard field for state, only carriers some clients read."""
     tokens = upstream.state.tokens
-    same = upstream.dialect == gateway.dialect
+    same = upstream.dialect == gateway.dialect and upstream.dialect != providers.OPENAI
     needed = any(ch.tool_calls for ch in upstream.model.choices.values())
     if not tokens or not (same or needed):
         return []

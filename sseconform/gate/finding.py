@@ -22,16 +22,21 @@ class Finding:
     excerpt: str | None = None  # the gateway's bytes at ``offset`` (its first line)
     field: str | None = None
     known: bool = False  # accepted by the baseline: reported, does not fail
+    #: the conversation's turn it was found in (1: the first request, or the only one)
+    turn: int = 1
 
     @property
     def key(self) -> str:
         """What a baseline names: a check code as is (``E002``), else ``source:code`` (a
-        difference also names its field: ``diff:changed:usage.prompt_tokens``)."""
+        difference also names its field: ``diff:changed:usage.prompt_tokens``); a later
+        turn's, after ``turnN:`` (``turn2:history:refused``)."""
         if self.source == "check":
-            return self.code
-        if self.source == "diff" and self.field:
-            return f"diff:{self.code}:{self.field}"
-        return f"{self.source}:{self.code}"
+            key = self.code
+        elif self.source == "diff" and self.field:
+            key = f"diff:{self.code}:{self.field}"
+        else:
+            key = f"{self.source}:{self.code}"
+        return key if self.turn == 1 else f"turn{self.turn}:{key}"
 
     def to_dict(self) -> dict[str, Any]:
         """The fields, and the key a baseline names the finding by."""

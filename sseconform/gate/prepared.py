@@ -127,6 +127,8 @@ def not_applicable(suite: Suite, sc: Scenario) -> str | None:
     refusal = suite.endpoint_refusal(dialect)
     if refusal is not None:
         return refusal
+    if sc.history == "previous-response" and suite.endpoint != "responses":
+        return "a stored response is continued (previous_response_id) on the responses endpoint"
     if not suite.supports(dialect):
         why = suite.route(dialect).reason
         return f"the gateway cannot route {dialect} upstreams" + (f": {why}" if why else "")

@@ -14,6 +14,21 @@ from sseconform.mask import RUN
 __all__ = ["GatewayRequests", "request_body", "substitute"]
 
 
+#: How each endpoint's reference agent asks for thinking, and for the state it must send
+#: back on its next turn: Claude Code (``thinking``, which needs ``max_tokens`` above its
+#: budget), Codex (stateless: ``store: false`` and the encrypted reasoning included), a chat
+#: client (``reasoning_effort``).
+REASONING: dict[str, dict[str, Any]] = {
+    "messages": {"max_tokens": 4096, "thinking": {"type": "enabled", "budget_tokens": 2048}},
+    "responses": {
+        "reasoning": {"effort": "medium", "summary": "auto"},
+        "include": ["reasoning.encrypted_content"],
+        "store": False,
+    },
+    "chat": {"reasoning_effort": "medium"},
+}
+
+
 def substitute(value: Any, upstream: str) -> Any:
     """``{upstream}`` in every string of a request setting, at any depth."""
     if isinstance(value, str):
@@ -69,6 +84,10 @@ def request_body(
             ]
         if sc.usage:
             body["stream_options"] = {"include_usage": True}
+    if sc.reasoning:
+        body.update(REASONING[suite.endpoint])
+        if suite.endpoint == "responses" and sc.history == "previous-response":
+            body["store"] = True  # the next turn continues the stored response
     body.update(suite.route(dialect).request)
     body.update(sc.request)
     return body

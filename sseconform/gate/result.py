@@ -39,6 +39,8 @@ class ScenarioResult:
     evidence: Evidence | None = None
     #: what the gateway added to the upstream's times (None: nothing to time)
     timing: Timing | None = None
+    #: a conversation's later turns: the gateway's recorded answer of each, in order
+    turns: list[str] = field(default_factory=list)
 
     @property
     def verdict(self) -> str:
@@ -69,6 +71,7 @@ class ScenarioResult:
             "passed": self.passed,
             "status": self.status,
             "recording": self.recording,
+            "turn_recordings": self.turns,
             "upstream_requests": self.upstream_requests,
             "upstream_log": self.upstream_log,
             "seconds": round(self.seconds, 3),

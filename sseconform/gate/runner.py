@@ -24,8 +24,9 @@ from sseconform.gate.request import GatewayRequests
 from sseconform.gate.result import ScenarioResult, SuiteResult
 from sseconform.gate.scenario import Scenario
 from sseconform.gate.suite import Suite
+from sseconform.gate.turns import Conversation
 from sseconform.gate.upstream import Upstream
-from sseconform.record import Request, record
+from sseconform.record import Outcome, Request, record
 from sseconform.replay.plan import Loaded
 from sseconform.replay.served import Served
 from sseconform.replay.server import ReplayServer
@@ -101,6 +102,7 @@ def run_suite(
         run = SuiteRun(
             suite, GatewayRequests(suite, gateway, server.url, key, headers), server, out_dir
         )
+        run.later_turns = upstream.turns
         run.shared = concurrency <= 1
         run.evidence = evidence
         chosen = [sc for sc in suite.scenarios if select is None or select(sc)]
@@ -183,6 +185,8 @@ class SuiteRun:
         self.files = dict(zip(names, unique_slugs(names), strict=True))
         self._nonce = uuid.uuid4().hex[:8]
         self._prepared: dict[str, Prepared] = {}
+        #: each conversation's later turns' recordings (``Upstream.turns``)
+        self.later_turns: dict[str, list[Loaded]] = {}
 
     def prepared(self, sc: Scenario, rec: Loaded) -> Prepared | str:
         """``sc`` ready to run, made once for all its runs (or why it is not applicable)."""
@@ -212,33 +216,8 @@ class SuiteRun:
         server.route_tag(tag, ready.fresh_rules())
         if self.shared:
             server.rules = ready.fresh_rules()
-        before = len(server.served)
         out = str(Path(self.out_dir) / f"{self.files.get(sc.name) or slug(sc.name)}.jsonl")
-        t0 = time.monotonic()
-        outcome = record(
-            Request("POST", ready.url, ready.headers, ready.body(tag)),
-            out,
-            force=True,
-            stall_timeout=suite.timeout,
-            deadline=ready.deadline,
-            max_bytes=ready.max_bytes,
-        )
-        seconds = time.monotonic() - t0
-
-        def seen() -> list[Served]:
-            if self.shared:  # the tagged ones, and any the gateway sent without the tag
-                return [x for x in server.served[before:] if x.tag in (tag, None)]
-            return server.served_for(tag)
-
-        # The upstream logs a request once it has written its answer, on its own thread: on
-        # a loaded machine that can come after the gateway's client has read the end.
-        served = seen()
-        wait_until = time.monotonic() + LOG_WAIT
-        while not served and time.monotonic() < wait_until:
-            time.sleep(0.02)
-            served = seen()
-        time.sleep(0.05)  # a retry's second request, logged just after the first
-        served = seen()
+        outcome, served, seconds = self.exchange(ready, ready.body(tag), tag, out, ready.deadline)
         g = grade_recording(
             sc, ref, out, outcome.progress.status, served, complete=outcome.complete,
             reason=_hinted(outcome.reason), allow=suite.allow, endpoint=suite.endpoint,
@@ -262,4 +241,39 @@ class SuiteRun:
                 body=g.body, served=served, t0=outcome.started,
                 pairs=g.timing.pairs if g.timing is not None else None, grammar=g.grammar,
             )  # fmt: skip
+        if sc.turns:
+            Conversation(self, sc, ready, tag).run_turns(base, out)
         return base
+
+    def exchange(
+        self, ready: Prepared, body: bytes, tag: str, out: str, deadline: float
+    ) -> tuple[Outcome, list[Served], float]:
+        """Send one request of a scenario (tagged ``tag``) and record the gateway's answer
+        into ``out``; what the upstream logged of it, and the seconds it took."""
+        server = self.server
+        before = len(server.served)
+        t0 = time.monotonic()
+        outcome = record(
+            Request("POST", ready.url, ready.headers, body),
+            out,
+            force=True,
+            stall_timeout=self.suite.timeout,
+            deadline=deadline,
+            max_bytes=ready.max_bytes,
+        )
+        seconds = time.monotonic() - t0
+
+        def seen() -> list[Served]:
+            if self.shared:  # the tagged ones, and any the gateway sent without the tag
+                return [x for x in server.served[before:] if x.tag in (tag, None)]
+            return server.served_for(tag)
+
+        # The upstream logs a request once it has written its answer, on its own thread: on
+        # a loaded machine that can come after the gateway's client has read the end.
+        served = seen()
+        wait_until = time.monotonic() + LOG_WAIT
+        while not served and time.monotonic() < wait_until:
+            time.sleep(0.02)
+            served = seen()
+        time.sleep(0.05)  # a retry's second request, logged just after the first
+        return outcome, seen(), seconds

@@ -9,11 +9,27 @@ from typing import Any
 from sseconform import providers
 from sseconform.replay.faults import parse_faults
 
-__all__ = ["EXPECTS", "Scenario"]
+__all__ = ["EXPECTS", "HISTORY", "RESULT", "Scenario", "Turn"]
 
 #: What must hold: everything arrives; an error frame then the end (the upstream failed
 #: mid-stream); a non-2xx answer or a clean retry (it failed before the stream); either.
 EXPECTS = ("content", "error", "rejected", "content-or-error")
+
+#: How a conversation's next turn carries the earlier ones: the whole history, as Claude
+#: Code, Codex (``store: false``) and chat clients send it, or (Responses alone) the id of
+#: the stored response it continues (``store: true``, ``previous_response_id``).
+HISTORY = ("full", "previous-response")
+#: What the gate's client answers each tool call with, when the turn does not say.
+RESULT = "18 °C and sunny"
+
+
+@dataclass
+class Turn:
+    """A turn after the first: the client sends its next request (the history, and a tool
+    result per call the gateway gave it), and the upstream answers it with ``recording``."""
+
+    recording: str  # a path
+    result: str = RESULT
 
 
 @dataclass
@@ -37,6 +53,13 @@ class Scenario:
     #: (seconds, after read N): the upstream goes quiet there, sending only its provider's
     #: own keepalives (Anthropic's ping, once a second)
     quiet: tuple[float, int] | None = None
+    #: the turns after the first (a conversation): see :class:`Turn`
+    turns: list[Turn] = field(default_factory=list)
+    #: the request asks for thinking or reasoning as the endpoint's agent does, and for the
+    #: state it must send back (Anthropic ``thinking``, Responses ``include`` of the
+    #: encrypted reasoning with ``store: false``, chat ``reasoning_effort``)
+    reasoning: bool = False
+    history: str = "full"
 
     @property
     def served_dialect(self) -> str | None:

@@ -46,6 +46,16 @@ A suite is TOML (read with tomllib)::
     headers = { "x-cache" = "off" }      # sent with this scenario's request
     expect = "content"                   # content | error | rejected | content-or-error
                                          # (default: from the recording and the fault)
+    reasoning = true                     # ask for thinking as the endpoint's agent does
+                                         # (and for the state it must send back)
+    history = "full"                     # a conversation's next turns send the whole
+                                         # history (default), or "previous-response"
+                                         # (Responses: store, previous_response_id)
+
+    [[scenario.turn]]                    # a conversation: the client's next request (the
+    recording = "upstream/answer.jsonl"  # history and a result per tool call it got)
+    result = "18 °C and sunny"           # is answered with this recording; optional: what
+                                         # the client answers each tool call with
 
 ``{upstream}`` in any string (a header, the model, a request field, a path) becomes the replay
 upstream's base URL (``http://127.0.0.1:PORT``), so one file describes how a gateway is wired.
@@ -84,7 +94,7 @@ from sseconform.gate.profile import (
     parse_timing,
     read_toml,
 )
-from sseconform.gate.scenario import EXPECTS, Scenario
+from sseconform.gate.scenario import EXPECTS, HISTORY, RESULT, Scenario, Turn
 from sseconform.gate.timing import DEFAULT_BUDGETS, Budgets
 from sseconform.providers import ENDPOINT_GRAMMAR, ENDPOINTS
 from sseconform.replay.faults import parse_faults
@@ -125,8 +135,12 @@ SCENARIO_KEYS = frozenset(
         "headers",
         "spread",
         "quiet",
+        "turn",
+        "reasoning",
+        "history",
     }
 )
+TURN_KEYS = frozenset({"recording", "result"})
 DEFAULT_MODELS = {d: f"sseconform-{d}" for d in providers.DIALECTS}
 BUILTINS = ("anthropic", "gemini", "responses", "openai", "all")
 
@@ -389,6 +403,12 @@ def _scenario(n: int, raw: Any, base: Path, source: str) -> Scenario:
     path = _resolve(raw["recording"], base)
     if not Path(path).is_file():
         raise fail(source, where, f"recording {raw['recording']!r}: no such file ({path})")
+    if "reasoning" in raw and not isinstance(raw["reasoning"], bool):
+        raise fail(source, where, "reasoning must be true or false")
+    history = raw.get("history", "full")
+    if history not in HISTORY:
+        raise fail(source, where, f"history must be one of {', '.join(HISTORY)}")
+    turns = _turns(source, where, raw.get("turn", []), base)
     return Scenario(
         name=str(raw.get("name", f"scenario {n}")),
         recording=path,
@@ -404,7 +424,34 @@ def _scenario(n: int, raw: Any, base: Path, source: str) -> Scenario:
         headers=parse_headers(source, f"{where} headers", raw.get("headers", {})),
         spread=float(spread) if spread is not None else None,
         quiet=quiet,
+        turns=turns,
+        reasoning=bool(raw.get("reasoning", False)),
+        history=str(history),
     )
+
+
+def _turns(source: str, where: str, raw: object, base: Path) -> list[Turn]:
+    """``[[scenario.turn]]`` tables: a conversation's later turns."""
+    if not isinstance(raw, list):
+        raise fail(source, where, "turn must be an array of tables ([[scenario.turn]])")
+    turns = []
+    for i, t in enumerate(raw, start=2):
+        at = f"{where} turn {i}"
+        if not isinstance(t, dict):
+            raise fail(source, at, "not a table")
+        unknown = set(t) - TURN_KEYS
+        if unknown:
+            raise fail(source, at, f"unknown key(s) {', '.join(sorted(unknown))}")
+        if not isinstance(t.get("recording"), str):
+            raise fail(source, at, "needs recording = PATH")
+        result = t.get("result", RESULT)
+        if not isinstance(result, str):
+            raise fail(source, at, "result must be a string")
+        path = _resolve(t["recording"], base)
+        if not Path(path).is_file():
+            raise fail(source, at, f"recording {t['recording']!r}: no such file ({path})")
+        turns.append(Turn(path, result))
+    return turns
 
 
 def _quiet(source: str, where: str, raw: object) -> tuple[float, int] | None:
@@ -434,6 +481,9 @@ class _Builtin(NamedTuple):
     usage: bool = False
     spread: float | None = None
     quiet: float | None = None  # seconds, just before the first token (see _first_token)
+    #: a conversation: the recording of its second turn (recordings/<dialect>/<it>-<dialect>)
+    then: str | None = None
+    history: str = "full"
 
 
 #: Above the default silence budget (5 s), so a gateway that lets the stream go silent shows.
@@ -457,6 +507,8 @@ _BUILTIN: list[_Builtin] = [
     _Builtin("stall", "text", "stall=2@4"),
     _Builtin("slow-stream", "text", spread=SLOW_STREAM),
     _Builtin("long-silence", "thinking", quiet=LONG_SILENCE),
+    _Builtin("agent-loop", "agent-loop", then="agent-answer"),
+    _Builtin("previous-response", "agent-loop", then="agent-answer", history="previous-response"),
 ]
 
 
@@ -472,6 +524,8 @@ def builtin_suite(name: str) -> Suite:
         for b in _BUILTIN:
             if b.label == "overloaded" and d != "anthropic":
                 continue
+            if b.label == "previous-response" and d != "responses":
+                continue  # a stored response: Responses' own
             path = root / source / f"{b.stem}-{source}.jsonl"
             fault = b.fault
             if fault == "drop-mid-stream":
@@ -488,6 +542,9 @@ def builtin_suite(name: str) -> Suite:
                     usage=b.usage,
                     spread=b.spread,
                     quiet=quiet,
+                    turns=[Turn(str(root / source / f"{b.then}-{source}.jsonl"))] if b.then else [],
+                    reasoning=b.then is not None,
+                    history=b.history,
                 )
             )
     return Suite(name=f"builtin:{name}", scenarios=scenarios)

@@ -88,16 +88,24 @@ class Upstream:
 
     def __init__(self, scenarios: Iterable[Scenario]) -> None:
         self.by_scenario: dict[str, Loaded] = {}
-        loaded: dict[str, Loaded] = {}
+        #: a conversation's later turns' recordings, in order (see ``Scenario.turns``)
+        self.turns: dict[str, list[Loaded]] = {}
+        self._loaded: dict[str, Loaded] = {}
         for sc in scenarios:
             rec = load(sc.recording)
             if sc.upstream is None:
                 sc.upstream = rec.dialect or providers.OPENAI
-            rec = as_served(sc, rec)
-            key = rec.name
-            if key in loaded and loaded[key].path != rec.path:  # same file name, other folder
-                key = f"{len(loaded)}-{rec.name}"
-                rec = dataclasses.replace(rec, name=key)
-            loaded.setdefault(key, rec)
-            self.by_scenario[sc.name] = loaded[key]
-        self.all = list(loaded.values())
+            self.by_scenario[sc.name] = self._keep(as_served(sc, rec))
+            self.turns[sc.name] = [
+                self._keep(as_served(sc, load(turn.recording))) for turn in sc.turns
+            ]
+        self.all = list(self._loaded.values())
+
+    def _keep(self, rec: Loaded) -> Loaded:
+        """``rec`` under a name no other recording of the suite has (two files of one name
+        in two folders are two recordings)."""
+        key = rec.name
+        if key in self._loaded and self._loaded[key].path != rec.path:
+            key = f"{len(self._loaded)}-{rec.name}"
+            rec = dataclasses.replace(rec, name=key)
+        return self._loaded.setdefault(key, rec)

@@ -36,7 +36,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["KINDS", "MAX_BYTES", "MAX_TOKENS", "State", "StateFolder", "Token"]
+__all__ = ["KINDS", "MAX_BYTES", "MAX_TOKENS", "State", "StateFolder", "Token", "sent_back"]
 
 #: The dialects, by the names ``sseconform.providers`` gives them (this layer sits below it).
 ANTHROPIC, RESPONSES, GEMINI, OPENAI = "anthropic", "responses", "gemini", "openai"
@@ -301,3 +301,45 @@ def _load(data: str) -> dict[str, Any]:
 
 def _ignore(data: str, frame: int, offset: int) -> None:
     """A dialect that carries no state sseconform knows of."""
+
+
+#: The keys a request's history holds state under, in any dialect (its carriers included).
+_RETURNED_KEYS = frozenset(
+    {"signature", "encrypted_content", "thoughtSignature", "thought_signature"}
+)
+#: Nesting past this is not walked (a request is the client's, not a hostile stream, but
+#: a gateway forwards what it likes).
+_MAX_DEPTH = 64
+
+
+def sent_back(obj: object) -> set[str]:
+    """The opaque state a request's history sends back, in any dialect: a thinking block's
+    ``signature``, a redacted block's or an encrypted ``reasoning_details`` entry's
+    ``data``, an item's ``encrypted_content``, a part's or call's thought signature, a
+    signature inside a call id (after ``__thought__``). Bounded like :class:`State`."""
+    out: set[str] = set()
+    size = 0
+    stack: list[tuple[object, int]] = [(obj, 0)]
+    while stack and len(out) < MAX_TOKENS and size < MAX_BYTES:
+        node, depth = stack.pop()
+        if depth > _MAX_DEPTH:
+            continue
+        if isinstance(node, list):
+            stack.extend((v, depth + 1) for v in node)
+            continue
+        if not isinstance(node, dict):
+            continue
+        kind = node.get("type")
+        for key, value in node.items():
+            if isinstance(value, str) and value:
+                carried = key in _RETURNED_KEYS or (
+                    key == "data" and kind in ("redacted_thinking", "reasoning.encrypted")
+                )
+                if carried:
+                    out.add(value)
+                    size += len(value)
+                elif EMBEDDED in value and key in ("id", "tool_call_id", "tool_use_id", "call_id"):
+                    out.add(value.split(EMBEDDED, 1)[1])
+            elif isinstance(value, dict | list):
+                stack.append((value, depth + 1))
+    return out

@@ -29,11 +29,11 @@ from typing import Any
 
 import orjson
 
-from sseconform.model.state import StateFolder
+from sseconform.model.state import StateFolder, sent_back
 from sseconform.replay.plan import Loaded
 from sseconform.sse import SSEDecoder
 
-__all__ = ["Issued", "Refusal", "check_history"]
+__all__ = ["Issued", "Refusal", "Returned", "check_history", "returned_of"]
 
 #: Bodies past this are not read for history (the server's own cap on what it parses).
 MAX_READ = 16 * 1024 * 1024
@@ -90,6 +90,50 @@ def check_history(dialect: str | None, body: bytes, issued: Issued) -> Refusal |
     if not isinstance(obj, dict):
         return None
     return _CHECKS[dialect](obj, issued)
+
+
+@dataclass(frozen=True)
+class Returned:
+    """What a request's history brought back, for ``gate`` to compare with what the
+    gateway's client sent: the opaque state in it, and how many tool results."""
+
+    values: frozenset[str]
+    results: int
+
+
+def returned_of(body: bytes) -> Returned | None:
+    """The state and the tool results a request holds (None: not a JSON object, or past
+    :data:`MAX_READ`). A first turn holds neither."""
+    if len(body) > MAX_READ:
+        return None
+    try:
+        obj = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(obj, dict):
+        return None
+    return Returned(frozenset(sent_back(obj)), _results(obj))
+
+
+def _results(obj: dict[str, Any]) -> int:
+    """Tool results, in each dialect's shape: chat's ``tool`` messages, Anthropic's
+    ``tool_result`` blocks, Responses' ``function_call_output`` items, Gemini's
+    ``functionResponse`` parts."""
+    n = 0
+    for key in ("messages", "input", "contents"):
+        entries = obj.get(key)
+        for m in entries if isinstance(entries, list) else ():
+            if not isinstance(m, dict):
+                continue
+            if m.get("role") == "tool" or m.get("type") == "function_call_output":
+                n += 1
+            inner = m.get("content", m.get("parts"))
+            for b in inner if isinstance(inner, list) else ():
+                if isinstance(b, dict) and (
+                    b.get("type") == "tool_result" or "functionResponse" in b
+                ):
+                    n += 1
+    return n
 
 
 # -- anthropic -----------------------------------------------------------------------------

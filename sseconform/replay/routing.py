@@ -75,9 +75,13 @@ def streams(target: str, body: bytes) -> bool:
 
 
 def tag_of(body: bytes) -> str | None:
-    """The ``[sseconform:TAG]`` a request carries in its body (the first), or None."""
-    m = TAG.search(body)
-    return m.group(1).decode("ascii") if m else None
+    """The ``[sseconform:TAG]`` a request carries in its body, or None: the last one, since
+    a conversation's next turn repeats the earlier turns' (with their tags) before its own
+    (in the tool result it sends back)."""
+    last = None
+    for last in TAG.finditer(body):  # noqa: B007 - the last match is the one kept
+        pass
+    return last.group(1).decode("ascii") if last else None
 
 
 _MODEL = re.compile(rb'"model"\s*:\s*"((?:[^"\\\\]|\\\\.){1,256})"')

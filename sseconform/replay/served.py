@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from sseconform.recording.redact import redact_target, request_secrets
+from sseconform.replay.history import Returned
 from sseconform.replay.http11 import RequestHead
 from sseconform.replay.plan import Plan
 from sseconform.safetext import printable
@@ -46,6 +47,8 @@ class Served:
     fired_at: list[float] = field(default_factory=list)
     #: when measured: the names of the tools the request declared (None: not read)
     tools: list[str] | None = None
+    #: when measured: the state and tool results the request's history brought back
+    returned: Returned | None = None
 
     @classmethod
     def refused(

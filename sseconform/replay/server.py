@@ -33,7 +33,7 @@ from typing import Any
 from sseconform import providers
 from sseconform.recording.redact import redact_target, request_secrets, scrub_text
 from sseconform.replay.faults import parse_faults, parse_split
-from sseconform.replay.history import Issued, check_history
+from sseconform.replay.history import Issued, check_history, returned_of
 from sseconform.replay.http11 import (
     MAX_HEAD,
     BadRequest,
@@ -366,6 +366,8 @@ class ReplayServer:
         if refusal is not None:  # the state it sends back is not what was issued
             served = Served(client, method, shown, rec.name, refusal.status, spec, tag=tag)
             served.ending = f"refused: {refusal.reason}"
+            if self.measure:
+                served.returned = returned_of(body)
             return await self._early(writer, served, refusal.body, keep)
         stream = streams(path, body)
         array = stream and rec.dialect == providers.GEMINI and wants_array(path)
@@ -380,6 +382,7 @@ class ReplayServer:
         served.started = start
         if self.measure:
             served.plan, served.tools = plan, tools_of(body)
+            served.returned = returned_of(body) if b'"tool' in body or b"unction" in body else None
         try:
             return await self._execute(
                 plan, writer, start, served, chunked=version != "HTTP/1.0",

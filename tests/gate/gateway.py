@@ -51,7 +51,12 @@ does for the provider's own models) and translates any other dialect into that g
   (the same bytes to a decoder that accepts both, another string to the provider);
 - ``strip-encrypted``: a Responses ``reasoning`` item loses its ``encrypted_content``;
 - ``drop-tools``: the upstream's request declares none of the client's tools (on every
-  path; tools are otherwise forwarded in the upstream's shape).
+  path; tools are otherwise forwarded in the upstream's shape);
+- ``drop-thinking-history``: a conversation's history is forwarded without its thinking
+  (thinking and redacted thinking blocks, reasoning items, their state), on every path.
+
+A conversation's history is forwarded in the upstream's shape, the state the client sends
+back put where the upstream verifies it (:mod:`.history`).
 
 A dropped upstream ends a pass-through's stream cleanly there (as Portkey does: the client
 takes the cut answer for a whole one); with ``abort-on-drop`` the client's connection is
@@ -84,6 +89,7 @@ import httpx
 from sseconform.providers import carries_token
 from sseconform.sse import SSEDecoder
 from sseconform.translate import serialize, translate_body, translator_for
+from tests.gate import history
 
 MODELS = {
     "sseconform-anthropic": "anthropic",
@@ -98,6 +104,8 @@ MODELS = {
 TLS = ssl.create_default_context()
 #: The native endpoints this gateway passes through, and the grammar each serves.
 NATIVE = {"/v1/messages": "anthropic", "/v1/responses": "responses"}
+#: A grammar's endpoint (the shape of the requests this gateway reads on its path).
+ENDPOINT = {"anthropic": "messages", "responses": "responses"}
 #: Seconds of its own silence after which the gateway sends a keepalive: above the built-in
 #: stall (2 s, which must stay a stall) and below the default silence budget (5 s).
 IDLE = 3.0
@@ -212,31 +220,29 @@ class Gateway:
 
     # -- one request -----------------------------------------------------------------------
 
-    def _upstream_request(self, dialect: str, body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        """The upstream's request: the client's prompt forwarded, as every gateway does (a
-        Responses ``input`` string becomes a user message)."""
-        msgs = body.get("messages")
-        if not isinstance(msgs, list):
-            text = body.get("input")
-            msgs = [{"role": "user", "content": text}] if isinstance(text, str) else []
+    def _upstream_request(
+        self, dialect: str, body: dict[str, Any], endpoint: str = "chat"
+    ) -> tuple[str, dict[str, Any]]:
+        """The upstream's request: the client's conversation forwarded in the upstream's
+        shape, with the state it sends back where that upstream verifies it
+        (:mod:`.history`), its tools, and the thinking it asked for."""
+        turns = history.read(endpoint, body, "drop-thinking-history" in self.bugs)
         if "strip-tag" in self.bugs:  # a gateway that rewrites the prompt
-            msgs = [{**m, "content": re.sub(r"\[sseconform:[^\]]*\]", "", str(m.get("content")))}
-                    for m in msgs if isinstance(m, dict)]  # fmt: skip
+            for turn in turns:
+                for item in turn.items:
+                    item.text = re.sub(r"\[sseconform:[^\]]*\]", "", item.text)
+        key, conversation = history.write(dialect, turns)
+        thinking = history.thinking_config(dialect, body)
         tools = [] if "drop-tools" in self.bugs else _declared(body)
         if dialect == "anthropic":
             up: dict[str, Any] = {"model": "claude", "max_tokens": 1024, "stream": True,
-                                  "messages": msgs}  # fmt: skip
+                                  key: conversation, **thinking}  # fmt: skip
             if tools:
                 up["tools"] = [{"name": n, "description": d, "input_schema": p}
                                for n, d, p in tools]  # fmt: skip
             return "/v1/messages", up
         if dialect == "gemini":
-            contents = [
-                {"role": "user", "parts": [{"text": str(m.get("content"))}]}
-                for m in msgs
-                if isinstance(m, dict)
-            ]
-            up = {"contents": contents}
+            up = {key: conversation, **thinking}
             if tools:
                 up["tools"] = [
                     {
@@ -247,12 +253,15 @@ class Gateway:
                 ]
             return "/v1beta/models/gemini-x:streamGenerateContent?alt=sse", up
         if dialect == "responses":
-            up = {"model": "gpt-x", "stream": True, "input": msgs}
+            up = {"model": "gpt-x", "stream": True, key: conversation, **thinking}
             if tools:
                 up["tools"] = [{"type": "function", "name": n, "description": d, "parameters": p}
                                for n, d, p in tools]  # fmt: skip
             return "/v1/responses", up
-        up = {**body, "messages": msgs, "model": "gpt-x"}
+        up = {**body, "model": "gpt-x"}
+        if endpoint != "chat" or "strip-tag" in self.bugs or "drop-thinking-history" in self.bugs:
+            up = {k: v for k, v in up.items() if k not in ("input", "thinking", "reasoning")}
+            up = {**up, key: conversation, **thinking}
         if "drop-tools" in self.bugs:
             up.pop("tools", None)
         return "/v1/chat/completions", up
@@ -313,6 +322,8 @@ class Gateway:
         path = "/v1/messages" if dialect == "anthropic" else "/v1/responses"
         if "drop-tools" in self.bugs:
             body = {k: v for k, v in body.items() if k != "tools"}
+        if "drop-thinking-history" in self.bugs:
+            body = _without_thinking(body)
         pace = _Pacer(h, self.bugs)
         with httpx.Client(timeout=httpx.Timeout(30.0), verify=TLS) as client:
             try:
@@ -343,7 +354,7 @@ class Gateway:
     ) -> None:  # fmt: skip
         """Another dialect's upstream served in this endpoint's grammar, translated as it
         arrives by sseconform's reference translation (what a correct gateway does)."""
-        path, up_body = self._upstream_request(source, body)
+        path, up_body = self._upstream_request(source, body, ENDPOINT[grammar])
         with (
             httpx.Client(timeout=httpx.Timeout(30.0), verify=TLS) as client,
             client.stream("POST", upstream + path, json=up_body) as resp,
@@ -503,6 +514,26 @@ def _declared(body: dict[str, Any]) -> list[tuple[str, str, Any]]:
         f: dict[str, Any] = inner if isinstance(inner, dict) else tool
         schema = f.get("parameters", f.get("input_schema", {"type": "object"}))
         out.append((str(f.get("name")), str(f.get("description", "")), schema))
+    return out
+
+
+def _without_thinking(body: dict[str, Any]) -> dict[str, Any]:
+    """A history forwarded without its thinking: the assistant turns' thinking and redacted
+    thinking blocks, the reasoning items, left out (a gateway that rebuilds the history
+    from text and calls alone)."""
+    out = dict(body)
+    thinking = ("thinking", "redacted_thinking", "reasoning")
+    if isinstance(body.get("messages"), list):
+        out["messages"] = [
+            {**m, "content": [b for b in m["content"] if not isinstance(b, dict)
+                              or b.get("type") not in thinking]}
+            if isinstance(m, dict) and isinstance(m.get("content"), list) else m
+            for m in body["messages"]
+        ]  # fmt: skip
+    if isinstance(body.get("input"), list):
+        out["input"] = [
+            it for it in body["input"] if not isinstance(it, dict) or it.get("type") not in thinking
+        ]
     return out
 
 

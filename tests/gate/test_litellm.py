@@ -130,7 +130,7 @@ def test_default_suites_through_litellm(
     scenarios = {s["name"]: s for s in data["scenarios"]}
     _BY_ENDPOINT[endpoint] = data["scenarios"]
     prefix = "" if endpoint == "chat" else f"{endpoint}/"
-    names = {prefix + s.name for d in DIALECTS for s in builtin_suite(d).scenarios}
+    names = {prefix + s.name for d in DIALECTS for s in real.one_turn(builtin_suite(d).scenarios)}
     assert set(scenarios) == names
     assert {s["endpoint"] for s in scenarios.values()} == {endpoint}
     real.assert_located(scenarios)

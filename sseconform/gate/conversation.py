@@ -1,0 +1,242 @@
+"""A conversation's next turn, as each endpoint's reference agent sends it.
+
+The gate's client reads the assistant turn out of the gateway's answer the way the
+endpoint's SDK accumulates it, and sends it back with a tool result per call:
+
+=========  ======================================================================================
+messages   Claude Code: the assistant message with every block as it arrived - ``thinking``
+           with its ``signature``, ``redacted_thinking`` with its ``data``, ``text``,
+           ``tool_use`` (input parsed from its ``input_json_delta`` pieces) - then a user
+           message of ``tool_result`` blocks
+responses  Codex (``store: false``): the user's message, every output item as its
+           ``response.output_item.done`` gave it (a reasoning item with its
+           ``encrypted_content``, the ``function_call``), then a ``function_call_output`` per
+           call; with ``previous_response_id`` (``store: true``) the outputs alone
+chat       openai-python's stream accumulator: the assistant message (``content``,
+           ``tool_calls`` joined by index, and every other delta field as it accumulated:
+           ``reasoning_content``, ``reasoning_details`` joined by index, ``thinking_blocks``),
+           then a ``tool`` message per call
+=========  ======================================================================================
+
+The tool result carries the next turn's ``[sseconform:TAG]``: the replay upstream routes the
+turn by the last tag a request holds (the earlier turns' prompts hold theirs).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from sseconform.sse import SSEDecoder
+
+__all__ = ["Assistant", "assistant_turn", "next_body"]
+
+
+@dataclass
+class Assistant:
+    """The assistant turn the gateway's client got, in its endpoint's request shape."""
+
+    #: messages: content blocks; responses: output items; chat: one assistant message
+    parts: list[dict[str, Any]] = field(default_factory=list)
+    calls: list[str] = field(default_factory=list)  # the call ids, in order
+    response_id: str | None = None  # responses: the response it continues
+
+
+def _events(body: bytes) -> list[dict[str, Any]]:
+    dec = SSEDecoder()
+    out: list[dict[str, Any]] = []
+    for ev in dec.feed(body) + dec.finish():
+        try:
+            obj = orjson.loads(ev.data)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(obj, dict):
+            out.append(obj)
+    return out
+
+
+def assistant_turn(endpoint: str, body: bytes) -> Assistant:
+    """The assistant turn a client of ``endpoint`` reads out of the stream ``body``."""
+    events = _events(body)
+    if endpoint == "messages":
+        return _messages(events)
+    if endpoint == "responses":
+        return _responses(events)
+    return _chat(events)
+
+
+def _messages(events: list[dict[str, Any]]) -> Assistant:
+    blocks: dict[int, dict[str, Any]] = {}
+    partial: dict[int, str] = {}
+    for obj in events:
+        kind, index = obj.get("type"), obj.get("index")
+        if kind == "content_block_start" and isinstance(index, int):
+            block = obj.get("content_block")
+            if isinstance(block, dict) and index not in blocks:
+                blocks[index] = copy.deepcopy(block)
+        elif kind == "content_block_delta" and index in blocks:
+            assert isinstance(index, int)
+            block, delta = blocks[index], obj.get("delta")
+            if not isinstance(delta, dict):
+                continue
+            dtype = delta.get("type")
+            if dtype == "text_delta":
+                block["text"] = str(block.get("text") or "") + str(delta.get("text", ""))
+            elif dtype == "thinking_delta":
+                block["thinking"] = str(block.get("thinking") or "") + str(
+                    delta.get("thinking", "")
+                )
+            elif dtype == "signature_delta":
+                block["signature"] = str(delta.get("signature", ""))
+            elif dtype == "input_json_delta":
+                partial[index] = partial.get(index, "") + str(delta.get("partial_json", ""))
+    out = Assistant()
+    for index in sorted(blocks):
+        block = blocks[index]
+        kind = block.get("type")
+        if kind == "thinking":
+            out.parts.append(
+                {"type": "thinking", "thinking": block.get("thinking") or "",
+                 "signature": block.get("signature") or ""}
+            )  # fmt: skip
+        elif kind == "redacted_thinking":
+            out.parts.append({"type": "redacted_thinking", "data": block.get("data") or ""})
+        elif kind == "text":
+            if block.get("text"):
+                out.parts.append({"type": "text", "text": block["text"]})
+        elif kind == "tool_use":
+            raw = partial.get(index)
+            try:
+                args = orjson.loads(raw) if raw else block.get("input") or {}
+            except orjson.JSONDecodeError:
+                args = {}
+            cid = str(block.get("id") or "")
+            out.parts.append(
+                {"type": "tool_use", "id": cid, "name": block.get("name"), "input": args}
+            )
+            out.calls.append(cid)
+    return out
+
+
+def _responses(events: list[dict[str, Any]]) -> Assistant:
+    items: dict[int, dict[str, Any]] = {}
+    out = Assistant()
+    for obj in events:
+        kind = obj.get("type")
+        resp = obj.get("response")
+        if isinstance(resp, dict) and isinstance(resp.get("id"), str):
+            out.response_id = out.response_id or resp["id"]
+        if kind == "response.output_item.done" and isinstance(obj.get("output_index"), int):
+            item = obj.get("item")
+            if isinstance(item, dict):
+                items[obj["output_index"]] = copy.deepcopy(item)
+    for index in sorted(items):
+        item = items[index]
+        item.pop("status", None)  # an output's status is not an input's
+        out.parts.append(item)
+        if item.get("type") == "function_call":
+            out.calls.append(str(item.get("call_id") or ""))
+    return out
+
+
+def _merge(into: dict[str, Any], delta: dict[str, Any]) -> None:
+    """openai-python's accumulation of a delta into a message: strings joined, lists
+    joined by each entry's ``index``, dicts merged, anything else replaced."""
+    for key, value in delta.items():
+        if key == "index" or value is None:
+            continue
+        have = into.get(key)
+        if isinstance(value, str) and isinstance(have, str):
+            into[key] = have + value
+        elif isinstance(value, list):
+            listed = have if isinstance(have, list) else []
+            for entry in value:
+                at = entry.get("index") if isinstance(entry, dict) else None
+                if not isinstance(at, int):
+                    listed.append(copy.deepcopy(entry))
+                    continue
+                found = next(
+                    (e for e in listed if isinstance(e, dict) and e.get("index") == at), None
+                )
+                if found is None:
+                    listed.append(copy.deepcopy(entry))
+                else:
+                    _merge(found, entry)
+            into[key] = listed
+        elif isinstance(value, dict) and isinstance(have, dict):
+            _merge(have, value)
+        else:
+            into[key] = copy.deepcopy(value)
+
+
+def _chat(events: list[dict[str, Any]]) -> Assistant:
+    message: dict[str, Any] = {}
+    for obj in events:
+        choices = obj.get("choices")
+        for ch in choices if isinstance(choices, list) else ():
+            if isinstance(ch, dict) and ch.get("index", 0) == 0:
+                delta = ch.get("delta")
+                if isinstance(delta, dict):
+                    _merge(message, delta)
+    out = Assistant()
+    calls = message.get("tool_calls")
+    sent: dict[str, Any] = {"role": "assistant", "content": message.get("content") or None}
+    if isinstance(calls, list) and calls:
+        sent["tool_calls"] = []
+        for call in calls:
+            if not isinstance(call, dict):
+                continue
+            call = {k: v for k, v in call.items() if k != "index"}
+            call.setdefault("type", "function")
+            sent["tool_calls"].append(call)
+            out.calls.append(str(call.get("id") or ""))
+    for key, value in message.items():
+        if key not in ("role", "content", "tool_calls") and value:
+            if isinstance(value, list):
+                value = [
+                    {k: v for k, v in e.items() if k != "index"} if isinstance(e, dict) else e
+                    for e in value
+                ]
+            sent[key] = value
+    out.parts.append(sent)
+    return out
+
+
+def next_body(
+    endpoint: str,
+    previous: dict[str, Any],
+    answer: Assistant,
+    result: str,
+    tag: str,
+    history: str = "full",
+) -> dict[str, Any]:
+    """The next request: ``previous`` (the request of the turn ``answer`` answered) with the
+    assistant turn and a tool result per call (``result``, then ``[sseconform:TAG]``)."""
+    text = f"{result} [sseconform:{tag}]"
+    body = copy.deepcopy(previous)
+    if endpoint == "messages":
+        results = [{"type": "tool_result", "tool_use_id": c, "content": text} for c in answer.calls]
+        body["messages"] = [
+            *body.get("messages", []),
+            {"role": "assistant", "content": answer.parts},
+            {"role": "user", "content": results},
+        ]
+    elif endpoint == "responses":
+        outputs = [
+            {"type": "function_call_output", "call_id": c, "output": text} for c in answer.calls
+        ]
+        if history == "previous-response" and answer.response_id is not None:
+            body["previous_response_id"] = answer.response_id
+            body["input"] = outputs
+        else:
+            earlier = body.get("input")
+            if isinstance(earlier, str):
+                earlier = [{"role": "user", "content": earlier}]
+            body["input"] = [*(earlier or []), *answer.parts, *outputs]
+    else:
+        tools = [{"role": "tool", "tool_call_id": c, "content": text} for c in answer.calls]
+        body["messages"] = [*body.get("messages", []), *answer.parts, *tools]
+    return body

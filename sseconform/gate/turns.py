@@ -1,0 +1,169 @@
+"""A conversation through the gateway: after the first turn, each next request is built
+from what the gateway's client got (:mod:`.conversation`), sent, recorded and graded like
+the first, and what came back is compared with what the client sent back.
+
+A later turn fails when:
+
+- the upstream refused the history the gateway forwarded (``history:refused``: replay
+  checks it as the provider does, :mod:`sseconform.replay.history`), quoting its reason;
+- a piece of state the client sent back never reached the upstream (``history:lost``);
+- the gateway's upstream request holds fewer tool results than the client sent
+  (``history:lost-result``);
+- the turn's own answer fails as a one-turn scenario would (the same findings).
+
+Each finding names its turn (``turn: 2``; its message starts ``turn 2:``), and each turn's
+answer is recorded beside the first's (``NAME.turn2.jsonl``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Protocol
+
+import orjson
+
+from sseconform.gate.conversation import assistant_turn, next_body
+from sseconform.gate.finding import Finding
+from sseconform.gate.grading import grade_recording
+from sseconform.gate.references import references
+from sseconform.gate.result import ScenarioResult
+from sseconform.gate.scenario import Scenario
+from sseconform.gate.upstream import rules_for
+from sseconform.replay.plan import Loaded, load
+
+if TYPE_CHECKING:
+    from sseconform.gate.prepared import Prepared
+    from sseconform.gate.suite import Suite
+    from sseconform.record import Outcome
+    from sseconform.replay.served import Served
+    from sseconform.replay.server import ReplayServer
+
+__all__ = ["Conversation", "Exchanges"]
+
+
+class Exchanges(Protocol):
+    """What a conversation needs of the run it is part of (``runner.SuiteRun``)."""
+
+    suite: Suite
+    server: ReplayServer
+    later_turns: dict[str, list[Loaded]]
+
+    def exchange(
+        self, ready: Prepared, body: bytes, tag: str, out: str, deadline: float
+    ) -> tuple[Outcome, list[Served], float]: ...
+
+
+class Conversation:
+    """One scenario's later turns, after its first was sent and graded."""
+
+    def __init__(self, run: Exchanges, sc: Scenario, ready: Prepared, tag: str) -> None:
+        self.run = run
+        self.sc = sc
+        self.ready = ready
+        self.tag = tag
+
+    def run_turns(self, base: ScenarioResult, first: str) -> None:
+        """Send every later turn in order, each built on the answer before it; their
+        findings, log lines and recordings go into ``base``."""
+        sc, ready, endpoint = self.sc, self.ready, self.run.suite.endpoint
+        body = orjson.loads(ready.body(self.tag))
+        answered, issued = first, ready.ref.clean.state.values()
+        recordings = self.run.later_turns.get(sc.name, [])
+        for k, (turn, rec) in enumerate(zip(sc.turns, recordings, strict=True), start=2):
+            answer = assistant_turn(endpoint, load(answered).body)
+            if not answer.calls:
+                base.findings.append(
+                    Finding(
+                        "history", "not-sent",
+                        f"turn {k}: not sent: the gateway's client got no tool call on turn "
+                        f"{k - 1}, so it had no result to send back",
+                        turn=k,
+                    )
+                )  # fmt: skip
+                return
+            tag = f"{self.tag}.t{k}"
+            body = next_body(endpoint, body, answer, turn.result, tag, sc.history)
+            answered = first.removesuffix(".jsonl") + f".turn{k}.jsonl"
+            findings, served = self._turn(k, rec, body, tag, answered, issued)
+            base.findings += findings
+            base.upstream_log += [x.line() for x in served]
+            base.upstream_requests += len(served)
+            base.turns.append(answered)
+            issued = self._issued(rec)
+
+    def _issued(self, rec: Loaded) -> set[str]:
+        """The state the upstream's answer of a turn holds (what the next must bring back)."""
+        sc = dataclasses.replace(self.sc, fault=None, fault_times=None, turns=[])
+        return references(sc, rec, self.ready.dialect).clean.state.values()
+
+    def _turn(
+        self, k: int, rec: Loaded, body: dict[str, object], tag: str, out: str, issued: set[str]
+    ) -> tuple[list[Finding], list[Served]]:
+        run, ready = self.run, self.ready
+        sc = dataclasses.replace(
+            self.sc, name=f"{self.sc.name} turn {k}", recording=rec.path, fault=None,
+            fault_times=None, turns=[], spread=None, quiet=None, expect=None,
+        )  # fmt: skip
+        ref = references(sc, rec, ready.dialect, run.suite.speed)
+        run.server.route_tag(tag, rules_for(sc, rec))
+        raw = orjson.dumps(body)
+        outcome, served, _ = run.exchange(ready, raw, tag, out, ready.deadline)
+        found = _history(k, raw, served, issued)
+        if any(f.code == "refused" for f in found):
+            return found, served  # the turn's answer is the refusal: nothing else to grade
+        g = grade_recording(
+            sc, ref, out, outcome.progress.status, served, complete=outcome.complete,
+            reason=outcome.reason, allow=run.suite.allow, endpoint=run.suite.endpoint,
+            bound=outcome.bound, grammar=run.suite.grammar, tools=ready.tools,
+        )  # fmt: skip
+        for f in g.findings:
+            found.append(dataclasses.replace(f, message=f"turn {k}: {f.message}", turn=k))
+        return found, served
+
+
+def _history(k: int, sent: bytes, served: list[Served], issued: set[str]) -> list[Finding]:
+    """What the upstream made of the history the gateway forwarded on turn ``k``."""
+    from sseconform.replay.history import returned_of
+
+    out: list[Finding] = []
+    for x in served:
+        if x.ending.startswith("refused: "):
+            out.append(
+                Finding(
+                    "history", "refused",
+                    f"turn {k}: the upstream refused the history the gateway forwarded "
+                    f"(HTTP {x.status}): {x.ending.removeprefix('refused: ')}",
+                    turn=k,
+                )
+            )  # fmt: skip
+    client = returned_of(sent)
+    got = [x.returned for x in served if x.returned is not None]
+    if client is None or not got:
+        return out
+    upstream = got[-1]
+    lost = sorted(v for v in client.values & issued if v not in upstream.values)
+    if lost:
+        out.append(
+            Finding(
+                "history", "lost",
+                f"turn {k}: {len(lost)} piece(s) of state the upstream issued and the "
+                f"gateway's client sent back never reached the upstream "
+                f"({', '.join(_shown(v) for v in lost[:3])}): the gateway dropped them from "
+                "the history it forwarded, and a provider that verifies them refuses it",
+                turn=k,
+            )
+        )  # fmt: skip
+    if upstream.results < client.results:
+        out.append(
+            Finding(
+                "history", "lost-result",
+                f"turn {k}: the gateway's client sent {client.results} tool result(s); the "
+                f"upstream's request holds {upstream.results}",
+                turn=k,
+            )
+        )  # fmt: skip
+    return out
+
+
+def _shown(value: str) -> str:
+    return f"{len(value)} bytes starting {value[:12]!r}"

@@ -1,0 +1,288 @@
+"""The test gateway's request translation: a client's conversation, in its endpoint's shape,
+forwarded in the upstream's, with the opaque state it sends back put where that upstream
+verifies it (what a faithful gateway does on a conversation's next turn).
+
+A conversation is read into one list of turns of items (text, thinking with its state, a
+call, a result), then written in the upstream's shape. Where the client's endpoint kept
+the upstream's state (``sseconform.translate.state``: a chat ``reasoning_details`` entry, a
+thinking block's ``signature``, a reasoning item's ``encrypted_content``), it goes back to
+the upstream's own field: a thinking block's signature (Anthropic), a reasoning item's
+encrypted content (Responses), the thought signature of the call part it came with
+(Gemini: a thinking item's state goes to the call after it).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+Obj = dict[str, Any]
+
+
+@dataclass
+class Item:
+    kind: str  # text, thinking, call, result
+    text: str = ""
+    state: str | None = None
+    redacted: bool = False
+    id: str = ""
+    name: str = ""
+    args: str = "{}"
+
+
+@dataclass
+class Turn:
+    role: str  # user or assistant
+    items: list[Item] = field(default_factory=list)
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            str(b.get("text", "")) for b in content if isinstance(b, dict) and "text" in b
+        )
+    return "" if content is None else str(content)
+
+
+def read(endpoint: str, body: Obj, drop_thinking: bool = False) -> list[Turn]:
+    """The client's conversation (``endpoint``: the gateway path's grammar)."""
+    turns = _read_responses(body) if endpoint == "responses" else _read_messages(body)
+    if drop_thinking:
+        for t in turns:
+            t.items = [i for i in t.items if i.kind != "thinking"]
+    return turns
+
+
+def _add(turns: list[Turn], role: str, item: Item) -> None:
+    if not turns or turns[-1].role != role:
+        turns.append(Turn(role))
+    turns[-1].items.append(item)
+
+
+def _read_messages(body: Obj) -> list[Turn]:
+    """Chat messages or Anthropic messages (the shapes differ by key, not by place)."""
+    turns: list[Turn] = []
+    for m in body.get("messages") or []:
+        if not isinstance(m, dict):
+            continue
+        role, content = m.get("role"), m.get("content")
+        if role == "tool":
+            _add(turns, "user", Item("result", _text(content), id=str(m.get("tool_call_id"))))
+            continue
+        carriers = ("tool_calls", "reasoning_details", "thinking_blocks", "reasoning_content")
+        if role == "assistant" and any(k in m for k in carriers):
+            _read_chat_assistant(turns, m)
+            continue
+        if isinstance(content, list):
+            for b in content:
+                _read_block(turns, str(role), b)
+        else:
+            _add(
+                turns, "assistant" if role == "assistant" else "user", Item("text", _text(content))
+            )
+    return turns
+
+
+def _read_chat_assistant(turns: list[Turn], m: Obj) -> None:
+    thinking = Item("thinking", str(m.get("reasoning_content") or ""))
+    states: dict[str, str] = {}  # a call's id -> its state
+    for d in list(m.get("reasoning_details") or []) + list(m.get("thinking_blocks") or []):
+        if not isinstance(d, dict):
+            continue
+        value = d.get("signature") or d.get("data")
+        if not isinstance(value, str) or not value:
+            continue
+        if isinstance(d.get("id"), str) and d.get("format") == "google-gemini-v1":
+            states[d["id"]] = value
+        else:
+            thinking.state = value
+            thinking.redacted = d.get("type") in ("reasoning.encrypted", "redacted_thinking") and (
+                d.get("format") in (None, "anthropic-claude-v1")
+            )
+    if thinking.text or thinking.state:
+        _add(turns, "assistant", thinking)
+    if m.get("content"):
+        _add(turns, "assistant", Item("text", _text(m["content"])))
+    for call in m.get("tool_calls") or []:
+        fn = call.get("function") or {}
+        cid = str(call.get("id"))
+        _add(
+            turns,
+            "assistant",
+            Item("call", state=states.get(cid), id=cid, name=str(fn.get("name")),
+                 args=str(fn.get("arguments") or "{}")),
+        )  # fmt: skip
+
+
+def _read_block(turns: list[Turn], role: str, b: Any) -> None:
+    if not isinstance(b, dict):
+        return
+    kind = b.get("type")
+    who = "assistant" if role == "assistant" else "user"
+    if kind == "thinking":
+        _add(turns, who, Item("thinking", str(b.get("thinking", "")), b.get("signature") or None))
+    elif kind == "redacted_thinking":
+        _add(turns, who, Item("thinking", state=str(b.get("data")), redacted=True))
+    elif kind == "tool_use":
+        args = json.dumps(b.get("input") or {})
+        _add(turns, who, Item("call", id=str(b.get("id")), name=str(b.get("name")), args=args))
+    elif kind == "tool_result":
+        _add(turns, "user", Item("result", _text(b.get("content")), id=str(b.get("tool_use_id"))))
+    elif "text" in b:
+        _add(turns, who, Item("text", str(b["text"])))
+
+
+def _read_responses(body: Obj) -> list[Turn]:
+    turns: list[Turn] = []
+    items = body.get("input")
+    if isinstance(items, str):
+        return [Turn("user", [Item("text", items)])]
+    for it in items or []:
+        if not isinstance(it, dict):
+            continue
+        kind = it.get("type")
+        if kind == "reasoning":
+            summary = "".join(str(s.get("text", "")) for s in it.get("summary") or [])
+            _add(turns, "assistant", Item("thinking", summary, it.get("encrypted_content")))
+        elif kind == "function_call":
+            _add(
+                turns,
+                "assistant",
+                Item("call", id=str(it.get("call_id")), name=str(it.get("name")),
+                     args=str(it.get("arguments") or "{}")),
+            )  # fmt: skip
+        elif kind == "function_call_output":
+            _add(turns, "user", Item("result", _text(it.get("output")), id=str(it.get("call_id"))))
+        else:
+            role = "assistant" if it.get("role") == "assistant" else "user"
+            _add(turns, role, Item("text", _text(it.get("content"))))
+    return turns
+
+
+# -- written in the upstream's shape -------------------------------------------------------
+
+
+def write(dialect: str, turns: list[Turn]) -> tuple[str, list[Any]]:
+    """``(key, entries)``: the upstream request's conversation (``messages``, ``input`` or
+    ``contents``)."""
+    names = {i.id: i.name for t in turns for i in t.items if i.kind == "call"}
+    if dialect == "anthropic":
+        return "messages", [_anthropic(t) for t in turns]
+    if dialect == "responses":
+        return "input", [e for t in turns for e in _responses(t)]
+    if dialect == "gemini":
+        return "contents", [_gemini(t, names) for t in turns]
+    return "messages", [m for t in turns for m in _chat(t)]
+
+
+def _anthropic(t: Turn) -> Obj:
+    blocks: list[Obj] = []
+    for i in t.items:
+        if i.kind == "thinking" and i.state:
+            if i.redacted:
+                blocks.append({"type": "redacted_thinking", "data": i.state})
+            else:
+                blocks.append({"type": "thinking", "thinking": i.text, "signature": i.state})
+        elif i.kind == "text" and i.text:
+            blocks.append({"type": "text", "text": i.text})
+        elif i.kind == "call":
+            blocks.append(
+                {"type": "tool_use", "id": i.id, "name": i.name, "input": json.loads(i.args)}
+            )
+        elif i.kind == "result":
+            blocks.append({"type": "tool_result", "tool_use_id": i.id, "content": i.text})
+    if t.role == "user" and len(blocks) == 1 and blocks[0]["type"] == "text":
+        return {"role": "user", "content": blocks[0]["text"]}
+    return {"role": t.role, "content": blocks}
+
+
+def _responses(t: Turn) -> list[Obj]:
+    out: list[Obj] = []
+    for i in t.items:
+        if i.kind == "thinking" and i.state:
+            summary = [{"type": "summary_text", "text": i.text}] if i.text else []
+            out.append({"type": "reasoning", "summary": summary, "encrypted_content": i.state})
+        elif i.kind == "text":
+            out.append({"role": t.role, "content": i.text})
+        elif i.kind == "call":
+            out.append(
+                {"type": "function_call", "call_id": i.id, "name": i.name, "arguments": i.args}
+            )
+        elif i.kind == "result":
+            out.append({"type": "function_call_output", "call_id": i.id, "output": i.text})
+    return out
+
+
+def _gemini(t: Turn, names: dict[str, str]) -> Obj:
+    parts: list[Obj] = []
+    pending: str | None = None  # a thinking item's state: the next call part's signature
+    for i in t.items:
+        if i.kind == "thinking":
+            if i.text:
+                parts.append({"text": i.text, "thought": True})
+            pending = i.state or pending
+        elif i.kind == "text":
+            parts.append({"text": i.text})
+        elif i.kind == "call":
+            part: Obj = {"functionCall": {"name": i.name, "args": json.loads(i.args)}}
+            sig = i.state or pending
+            if sig:
+                part["thoughtSignature"] = sig
+                pending = None
+            parts.append(part)
+        elif i.kind == "result":
+            response = {"name": names.get(i.id, ""), "response": {"result": i.text}}
+            parts.append({"functionResponse": response})
+    return {"role": "model" if t.role == "assistant" else "user", "parts": parts}
+
+
+def _chat(t: Turn) -> list[Obj]:
+    if t.role == "user":
+        out: list[Obj] = [
+            {"role": "tool", "tool_call_id": i.id, "content": i.text}
+            for i in t.items
+            if i.kind == "result"
+        ]
+        text = "".join(i.text for i in t.items if i.kind == "text")
+        return ([{"role": "user", "content": text}] if text else []) + out
+    msg: Obj = {
+        "role": "assistant",
+        "content": "".join(i.text for i in t.items if i.kind == "text"),
+    }
+    details = [
+        {"type": "reasoning.text", "signature": i.state, "format": "anthropic-claude-v1"}
+        for i in t.items
+        if i.kind == "thinking" and i.state
+    ]
+    if details:
+        msg["reasoning_details"] = details
+    calls = [
+        {"id": i.id, "type": "function", "function": {"name": i.name, "arguments": i.args}}
+        for i in t.items
+        if i.kind == "call"
+    ]
+    if calls:
+        msg["tool_calls"] = calls
+    return [msg]
+
+
+def thinking_config(dialect: str, body: Obj) -> Obj:
+    """The upstream request's settings for the thinking the client asked for (Anthropic
+    ``thinking``, chat ``reasoning_effort``, Responses ``reasoning``), in its shape."""
+    asked = bool(body.get("thinking") or body.get("reasoning_effort") or body.get("reasoning"))
+    if not asked:
+        return {}
+    if dialect == "anthropic":
+        return {"max_tokens": 4096, "thinking": {"type": "enabled", "budget_tokens": 2048}}
+    if dialect == "responses":
+        return {
+            "reasoning": {"effort": "medium", "summary": "auto"},
+            "include": ["reasoning.encrypted_content"],
+            "store": bool(body.get("store", False)),
+        }
+    if dialect == "gemini":
+        return {"generationConfig": {"thinkingConfig": {"includeThoughts": True}}}
+    return {"reasoning_effort": "medium"}
