@@ -47,6 +47,7 @@ class Exchanges(Protocol):
     suite: Suite
     server: ReplayServer
     later_turns: dict[str, list[Loaded]]
+    shared: bool
 
     def exchange(
         self, ready: Prepared, body: bytes, tag: str, out: str, deadline: float
@@ -106,6 +107,8 @@ class Conversation:
         )  # fmt: skip
         ref = references(sc, rec, ready.dialect, run.suite.speed)
         run.server.route_tag(tag, rules_for(sc, rec))
+        if run.shared:  # one at a time: an untagged request is this turn's too
+            run.server.rules = rules_for(sc, rec)
         raw = orjson.dumps(body)
         outcome, served, _ = run.exchange(ready, raw, tag, out, ready.deadline)
         found = _history(k, raw, served, issued)

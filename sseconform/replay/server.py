@@ -366,8 +366,7 @@ class ReplayServer:
         if refusal is not None:  # the state it sends back is not what was issued
             served = Served(client, method, shown, rec.name, refusal.status, spec, tag=tag)
             served.ending = f"refused: {refusal.reason}"
-            if self.measure:
-                served.returned = returned_of(body)
+            served.returned = returned_of(body) if self.measure else None
             return await self._early(writer, served, refusal.body, keep)
         stream = streams(path, body)
         array = stream and rec.dialect == providers.GEMINI and wants_array(path)
@@ -381,8 +380,7 @@ class ReplayServer:
         )
         served.started = start
         if self.measure:
-            served.plan, served.tools = plan, tools_of(body)
-            served.returned = returned_of(body) if b'"tool' in body or b"unction" in body else None
+            served.plan, served.tools, served.returned = plan, tools_of(body), returned_of(body)
         try:
             return await self._execute(
                 plan, writer, start, served, chunked=version != "HTTP/1.0",

@@ -181,6 +181,7 @@ def test_expectations_of_the_builtin_anthropic_suite() -> None:
         "stall": "content-or-error",
         "slow-stream": "content",  # timing: spread over 4 s
         "long-silence": "content",  # timing: 6 s of quiet
+        "agent-loop": "content",  # and its second turn's answer
     }
 
 
@@ -372,16 +373,20 @@ LABELS = [
     "stall",
     "slow-stream",
     "long-silence",
+    "agent-loop",
+    "previous-response",
 ]
+#: labels one dialect's suite alone has
+OWN = {"overloaded": "anthropic", "previous-response": "responses"}
 
 
 @pytest.mark.parametrize("dialect", ["anthropic", "gemini", "responses", "openai"])
 def test_builtin_suite(dialect: str) -> None:
     suite = builtin_suite(dialect)
     assert suite.name == f"builtin:{dialect}"
-    labels = [x for x in LABELS if dialect == "anthropic" or x != "overloaded"]
+    labels = [x for x in LABELS if OWN.get(x, dialect) == dialect]
     assert [s.name for s in suite.scenarios] == [f"{dialect}/{x}" for x in labels]
-    assert len(suite.scenarios) == (15 if dialect == "anthropic" else 14)
+    assert len(suite.scenarios) == (15 if dialect in ("gemini", "openai") else 16)
     source = "anthropic" if dialect == "openai" else dialect
     for sc in suite.scenarios:
         assert Path(sc.recording).is_file(), sc.recording
@@ -392,6 +397,11 @@ def test_builtin_suite(dialect: str) -> None:
         assert load(sc.recording).dialect == source
     by = {s.name.split("/")[1]: s for s in suite.scenarios}
     assert by["usage"].usage and not by["text"].usage
+    # a conversation: turn 1's thinking and call, then the answer, from the same folder
+    loop = by["agent-loop"]
+    assert loop.reasoning and loop.history == "full" and len(loop.turns) == 1
+    assert Path(loop.turns[0].recording).parent == recordings_dir() / source
+    assert [s.name for s in suite.scenarios if s.turns and not s.reasoning] == []
     assert (by["rate-limited"].fault, by["rate-limited"].fault_times) == ("status=429", 1)
     # the drop comes just after the second event that carries output: mid-stream in every
     # dialect (Responses sends four events before its first delta), after a pause past the
@@ -413,7 +423,7 @@ def test_builtin_suite(dialect: str) -> None:
 
 def test_builtin_all() -> None:
     suite = builtin_suite("all")
-    assert len(suite.scenarios) == 15 + 14 * 3
+    assert len(suite.scenarios) == 16 + 15 + 16 + 15
     assert len({s.name for s in suite.scenarios}) == len(suite.scenarios)
     assert all(Path(s.recording).is_file() for s in suite.scenarios)
 
