@@ -70,9 +70,20 @@ SECRET_PARAMS = frozenset(
 #: Name endings that mark a credential too (``refresh_token``, ``x-amz-signature``).
 SECRET_SUFFIXES = ("_api_key", "-api-key", "apikey", "_token", "_secret", "password", "signature")
 #: Entries of a conversation's history whose ``signature`` is the provider's own opaque
-#: state, not a credential (a thinking block, a reasoning entry): it must reach the
-#: recording unchanged, or the turn cannot be replayed or checked.
+#: state, not a credential (a thinking block, a reasoning entry), and names that are always
+#: state (Gemini's thought signature, as the API and LiteLLM spell it). The state must reach
+#: the recording unchanged, or the turn cannot be replayed or checked (``model.state`` knows
+#: where state lives in a stream; this layer sits below it).
 STATE_TYPES = frozenset({"thinking", "reasoning.text", "reasoning.encrypted"})
+STATE_NAMES = frozenset({"thoughtsignature", "thought_signature"})
+
+
+def provider_state(name: str, node: dict[str, Any]) -> bool:
+    """Is ``node[name]`` a provider's opaque state, though its name reads like a secret's?"""
+    low = name.lower()
+    return low in STATE_NAMES or (low == "signature" and node.get("type") in STATE_TYPES)
+
+
 _NOISE = re.compile(r"[\x00-\x20\x7f]+|\[[^\]]*\]$")
 
 
@@ -185,9 +196,8 @@ class Redactor:
         """A JSON body with secret-named fields redacted, at any depth."""
         if isinstance(obj, dict):
             out = {}
-            state = obj.get("type") in STATE_TYPES
             for k, v in obj.items():
-                if state and k == "signature":
+                if isinstance(k, str) and provider_state(k, obj):
                     out[k] = v
                 elif isinstance(k, str) and secret_name(k, self.params) and v not in (None, ""):
                     self._note(f"{path}.{k}")
