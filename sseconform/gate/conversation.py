@@ -24,13 +24,10 @@ turn by the last tag a request holds (the earlier turns' prompts hold theirs).
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
-from sseconform.sse import SSEDecoder
+from sseconform.replay.whole import anthropic_delta, events, json_or_empty
 
 __all__ = ["Assistant", "assistant_turn", "next_body"]
 
@@ -45,54 +42,30 @@ class Assistant:
     response_id: str | None = None  # responses: the response it continues
 
 
-def _events(body: bytes) -> list[dict[str, Any]]:
-    dec = SSEDecoder()
-    out: list[dict[str, Any]] = []
-    for ev in dec.feed(body) + dec.finish():
-        try:
-            obj = orjson.loads(ev.data)
-        except orjson.JSONDecodeError:
-            continue
-        if isinstance(obj, dict):
-            out.append(obj)
-    return out
-
-
 def assistant_turn(endpoint: str, body: bytes) -> Assistant:
     """The assistant turn a client of ``endpoint`` reads out of the stream ``body``."""
-    events = _events(body)
+    objs = [data for _, data in events(body) if isinstance(data, dict)]
     if endpoint == "messages":
-        return _messages(events)
+        return _messages(objs)
     if endpoint == "responses":
-        return _responses(events)
-    return _chat(events)
+        return _responses(objs)
+    return _chat(objs)
 
 
-def _messages(events: list[dict[str, Any]]) -> Assistant:
+def _messages(objs: list[dict[str, Any]]) -> Assistant:
+    """Blocks folded as anthropic-sdk folds them (``replay.whole``'s accumulator)."""
     blocks: dict[int, dict[str, Any]] = {}
-    partial: dict[int, str] = {}
-    for obj in events:
+    partial: dict[int, list[str]] = {}
+    for obj in objs:
         kind, index = obj.get("type"), obj.get("index")
         if kind == "content_block_start" and isinstance(index, int):
             block = obj.get("content_block")
             if isinstance(block, dict) and index not in blocks:
-                blocks[index] = copy.deepcopy(block)
-        elif kind == "content_block_delta" and index in blocks:
-            assert isinstance(index, int)
-            block, delta = blocks[index], obj.get("delta")
-            if not isinstance(delta, dict):
-                continue
-            dtype = delta.get("type")
-            if dtype == "text_delta":
-                block["text"] = str(block.get("text") or "") + str(delta.get("text", ""))
-            elif dtype == "thinking_delta":
-                block["thinking"] = str(block.get("thinking") or "") + str(
-                    delta.get("thinking", "")
-                )
-            elif dtype == "signature_delta":
-                block["signature"] = str(delta.get("signature", ""))
-            elif dtype == "input_json_delta":
-                partial[index] = partial.get(index, "") + str(delta.get("partial_json", ""))
+                blocks[index] = block
+        elif kind == "content_block_delta" and isinstance(index, int) and index in blocks:
+            delta = obj.get("delta")
+            if isinstance(delta, dict):
+                anthropic_delta(blocks[index], delta, partial.setdefault(index, []))
     out = Assistant()
     for index in sorted(blocks):
         block = blocks[index]
@@ -109,10 +82,7 @@ def _messages(events: list[dict[str, Any]]) -> Assistant:
                 out.parts.append({"type": "text", "text": block["text"]})
         elif kind == "tool_use":
             raw = partial.get(index)
-            try:
-                args = orjson.loads(raw) if raw else block.get("input") or {}
-            except orjson.JSONDecodeError:
-                args = {}
+            args = json_or_empty("".join(raw)) if raw else block.get("input") or {}
             cid = str(block.get("id") or "")
             out.parts.append(
                 {"type": "tool_use", "id": cid, "name": block.get("name"), "input": args}
@@ -121,10 +91,10 @@ def _messages(events: list[dict[str, Any]]) -> Assistant:
     return out
 
 
-def _responses(events: list[dict[str, Any]]) -> Assistant:
+def _responses(objs: list[dict[str, Any]]) -> Assistant:
     items: dict[int, dict[str, Any]] = {}
     out = Assistant()
-    for obj in events:
+    for obj in objs:
         kind = obj.get("type")
         resp = obj.get("response")
         if isinstance(resp, dict) and isinstance(resp.get("id"), str):
@@ -132,7 +102,7 @@ def _responses(events: list[dict[str, Any]]) -> Assistant:
         if kind == "response.output_item.done" and isinstance(obj.get("output_index"), int):
             item = obj.get("item")
             if isinstance(item, dict):
-                items[obj["output_index"]] = copy.deepcopy(item)
+                items[obj["output_index"]] = item
     for index in sorted(items):
         item = items[index]
         item.pop("status", None)  # an output's status is not an input's
@@ -156,25 +126,25 @@ def _merge(into: dict[str, Any], delta: dict[str, Any]) -> None:
             for entry in value:
                 at = entry.get("index") if isinstance(entry, dict) else None
                 if not isinstance(at, int):
-                    listed.append(copy.deepcopy(entry))
+                    listed.append(entry)
                     continue
                 found = next(
                     (e for e in listed if isinstance(e, dict) and e.get("index") == at), None
                 )
                 if found is None:
-                    listed.append(copy.deepcopy(entry))
+                    listed.append(entry)
                 else:
                     _merge(found, entry)
             into[key] = listed
         elif isinstance(value, dict) and isinstance(have, dict):
             _merge(have, value)
         else:
-            into[key] = copy.deepcopy(value)
+            into[key] = value
 
 
-def _chat(events: list[dict[str, Any]]) -> Assistant:
+def _chat(objs: list[dict[str, Any]]) -> Assistant:
     message: dict[str, Any] = {}
-    for obj in events:
+    for obj in objs:
         choices = obj.get("choices")
         for ch in choices if isinstance(choices, list) else ():
             if isinstance(ch, dict) and ch.get("index", 0) == 0:
@@ -216,7 +186,7 @@ def next_body(
     """The next request: ``previous`` (the request of the turn ``answer`` answered) with the
     assistant turn and a tool result per call (``result``, then ``[sseconform:TAG]``)."""
     text = f"{result} [sseconform:{tag}]"
-    body = copy.deepcopy(previous)
+    body = dict(previous)  # each key it changes gets a new list
     if endpoint == "messages":
         results = [{"type": "tool_result", "tool_use_id": c, "content": text} for c in answer.calls]
         body["messages"] = [

@@ -100,9 +100,9 @@ def run_suite(
         if on_start is not None:
             on_start(server.url)
         run = SuiteRun(
-            suite, GatewayRequests(suite, gateway, server.url, key, headers), server, out_dir
-        )
-        run.later_turns = upstream.turns
+            suite, GatewayRequests(suite, gateway, server.url, key, headers), server, out_dir,
+            upstream.turns,
+        )  # fmt: skip
         run.shared = concurrency <= 1
         run.evidence = evidence
         chosen = [sc for sc in suite.scenarios if select is None or select(sc)]
@@ -169,7 +169,12 @@ class SuiteRun:
     """One suite's scenarios through one gateway, against one running upstream."""
 
     def __init__(
-        self, suite: Suite, requests: GatewayRequests, server: ReplayServer, out_dir: str
+        self,
+        suite: Suite,
+        requests: GatewayRequests,
+        server: ReplayServer,
+        out_dir: str,
+        later_turns: dict[str, list[Loaded]] | None = None,
     ) -> None:
         self.suite = suite
         self.requests = requests
@@ -186,7 +191,7 @@ class SuiteRun:
         self._nonce = uuid.uuid4().hex[:8]
         self._prepared: dict[str, Prepared] = {}
         #: each conversation's later turns' recordings (``Upstream.turns``)
-        self.later_turns: dict[str, list[Loaded]] = {}
+        self.later_turns = later_turns or {}
 
     def prepared(self, sc: Scenario, rec: Loaded) -> Prepared | str:
         """``sc`` ready to run, made once for all its runs (or why it is not applicable)."""
@@ -217,7 +222,7 @@ class SuiteRun:
         if self.shared:
             server.rules = ready.fresh_rules()
         out = str(Path(self.out_dir) / f"{self.files.get(sc.name) or slug(sc.name)}.jsonl")
-        outcome, served, seconds = self.exchange(ready, ready.body(tag), tag, out, ready.deadline)
+        outcome, served, seconds = self.exchange(ready, ready.body(tag), tag, out)
         g = grade_recording(
             sc, ref, out, outcome.progress.status, served, complete=outcome.complete,
             reason=_hinted(outcome.reason), allow=suite.allow, endpoint=suite.endpoint,
@@ -242,14 +247,15 @@ class SuiteRun:
                 pairs=g.timing.pairs if g.timing is not None else None, grammar=g.grammar,
             )  # fmt: skip
         if sc.turns:
-            Conversation(self, sc, ready, tag).run_turns(base, out)
+            Conversation(self, sc, ready, tag).run_turns(base, g.body)
         return base
 
     def exchange(
-        self, ready: Prepared, body: bytes, tag: str, out: str, deadline: float
+        self, ready: Prepared, body: bytes, tag: str, out: str
     ) -> tuple[Outcome, list[Served], float]:
         """Send one request of a scenario (tagged ``tag``) and record the gateway's answer
-        into ``out``; what the upstream logged of it, and the seconds it took."""
+        into ``out`` (within the scenario's deadline and byte cap); what the upstream logged
+        of it, and the seconds it took."""
         server = self.server
         before = len(server.served)
         t0 = time.monotonic()
@@ -258,7 +264,7 @@ class SuiteRun:
             out,
             force=True,
             stall_timeout=self.suite.timeout,
-            deadline=deadline,
+            deadline=ready.deadline,
             max_bytes=ready.max_bytes,
         )
         seconds = time.monotonic() - t0

@@ -370,8 +370,7 @@ def _scenario(n: int, raw: Any, base: Path, source: str) -> Scenario:
     unknown = set(raw) - SCENARIO_KEYS
     if unknown:
         raise fail(source, where, f"unknown key(s) {', '.join(sorted(unknown))}")
-    if not isinstance(raw.get("recording"), str):
-        raise fail(source, where, "needs recording = PATH")
+    path = _recording(source, where, raw, base)
     upstream = raw.get("upstream")
     if upstream is not None and upstream not in providers.DIALECTS:
         raise fail(source, where, f"upstream must be one of {', '.join(providers.DIALECTS)}")
@@ -390,7 +389,7 @@ def _scenario(n: int, raw: Any, base: Path, source: str) -> Scenario:
     times = raw.get("fault_times")
     if times is not None and (type(times) is not int or times < 1):
         raise fail(source, where, "fault_times must be a positive integer")
-    for key in ("translate", "usage", "tools"):
+    for key in ("translate", "usage", "tools", "reasoning"):
         if key in raw and not isinstance(raw[key], bool):
             raise fail(source, where, f"{key} must be true or false")
     for key in ("name", "model", "fault"):
@@ -400,11 +399,6 @@ def _scenario(n: int, raw: Any, base: Path, source: str) -> Scenario:
     if spread is not None and (not _number(spread) or not 0 < spread <= 3600):
         raise fail(source, where, "spread must be seconds, above 0 (at most 3600)")
     quiet = _quiet(source, where, raw.get("quiet"))
-    path = _resolve(raw["recording"], base)
-    if not Path(path).is_file():
-        raise fail(source, where, f"recording {raw['recording']!r}: no such file ({path})")
-    if "reasoning" in raw and not isinstance(raw["reasoning"], bool):
-        raise fail(source, where, "reasoning must be true or false")
     history = raw.get("history", "full")
     if history not in HISTORY:
         raise fail(source, where, f"history must be one of {', '.join(HISTORY)}")
@@ -426,7 +420,7 @@ def _scenario(n: int, raw: Any, base: Path, source: str) -> Scenario:
         quiet=quiet,
         turns=turns,
         reasoning=bool(raw.get("reasoning", False)),
-        history=str(history),
+        history=history,
     )
 
 
@@ -442,16 +436,22 @@ def _turns(source: str, where: str, raw: object, base: Path) -> list[Turn]:
         unknown = set(t) - TURN_KEYS
         if unknown:
             raise fail(source, at, f"unknown key(s) {', '.join(sorted(unknown))}")
-        if not isinstance(t.get("recording"), str):
-            raise fail(source, at, "needs recording = PATH")
+        path = _recording(source, at, t, base)
         result = t.get("result", RESULT)
         if not isinstance(result, str):
             raise fail(source, at, "result must be a string")
-        path = _resolve(t["recording"], base)
-        if not Path(path).is_file():
-            raise fail(source, at, f"recording {t['recording']!r}: no such file ({path})")
         turns.append(Turn(path, result))
     return turns
+
+
+def _recording(source: str, where: str, raw: dict[str, Any], base: Path) -> str:
+    """A table's ``recording``: a path (relative to the suite) to a file that exists."""
+    if not isinstance(raw.get("recording"), str):
+        raise fail(source, where, "needs recording = PATH")
+    path = _resolve(raw["recording"], base)
+    if not Path(path).is_file():
+        raise fail(source, where, f"recording {raw['recording']!r}: no such file ({path})")
+    return path
 
 
 def _quiet(source: str, where: str, raw: object) -> tuple[float, int] | None:

@@ -25,11 +25,12 @@ import orjson
 from sseconform.gate.conversation import assistant_turn, next_body
 from sseconform.gate.finding import Finding
 from sseconform.gate.grading import grade_recording
-from sseconform.gate.references import references
+from sseconform.gate.references import References, references
 from sseconform.gate.result import ScenarioResult
 from sseconform.gate.scenario import Scenario
 from sseconform.gate.upstream import rules_for
-from sseconform.replay.plan import Loaded, load
+from sseconform.replay.history import returned
+from sseconform.replay.plan import Loaded
 
 if TYPE_CHECKING:
     from sseconform.gate.prepared import Prepared
@@ -50,7 +51,7 @@ class Exchanges(Protocol):
     shared: bool
 
     def exchange(
-        self, ready: Prepared, body: bytes, tag: str, out: str, deadline: float
+        self, ready: Prepared, body: bytes, tag: str, out: str
     ) -> tuple[Outcome, list[Served], float]: ...
 
 
@@ -63,15 +64,16 @@ class Conversation:
         self.ready = ready
         self.tag = tag
 
-    def run_turns(self, base: ScenarioResult, first: str) -> None:
-        """Send every later turn in order, each built on the answer before it; their
-        findings, log lines and recordings go into ``base``."""
+    def run_turns(self, base: ScenarioResult, answered: bytes) -> None:
+        """Send every later turn in order, each built on the gateway's recorded answer
+        before it (``answered``: the first turn's); their findings, log lines and
+        recordings go into ``base``."""
         sc, ready, endpoint = self.sc, self.ready, self.run.suite.endpoint
         body = orjson.loads(ready.body(self.tag))
-        answered, issued = first, ready.ref.clean.state.values()
-        recordings = self.run.later_turns.get(sc.name, [])
+        issued = ready.ref.clean.state.values()
+        recordings = self.run.later_turns[sc.name]
         for k, (turn, rec) in enumerate(zip(sc.turns, recordings, strict=True), start=2):
-            answer = assistant_turn(endpoint, load(answered).body)
+            answer = assistant_turn(endpoint, answered)
             if not answer.calls:
                 base.findings.append(
                     Finding(
@@ -84,36 +86,33 @@ class Conversation:
                 return
             tag = f"{self.tag}.t{k}"
             body = next_body(endpoint, body, answer, turn.result, tag, sc.history)
-            answered = first.removesuffix(".jsonl") + f".turn{k}.jsonl"
-            findings, served = self._turn(k, rec, body, tag, answered, issued)
+            out = base.recording.removesuffix(".jsonl") + f".turn{k}.jsonl"
+            turn_sc = dataclasses.replace(
+                sc, name=f"{sc.name} turn {k}", recording=rec.path, fault=None,
+                fault_times=None, turns=[], spread=None, quiet=None, expect=None,
+            )  # fmt: skip
+            ref = references(turn_sc, rec, ready.dialect)
+            findings, served, answered = self._turn(k, turn_sc, ref, rec, body, tag, out, issued)
             base.findings += findings
             base.upstream_log += [x.line() for x in served]
             base.upstream_requests += len(served)
-            base.turns.append(answered)
-            issued = self._issued(rec)
-
-    def _issued(self, rec: Loaded) -> set[str]:
-        """The state the upstream's answer of a turn holds (what the next must bring back)."""
-        sc = dataclasses.replace(self.sc, fault=None, fault_times=None, turns=[])
-        return references(sc, rec, self.ready.dialect).clean.state.values()
+            base.turns.append(out)
+            issued = ref.clean.state.values()  # what the next turn must bring back
 
     def _turn(
-        self, k: int, rec: Loaded, body: dict[str, object], tag: str, out: str, issued: set[str]
-    ) -> tuple[list[Finding], list[Served]]:
+        self, k: int, sc: Scenario, ref: References, rec: Loaded, body: dict[str, object],
+        tag: str, out: str, issued: set[str],
+    ) -> tuple[list[Finding], list[Served], bytes]:  # fmt: skip
+        """Turn ``k`` sent and graded: its findings, what the upstream logged of it, and the
+        gateway's recorded answer (empty when the upstream refused the history)."""
         run, ready = self.run, self.ready
-        sc = dataclasses.replace(
-            self.sc, name=f"{self.sc.name} turn {k}", recording=rec.path, fault=None,
-            fault_times=None, turns=[], spread=None, quiet=None, expect=None,
-        )  # fmt: skip
-        ref = references(sc, rec, ready.dialect, run.suite.speed)
         run.server.route_tag(tag, rules_for(sc, rec))
         if run.shared:  # one at a time: an untagged request is this turn's too
             run.server.rules = rules_for(sc, rec)
-        raw = orjson.dumps(body)
-        outcome, served, _ = run.exchange(ready, raw, tag, out, ready.deadline)
-        found = _history(k, raw, served, issued)
+        outcome, served, _ = run.exchange(ready, orjson.dumps(body), tag, out)
+        found = _history(k, body, served, issued)
         if any(f.code == "refused" for f in found):
-            return found, served  # the turn's answer is the refusal: nothing else to grade
+            return found, served, b""  # the answer is the refusal: nothing else to grade
         g = grade_recording(
             sc, ref, out, outcome.progress.status, served, complete=outcome.complete,
             reason=outcome.reason, allow=run.suite.allow, endpoint=run.suite.endpoint,
@@ -121,13 +120,13 @@ class Conversation:
         )  # fmt: skip
         for f in g.findings:
             found.append(dataclasses.replace(f, message=f"turn {k}: {f.message}", turn=k))
-        return found, served
+        return found, served, g.body
 
 
-def _history(k: int, sent: bytes, served: list[Served], issued: set[str]) -> list[Finding]:
+def _history(
+    k: int, sent: dict[str, object], served: list[Served], issued: set[str]
+) -> list[Finding]:
     """What the upstream made of the history the gateway forwarded on turn ``k``."""
-    from sseconform.replay.history import returned_of
-
     out: list[Finding] = []
     for x in served:
         if x.ending.startswith("refused: "):
@@ -139,9 +138,9 @@ def _history(k: int, sent: bytes, served: list[Served], issued: set[str]) -> lis
                     turn=k,
                 )
             )  # fmt: skip
-    client = returned_of(sent)
+    client = returned(sent)
     got = [x.returned for x in served if x.returned is not None]
-    if client is None or not got:
+    if not got:
         return out
     upstream = got[-1]
     lost = sorted(v for v in client.values & issued if v not in upstream.values)

@@ -339,7 +339,10 @@ def sent_back(obj: object) -> set[str]:
                     out.add(value)
                     size += len(value)
                 elif EMBEDDED in value and key in ("id", "tool_call_id", "tool_use_id", "call_id"):
-                    out.add(value.split(EMBEDDED, 1)[1])
+                    m = _EMBEDDED.search(value)  # as the stream's folder reads it
+                    if m:
+                        out.add(m.group(1))
+                        size += len(m.group(1))
             elif isinstance(value, dict | list):
                 stack.append((value, depth + 1))
     return out

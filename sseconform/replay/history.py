@@ -29,11 +29,12 @@ from typing import Any
 
 import orjson
 
+from sseconform.model.state import EMBEDDED as THOUGHT
 from sseconform.model.state import StateFolder, sent_back
 from sseconform.replay.plan import Loaded
 from sseconform.sse import SSEDecoder
 
-__all__ = ["Issued", "Refusal", "Returned", "check_history", "returned_of"]
+__all__ = ["Issued", "Refusal", "Returned", "check_history", "returned", "returned_of"]
 
 #: Bodies past this are not read for history (the server's own cap on what it parses).
 MAX_READ = 16 * 1024 * 1024
@@ -101,18 +102,29 @@ class Returned:
     results: int
 
 
+#: What a body must hold to bring back state or a tool result (a first turn holds none).
+_RETURNING = (b"ignature", b"encrypted", b"redacted_thinking", THOUGHT.encode(), b'"tool"',
+              b"tool_result", b"function_call_output", b"functionResponse")  # fmt: skip
+NOTHING = Returned(frozenset(), 0)
+
+
+def returned(obj: dict[str, Any]) -> Returned:
+    """The state and the tool results a request (parsed) holds."""
+    return Returned(frozenset(sent_back(obj)), _results(obj))
+
+
 def returned_of(body: bytes) -> Returned | None:
-    """The state and the tool results a request holds (None: not a JSON object, or past
-    :data:`MAX_READ`). A first turn holds neither."""
+    """:func:`returned` of a request body (None: not a JSON object, or past
+    :data:`MAX_READ`); a body without any key that holds either is not parsed."""
     if len(body) > MAX_READ:
         return None
+    if not any(mark in body for mark in _RETURNING):
+        return NOTHING
     try:
         obj = orjson.loads(body)
     except orjson.JSONDecodeError:
         return None
-    if not isinstance(obj, dict):
-        return None
-    return Returned(frozenset(sent_back(obj)), _results(obj))
+    return returned(obj) if isinstance(obj, dict) else None
 
 
 def _results(obj: dict[str, Any]) -> int:

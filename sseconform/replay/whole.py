@@ -28,7 +28,7 @@ from sseconform.replay.faults import Faults
 from sseconform.replay.plan import ABORT, END, WHOLE, Loaded, Plan, make_plan, reason_phrase
 from sseconform.sse import SSEDecoder
 
-__all__ = ["Whole", "fold", "whole_plan"]
+__all__ = ["Whole", "anthropic_delta", "events", "fold", "json_or_empty", "whole_plan"]
 
 
 @dataclass(frozen=True)
@@ -110,17 +110,17 @@ _STREAM_ONLY = frozenset({"content-type", "content-length", "content-encoding", 
 
 def fold(dialect: str | None, body: bytes) -> Whole:
     """The non-streaming answer a provider of ``dialect`` gives for this streamed body."""
-    events = _events(body)
+    parsed = events(body)
     if dialect == providers.ANTHROPIC:
-        return _anthropic(events)
+        return _anthropic(parsed)
     if dialect == providers.GEMINI:
-        return _gemini(events)
+        return _gemini(parsed)
     if dialect == providers.RESPONSES:
-        return _responses(events)
-    return _chat(events)
+        return _responses(parsed)
+    return _chat(parsed)
 
 
-def _events(body: bytes) -> list[tuple[str | None, Any]]:
+def events(body: bytes) -> list[tuple[str | None, Any]]:
     """Each dispatched event's name and parsed data (unparsable data is skipped: the answer
     is what a client could make of the stream, as the SDKs make it)."""
     dec = SSEDecoder()
@@ -239,7 +239,7 @@ def _anthropic(events: list[tuple[str | None, Any]]) -> Whole:
         elif kind == "content_block_delta" and isinstance(data.get("delta"), dict):
             block = blocks.get(data.get("index", -1))
             if block is not None:
-                _anthropic_delta(block, data["delta"], partial.setdefault(data["index"], []))
+                anthropic_delta(block, data["delta"], partial.setdefault(data["index"], []))
         elif kind == "message_delta" and message is not None:
             delta: dict[str, Any] = _dict(data.get("delta"))
             message.update(
@@ -253,13 +253,13 @@ def _anthropic(events: list[tuple[str | None, Any]]) -> Whole:
             for i in sorted(blocks):
                 block = blocks[i]
                 if block.get("type") in ("tool_use", "server_tool_use") and i in partial:
-                    block["input"] = _json_or_empty("".join(partial[i]))
+                    block["input"] = json_or_empty("".join(partial[i]))
                 message["content"].append(block)
             return Whole(200, _dumps(message))
     return _NO_ANSWER
 
 
-def _anthropic_delta(block: dict[str, Any], delta: dict[str, Any], partial: list[str]) -> None:
+def anthropic_delta(block: dict[str, Any], delta: dict[str, Any], partial: list[str]) -> None:
     """One block delta folded in, as anthropic-sdk's message accumulator folds it."""
     kind = delta.get("type")
     if kind == "text_delta":
@@ -274,7 +274,7 @@ def _anthropic_delta(block: dict[str, Any], delta: dict[str, Any], partial: list
         block.setdefault("citations", []).append(delta["citation"])
 
 
-def _json_or_empty(text: str) -> Any:
+def json_or_empty(text: str) -> Any:
     """A tool call's input: its JSON, or what partial-JSON reading makes of JSON cut short (a
     ``max_tokens`` stop can end a call mid-value), as anthropic-sdk reads it."""
     if not text.strip():

@@ -191,7 +191,7 @@ class AnthropicTranslator(Guarded, Unnumbered):
             data = block.get("data")
             if isinstance(data, str) and data:
                 self.e.state(encrypted(data, ANTHROPIC))
-        else:  # redacted_thinking, server_tool_use, web_search_tool_result, ...: native only
+        else:  # server_tool_use, web_search_tool_result, ...: native only
             self._blocks[index] = ("native", -1)
 
     def _block_stop(self, obj: dict[str, Any]) -> None:

@@ -154,7 +154,7 @@ class GeminiTranslator(Guarded, Unnumbered):
         if isinstance(sig, str) and sig:
             cid = None
             if isinstance(fc, dict) and fc.get("name"):
-                cid = str(fc.get("id") or stable_id("call_", self._seed, self._calls_seen + 1))
+                cid = self._call_id(fc, self._calls_seen + 1)  # the id the call gets below
             self.e.state(encrypted(sig, GEMINI, cid), index)
         if "text" in part:
             if part.get("thought"):
@@ -169,13 +169,13 @@ class GeminiTranslator(Guarded, Unnumbered):
             streaming = None
         if fc.get("name") and "partialArgs" not in fc and not fc.get("willContinue"):
             self._calls_seen += 1
-            cid = str(fc.get("id") or stable_id("call_", self._seed, self._calls_seen))
+            cid = self._call_id(fc, self._calls_seen)
             args = fc.get("args")
             self.e.call(cid, str(fc["name"]), json.dumps(args if args is not None else {}), index)
             return
         if fc.get("name"):
             self._calls_seen += 1
-            cid = str(fc.get("id") or stable_id("call_", self._seed, self._calls_seen))
+            cid = self._call_id(fc, self._calls_seen)
             streaming = self._open[index] = _Streaming(self.e.call(cid, str(fc["name"]), "", index))
         if streaming is None:
             return
@@ -184,6 +184,10 @@ class GeminiTranslator(Guarded, Unnumbered):
                 self.e.arguments(streaming.call, streaming.builder.feed(record), index)
         if not fc.get("willContinue") and not fc.get("partialArgs") and not fc.get("name"):
             self._end_call(index)  # the empty functionCall that closes a streamed call
+
+    def _call_id(self, fc: dict[str, Any], n: int) -> str:
+        """A call's id: its own, or one derived from the response and the call's number."""
+        return str(fc.get("id") or stable_id("call_", self._seed, n))
 
     def _end_call(self, index: int) -> None:
         streaming = self._open.pop(index, None)

@@ -17,6 +17,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from sseconform.gate.request import REASONING
+from sseconform.translate.state import ANTHROPIC, GEMINI, signature
+
 Obj = dict[str, Any]
 
 
@@ -95,12 +98,12 @@ def _read_chat_assistant(turns: list[Turn], m: Obj) -> None:
         value = d.get("signature") or d.get("data")
         if not isinstance(value, str) or not value:
             continue
-        if isinstance(d.get("id"), str) and d.get("format") == "google-gemini-v1":
+        if isinstance(d.get("id"), str) and d.get("format") == GEMINI:
             states[d["id"]] = value
         else:
             thinking.state = value
             thinking.redacted = d.get("type") in ("reasoning.encrypted", "redacted_thinking") and (
-                d.get("format") in (None, "anthropic-claude-v1")
+                d.get("format") in (None, ANTHROPIC)
             )
     if thinking.text or thinking.state:
         _add(turns, "assistant", thinking)
@@ -252,11 +255,7 @@ def _chat(t: Turn) -> list[Obj]:
         "role": "assistant",
         "content": "".join(i.text for i in t.items if i.kind == "text"),
     }
-    details = [
-        {"type": "reasoning.text", "signature": i.state, "format": "anthropic-claude-v1"}
-        for i in t.items
-        if i.kind == "thinking" and i.state
-    ]
+    details = [signature(i.state) for i in t.items if i.kind == "thinking" and i.state]
     if details:
         msg["reasoning_details"] = details
     calls = [
@@ -275,14 +274,8 @@ def thinking_config(dialect: str, body: Obj) -> Obj:
     asked = bool(body.get("thinking") or body.get("reasoning_effort") or body.get("reasoning"))
     if not asked:
         return {}
-    if dialect == "anthropic":
-        return {"max_tokens": 4096, "thinking": {"type": "enabled", "budget_tokens": 2048}}
-    if dialect == "responses":
-        return {
-            "reasoning": {"effort": "medium", "summary": "auto"},
-            "include": ["reasoning.encrypted_content"],
-            "store": bool(body.get("store", False)),
-        }
     if dialect == "gemini":
         return {"generationConfig": {"thinkingConfig": {"includeThoughts": True}}}
-    return {"reasoning_effort": "medium"}
+    if dialect == "responses":  # stored or not, as the client asked
+        return {**REASONING["responses"], "store": bool(body.get("store", False))}
+    return REASONING["messages" if dialect == "anthropic" else "chat"]

@@ -194,7 +194,7 @@ class StreamChecker(Checker):
         checks = self._at["unknown-key"]
         for key in obj:
             if key not in known:
-                HOOKS.call(checks, self, ev, key, f"{at}/{_seg(key)}")
+                HOOKS.call(checks, self, ev, key, obj[key], f"{at}/{_seg(key)}")
 
     def _schema(self, name: str, ev: Event, obj: dict[str, Any]) -> None:
         """A schema's verdict depends on the frame alone: a short failing frame seen before

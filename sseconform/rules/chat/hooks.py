@@ -19,7 +19,8 @@ HOOKS = Hooks(
         "event-name": "(ev, name): an `event:` line on chat output",
         "data-after-error": "(ev, err): data, not [DONE], after the error frame err",
         "native-payload": "(ev, what): a provider's native event as the frame",
-        "unknown-key": "(ev, key, pointer): a key OpenAI does not send, where it is",
+        "unknown-key": "(ev, key, value, pointer): a key OpenAI does not send, its value, "
+        "where it is",
         "head-changed": "(ev, field, new, first, previous): the chunk's id, model or created "
         "differs from the one before (first: the first chunk's)",
         "usage-chunk": "(ev): the usage chunk (usage and no choices)",

@@ -49,7 +49,7 @@ def _shape(pointer: str) -> str:
 
 
 @HOOKS.on(RULE, "unknown-key")
-def check(c: StreamChecker, ev: Event, key: str, pointer: str) -> None:
+def check(c: StreamChecker, ev: Event, key: str, value: object, pointer: str) -> None:
     """A key OpenAI does not send (once per place; a native key or a nonstandard reasoning
     field has its own rule)."""
     if (

@@ -41,11 +41,22 @@ RULE = define(
 
 
 @HOOKS.on(RULE, "unknown-key")
-def check(c: StreamChecker, ev: Event, key: str, pointer: str) -> None:
-    """Reasoning under a nonstandard key (once per key)."""
+def check(c: StreamChecker, ev: Event, key: str, value: object, pointer: str) -> None:
+    """Reasoning under a nonstandard key (once per key); ``reasoning_details`` entries that
+    hold state alone (signatures, encrypted data) carry no reasoning text."""
     if key not in NONSTANDARD_REASONING:
         return
-    if key == "reasoning_details" and '"text"' not in ev.data and '"summary"' not in ev.data:
-        return  # state alone (signatures, encrypted data): no reasoning text under this key
+    if key == "reasoning_details" and not _has_text(value):
+        return
     if c.first_time(f"{RULE.code}:{key}"):
         c.report(RULE, f"reasoning sent as `{key}`, not `reasoning_content`", ev, pointer)
+
+
+def _has_text(details: object) -> bool:
+    """Whether some ``reasoning_details`` entry holds reasoning text (or is not a list of
+    entries at all: then it is reported as the nonstandard key it is)."""
+    if not isinstance(details, list):
+        return True
+    return any(
+        not isinstance(d, dict) or isinstance(d.get("text"), str) or "summary" in d for d in details
+    )

@@ -46,7 +46,7 @@ RULE = define(
 
 
 @HOOKS.on(RULE, "unknown-key")
-def check(c: StreamChecker, ev: Event, key: str, pointer: str) -> None:
+def check(c: StreamChecker, ev: Event, key: str, value: object, pointer: str) -> None:
     """A native dialect's key in a chunk (once per key)."""
     if key in native.NATIVE_KEYS and c.first_time(f"{RULE.code}:{key}"):
         c.report(RULE, f"native key `{key}` in a chunk", ev, pointer)
