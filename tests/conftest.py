@@ -47,7 +47,7 @@ SLOW_GROUPS: dict[str, tuple[str, ...]] = {
     "agents": ("interop/heavy/",),
     "browser": ("html/test_chromium.py", "html/test_site_chromium.py"),
     "locust": ("load/",),
-    "integrations": ("test_integrations.py", "test_pytest_plugin.py"),
+    "integrations": ("integrations/", "test_pytest_plugin.py"),
 }
 
 

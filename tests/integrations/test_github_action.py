@@ -1,15 +1,12 @@
-"""The ways teams wire sseconform into CI besides the command line: the pre-commit hook
-(``.pre-commit-hooks.yaml``, tried with ``pre-commit try-repo``) and the composite GitHub
-Action (``action.yml``, its steps run here the way a runner runs them)."""
+"""The composite GitHub Action (``action.yml``): its steps run here the way a runner runs
+them."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,64 +14,6 @@ import pytest
 import yaml
 
 from tests.conftest import ROOT
-
-CASES = ROOT / "tests" / "cases"
-GOOD = CASES / "pass" / "comment-after-done" / "stream.sse"
-BAD = CASES / "fail" / "F001-finish-missing" / "stream.sse"
-PRE_COMMIT = Path(sys.executable).with_name("pre-commit")
-
-
-def _git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    """A user's repository with a good and a bad stream, and a JSON file that is no stream."""
-    repo = tmp_path / "project"
-    (repo / "streams").mkdir(parents=True)
-    shutil.copy(GOOD, repo / "streams" / "good.sse")
-    shutil.copy(BAD, repo / "streams" / "bad.sse")
-    (repo / "data.jsonl").write_text('{"not": "a stream"}\n')
-    _git(repo, "init", "-q")
-    _git(repo, "add", ".")
-    return repo
-
-
-# -- pre-commit ----------------------------------------------------------------------------------
-
-
-def test_hook_definition() -> None:
-    [hook] = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
-    assert hook["id"] == "sseconform-check" and hook["entry"] == "sseconform check"
-    files = re.compile(hook["files"])
-    assert files.search("streams/a.sse") and files.search("recordings/x/a.jsonl")
-    assert not files.search("data.jsonl") and not files.search("a.sse.txt")
-
-
-@pytest.mark.skipif(not PRE_COMMIT.is_file(), reason="pre-commit is a dev dependency")
-def test_hook_with_pre_commit_try_repo(project: Path, tmp_path: Path) -> None:
-    if not (ROOT / ".git").exists():
-        pytest.skip("try-repo needs this project as a git repository")
-    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "NO_COLOR": "1"}
-    run = subprocess.run(
-        [str(PRE_COMMIT), "try-repo", str(ROOT), "sseconform-check", "--all-files"],
-        cwd=project, env=env, capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
-    out = run.stdout + run.stderr
-    assert run.returncode == 1, out  # bad.sse fails the hook
-    assert "streams/bad.sse:9: F001 error finish-missing" in out
-    assert "data.jsonl" not in out.split("sseconform check", 1)[-1]  # not a stream: not given
-    (project / "streams" / "bad.sse").unlink()
-    _git(project, "add", "-A")
-    run = subprocess.run(
-        [str(PRE_COMMIT), "try-repo", str(ROOT), "sseconform-check", "--all-files"],
-        cwd=project, env=env, capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
-    assert run.returncode == 0, run.stdout + run.stderr
-
-
-# -- the GitHub Action ---------------------------------------------------------------------------
 
 EXPR = re.compile(r"\$\{\{\s*([\w.-]+)\s*\}\}")
 
