@@ -370,7 +370,8 @@ def _scenario(n: int, raw: Any, base: Path, source: str) -> Scenario:
     unknown = set(raw) - SCENARIO_KEYS
     if unknown:
         raise fail(source, where, f"unknown key(s) {', '.join(sorted(unknown))}")
-    path = _recording(source, where, raw, base)
+    if not isinstance(raw.get("recording"), str):
+        raise fail(source, where, "needs recording = PATH")
     upstream = raw.get("upstream")
     if upstream is not None and upstream not in providers.DIALECTS:
         raise fail(source, where, f"upstream must be one of {', '.join(providers.DIALECTS)}")
@@ -399,6 +400,7 @@ def _scenario(n: int, raw: Any, base: Path, source: str) -> Scenario:
     if spread is not None and (not _number(spread) or not 0 < spread <= 3600):
         raise fail(source, where, "spread must be seconds, above 0 (at most 3600)")
     quiet = _quiet(source, where, raw.get("quiet"))
+    path = _recording(source, where, raw, base)  # the file last: its other errors first
     history = raw.get("history", "full")
     if history not in HISTORY:
         raise fail(source, where, f"history must be one of {', '.join(HISTORY)}")
