@@ -7,13 +7,17 @@ be in production, and its next turn fails the same way.
 What is checked, per dialect (only what a request's history holds; a first turn has none):
 
 - anthropic: each ``thinking`` block's ``signature`` and each ``redacted_thinking`` block's
-  ``data`` were issued; with thinking on, a final assistant turn that calls a tool starts
-  with a thinking block; each ``tool_result`` answers a ``tool_use`` of the turn before it.
-- responses: each ``reasoning`` item's ``encrypted_content`` was issued; each
+  ``data`` were issued, a thinking block's text the very text its signature was issued with
+  (the signature signs it); with thinking on, a final assistant turn that calls a tool starts
+  with a thinking block; each ``tool_result`` answers a ``tool_use`` of the turn before it,
+  and each ``tool_use`` is answered in the next message.
+- responses: each ``reasoning`` item's ``encrypted_content`` was issued (with ``store:
+  false`` an item without it is refused: nothing was stored to read it from); each
   ``function_call_output`` answers a ``function_call`` the input holds (unless the request
   continues a stored response); a ``previous_response_id`` names a response it issued.
-- gemini: a ``functionCall`` part of a call this upstream issued with a ``thoughtSignature``
-  carries that signature back, unchanged.
+- gemini: a ``functionCall`` part (or ``function_call``: the JSON takes both spellings) of
+  a call this upstream issued with a ``thoughtSignature`` carries that signature back,
+  unchanged.
 
 "Issued" is what the recordings being served hold: every signature, encrypted content and
 response id in them (a recording is the provider's own answer, replayed).
@@ -32,6 +36,7 @@ import orjson
 from sseconform.model.state import EMBEDDED as THOUGHT
 from sseconform.model.state import StateFolder, sent_back
 from sseconform.replay.plan import Loaded
+from sseconform.replay.whole import fold
 from sseconform.sse import SSEDecoder
 
 __all__ = ["Issued", "Refusal", "Returned", "check_history", "returned", "returned_of"]
@@ -59,6 +64,9 @@ class Issued:
     #: Gemini: the names of the function calls whose part carried a thought signature
     signed_calls: set[str] = field(default_factory=set)
     response_ids: set[str] = field(default_factory=set)
+    #: Anthropic: each thinking block's signature, and the thinking text it signs (the
+    #: provider verifies both: a block sent back with other text is refused)
+    thinking: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def of(cls, recordings: Iterable[Loaded]) -> Issued:
@@ -66,6 +74,8 @@ class Issued:
         for rec in recordings:
             if rec.dialect is None:
                 continue
+            if rec.dialect == "anthropic" and b"signature_delta" in rec.body:
+                out.thinking.update(_signed_thinking(rec.body))
             folder, decoder = StateFolder(rec.dialect), SSEDecoder()
             for ev in decoder.feed(rec.body) + decoder.finish():
                 folder.feed(ev.data, ev.frame, ev.offset)
@@ -104,7 +114,8 @@ class Returned:
 
 #: What a body must hold to bring back state or a tool result (a first turn holds none).
 _RETURNING = (b"ignature", b"encrypted", b"redacted_thinking", THOUGHT.encode(), b'"tool"',
-              b"tool_result", b"function_call_output", b"functionResponse")  # fmt: skip
+              b"tool_result", b"function_call_output", b"functionResponse",
+              b"function_response")  # fmt: skip
 NOTHING = Returned(frozenset(), 0)
 
 
@@ -142,7 +153,9 @@ def _results(obj: dict[str, Any]) -> int:
             inner = m.get("content", m.get("parts"))
             for b in inner if isinstance(inner, list) else ():
                 if isinstance(b, dict) and (
-                    b.get("type") == "tool_result" or "functionResponse" in b
+                    b.get("type") == "tool_result"
+                    or "functionResponse" in b
+                    or "function_response" in b
                 ):
                     n += 1
     return n
@@ -171,7 +184,8 @@ def _anthropic(obj: dict[str, Any], issued: Issued) -> Refusal | None:
     for i, m in enumerate(messages):
         blocks = m.get("content") if isinstance(m, dict) else None
         if not isinstance(blocks, list):
-            calls_before = set()
+            if calls_before:
+                return _unanswered(i - 1, calls_before)
             continue
         calls: set[str] = set()
         for j, b in enumerate(blocks):
@@ -179,7 +193,11 @@ def _anthropic(obj: dict[str, Any], issued: Issued) -> Refusal | None:
                 continue
             kind = b.get("type")
             where = f"messages.{i}.content.{j}"
-            if kind == "thinking" and b.get("signature") not in issued.values:
+            signature = b.get("signature")
+            if kind == "thinking" and (
+                signature not in issued.values
+                or issued.thinking.get(signature, b.get("thinking")) != b.get("thinking")
+            ):
                 return _anthropic_error(f"{where}: Invalid `signature` in `thinking` block")
             if kind == "redacted_thinking" and b.get("data") not in issued.values:
                 return _anthropic_error(f"{where}: Invalid `data` in `redacted_thinking` block")
@@ -191,6 +209,9 @@ def _anthropic(obj: dict[str, Any], issued: Issued) -> Refusal | None:
                     f"{b.get('tool_use_id')}. Each `tool_result` block must have a "
                     "corresponding `tool_use` block in the previous message."
                 )
+        answered = {b.get("tool_use_id") for b in blocks if isinstance(b, dict)}
+        if calls_before - answered:  # a result of another id was refused above
+            return _unanswered(i - 1, calls_before - answered)
         if i == last_assistant and thinking_on and calls and blocks:
             first = blocks[0].get("type") if isinstance(blocks[0], dict) else None
             if first not in ("thinking", "redacted_thinking"):
@@ -203,12 +224,36 @@ def _anthropic(obj: dict[str, Any], issued: Issued) -> Refusal | None:
     return None
 
 
+def _unanswered(i: int, ids: set[str]) -> Refusal:
+    return _anthropic_error(
+        f"messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately "
+        f"after: {', '.join(sorted(ids))}. Each `tool_use` block must have a corresponding "
+        "`tool_result` block in the next message."
+    )
+
+
+def _signed_thinking(body: bytes) -> dict[str, str]:
+    """Each signed thinking block of an Anthropic stream: its signature and its text."""
+    answer = fold("anthropic", body)
+    try:
+        blocks = orjson.loads(answer.body).get("content") if answer.status == 200 else None
+    except (orjson.JSONDecodeError, AttributeError):
+        return {}
+    return {
+        b["signature"]: str(b.get("thinking") or "")
+        for b in (blocks if isinstance(blocks, list) else ())
+        if isinstance(b, dict) and b.get("type") == "thinking" and b.get("signature")
+    }
+
+
 # -- responses -----------------------------------------------------------------------------
 
 
-def _openai_error(message: str, code: str, param: str | None = None) -> Refusal:
+def _openai_error(
+    message: str, code: str | None, param: str | None = None, status: int = 400
+) -> Refusal:
     error = {"message": message, "type": "invalid_request_error", "param": param, "code": code}
-    return Refusal(400, json.dumps({"error": error}).encode(), message)
+    return Refusal(status, json.dumps({"error": error}).encode(), message)
 
 
 def _responses(obj: dict[str, Any], issued: Issued) -> Refusal | None:
@@ -232,6 +277,14 @@ def _responses(obj: dict[str, Any], issued: Issued) -> Refusal | None:
             continue
         kind = it.get("type")
         content = it.get("encrypted_content")
+        if kind == "reasoning" and content is None and obj.get("store") is False:
+            # stateless: the item can only be read from its encrypted content
+            return _openai_error(
+                f"Item with id '{it.get('id')}' not found. Items are not persisted when "
+                "`store` is set to false. Try again with `store` set to true, or remove this "
+                "item from your input.",
+                None, "input", 404,
+            )  # fmt: skip
         if kind == "reasoning" and content is not None and content not in issued.values:
             return _openai_error(
                 f"The encrypted content for item {it.get('id')} could not be verified.",
@@ -259,8 +312,8 @@ def _gemini(obj: dict[str, Any], issued: Issued) -> Refusal | None:
     for i, c in enumerate(contents if isinstance(contents, list) else ()):
         parts = c.get("parts") if isinstance(c, dict) and c.get("role") == "model" else None
         for j, part in enumerate(parts if isinstance(parts, list) else ()):
-            call = part.get("functionCall") if isinstance(part, dict) else None
-            if not isinstance(call, dict):
+            call = _call_of(part)
+            if call is None:
                 continue
             sig = part.get("thoughtSignature", part.get("thought_signature"))
             name = call.get("name")
@@ -273,6 +326,15 @@ def _gemini(obj: dict[str, Any], issued: Issued) -> Refusal | None:
             if sig is not None and sig not in issued.values:
                 return _gemini_error(f"contents[{i}].parts[{j}]: Thought signature is not valid.")
     return None
+
+
+def _call_of(part: Any) -> dict[str, Any] | None:
+    """A part's function call, in either spelling Gemini's JSON takes (``functionCall``, or
+    the proto's ``function_call``, as LiteLLM writes it)."""
+    if not isinstance(part, dict):
+        return None
+    call = part.get("functionCall", part.get("function_call"))
+    return call if isinstance(call, dict) else None
 
 
 def _signed_calls(data: str) -> set[str]:
@@ -295,5 +357,5 @@ _CHECKS = {"anthropic": _anthropic, "responses": _responses, "gemini": _gemini}
 _HISTORY = {
     "anthropic": (b'"assistant"', b'"tool_result"'),
     "responses": (b'"previous_response_id"', b'"encrypted_content"', b'"function_call_output"'),
-    "gemini": (b'"functionCall"',),
+    "gemini": (b'"functionCall"', b'"function_call"'),
 }

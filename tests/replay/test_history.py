@@ -46,9 +46,21 @@ def issued(recs: dict[str, Loaded]) -> Issued:
     return Issued.of(recs.values())
 
 
-def _turn2_anthropic(signature: str, *, thinking_first: bool = True) -> dict[str, Any]:
+def _thought() -> str:
+    """The thinking text the bundled recording signs."""
+    [(_, text)] = Issued.of([load(str(THINKING))]).thinking.items()
+    return text
+
+
+def _turn2_anthropic(
+    signature: str, *, thinking_first: bool = True, thought: str | None = None
+) -> dict[str, Any]:
     assistant: list[dict[str, Any]] = [
-        {"type": "thinking", "thinking": "Let me check.", "signature": signature},
+        {
+            "type": "thinking",
+            "thinking": _thought() if thought is None else thought,
+            "signature": signature,
+        },  # fmt: skip
         {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}},
     ]
     if not thinking_first:
@@ -79,6 +91,11 @@ def test_anthropic_what_was_issued_passes_and_anything_else_is_refused(
         400, "messages.1.content.0: Invalid `signature` in `thinking` block",
     )  # fmt: skip
     assert _check("anthropic", _turn2_anthropic(""), issued) is not None
+    # the signature signs the text: the issued signature with other text, or none, is refused
+    for text in ("", _thought()[:-1], _thought() + " "):
+        assert _check("anthropic", _turn2_anthropic(sig, thought=text), issued) == (
+            400, "messages.1.content.0: Invalid `signature` in `thinking` block",
+        ), text  # fmt: skip
     refused = _check("anthropic", _turn2_anthropic(sig, thinking_first=False), issued)
     assert refused is not None and refused[1].startswith(
         "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found "
@@ -88,6 +105,13 @@ def test_anthropic_what_was_issued_passes_and_anything_else_is_refused(
     unpaired["messages"][2]["content"][0]["tool_use_id"] = "toolu_other"
     refused = _check("anthropic", unpaired, issued)
     assert refused is not None and "unexpected `tool_use_id`" in refused[1]
+    unanswered = _turn2_anthropic(sig)
+    unanswered["messages"][2]["content"] = "never mind, what is 2+2?"
+    refused = _check("anthropic", unanswered, issued)
+    assert refused is not None and refused[1].startswith(
+        "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: "
+        "toolu_1."
+    )
     first_turn = {"model": "c", "max_tokens": 9, "messages": [{"role": "user", "content": "hi"}]}
     assert _check("anthropic", first_turn, issued) is None
 
@@ -107,6 +131,13 @@ def test_responses_encrypted_content_pairs_and_previous_response(issued: Issued)
     assert _check("responses", body("gAAAAB-changed"), issued) == (
         400, "The encrypted content for item rs_1 could not be verified.",
     )  # fmt: skip
+    stateless = body("gAAAAB-issued")
+    stateless["input"][1].pop("encrypted_content")
+    assert _check("responses", stateless, issued) == (
+        404, "Item with id 'rs_1' not found. Items are not persisted when `store` is set to "
+        "false. Try again with `store` set to true, or remove this item from your input.",
+    )  # fmt: skip
+    assert _check("responses", {**stateless, "store": True}, issued) is None  # stored: found
     stray = {**out, "call_id": "call_9"}
     refused = _check("responses", body("gAAAAB-issued", stray), issued)
     assert refused == (400, "No tool call found for function call output with call_id call_9.")
@@ -132,6 +163,10 @@ def test_gemini_a_signed_call_comes_back_with_its_signature(
         ]}  # fmt: skip
 
     assert _check("gemini", body({**call, "thoughtSignature": sig}), issued) is None
+    # the proto's spelling, as LiteLLM writes it, is the same call
+    snake = {"function_call": call["functionCall"]}
+    assert _check("gemini", body({**snake, "thoughtSignature": sig}), issued) is None
+    assert _check("gemini", body(snake), issued) is not None
     missing = _check("gemini", body(call), issued)
     assert missing is not None and missing[1].startswith(
         "Function call is missing a thought_signature in functionCall parts"
