@@ -113,13 +113,18 @@ def _responses(objs: list[dict[str, Any]]) -> Assistant:
 
 
 def _merge(into: dict[str, Any], delta: dict[str, Any]) -> None:
-    """openai-python's accumulation of a delta into a message: strings joined, lists
-    joined by each entry's ``index``, dicts merged, anything else replaced."""
+    """openai-python's accumulation of a delta into a message (its ``accumulate_delta``):
+    ``index`` and ``type`` replaced (a discriminator, never joined), other strings joined,
+    numbers added, lists joined by each entry's ``index``, dicts merged, anything else
+    replaced. Where openai-python raises (a list entry without ``index`` after the first
+    list: LiteLLM's ``thinking_blocks``), the entries are kept in the order they came."""
     for key, value in delta.items():
         if key == "index" or value is None:
             continue
         have = into.get(key)
-        if isinstance(value, str) and isinstance(have, str):
+        if key == "type":
+            into[key] = value
+        elif _joins(have, value):
             into[key] = have + value
         elif isinstance(value, list):
             listed = have if isinstance(have, list) else []
@@ -140,6 +145,15 @@ def _merge(into: dict[str, Any], delta: dict[str, Any]) -> None:
             _merge(have, value)
         else:
             into[key] = value
+
+
+def _joins(have: Any, value: Any) -> bool:
+    """Two strings, or two numbers (not booleans): accumulated by ``+``."""
+    if isinstance(have, str) or isinstance(value, str):
+        return isinstance(have, str) and isinstance(value, str)
+    numbers = (int, float)
+    plain = not isinstance(have, bool) and not isinstance(value, bool)
+    return plain and isinstance(have, numbers) and isinstance(value, numbers)
 
 
 def _chat(objs: list[dict[str, Any]]) -> Assistant:
