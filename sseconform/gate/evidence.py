@@ -11,6 +11,7 @@ capped, and a cap that cut something says so.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -20,13 +21,14 @@ import orjson
 from sseconform.gate import words
 from sseconform.gate.content import Content
 from sseconform.recording.format import RecordingReader
+from sseconform.replay.served import MAX_REQUEST
 from sseconform.sse import Event, SSEDecoder
 
 if TYPE_CHECKING:  # the runner builds evidence; only the types are needed here
     from sseconform.gate.finding import Finding
     from sseconform.replay.served import Served
 
-__all__ = ["Evidence", "collect", "first_difference", "label_of", "side_of"]
+__all__ = ["Evidence", "collect", "first_difference", "label_of", "requests_of", "side_of"]
 
 #: Characters kept of one field (text, reasoning, a call's arguments) on one side.
 MAX_TEXT = 32 * 1024
@@ -57,9 +59,15 @@ class Evidence:
     upstream_events: int = 0  # events in all (the marks may stop at MAX_MARKS)
     gateway_events: int = 0
     events: dict[int, str] = field(default_factory=dict)  # gateway byte offset -> event text
+    turn: int = 1  # the conversation's turn this is of
+    #: the request the gate's client sent the gateway, and the one the gateway forwarded
+    #: (the upstream's last), as :func:`requests_of` gives them
+    requests: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "turn": self.turn,
+            "requests": self.requests,
             "upstream": self.upstream,
             "gateway": self.gateway,
             "upstream_extra": self.upstream_extra,
@@ -297,6 +305,25 @@ def _event_bytes(body: bytes, offset: int) -> str:
     m = re.search(rb"\r\n\r\n|\n\n|\r\r", window)
     piece = window[: m.end()] if m is not None else window[:MAX_EVENT]
     return piece[:MAX_EVENT].decode("utf-8", "replace")
+
+
+def _request_text(text: str) -> dict[str, Any]:
+    """A request body shown as indented JSON (as sent when it is not JSON), capped."""
+    with contextlib.suppress(orjson.JSONDecodeError):
+        text = orjson.dumps(orjson.loads(text), option=orjson.OPT_INDENT_2).decode()
+    return _cap(text)
+
+
+def requests_of(client: bytes, served: list[Served]) -> dict[str, Any]:
+    """Both requests of one turn: what the client sent, and what reached the upstream (the
+    last request it got, as it logged it: a retry's is the one answered last); None where
+    the gateway never called the upstream."""
+    forwarded = next((x.request for x in reversed(served) if x.request), None)
+    return {
+        "client": _request_text(client[:MAX_REQUEST].decode("utf-8", "replace")),
+        "upstream": None if forwarded is None else _request_text(forwarded),
+        "path": next((x.path for x in reversed(served) if x.request), None),
+    }
 
 
 def collect(

@@ -37,6 +37,8 @@ class ScenarioResult:
     #: what the HTML report shows (both sides' content, timelines, event bytes), when asked
     #: for (``run_suite(evidence=True)``); never in the JSON report
     evidence: Evidence | None = None
+    #: the same of a conversation's later turns, in order (when asked for)
+    later_evidence: list[Evidence] = field(default_factory=list)
     #: what the gateway added to the upstream's times (None: nothing to time)
     timing: Timing | None = None
     #: a conversation's later turns: the gateway's recorded answer of each, in order

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-from sseconform.gate.evidence import collect
+from sseconform.gate.evidence import collect, requests_of
 from sseconform.gate.grading import grade_recording
 from sseconform.gate.prepared import Prepared, not_applicable, prepare
 from sseconform.gate.request import GatewayRequests
@@ -222,7 +222,8 @@ class SuiteRun:
         if self.shared:
             server.rules = ready.fresh_rules()
         out = str(Path(self.out_dir) / f"{self.files.get(sc.name) or slug(sc.name)}.jsonl")
-        outcome, served, seconds = self.exchange(ready, ready.body(tag), tag, out)
+        sent = ready.body(tag)
+        outcome, served, seconds = self.exchange(ready, sent, tag, out)
         g = grade_recording(
             sc, ref, out, outcome.progress.status, served, complete=outcome.complete,
             reason=_hinted(outcome.reason), allow=suite.allow, endpoint=suite.endpoint,
@@ -246,6 +247,7 @@ class SuiteRun:
                 body=g.body, served=served, t0=outcome.started,
                 pairs=g.timing.pairs if g.timing is not None else None, grammar=g.grammar,
             )  # fmt: skip
+            base.evidence.requests = requests_of(sent, served)
         if sc.turns:
             Conversation(self, sc, ready, tag).run_turns(base, g.body)
         return base

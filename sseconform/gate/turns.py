@@ -23,12 +23,14 @@ from typing import TYPE_CHECKING, Protocol
 import orjson
 
 from sseconform.gate.conversation import assistant_turn, next_body
+from sseconform.gate.evidence import MAX_EVENT, Evidence, collect, requests_of
 from sseconform.gate.finding import Finding
 from sseconform.gate.grading import grade_recording
 from sseconform.gate.references import References, references
 from sseconform.gate.result import ScenarioResult
 from sseconform.gate.scenario import Scenario
 from sseconform.gate.upstream import rules_for
+from sseconform.recording.format import RecordingError, RecordingReader
 from sseconform.replay.history import returned
 from sseconform.replay.plan import Loaded
 
@@ -49,6 +51,7 @@ class Exchanges(Protocol):
     server: ReplayServer
     later_turns: dict[str, list[Loaded]]
     shared: bool
+    evidence: bool
 
     def exchange(
         self, ready: Prepared, body: bytes, tag: str, out: str
@@ -92,7 +95,9 @@ class Conversation:
                 fault_times=None, turns=[], spread=None, quiet=None, expect=None,
             )  # fmt: skip
             ref = references(turn_sc, rec, ready.dialect)
-            findings, served, answered = self._turn(k, turn_sc, ref, rec, body, tag, out, issued)
+            findings, served, answered = self._turn(
+                k, turn_sc, ref, rec, body, tag, out, issued, base
+            )
             base.findings += findings
             base.upstream_log += [x.line() for x in served]
             base.upstream_requests += len(served)
@@ -101,17 +106,26 @@ class Conversation:
 
     def _turn(
         self, k: int, sc: Scenario, ref: References, rec: Loaded, body: dict[str, object],
-        tag: str, out: str, issued: set[str],
+        tag: str, out: str, issued: set[str], base: ScenarioResult,
     ) -> tuple[list[Finding], list[Served], bytes]:  # fmt: skip
         """Turn ``k`` sent and graded: its findings, what the upstream logged of it, and the
-        gateway's recorded answer (empty when the upstream refused the history)."""
+        gateway's recorded answer (empty when the upstream refused the history); its
+        evidence goes into ``base`` when the run keeps evidence."""
         run, ready = self.run, self.ready
         run.server.route_tag(tag, rules_for(sc, rec))
         if run.shared:  # one at a time: an untagged request is this turn's too
             run.server.rules = rules_for(sc, rec)
-        outcome, served, _ = run.exchange(ready, orjson.dumps(body), tag, out)
+        sent = orjson.dumps(body)
+        outcome, served, _ = run.exchange(ready, sent, tag, out)
         found = _history(k, body, served, issued)
         if any(f.code == "refused" for f in found):
+            if run.evidence:  # what the client got is the refusal, as the gateway passed it
+                ev = Evidence(turn=k, requests=requests_of(sent, served))
+                ev.gateway_extra["body"] = _answer(out)
+                ev.upstream_extra["body"] = "\n".join(
+                    x.ending for x in served if x.ending.startswith("refused: ")
+                )
+                base.later_evidence.append(ev)
             return found, served, b""  # the answer is the refusal: nothing else to grade
         g = grade_recording(
             sc, ref, out, outcome.progress.status, served, complete=outcome.complete,
@@ -120,6 +134,14 @@ class Conversation:
         )  # fmt: skip
         for f in g.findings:
             found.append(dataclasses.replace(f, message=f"turn {k}: {f.message}", turn=k))
+        if run.evidence:
+            upstream = ref.clean if ref.first is None else ref.first
+            ev = collect(
+                findings=g.findings, upstream=upstream, gateway=g.content, recording=out,
+                body=g.body, served=served, t0=outcome.started, grammar=g.grammar,
+            )  # fmt: skip
+            ev.turn, ev.requests = k, requests_of(sent, served)
+            base.later_evidence.append(ev)
         return found, served, g.body
 
 
@@ -165,6 +187,20 @@ def _history(
             )
         )  # fmt: skip
     return out
+
+
+def _answer(recording: str) -> str:
+    """The start of what the gateway's client got (a refused turn's error body)."""
+    body = b""
+    try:
+        with open(recording, "rb") as fp:
+            for _, data in RecordingReader(fp, recording).reads():
+                body += data
+                if len(body) >= MAX_EVENT:
+                    break
+    except (OSError, RecordingError):
+        pass  # the recording's own check reports it
+    return body[:MAX_EVENT].decode("utf-8", "replace")
 
 
 def _shown(value: str) -> str:

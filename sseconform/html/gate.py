@@ -216,20 +216,27 @@ def _scenario(s: ScenarioResult, anchor: str) -> str:
         + (f"; recording {esc(s.recording)}" if s.recording else "")
         + "</p>"
     )
-    events = ev["events"] if ev else {}
+    later = [e.to_dict() for e in s.later_evidence]
+    # each turn's event bytes: a finding's offset is in its own turn's recording
+    events = {e["turn"]: e["events"] for e in ([ev] if ev else []) + later}
     new = [f for f in s.findings if not f.known]
     known = [f for f in s.findings if f.known]
     if new:
         out.append('<h3>Findings</h3><ul class="findings">')
-        out += [_finding(f, events) for f in new]
+        out += [_finding(f, events.get(f.turn, {})) for f in new]
         out.append("</ul>")
     if known:
         out.append('<details class="known-findings"><summary>Known deviations (baseline): ')
         out.append(f'{len(known)}</summary><ul class="findings">')
-        out += [_finding(f, events) for f in known]
+        out += [_finding(f, events.get(f.turn, {})) for f in known]
         out.append("</ul></details>")
-    if ev is not None:
+    if ev is not None and later:
+        out.append(_turns([ev, *later]))
+        out.append(_timeline(ev))
+    elif ev is not None:
         out.append(_content(ev))
+        if ev.get("requests"):
+            out.append(_requests_pair(ev))
         out.append(_timeline(ev))
     if s.upstream_log:
         out.append('<details><summary>upstream log</summary><pre class="log">')
@@ -302,23 +309,71 @@ def _short(value: Any) -> str:
     return text if len(text) <= 400 else text[:399] + "\u2026"
 
 
-def _content(ev: dict[str, Any]) -> str:
-    first = ev["first"]
-    head = "<h3>Content</h3>"
-    if first is not None:
-        where = f" at char {first['char']}" if "char" in first else ""
-        head += (
-            f'<p class="first">First difference: <code>{esc(first["field"])}</code> '
-            f"({esc(first['kind'])}){esc(where)}</p>"
-        )
-    else:
-        head += '<p class="first muted">Same meaning on both sides.</p>'
+def _first(first: dict[str, Any] | None) -> str:
+    if first is None:
+        return '<p class="first muted">Same meaning on both sides.</p>'
+    where = f" at char {first['char']}" if "char" in first else ""
     return (
-        f'{head}<div class="sides"><div class="side up"><h4>upstream sent</h4>'
-        f"{_one_side(ev['upstream'], ev['upstream_extra'], first)}</div>"
-        '<div class="side gw"><h4>the gateway\'s client got</h4>'
-        f"{_one_side(ev['gateway'], ev['gateway_extra'], first)}</div></div>"
+        f'<p class="first">First difference: <code>{esc(first["field"])}</code> '
+        f"({esc(first['kind'])}){esc(where)}</p>"
     )
+
+
+def _up(ev: dict[str, Any]) -> str:
+    return (
+        '<div class="side up"><h4>upstream sent</h4>'
+        f"{_one_side(ev['upstream'], ev['upstream_extra'], ev['first'])}</div>"
+    )
+
+
+def _gw(ev: dict[str, Any]) -> str:
+    return (
+        '<div class="side gw"><h4>the gateway\'s client got</h4>'
+        f"{_one_side(ev['gateway'], ev['gateway_extra'], ev['first'])}</div>"
+    )
+
+
+def _content(ev: dict[str, Any]) -> str:
+    return f'<h3>Content</h3>{_first(ev["first"])}<div class="sides">{_up(ev)}{_gw(ev)}</div>'
+
+
+def _request(requests: dict[str, Any], side: str) -> str:
+    """One request of a turn: the client's to the gateway, or the one it forwarded."""
+    if side == "client":
+        head, body = "the client sent the gateway", requests.get("client")
+    else:
+        path = requests.get("path")
+        head = "the gateway forwarded" + (f" ({path})" if path else "")
+        body = requests.get("upstream")
+    shown = _field(body, None) if body else '<p class="muted">nothing reached the upstream</p>'
+    return (
+        f'<div class="request" data-request="{side}"><div class="label">{esc(head)}</div>'
+        f"{shown}</div>"
+    )
+
+
+def _requests_pair(ev: dict[str, Any]) -> str:
+    """A one-turn scenario's two requests side by side, folded."""
+    requests = ev["requests"]
+    return (
+        '<details><summary>requests</summary><div class="sides">'
+        f"{_request(requests, 'client')}{_request(requests, 'upstream')}</div></details>"
+    )
+
+
+def _turns(evs: list[dict[str, Any]]) -> str:
+    """A conversation's turns side by side, a column each: its two requests, then what the
+    upstream sent and what the gateway's client got."""
+    out = [f'<h3>Turns</h3><div class="turns" style="--turns:{len(evs)}">']
+    for ev in evs:
+        requests = ev.get("requests") or {}
+        out.append(
+            f'<div class="turn" data-turn="{ev["turn"]}"><h4>turn {ev["turn"]}</h4>'
+            f"{_first(ev['first'])}{_request(requests, 'client')}"
+            f"{_request(requests, 'upstream')}{_up(ev)}{_gw(ev)}</div>"
+        )
+    out.append("</div>")
+    return "".join(out)
 
 
 _W, _LEFT, _RIGHT = 1000.0, 80.0, 20.0

@@ -6,13 +6,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sseconform.recording.redact import redact_target, request_secrets
-from sseconform.replay.history import Returned
+from sseconform.recording.redact import redact_target, request_secrets, scrub_text
+from sseconform.replay.history import Returned, returned_of
 from sseconform.replay.http11 import RequestHead
 from sseconform.replay.plan import Plan
+from sseconform.replay.routing import tools_of
 from sseconform.safetext import printable
 
-__all__ = ["Served"]
+__all__ = ["MAX_REQUEST", "Served"]
+
+#: Bytes kept of a measured request's body (the report shows what the gateway forwarded).
+MAX_REQUEST = 64 * 1024
 
 
 @dataclass
@@ -49,6 +53,9 @@ class Served:
     tools: list[str] | None = None
     #: when measured: the state and tool results the request's history brought back
     returned: Returned | None = None
+    #: when measured: the request's body as text (its first MAX_REQUEST bytes, the request's
+    #: own credentials masked), for the report's side-by-side requests
+    request: str = ""
 
     @classmethod
     def refused(
@@ -66,6 +73,12 @@ class Served:
         served = cls(client, method[:16], shown, None, status, "")
         served.ending, served.sent = f"refused: {reason}", sent
         return served
+
+    def measured(self, plan: Plan | None, body: bytes, secrets: list[str]) -> None:
+        """What the gate reads of a request it answered (or refused): its plan, the tools
+        it declared, the state its history brought back, and its body as sent."""
+        self.plan, self.tools, self.returned = plan, tools_of(body), returned_of(body)
+        self.request = scrub_text(body[:MAX_REQUEST].decode("utf-8", "replace"), secrets)
 
     def fire(self, fault: str, at: float) -> None:
         self.fired.append(fault)

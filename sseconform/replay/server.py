@@ -33,7 +33,7 @@ from typing import Any
 from sseconform import providers
 from sseconform.recording.redact import redact_target, request_secrets, scrub_text
 from sseconform.replay.faults import parse_faults, parse_split
-from sseconform.replay.history import Issued, check_history, returned_of
+from sseconform.replay.history import Issued, check_history
 from sseconform.replay.http11 import (
     MAX_HEAD,
     BadRequest,
@@ -51,7 +51,6 @@ from sseconform.replay.routing import (
     Router,
     streams,
     tag_of,
-    tools_of,
     wants_array,
 )
 from sseconform.replay.scenario import ReplayRule
@@ -366,7 +365,8 @@ class ReplayServer:
         if refusal is not None:  # the state it sends back is not what was issued
             served = Served(client, method, shown, rec.name, refusal.status, spec, tag=tag)
             served.ending = f"refused: {refusal.reason}"
-            served.returned = returned_of(body) if self.measure else None
+            if self.measure:
+                served.measured(None, body, secrets)
             return await self._early(writer, served, refusal.body, keep)
         stream = streams(path, body)
         array = stream and rec.dialect == providers.GEMINI and wants_array(path)
@@ -380,7 +380,7 @@ class ReplayServer:
         )
         served.started = start
         if self.measure:
-            served.plan, served.tools, served.returned = plan, tools_of(body), returned_of(body)
+            served.measured(plan, body, secrets)
         try:
             return await self._execute(
                 plan, writer, start, served, chunked=version != "HTTP/1.0",

@@ -17,9 +17,10 @@ import pytest
 
 from sseconform.errors import UsageError
 from sseconform.gate.conversation import assistant_turn, next_body
-from sseconform.gate.result import ScenarioResult
+from sseconform.gate.result import ScenarioResult, SuiteResult
 from sseconform.gate.runner import run_suite
 from sseconform.gate.suite import builtin_suite, for_endpoint, load_suite, recordings_dir
+from sseconform.html.gate import render
 from sseconform.recording.redact import Redactor
 from sseconform.replay.history import returned_of
 from sseconform.replay.plan import load
@@ -27,6 +28,7 @@ from sseconform.replay.routing import tag_of
 from sseconform.translate import translate_body
 from tests.gate.gateway import Gateway
 from tests.gate.test_gate import free_port
+from tests.html.dom import Node, parse
 
 ENDPOINTS = ("chat", "messages", "responses")
 DIALECTS = ("anthropic", "gemini", "responses", "openai")
@@ -35,14 +37,21 @@ ANSWER = recordings_dir() / "anthropic" / "agent-answer-anthropic.jsonl"
 
 
 def _gate(
-    tmp_path: Path, endpoint: str, bugs: set[str], only: tuple[str, ...] = ("agent-loop",)
+    tmp_path: Path,
+    endpoint: str,
+    bugs: set[str],
+    only: tuple[str, ...] = ("agent-loop",),
+    evidence: bool = False,
 ) -> dict[str, ScenarioResult]:
     suite = for_endpoint(builtin_suite("all"), endpoint)
     suite.speed = 0
     suite.scenarios = [sc for sc in suite.scenarios if sc.name.rsplit("/", 1)[-1] in only]
     port = free_port()
     with Gateway(f"http://127.0.0.1:{port}", bugs).running() as gw:
-        result = run_suite(suite, gw.url, str(tmp_path), upstream_port=port, confirm_timing=False)
+        result = run_suite(
+            suite, gw.url, str(tmp_path), upstream_port=port, confirm_timing=False,
+            evidence=evidence,
+        )  # fmt: skip
     return {s.name.removeprefix(f"{endpoint}/"): s for s in result.scenarios}
 
 
@@ -236,3 +245,58 @@ def test_the_report_names_the_turn(tmp_path: Path) -> None:
     assert turns == [(1, "diff:lost:state.signature"), (2, "turn2:history:refused")]
     assert data["turn_recordings"][0].endswith(".turn2.jsonl")
     assert json.loads(Path(data["turn_recordings"][0]).read_text().splitlines()[0])
+
+
+def _turn_columns(s: ScenarioResult) -> dict[str, Node]:
+    dom = parse(render([SuiteResult("builtin:all", "http://127.0.0.1:9", "", [s])]))
+    section = dom.find("section", "scenario")
+    return {n.attrs["data-turn"]: n for n in section.find("div", "turns").find_all("div", "turn")}
+
+
+def _request(column: Node, side: str) -> str:
+    return column.find("div", "request", data_request=side).text
+
+
+def test_the_page_shows_both_turns_side_by_side_with_their_requests(tmp_path: Path) -> None:
+    """A column per turn: what the client sent the gateway, what the gateway forwarded, what
+    the upstream sent and what the client got; where the gateway dropped the thinking from
+    the history, turn 2's forwarded request shows it gone and the upstream's refusal."""
+    signature = "EuSg4X0Q1UCZ"
+    faithful = _gate(tmp_path / "ok", "messages", set(), evidence=True)["anthropic/agent-loop"]
+    cols = _turn_columns(faithful)
+    assert sorted(cols) == ["1", "2"]
+    for side in ("client", "upstream"):
+        assert "scenario messages/anthropic/agent-loop" in _request(cols["1"], side)
+        assert "get_weather" in _request(cols["1"], side)
+    assert signature in _request(cols["2"], "client") and signature in _request(
+        cols["2"], "upstream"
+    )
+    assert "tool_result" in _request(cols["2"], "upstream")
+    got = cols["2"].find("div", "gw").text
+    assert "It is 18 °C and sunny in Lisbon right now." in got  # turn 2's answer
+
+    dropped = _gate(tmp_path / "bad", "messages", {"drop-thinking-history"}, evidence=True)
+    cols = _turn_columns(dropped["anthropic/agent-loop"])
+    assert signature in _request(cols["2"], "client")
+    assert signature not in _request(cols["2"], "upstream")
+    refused = cols["2"].find("div", "up").text
+    assert "Expected `thinking` or `redacted_thinking`, but found `tool_use`" in refused
+
+
+def test_the_chat_turn_accumulates_as_openai_python_does() -> None:
+    """``type`` is replaced, never joined (a gateway that repeats ``"type": "function"`` in
+    every tool delta, as LiteLLM does, still gets a call of type ``function`` back)."""
+
+    def chunk(delta: dict[str, Any]) -> bytes:
+        return b"data: " + orjson.dumps({"choices": [{"index": 0, "delta": delta}]}) + b"\n\n"
+
+    head = {"index": 0, "id": "call_1", "type": "function",
+            "function": {"name": "get_weather", "arguments": ""}}  # fmt: skip
+    more = [
+        {"index": 0, "type": "function", "function": {"arguments": a}} for a in ('{"a"', ": 1}")
+    ]
+    body = b"".join(chunk({"tool_calls": [tc]}) for tc in [head, *more]) + b"data: [DONE]\n\n"
+    [message] = assistant_turn("chat", body).parts
+    [call] = message["tool_calls"]
+    assert call == {"id": "call_1", "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"a": 1}'}}  # fmt: skip
