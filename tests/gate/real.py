@@ -18,8 +18,6 @@ from typing import Any
 import httpx
 import pytest
 
-from sseconform.gate.scenario import Scenario
-from sseconform.gate.suite import builtin_suite
 from sseconform.recording.format import RecordingReader
 from sseconform.sse import SSEDecoder
 from tests.cli.helpers import run_cli
@@ -113,26 +111,12 @@ def running(
 CONCURRENCY = 4
 
 
-def one_turn(scenarios: list[Scenario]) -> list[Scenario]:
-    """The single-turn scenarios: the real gateways' conversation scorecards are not in CI
-    yet (their failures are to be checked by hand against the bytes first)."""
-    return [sc for sc in scenarios if not sc.turns]
-
-
-#: ``--only`` for the built-in single-turn scenarios (see :func:`one_turn`)
-ONE_TURN = sorted(
-    {"*/" + sc.name.rsplit("/", 1)[-1] for sc in one_turn(builtin_suite("all").scenarios)}
-)
-
-
 def gate(out: Path, *args: str) -> tuple[dict[str, Any], str]:
-    """``sseconform gate ARGS`` over the single-turn scenarios (:data:`ONE_TURN`), its JSON
-    report parsed, and what it printed; the HTML page (``--html``) is written beside it, as
-    ``report.html``, and checked against the JSON."""
+    """``sseconform gate ARGS``, its JSON report parsed, and what it printed; the HTML page
+    (``--html``) is written beside it, as ``report.html``, and checked against the JSON."""
     report = out / "report.json"
-    only = [arg for pattern in ONE_TURN for arg in ("--only", pattern)]
     run = run_cli(
-        "gate", *args, *only, "--concurrency", str(CONCURRENCY), "--out", str(out / "streams"),
+        "gate", *args, "--concurrency", str(CONCURRENCY), "--out", str(out / "streams"),
         "--format", "json",
         "--output", str(report), "--html", str(out / "report.html"), cwd=ROOT, timeout=900,
     )  # fmt: skip
@@ -166,13 +150,16 @@ def event_starts(data: bytes) -> list[int]:
 
 
 def assert_located(scenarios: dict[str, dict[str, Any]]) -> None:
-    """Every located finding points at the start of a real event holding the quoted bytes."""
+    """Every located finding points at the start of a real event holding the quoted bytes
+    (of its own turn's recording)."""
     for s in scenarios.values():
-        data = body(s["recording"]) if s["status"] is not None else b""
-        starts = event_starts(data)
+        paths = [s["recording"], *s["turn_recordings"]] if s["status"] is not None else []
+        bodies = [body(p) for p in paths]
         for f in s["findings"]:
             if f["offset"] is None:
                 continue
+            data = bodies[f["turn"] - 1]
+            starts = event_starts(data)
             assert f["offset"] in starts, (s["name"], f)
             assert f["frame"] is not None and starts[f["frame"] - 1] == f["offset"], (s["name"], f)
             assert f["excerpt"] and data[f["offset"] :].startswith(f["excerpt"].encode()), f

@@ -60,7 +60,7 @@ def _turn2_anthropic(
             "type": "thinking",
             "thinking": _thought() if thought is None else thought,
             "signature": signature,
-        },  # fmt: skip
+        },
         {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}},
     ]
     if not thinking_first:
