@@ -15,6 +15,9 @@ What is checked, per dialect (only what a request's history holds; a first turn 
   false`` an item without it is refused: nothing was stored to read it from); each
   ``function_call_output`` answers a ``function_call`` the input holds (unless the request
   continues a stored response); a ``previous_response_id`` names a response it issued.
+- openai (chat): each ``tool`` message answers a call of the assistant message before it,
+  and each call of an assistant message is answered before the next user or assistant
+  message (chat carries no verified state).
 - gemini: a ``functionCall`` part (or ``function_call``: the JSON takes both spellings) of
   a call this upstream issued with a ``thoughtSignature`` carries that signature back,
   unchanged.
@@ -299,6 +302,45 @@ def _responses(obj: dict[str, Any], issued: Issued) -> Refusal | None:
     return None
 
 
+# -- openai (chat) -------------------------------------------------------------------------
+
+
+def _chat(obj: dict[str, Any], issued: Issued) -> Refusal | None:
+    """Chat carries no state the provider verifies, but it pairs tool messages with calls:
+    each ``tool`` message answers a call of the assistant message before it, and each call
+    is answered before the next message of another role."""
+    messages = obj.get("messages")
+    if not isinstance(messages, list):
+        return None
+    waiting: list[str] = []  # the calls of the last assistant message not answered yet
+    called: set[str] = set()
+    for i, m in enumerate(messages):
+        if not isinstance(m, dict):
+            continue
+        role = m.get("role")
+        if role == "tool":
+            if m.get("tool_call_id") not in called:
+                return _openai_error(
+                    "Invalid parameter: messages with role 'tool' must be a response to a "
+                    "preceeding message with 'tool_calls'.",
+                    None, f"messages.[{i}].role",
+                )  # fmt: skip
+            waiting = [c for c in waiting if c != m.get("tool_call_id")]
+            continue
+        if waiting:
+            return _openai_error(
+                "An assistant message with 'tool_calls' must be followed by tool messages "
+                "responding to each 'tool_call_id'. The following tool_call_ids did not have "
+                f"response messages: {', '.join(waiting)}",
+                None, f"messages.[{i}].role",
+            )  # fmt: skip
+        calls = m.get("tool_calls") if role == "assistant" else None
+        ids = [c.get("id") for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
+        waiting = [c for c in ids if isinstance(c, str)]
+        called = set(waiting)
+    return None
+
+
 # -- gemini --------------------------------------------------------------------------------
 
 
@@ -352,10 +394,11 @@ def _signed_calls(data: str) -> set[str]:
     return out
 
 
-_CHECKS = {"anthropic": _anthropic, "responses": _responses, "gemini": _gemini}
+_CHECKS = {"anthropic": _anthropic, "responses": _responses, "gemini": _gemini, "openai": _chat}
 #: What a body must hold for a check above to have anything to read.
 _HISTORY = {
     "anthropic": (b'"assistant"', b'"tool_result"'),
     "responses": (b'"previous_response_id"', b'"encrypted_content"', b'"function_call_output"'),
     "gemini": (b'"functionCall"', b'"function_call"'),
+    "openai": (b'"tool"', b'"tool_calls"'),
 }

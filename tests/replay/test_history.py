@@ -223,3 +223,29 @@ def test_a_first_turn_is_served_as_before(server: ReplayServer) -> None:
             "messages": [{"role": "user", "content": "hi"}]}  # fmt: skip
     resp = httpx.post(server.url + "/v1/messages", json=body, timeout=10)
     assert resp.status_code == 200 and b"message_stop" in resp.content
+
+
+def test_chat_pairs_each_tool_message_with_a_call(issued: Issued) -> None:
+    """Chat verifies no state, but OpenAI refuses a history whose tool messages and calls
+    do not pair: a tool message answers a call of the assistant message before it, and
+    every call is answered before the conversation goes on."""
+    call = {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+
+    def body(*after: dict[str, Any]) -> dict[str, Any]:
+        assistant = {"role": "assistant", "content": None, "tool_calls": [call]}
+        return {"model": "gpt-test", "messages": [{"role": "user", "content": "hi"}, assistant,
+                                                  *after]}  # fmt: skip
+
+    answer = {"role": "tool", "tool_call_id": "call_1", "content": "sunny"}
+    assert _check("openai", body(answer), issued) is None
+    assert _check("openai", body(answer, {"role": "user", "content": "and?"}), issued) is None
+    stray = _check("openai", body({**answer, "tool_call_id": "call_9"}), issued)
+    assert stray == (
+        400, "Invalid parameter: messages with role 'tool' must be a response to a preceeding "
+        "message with 'tool_calls'.",
+    )  # fmt: skip
+    unanswered = _check("openai", body({"role": "user", "content": "never mind"}), issued)
+    assert unanswered is not None and unanswered[1].endswith(
+        "The following tool_call_ids did not have response messages: call_1"
+    )
+    assert _check("openai", {"messages": [{"role": "user", "content": "hi"}]}, issued) is None
