@@ -253,8 +253,23 @@ def gate(
         except SseconformError as exc:
             fail(str(exc))
         typer.echo(f"sseconform gate: baseline written to {write_baseline_to}", err=True)
+    why = report.untested(results)
+    if why is not None:
+        typer.echo(f"sseconform gate: nothing was tested: {why}{_served(options)}", err=True)
+        raise typer.Exit(1)
     if any(not r.passed for r in results):
         raise typer.Exit(1)
+
+
+def _served(options: Any) -> str:
+    """A hint: the endpoints the profile serves that the run did not grade."""
+    profile = options.load_profile()
+    if profile is None or options.endpoints:
+        return ""
+    served = [e for e, r in profile.endpoints.items() if r.supported is not False]
+    if not served:
+        return ""
+    return f" (the profile serves {', '.join(served)}: run with --endpoint {served[0]})"
 
 
 def _write_reports(results: Any, fmt: str, output: Path | None, html: Path | None) -> None:

@@ -102,7 +102,7 @@ def prepare_suites(options: GateOptions, profile: Profile | None = None) -> list
     models, speed, timeout and timing budgets the options set over each suite's own
     (``profile``: the options' profile, when the caller has loaded it already)."""
     profile = profile or options.load_profile()
-    endpoints = _endpoints(options)
+    endpoints = _endpoints(options) or (profile.default_endpoints if profile else [])
     models = _models(options)
     budgets = dict(parse_budget(b) for b in options.budgets)
     suites = [load_suite(s) for s in options.suites]

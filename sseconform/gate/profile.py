@@ -2,14 +2,15 @@
 
 A profile is the routing part of a suite on its own (``path``, ``headers``, ``[dialect.*]``),
 plus ``upstream-port`` for a gateway whose own config names the upstream's port and
-``gateway-config``, that config's text. It also says which (endpoint, dialect) pairs its
-gateway serves::
+``gateway-config``, that config's text. ``endpoints = ["messages"]`` names the endpoints
+graded when ``--endpoint`` is not given (default: chat). It also says which (endpoint,
+dialect) pairs its gateway serves::
 
     [endpoint.messages]
     path = "/v1/messages"            # default
     dialects = ["anthropic"]         # the upstream dialects it serves there (default: all;
-                                     # one named here is served even if its [dialect.*]
-                                     # table says supported = false for the chat endpoint)
+                                     # one named here is served there, on any endpoint,
+                                     # even if its [dialect.*] table says supported = false)
     reason = "why not the others"
     # supported = false              # the endpoint itself is not served
 
@@ -52,6 +53,7 @@ PROFILE_KEYS = frozenset(
         "headers",
         "dialect",
         "endpoint",
+        "endpoints",
         "upstream-port",
         "gateway-config",
         "timing",
@@ -117,6 +119,9 @@ class Profile:
     key: str | None = None
     endpoints: dict[str, EndpointRoute] = field(default_factory=dict)
     timing: dict[str, float] = field(default_factory=dict)  # budget name -> seconds
+    #: the endpoints gate grades when no ``--endpoint`` is given (``endpoints = [...]``; a
+    #: gateway that serves ``/v1/messages`` alone names it, so a run never grades nothing)
+    default_endpoints: list[str] = field(default_factory=list)
 
     def config_text(self, upstream: str) -> str | None:
         """The gateway's own configuration, pointed at ``upstream``."""
@@ -262,7 +267,15 @@ def load_profile(ref: str) -> Profile:
         key=key,
         endpoints=_endpoints(source, data.get("endpoint", {})),
         timing=parse_timing(source, data.get("timing", {})),
+        default_endpoints=_default_endpoints(source, data.get("endpoints", [])),
     )
+
+
+def _default_endpoints(source: str, raw: object) -> list[str]:
+    """A profile's ``endpoints = [...]``: the endpoints graded by default."""
+    if not isinstance(raw, list) or not all(isinstance(e, str) and e in ENDPOINTS for e in raw):
+        raise fail(source, "endpoints", f"a list of {', '.join(ENDPOINTS)}")
+    return list(dict.fromkeys(raw))
 
 
 def _endpoints(source: str, raw: object) -> dict[str, EndpointRoute]:

@@ -56,19 +56,47 @@ def _scenarios(results: list[SuiteResult]) -> list[ScenarioResult]:
 
 
 def totals(results: list[SuiteResult]) -> str:
-    """``37/49 scenarios passed`` and, when there are any, the other verdicts' counts."""
+    """``37/49 scenarios passed`` (the gate: known deviations pass, as in every format)
+    and, when there are any, the other verdicts' counts; with known deviations, how many
+    passed clean (``14/14 passed`` must not read as clean when none was)."""
     scs = _scenarios(results)
     graded = [s for s in scs if s.verdict != "not-applicable"]
     ok = sum(s.passed for s in graded)
     counts = {v: sum(s.verdict == v for s in scs) for v in VERDICTS}
+    clean = f"{counts['pass']} clean" if counts["pass"] else "none clean"
     parts = [
-        f"{counts['known']} with known deviations" if counts["known"] else "",
+        f"{clean}, {counts['known']} only with known deviations" if counts["known"] else "",
         f"{counts['fail']} failed" if counts["fail"] and counts["unreached"] else "",
         f"{counts['unreached']} upstream not reached" if counts["unreached"] else "",
         f"{counts['not-applicable']} not applicable" if counts["not-applicable"] else "",
     ]
     extra = ", ".join(p for p in parts if p)
-    return f"{ok}/{len(graded)} scenarios passed" + (f" ({extra})" if extra else "")
+    nothing = "; nothing was tested" if untested(results) is not None else ""
+    return f"{ok}/{len(graded)} scenarios passed" + (f" ({extra})" if extra else "") + nothing
+
+
+def untested(results: list[SuiteResult]) -> str | None:
+    """Why the run tested nothing, or None. A release gate must not be green when nothing
+    ran: every scenario not applicable (a profile for another endpoint), or none reaching
+    the upstream (a gateway not routed to it)."""
+    scs = _scenarios(results)
+    graded = [s for s in scs if s.verdict != "not-applicable"]
+    if not scs:
+        return "the suites hold no scenario"
+    if not graded:
+        endpoints = sorted({s.endpoint for s in scs})
+        notes = sorted({s.note for s in scs if s.note})
+        why = f": {notes[0]}" if len(notes) == 1 else ""
+        return (
+            f"none of the {len(scs)} scenarios applies to the gateway on "
+            f"{', '.join(endpoints)}{why}"
+        )
+    if all(s.verdict == "unreached" for s in graded):
+        return (
+            f"the upstream got no request of any of the {len(graded)} scenarios: is the "
+            "gateway routed to the replay upstream (its profile's config, --upstream-port)?"
+        )
+    return None
 
 
 def scorecard(results: SuiteResult | list[SuiteResult]) -> str:
@@ -176,7 +204,8 @@ def document(results: list[SuiteResult]) -> dict[str, Any]:
     return {
         "gateway": results[0].gateway if results else None,
         "profile": next((r.profile for r in results if r.profile), None),
-        "passed": all(r.passed for r in results),
+        "passed": all(r.passed for r in results) and untested(results) is None,
+        "untested": untested(results),
         "summary": {
             "scenarios": len(scs),
             **{v: sum(s.verdict == v for s in scs) for v in VERDICTS},

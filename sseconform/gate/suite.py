@@ -204,10 +204,11 @@ class Suite:
         return own
 
     def supports(self, dialect: str) -> bool:
-        """A dialect the endpoint names in its ``dialects`` is served there, even when its
-        ``[dialect.*]`` table says ``supported = false`` (which then speaks of the chat
-        endpoint: a gateway may pass a dialect through on its own endpoint only)."""
-        named = self.endpoint != "chat" and dialect in (self.endpoint_route.dialects or [])
+        """A dialect the endpoint names in its ``dialects`` is served there, on any
+        endpoint, even when its ``[dialect.*]`` table says ``supported = false`` (a gateway
+        may pass a dialect through on its own endpoint only, and the profile says so where
+        it says which endpoint serves what)."""
+        named = dialect in (self.endpoint_route.dialects or [])
         return named or self.route(dialect).supported is not False
 
     def model_for(self, dialect: str) -> str:

@@ -1,0 +1,116 @@
+"""Verdicts that do not mislead the person reading them: a run that tested nothing is not
+green, a profile names the endpoints it is graded on, and the totals say how many passed
+clean when some passed only for known deviations."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from sseconform.gate import report
+from sseconform.gate.finding import Finding
+from sseconform.gate.options import GateOptions, prepare_suites
+from sseconform.gate.result import ScenarioResult, SuiteResult
+from tests.cli.helpers import run_cli
+from tests.gate.test_gate import free_port
+
+#: A gateway that serves Anthropic Messages at /v1/messages and nothing else.
+MESSAGES_ONLY = """\
+name = "messages-only"
+{endpoints}
+[endpoint.chat]
+supported = false
+reason = "serves /v1/messages only"
+[endpoint.messages]
+dialects = ["anthropic"]
+"""
+
+
+def _profile(tmp_path: Path, endpoints: str = "") -> Path:
+    path = tmp_path / "messages-only.toml"
+    path.write_text(MESSAGES_ONLY.format(endpoints=endpoints))
+    return path
+
+
+def test_a_run_where_nothing_applies_fails_and_says_why(tmp_path: Path) -> None:
+    """A messages-only profile run on chat (no --endpoint): every scenario is not
+    applicable; that is not a pass, whatever the gateway is (here: nothing listens)."""
+    dead = f"http://127.0.0.1:{free_port()}"
+    r = run_cli(
+        "gate", "--gateway", dead, "--gateway-profile", str(_profile(tmp_path)),
+        "--only", "*/text", "--out", "out", "--format", "json", "-o", "report.json",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert r.code == 1, r.both
+    assert "nothing was tested: none of the 4 scenarios applies to the gateway on chat" in r.err
+    assert "serves /v1/messages only" in r.err
+    assert "(the profile serves messages: run with --endpoint messages)" in r.err
+    assert "Traceback" not in r.both
+    doc = json.loads((tmp_path / "report.json").read_text())
+    assert doc["passed"] is False and doc["untested"].startswith("none of the 4 scenarios")
+
+
+def test_a_profile_names_the_endpoints_it_is_graded_on(tmp_path: Path) -> None:
+    prof = _profile(tmp_path, 'endpoints = ["messages"]')
+    [suite] = prepare_suites(GateOptions(gateway="http://127.0.0.1:9", profile=str(prof)))
+    assert suite.endpoint == "messages"
+    assert all(sc.name.startswith("messages/") for sc in suite.scenarios)
+    # --endpoint still decides when it is given
+    both = GateOptions(gateway="", profile=str(prof), endpoints=["chat", "responses"])
+    assert [s.endpoint for s in prepare_suites(both)] == ["chat", "responses"]
+
+
+def test_a_bad_endpoints_list_is_refused_with_where(tmp_path: Path) -> None:
+    r = run_cli(
+        "gate", "--gateway", "http://127.0.0.1:9",
+        "--gateway-profile", str(_profile(tmp_path, 'endpoints = ["message"]')),
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert r.code == 2 and "endpoints" in r.err and "chat, messages, responses" in r.err, r.both
+
+
+def _scenario(name: str, verdict: str) -> ScenarioResult:
+    s = ScenarioResult(name, "content", 200, "", 1, 0.1, suite="s", dialect="openai")
+    if verdict == "known":
+        s.findings = [Finding("diff", "lost", "m", "error", known=True)]
+    elif verdict == "unreached":
+        s.findings = [Finding("upstream", "not-reached", "m", "error")]
+    assert s.verdict == verdict
+    return s
+
+
+def _run(*verdicts: str) -> list[SuiteResult]:
+    scs = [_scenario(f"s{i}", v) for i, v in enumerate(verdicts)]
+    return [SuiteResult("s", "http://127.0.0.1:1", "http://127.0.0.1:2", scs)]
+
+
+def test_totals_say_how_many_passed_clean() -> None:
+    assert report.totals(_run("known", "known")) == (
+        "2/2 scenarios passed (none clean, 2 only with known deviations)"
+    )
+    assert report.totals(_run("pass", "known")) == (
+        "2/2 scenarios passed (1 clean, 1 only with known deviations)"
+    )
+    assert report.totals(_run("pass", "pass")) == "2/2 scenarios passed"
+
+
+def test_a_run_that_reached_no_upstream_says_so() -> None:
+    results = _run("unreached", "unreached")
+    why = report.untested(results)
+    assert why is not None and why.startswith("the upstream got no request of any of the 2")
+    assert report.totals(results).endswith("; nothing was tested")
+    assert report.untested(_run("unreached", "pass")) is None
+
+
+def test_an_endpoint_s_dialects_list_wins_over_supported_false(tmp_path: Path) -> None:
+    """As the profile docs say: a dialect an endpoint names in ``dialects`` is served
+    there, chat included, whatever its ``[dialect.*]`` table says."""
+    prof = tmp_path / "p.toml"
+    prof.write_text(
+        '[dialect.gemini]\nsupported = false\n[endpoint.chat]\ndialects = ["gemini"]\n'
+        '[endpoint.messages]\ndialects = ["gemini"]\n'
+    )
+    options = GateOptions(gateway="", profile=str(prof), endpoints=["chat", "messages"])
+    for suite in prepare_suites(options):
+        assert suite.supports("gemini"), suite.endpoint
+        assert suite.endpoint_refusal("anthropic") is not None
