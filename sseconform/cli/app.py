@@ -29,11 +29,17 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
+def holds_data(path: Path) -> bool:
+    """An existing file or folder that writing ``path`` would replace: ``/dev/null``, a
+    terminal or a pipe hold nothing of the user's, so ``-o /dev/null`` is not refused."""
+    return path.is_file() or path.is_dir()
+
+
 def refuse_overwrite(paths: list[Path | None], force: bool) -> None:
     """Stop before a run whose output would replace a file (unless ``--force``): nothing the
     user has is overwritten silently."""
     for path in paths:
-        if path is not None and path.exists() and not force:
+        if path is not None and holds_data(path) and not force:
             fail(f"{path}: exists (use --force to replace it)")
 
 

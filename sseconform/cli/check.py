@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, TextIO
 
 import typer
 
-from sseconform.cli.app import app, fail
+from sseconform.cli.app import app, fail, holds_data
 from sseconform.errors import SseconformError, UsageError
 from sseconform.mask import open_text
 from sseconform.safetext import printable
@@ -226,7 +226,7 @@ def _warn(message: str) -> None:
 def _refuse_output(output: Path, inputs: list[str], force: bool) -> None:
     """``-o`` never replaces one of the inputs, and another existing file only with
     ``--force``: a report cannot overwrite what the user recorded."""
-    if output.exists():
+    if holds_data(output):
         target = os.path.realpath(output)
         if any(f != "-" and os.path.realpath(f) == target for f in inputs):
             raise UsageError(f"{output}: is one of the inputs; write the report elsewhere")

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from sseconform.cli.app import app, check_dialect, color_settings, fail, open_input
+from sseconform.cli.app import app, check_dialect, color_settings, fail, holds_data, open_input
 from sseconform.errors import SseconformError
 
 
@@ -50,7 +50,7 @@ def inspect(
 
     check_dialect(dialect)
     for target in (export_svg, export_html):
-        if target is not None and target.exists() and not force:
+        if target is not None and holds_data(target) and not force:
             fail(f"{target}: exists (use --force to replace it)")
     fp = open_input(source)
     name = "<stdin>" if source == "-" else source

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from sseconform.cli.app import app, fail
+from sseconform.cli.app import app, fail, holds_data
 from sseconform.errors import SseconformError
 from sseconform.mask import write_text
 
@@ -140,7 +140,7 @@ def load(
         raise typer.Exit(0)
     if fmt not in ("text", "json", "html"):
         fail(f"unknown format {fmt!r}; formats: text, json, html")
-    if output is not None and output.exists() and not force:
+    if output is not None and holds_data(output) and not force:
         fail(f"{output}: exists (use --force to replace it)")
     if render:
         _emit([_saved(p) for p in render], fmt, output)

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from sseconform.cli.app import app, check_dialect, fail, open_input
+from sseconform.cli.app import app, check_dialect, fail, holds_data, open_input
 from sseconform.mask import open_binary
 from sseconform.providers import GRAMMAR_PATH
 
@@ -54,7 +54,7 @@ def translate(
     check_dialect(dialect)
     if to not in tr.TARGETS:
         fail(f"--to {to!r}: one of {', '.join(tr.TARGETS)}")
-    if output is not None and output.exists() and not force:
+    if output is not None and holds_data(output) and not force:
         fail(f"{output}: exists (use --force to replace it)")
     fp = open_input(source)
     from sseconform.recording.format import looks_like_recording
@@ -83,7 +83,8 @@ def translate(
             sys.stdout.buffer.flush()
             return
         try:
-            with open_binary(output, "wb" if force else "xb") as out:
+            replace = force or not holds_data(output)  # xb refuses /dev/null too
+            with open_binary(output, "wb" if replace else "xb") as out:
                 for piece in pieces:
                     out.write(piece)
         except OSError as exc:
@@ -151,7 +152,7 @@ def _translate_recording(
             output,
             request=_as_target(req, to),
             extra={"translated_from": origin, "translated_to": to},
-            force=force,
+            force=force or not holds_data(output),
         )
     except OSError as exc:
         fail(f"{output}: {exc.strerror}")

@@ -12,6 +12,7 @@ from sseconform.gate.finding import Finding
 from sseconform.gate.options import GateOptions, prepare_suites
 from sseconform.gate.result import ScenarioResult, SuiteResult
 from tests.cli.helpers import run_cli
+from tests.conftest import ROOT
 from tests.gate.test_gate import free_port
 
 #: A gateway that serves Anthropic Messages at /v1/messages and nothing else.
@@ -114,3 +115,21 @@ def test_an_endpoint_s_dialects_list_wins_over_supported_false(tmp_path: Path) -
     for suite in prepare_suites(options):
         assert suite.supports("gemini"), suite.endpoint
         assert suite.endpoint_refusal("anthropic") is not None
+
+
+def test_a_report_can_go_to_dev_null(tmp_path: Path) -> None:
+    """``-o /dev/null`` holds nothing of the user's: it is not refused as an existing file
+    (a regular file still is, without --force)."""
+    rec = str(ROOT / "recordings" / "chat" / "parallel-tool-calls.jsonl")
+    assert run_cli("check", rec, "-o", "/dev/null", cwd=tmp_path).code == 0
+    assert run_cli("translate", rec, "--to", "anthropic", "-o", "/dev/null", cwd=tmp_path).code == 0
+    dead = f"http://127.0.0.1:{free_port()}"
+    r = run_cli(
+        "gate", "--gateway", dead, "--gateway-profile", str(_profile(tmp_path)),
+        "--only", "*/text", "--out", "out", "-o", "/dev/null", cwd=tmp_path,
+    )  # fmt: skip
+    assert r.code == 1 and "exists" not in r.err and "nothing was tested" in r.err, r.both
+    kept = tmp_path / "kept.txt"
+    kept.write_text("mine")
+    refused = run_cli("check", rec, "-o", str(kept), cwd=tmp_path)
+    assert refused.code == 2 and "exists" in refused.err and kept.read_text() == "mine"
