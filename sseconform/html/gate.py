@@ -45,8 +45,15 @@ def render(results: list[SuiteResult]) -> str:
     ]
     ids = _ids(scenarios)
     body = [*head, _matrices(scenarios, ids), _lists(scenarios, ids), _filters()]
-    body += [_scenario(s, ids[id(s)]) for s in scenarios]
+    # the cards a reader came for first: failures, then known deviations, passes, n/a last
+    ordered = sorted(scenarios, key=lambda s: _CARD_ORDER.index(s.verdict))
+    body += [_scenario(s, ids[id(s)]) for s in ordered]
     return page(f"sseconform gate: {gateway}", "\n".join(body))
+
+
+_CARD_ORDER = ("fail", "unreached", "known", "pass", "not-applicable")
+#: Characters of a failure's first message shown in the list of new failures.
+_SAID = 200
 
 
 def _ids(scenarios: list[ScenarioResult]) -> dict[int, str]:
@@ -120,10 +127,15 @@ def _lists(scenarios: list[ScenarioResult], ids: dict[int, str]) -> str:
     if failing:
         out.append("<ul>")
         for s in failing:
-            keys = sorted({f.key for f in s.findings if f.severity == "error" and not f.known})
+            new = [f for f in s.findings if f.severity == "error" and not f.known]
+            keys = sorted({f.key for f in new})
+            said = new[0].message if new else ""
+            said = said if len(said) <= _SAID else said[: _SAID - 1] + "\u2026"
             out.append(
                 f'<li><a href="#{ids[id(s)]}">{esc(s.name)}</a> '
-                f"<code>{esc(', '.join(keys))}</code></li>"
+                f"<code>{esc(', '.join(keys))}</code>"
+                + (f'<br><span class="said">{esc(said)}</span>' if said else "")
+                + "</li>"
             )
         out.append("</ul>")
     else:

@@ -206,3 +206,13 @@ def test_body_snapshot() -> None:
         SNAPSHOTS / "gate-page-body.html",
         re.sub(r"sseconform \d[\w.]*", "sseconform VERSION", body),
     )
+
+
+def test_failures_come_first_and_say_what_failed() -> None:
+    """The cards a reader came for first (failures, then known deviations, passes, n/a
+    last), and the list of new failures quotes each one's first message, not codes alone."""
+    dom = parse(_render())
+    order = [s.attrs["data-verdict"] for s in dom.find_all("section", "scenario")]
+    assert order == ["fail", "known", "pass", "not-applicable"]
+    said = dom.find("section", id="failures").find("span", "said").text
+    assert said.startswith("text: chars missing <script>")
