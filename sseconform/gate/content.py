@@ -239,9 +239,8 @@ def content_of(
 
 
 def describe(value: Any) -> str:
-    """A short printable rendering of a value for messages."""
-    from sseconform.safetext import printable
-
+    """A short printable rendering of a value for messages: quoted and escaped once, by
+    ``repr`` (a newline shows as ``\\n``; escaping first and quoting after showed it as
+    ``\\\\x0a``)."""
     text = value if isinstance(value, str) else orjson.dumps(value).decode()
-    text = printable(text)
     return repr(text if len(text) <= 40 else text[:39] + "\u2026")

@@ -133,3 +133,24 @@ def test_a_report_can_go_to_dev_null(tmp_path: Path) -> None:
     kept.write_text("mine")
     refused = run_cli("check", rec, "-o", str(kept), cwd=tmp_path)
     assert refused.code == 2 and "exists" in refused.err and kept.read_text() == "mine"
+
+
+def _chat(text: str, finish: str = "stop") -> bytes:
+    def chunk(delta: dict[str, object], reason: str | None = None) -> bytes:
+        obj = {"choices": [{"index": 0, "delta": delta, "finish_reason": reason}]}
+        return b"data: " + json.dumps(obj).encode() + b"\n\n"
+
+    return chunk({"content": text}) + chunk({}, finish) + b"data: [DONE]\n\n"
+
+
+def test_an_excerpt_is_escaped_once() -> None:
+    """A lost newline shows as ``\\n`` in the message, not ``\\\\x0a`` (escaped, then
+    quoted and escaped again); a control character is still never shown raw."""
+    from sseconform.gate.content import content_of
+    from sseconform.gate.diff import compare
+
+    up = content_of([_chat("Hi\n\n\x1b there")], "openai")
+    gw = content_of([_chat("Hi")], "openai")
+    [d] = [d for d in compare(up, gw) if d.field == "text"]
+    assert "'\\n\\n\\x1b there'" in d.message, d.message
+    assert "\\\\" not in d.message and "\x1b" not in d.message
