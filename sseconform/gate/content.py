@@ -81,6 +81,10 @@ class Content:
     ends: list[int] = field(default_factory=list)
     #: the opaque state a client must send back on its next turn (:mod:`.state`)
     state: State = field(default_factory=State)
+    #: an Anthropic stream's own ``stop_reason`` (the model holds it folded into a chat
+    #: finish_reason, where a value Anthropic never sends, such as ``error``, became
+    #: ``stop``): what a message about it quotes, and what tells it apart
+    native_finish: str | None = None
 
     def where(self, choice: int, name: str, char: int) -> Loc | None:
         p = self.pieces.get((choice, name))
@@ -142,6 +146,8 @@ class _Builder:
         self.c.ends.append(ev.end)
         if self._state is not None:
             self._state.feed(ev.data, ev.frame, ev.offset)
+        if self.c.dialect == providers.ANTHROPIC and '"stop_reason"' in ev.data:
+            self._stop_reason(ev.data)
         if self.c.dialect == providers.OPENAI:  # a chunk stream is read as it is
             data = ev.data
             if data.strip() == "[DONE]":
@@ -157,6 +163,16 @@ class _Builder:
         assert self._translator is not None
         for frame in self._translator.feed(ev):
             self._frame(frame, loc)
+
+    def _stop_reason(self, data: str) -> None:
+        try:
+            obj = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            return
+        delta = obj.get("delta") if isinstance(obj, dict) else None
+        reason = delta.get("stop_reason") if isinstance(delta, dict) else None
+        if isinstance(reason, str) and self.c.native_finish is None:
+            self.c.native_finish = reason
 
     def _frame(self, frame: object, loc: Loc) -> None:
         m = self.c.model

@@ -154,3 +154,35 @@ def test_an_excerpt_is_escaped_once() -> None:
     [d] = [d for d in compare(up, gw) if d.field == "text"]
     assert "'\\n\\n\\x1b there'" in d.message, d.message
     assert "\\\\" not in d.message and "\x1b" not in d.message
+
+
+def _messages(stop: str) -> bytes:
+    events = [
+        ("message_start", {"type": "message_start", "message": {
+            "id": "msg_1", "type": "message", "role": "assistant", "model": "m", "content": [],
+            "stop_reason": None, "usage": {"input_tokens": 1, "output_tokens": 0}}}),
+        ("content_block_start", {"type": "content_block_start", "index": 0,
+                                 "content_block": {"type": "text", "text": ""}}),
+        ("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                 "delta": {"type": "text_delta", "text": "Hi"}}),
+        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        ("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop},
+                           "usage": {"output_tokens": 1}}),
+        ("message_stop", {"type": "message_stop"}),
+    ]  # fmt: skip
+    return b"".join(f"event: {n}\ndata: {json.dumps(o)}\n\n".encode() for n, o in events)
+
+
+def test_a_stop_reason_is_quoted_as_the_gateway_sent_it() -> None:
+    """A gateway's ``stop_reason: "error"`` is named as such, not as the reference
+    encoder's re-encoding of its folded value (``end_turn``), and differs from the
+    upstream's ``end_turn`` though both fold to ``stop``."""
+    from sseconform.gate.content import content_of
+    from sseconform.gate.diff import compare
+
+    up = content_of([_messages("end_turn")], "anthropic")
+    gw = content_of([_messages("error")], "anthropic")
+    [d] = compare(up, gw, grammar="anthropic")
+    assert d.field == "stop_reason" and d.kind == "changed"
+    assert d.message == "stop_reason 'error', the upstream's maps to 'end_turn'"
+    assert compare(up, content_of([_messages("end_turn")], "anthropic"), grammar="anthropic") == []
