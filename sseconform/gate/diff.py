@@ -110,7 +110,12 @@ def compare(
                     )
                 )
             continue
+        moved = _relabelled(pre, a.text, a.reasoning, b.text, b.reasoning, gateway, idx)
+        if moved is not None:
+            out.append(moved)
         for name in ("text", "reasoning", "refusal"):
+            if moved is not None and name != "refusal":
+                continue  # one finding names both sides of the move
             out += _strings(
                 f"{pre}{name}",
                 getattr(a, name),
@@ -175,6 +180,24 @@ def _message(err: dict[str, Any]) -> str:
 
 def _has_content(c: ChoiceState) -> bool:
     return bool(c.text or c.reasoning or c.refusal or c.tool_calls)
+
+
+def _relabelled(
+    pre: str, text: str, reasoning: str, got_text: str, got_reasoning: str, gateway: Content,
+    idx: int,
+) -> Difference | None:  # fmt: skip
+    """The upstream's reasoning reached the client as text (before or after the text it
+    had): one finding for the move, not a lost reasoning and an unrelated extra text."""
+    if not reasoning or got_reasoning or got_text not in (reasoning + text, text + reasoning):
+        return None
+    return Difference(
+        f"{pre}reasoning",
+        "relabelled",
+        f"the upstream's {len(reasoning)} chars of reasoning reached the client as "
+        f"text ({describe(reasoning)}): a client shows the model's thinking as its answer",
+        None,
+        gateway.where(idx, "text", 0),
+    )
 
 
 def _strings(

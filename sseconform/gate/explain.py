@@ -17,8 +17,12 @@ _DIFF = {
     "duplicated": "The client received some content twice. A gateway that retries or fails "
     "over after the first delta has already gone out restarts the answer inside the same "
     "stream.",
-    "extra": "The client received content the upstream never sent (an invented choice or "
-    "call, or another request's chunk: cross-talk between streams under load).",
+    "extra": "The client received content the upstream never sent: an invented choice or "
+    "call, text of the gateway's own, or (when many streams are in flight) another "
+    "request's chunk.",
+    "relabelled": "The upstream's reasoning reached the client as answer text (or the "
+    "other way round): every character arrived, in the wrong field, so a client shows the "
+    "model's thinking to the user as its answer.",
     "reordered": "The same pieces arrived in a different order than the upstream sent them.",
     "changed": "The client received something other than what the upstream sent at this "
     "place: a different text, name, argument value, finish reason or usage count, another "

@@ -186,3 +186,23 @@ def test_a_stop_reason_is_quoted_as_the_gateway_sent_it() -> None:
     assert d.field == "stop_reason" and d.kind == "changed"
     assert d.message == "stop_reason 'error', the upstream's maps to 'end_turn'"
     assert compare(up, content_of([_messages("end_turn")], "anthropic"), grammar="anthropic") == []
+
+
+def test_reasoning_relabelled_as_text_is_one_finding() -> None:
+    """Every character arrived, in the wrong field: one finding naming both sides, not a
+    lost reasoning and an unrelated extra text."""
+    from sseconform.gate.content import content_of
+    from sseconform.gate.diff import compare
+    from sseconform.gate.explain import explain
+
+    def stream(*deltas: dict[str, str]) -> bytes:
+        chunks = [{"choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
+        chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+        return b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks)
+
+    up = content_of([stream({"reasoning_content": "Let me think. "}, {"content": "Hi"})])
+    gw = content_of([stream({"content": "Let me think. "}, {"content": "Hi"})])
+    [d] = compare(up, gw)
+    assert (d.field, d.kind) == ("reasoning", "relabelled")
+    assert "14 chars of reasoning reached the client as text ('Let me think. ')" in d.message
+    assert "cross-talk" not in (explain("diff", "relabelled") or "")
