@@ -380,20 +380,23 @@ def _delays(tm: Timing, up: _Side, gw: _Side) -> None:
     for key, pieces in up.c.pieces.items():
         theirs = gw.c.pieces.get(key)
         total_up, total_gw = up.c.length(key), gw.c.length(key)
+        shift, limit = _aligned(_value(up.c, key), _value(gw.c, key)) if theirs else (0, 0)
         for i, (start, loc) in enumerate(zip(pieces.starts, pieces.locs, strict=True)):
             end = pieces.starts[i + 1] if i + 1 < len(pieces.starts) else total_up
             u = up.time(loc)
             if u is not None:
                 up_times.append(u)
             last = end - 1
-            if theirs is None or last < start or last >= total_gw:
+            if theirs is None or last < start or last >= limit or last + shift >= total_gw:
                 continue
-            g_loc = theirs.at(last)
+            g_loc = theirs.at(last + shift)
             g = gw.time(g_loc) if g_loc is not None else None
             if u is None or g is None or g_loc is None:
                 continue
             gw_times.append(g)
-            delays.append((g - u, _field(key), g_loc))
+            # the gateway cannot forward a piece before it got it: a hair below zero is the
+            # two clocks' read order, not a time
+            delays.append((max(g - u, 0.0), _field(key), g_loc))
             if len(tm.pairs) < MAX_PAIRS:
                 tm.pairs.append((u, g))
     tm.pieces = len(delays)
@@ -408,6 +411,37 @@ def _delays(tm: Timing, up: _Side, gw: _Side) -> None:
     tm.added_delay_p99_s = values[min(len(values) - 1, int(0.99 * len(values)))]
     worst = max(delays, key=lambda d: d[0])
     tm.added_delay_max_s, tm.max_delay_field, tm.max_delay_at = worst
+
+
+def _value(c: Content, key: tuple[int, str]) -> str:
+    """One field's whole value (text, reasoning, refusal, a call's arguments)."""
+    choice = c.model.choices.get(key[0])
+    if choice is None:
+        return ""
+    name = key[1]
+    if name.startswith("call:"):
+        call = choice.tool_calls.get(int(name[5:]))
+        return call.arguments if call is not None else ""
+    return str(getattr(choice, name, ""))
+
+
+def _aligned(up: str, gw: str) -> tuple[int, int]:
+    """Where the upstream's characters sit in the gateway's field, by content: (shift,
+    limit), the upstream's char ``p < limit`` being the gateway's ``p + shift``. The same
+    text, or the gateway's with more after it: in place; the gateway's with its own text
+    before (reasoning moved in front of it): shifted; else only the common prefix pairs,
+    so a piece is never timed against other characters than its own."""
+    if gw.startswith(up):
+        return 0, len(up)
+    at = gw.find(up) if up else -1
+    if at > 0:
+        return at, len(up)
+    common = 0
+    for x, y in zip(up, gw, strict=False):
+        if x != y:
+            break
+        common += 1
+    return 0, common
 
 
 def _field(key: tuple[int, str]) -> str:

@@ -206,3 +206,34 @@ def test_reasoning_relabelled_as_text_is_one_finding() -> None:
     assert (d.field, d.kind) == ("reasoning", "relabelled")
     assert "14 chars of reasoning reached the client as text ('Let me think. ')" in d.message
     assert "cross-talk" not in (explain("diff", "relabelled") or "")
+
+
+def test_delays_pair_pieces_by_content_never_negative() -> None:
+    """A gateway that sends the reasoning as text in front of the answer: each upstream
+    piece is timed against its own characters in the gateway's text (shifted past the
+    moved reasoning), not against whatever sits at the same position, so no delay is
+    negative (it was -0.4 s here, timed against the early reasoning)."""
+    from sseconform.gate.content import content_of
+    from sseconform.gate.timing import Clock, Timing, _delays, _Side
+
+    def chunks(*deltas: dict[str, str]) -> list[bytes]:
+        return [
+            b"data: "
+            + json.dumps({"choices": [{"index": 0, "delta": d, "finish_reason": None}]}).encode()
+            + b"\n\n"
+            for d in deltas
+        ]
+
+    up = chunks({"reasoning_content": "Let me think. "}, {"content": "Hi"}, {"content": " there"})
+    gw = chunks({"content": "Let me think. "}, {"content": "Hi"}, {"content": " there"})
+
+    def side(parts: list[bytes], times: list[float]) -> _Side:
+        offsets = [sum(len(p) for p in parts[:i]) for i in range(len(parts))]
+        body = b"".join(parts)
+        return _Side(content_of([body]), Clock(list(zip(times, offsets, strict=True))), len(body))
+
+    tm = Timing()
+    _delays(tm, side(up, [0.0, 0.4, 0.5]), side(gw, [0.05, 0.42, 0.53]))
+    assert tm.pieces == 2  # the text's two pieces; the reasoning has no field to pair with
+    assert tm.added_delay_p50_s is not None and tm.added_delay_max_s is not None
+    assert 0.0 <= tm.added_delay_p50_s <= tm.added_delay_max_s <= 0.031, tm
