@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sseconform.diagnostics import Diagnostic
-from sseconform.gate.content import Content
+from sseconform.gate.content import Content, content_of, describe
 from sseconform.gate.expectations import grade
 from sseconform.gate.finding import Finding
 from sseconform.gate.graded import Graded, checked, retried
@@ -26,6 +26,7 @@ from sseconform.gate.references import References
 from sseconform.gate.scenario import Scenario
 from sseconform.gate.timing import Budgets, measure
 from sseconform.gate.timing_rules import judge
+from sseconform.providers import GRAMMAR_DIALECT
 from sseconform.safetext import printable
 
 if TYPE_CHECKING:  # what the upstream logged: only read here
@@ -163,6 +164,17 @@ def _forwarded(g: Graded, tools: list[str], served: list[Served]) -> None:
         )
 
 
+def _own_answer(g: Graded) -> str:
+    """What a gateway streamed without calling the upstream: its error frame's message
+    quoted, else the start of its stream."""
+    content = content_of([g.body], GRAMMAR_DIALECT.get(g.grammar))
+    error = content.model.error
+    if error is not None:
+        message = error.get("message") if isinstance(error, dict) else None
+        return f"an error of its own ({describe(message if message else error)})"
+    return f"an answer of its own ({describe(g.body[:300].decode('utf-8', 'replace'))})"
+
+
 def _reached(g: Graded, sc: Scenario, served: list[Served], faulted: bool) -> bool:
     """Did the scenario test what it is for? The upstream must have served the gateway's
     request, and its fault must have fired; if not, say so (grading the gateway's answer
@@ -170,10 +182,15 @@ def _reached(g: Graded, sc: Scenario, served: list[Served], faulted: bool) -> bo
     answer = f"the gateway answered HTTP {g.status}"
     if g.status is not None and not g.ok_status and g.body:
         answer += ": " + printable(g.body[:300].decode("utf-8", "replace"))
+    own = _own_answer(g) if not served and g.ok_status and g.body else None
+    if own is not None:  # it answered, without the upstream: it could not pass it on
+        answer += f" and streamed {own} without calling the upstream"
     if not served:
         hint = (
             "is the gateway's key right? give it with --key or $SSECONFORM_GATEWAY_KEY"
             if g.status in (401, 403)
+            else "the gateway could not translate or route the request itself: its stream says why"
+            if own is not None and own.startswith("an error")
             else "is the gateway routed to the upstream for this dialect? see "
             "--gateway-profile and [dialect.*] in the suite"
         )

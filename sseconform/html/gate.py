@@ -246,7 +246,7 @@ def _scenario(s: ScenarioResult, anchor: str) -> str:
         out.append(_turns([ev, *later]))
         out.append(_timeline(ev))
     elif ev is not None:
-        out.append(_content(ev))
+        out.append(_content(ev, v))
         if ev.get("requests"):
             out.append(_requests_pair(ev))
         out.append(_timeline(ev))
@@ -345,8 +345,14 @@ def _gw(ev: dict[str, Any]) -> str:
     )
 
 
-def _content(ev: dict[str, Any]) -> str:
-    return f'<h3>Content</h3>{_first(ev["first"])}<div class="sides">{_up(ev)}{_gw(ev)}</div>'
+def _content(ev: dict[str, Any], verdict: str) -> str:
+    first = _first(ev["first"])
+    if verdict == "unreached":  # nothing the upstream sent reached the gateway at all
+        first = (
+            '<p class="first">Not compared: the upstream never sent this (it got no '
+            "request); its recording is shown for reference.</p>"
+        )
+    return f'<h3>Content</h3>{first}<div class="sides">{_up(ev)}{_gw(ev)}</div>'
 
 
 def _request(requests: dict[str, Any], side: str) -> str:

@@ -237,3 +237,37 @@ def test_delays_pair_pieces_by_content_never_negative() -> None:
     assert tm.pieces == 2  # the text's two pieces; the reasoning has no field to pair with
     assert tm.added_delay_p50_s is not None and tm.added_delay_max_s is not None
     assert 0.0 <= tm.added_delay_p50_s <= tm.added_delay_max_s <= 0.031, tm
+
+
+def test_an_unreached_200_quotes_what_the_gateway_streamed(tmp_path: Path) -> None:
+    """A gateway that answered 200 and streamed an error of its own without calling the
+    upstream (it could not translate the request) is told so, with the frame's message,
+    not sent to check its routing; its card does not say "same meaning on both sides"."""
+    from sseconform.gate.evidence import Evidence
+    from sseconform.gate.grading import grade_recording
+    from sseconform.gate.references import references
+    from sseconform.gate.suite import builtin_suite
+    from sseconform.html.gate import render
+    from sseconform.recording.format import Response, write_recording
+    from sseconform.replay.plan import load
+    from tests.html.dom import parse
+
+    [sc] = [s for s in builtin_suite("anthropic").scenarios if s.name == "anthropic/text"]
+    rec = load(str(sc.recording))
+    frame = {"error": {"message": "cannot translate tool_choice", "type": "invalid_request"}}
+    body = b"data: " + json.dumps(frame).encode() + b"\n\ndata: [DONE]\n\n"
+    path = tmp_path / "gw.jsonl"
+    head = Response(200, "OK", "HTTP/1.1", [("content-type", "text/event-stream")], 0.0)
+    write_recording(path, [(0.01, body)], response=head)
+    g = grade_recording(
+        sc, references(sc, rec, "anthropic"), str(path), 200, [], complete=True, reason="",
+        allow=[], endpoint="chat",
+    )  # fmt: skip
+    [f] = [f for f in g.findings if f.code == "not-reached"]
+    assert "streamed an error of its own ('cannot translate tool_choice')" in f.message
+    assert "could not translate or route the request itself" in f.message
+    assert "is the gateway routed" not in f.message
+    s = ScenarioResult(sc.name, "content", 200, str(path), 0, 0.1, g.findings,
+                       evidence=Evidence(upstream=None, gateway=None))  # fmt: skip
+    text = parse(render([SuiteResult("s", "http://127.0.0.1:1", "", [s])])).text
+    assert "Same meaning on both sides" not in text and "Not compared" in text
