@@ -196,7 +196,9 @@ def test_reasoning_relabelled_as_text_is_one_finding() -> None:
     from sseconform.gate.explain import explain
 
     def stream(*deltas: dict[str, str]) -> bytes:
-        chunks = [{"choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
+        chunks: list[dict[str, object]] = [
+            {"choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas
+        ]
         chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
         return b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks)
 
