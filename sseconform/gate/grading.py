@@ -99,7 +99,9 @@ def _timed(g: Graded, sc: Scenario, served: list[Served], t0: float, budgets: Bu
     answered = [x for x in served if x.plan is not None and not x.plan.json_body]
     if not answered or sc.served_dialect is None:
         return
-    g.timing = measure(answered[-1], t0, sc.served_dialect, g.content, g.reads, len(g.body))
+    last = answered[-1]
+    before = [x for x in served if x is not last]
+    g.timing = measure(last, t0, sc.served_dialect, g.content, g.reads, len(g.body), before)
     if g.timing is None:
         return
     for v in judge(g.timing, budgets):

@@ -156,6 +156,11 @@ class Timing:
     #: (upstream time, gateway time) of each piece found on both sides, in upstream order,
     #: the first event's pair first; for the HTML timeline (at most MAX_PAIRS)
     pairs: list[tuple[float, float]] = field(default_factory=list)
+    #: when the gateway retried an upstream error before the answer it passed on: how long
+    #: it waited (the failed answer's end to the retry), and the Retry-After the upstream
+    #: asked for (None: it named none). The first token is timed from the retry.
+    retry_wait_s: float | None = None
+    retry_after_s: float | None = None
 
     REPORTED = (
         "upstream_first_token_s",
@@ -167,6 +172,7 @@ class Timing:
         "added_delay_max_s",
         "longest_silence_s",
         "upstream_whole_s",
+        "retry_wait_s",
     )
 
     def to_dict(self) -> dict[str, float | None]:
@@ -237,11 +243,15 @@ def measure(
     gateway: Content | None,
     gateway_reads: list[tuple[float, int]],
     gateway_size: int,
+    before: list[Served] | None = None,
 ) -> Timing | None:
     """The timing of one scenario: ``served`` is the upstream request whose answer the
     gateway passed on, ``t0`` when the gateway's request was sent, ``gateway_reads`` each
-    read's (seconds after ``t0``, offset) in the gateway's body. None when either side has
-    no stream to time (an HTTP error, nothing logged)."""
+    read's (seconds after ``t0``, offset) in the gateway's body; ``before``, the upstream
+    requests before it (a retry's failed ones: its wait is reported on its own, not as
+    first-token time). None when either side has no stream to time (an HTTP error,
+    nothing logged)."""
+    before = before or []
     plan = served.plan if served is not None else None
     if served is None or plan is None or plan.json_body or gateway is None:
         return None
@@ -249,12 +259,43 @@ def measure(
         return None
     up_clock = upstream_clock(served, t0)
     if served.framing == "json":  # a non-streaming upstream call: one answer, at its end
-        return _whole(up_clock, gateway, gateway_reads, gateway_size)
+        whole_at = up_clock.at(0)
+        streamed = served.streamed
+        if streamed is None or streamed.json_body or not streamed.spans:
+            return _whole(up_clock, gateway, gateway_reads, gateway_size)
+        # what the client got is timed against the stream the upstream would have sent:
+        # through a gateway that waits for the whole answer, a slow stream is buffered
+        base = served.started - t0
+        as_streamed = Clock([(base + t, start) for t, start, _ in streamed.spans])
+        tm = _timing(streamed.payload, as_streamed, base, dialect, gateway, gateway_reads,
+                     gateway_size)  # fmt: skip
+        tm.upstream_whole_s = whole_at
+        return tm
     payload = plan.payload
     if served.framing == "json-array":
         payload, up_clock = array_as_sse(payload, up_clock)
-    return _timing(payload, up_clock, served.started - t0, dialect, gateway, gateway_reads,
-                   gateway_size)  # fmt: skip
+    waited, asked = _retried(served, before)
+    tm = _timing(payload, up_clock, served.started - t0 - (waited or 0.0), dialect, gateway,
+                 gateway_reads, gateway_size)  # fmt: skip
+    tm.retry_wait_s, tm.retry_after_s = waited, asked
+    return tm
+
+
+def _retried(served: Served, before: list[Served]) -> tuple[float | None, float | None]:
+    """The wait before a retry (the last failed answer's end to the answered request) and
+    the Retry-After that failed answer named, in seconds; (None, None) with no retry."""
+    failed = [x for x in before if x.status >= 400 and x.started < served.started]
+    if not failed:
+        return None, None
+    last = failed[-1]
+    waited = max(served.started - (last.started + last.seconds), 0.0)
+    headers = last.plan.headers if last.plan is not None else []
+    value = next((v for k, v in headers if k.lower() == "retry-after"), None)
+    try:
+        asked = float(value) if value is not None else None
+    except ValueError:
+        asked = None  # an HTTP date: not timed against
+    return waited, asked
 
 
 def _whole(

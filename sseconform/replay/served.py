@@ -7,9 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from sseconform.recording.redact import redact_target, request_secrets, scrub_text
+from sseconform.replay.faults import Faults
 from sseconform.replay.history import Returned, returned_of
 from sseconform.replay.http11 import RequestHead
-from sseconform.replay.plan import Plan
+from sseconform.replay.plan import Loaded, Plan, make_plan
 from sseconform.replay.routing import tools_of
 from sseconform.safetext import printable
 
@@ -56,6 +57,8 @@ class Served:
     #: when measured: the request's body as text (its first MAX_REQUEST bytes, the request's
     #: own credentials masked), for the report's side-by-side requests
     request: str = ""
+    #: when measured and answered whole: the stream its recording would have sent
+    streamed: Plan | None = None
 
     @classmethod
     def refused(
@@ -74,11 +77,18 @@ class Served:
         served.ending, served.sent = f"refused: {reason}", sent
         return served
 
-    def measured(self, plan: Plan | None, body: bytes, secrets: list[str]) -> None:
+    def measured(
+        self, plan: Plan | None, body: bytes, secrets: list[str], whole: Loaded | None = None,
+        speed: float = 1.0, faults: Faults | None = None,
+    ) -> None:  # fmt: skip
         """What the gate reads of a request it answered (or refused): its plan, the tools
-        it declared, the state its history brought back, and its body as sent."""
+        it declared, the state its history brought back, and its body as sent; for a
+        request answered ``whole`` (not streamed), the stream its recording would have
+        sent, which is what the client's stream is timed against."""
         self.plan, self.tools, self.returned = plan, tools_of(body), returned_of(body)
         self.request = scrub_text(body[:MAX_REQUEST].decode("utf-8", "replace"), secrets)
+        if whole is not None:
+            self.streamed = make_plan(whole, speed=speed, faults=faults)
 
     def fire(self, fault: str, at: float) -> None:
         self.fired.append(fault)

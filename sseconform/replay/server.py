@@ -380,7 +380,7 @@ class ReplayServer:
         )
         served.started = start
         if self.measure:
-            served.measured(plan, body, secrets)
+            served.measured(plan, body, secrets, rec if not stream else None, speed, faults)
         try:
             return await self._execute(
                 plan, writer, start, served, chunked=version != "HTTP/1.0",

@@ -11,7 +11,8 @@ and it can be told to make the mistakes real gateways make, so the tests can sho
 - ``ok-on-error-status``: an upstream 4xx/5xx before the stream becomes HTTP 200 + error frame;
 - ``restart``: after a mid-stream drop the upstream is called again and its stream sent again
   from the start (a failover after the first delta: a duplicated prefix);
-- ``retry``: an upstream 4xx/5xx before the stream is retried once (a clean retry);
+- ``retry``: an upstream 4xx/5xx before the stream is retried once, after the
+  ``Retry-After`` it names (a clean retry);
 - ``wrong-path``: the upstream is called on a path no provider serves (a wiring mistake);
 - ``first-event-only``: the upstream is hung up on after its first read, and the stream
   ends there (so a fault placed later never fires);
@@ -286,6 +287,7 @@ class Gateway:
                         if resp.status_code >= 400:
                             text = resp.read()
                             if attempt + 1 < attempts and "retry" in self.bugs:
+                                time.sleep(_retry_after(resp.headers.get("retry-after")))
                                 continue
                             if "ok-on-error-status" in self.bugs:
                                 self._start(h)
@@ -628,3 +630,11 @@ def _has_content(frame: Any) -> bool:
         return False
     delta = ((frame.get("choices") or [{}])[0] or {}).get("delta") or {}
     return bool(delta.get("content") or delta.get("tool_calls") or delta.get("reasoning_content"))
+
+
+def _retry_after(value: str | None) -> float:
+    """The seconds a Retry-After asks for (capped at 5 s; 0 when absent or a date)."""
+    try:
+        return min(max(float(value or 0), 0.0), 5.0)
+    except ValueError:
+        return 0.0

@@ -272,7 +272,9 @@ def test_retry_is_a_clean_retry(bug_run: Callable[[str], SuiteResult]) -> None:
         s = got[name]
         assert (s.expect, s.status, s.upstream_requests) == ("rejected", 200, 2), name
         assert s.note == "retried (2 upstream requests)"
-        assert s.findings == []
+        assert s.findings == []  # the wait Retry-After asked for is not first-token time
+        assert s.timing is not None and s.timing.retry_wait_s is not None, name
+        assert s.timing.retry_after_s == 1 and s.timing.retry_wait_s >= 0.95, s.timing
     assert got["anthropic/text"].upstream_requests == 1
 
 

@@ -36,6 +36,7 @@ KEYS = {
     "added_delay_max_s",
     "longest_silence_s",
     "upstream_whole_s",
+    "retry_wait_s",
 }
 
 
@@ -68,6 +69,7 @@ def test_a_faithful_gateway_gets_no_timing_finding(tmp_path: Path) -> None:
     assert _timing_codes(s) == {}
     t = s.to_dict()["timing"]
     assert set(t) == KEYS and t.pop("upstream_whole_s") is None  # the upstream streamed
+    assert t.pop("retry_wait_s") is None  # nothing retried
     assert all(isinstance(v, float) for v in t.values()), t
     assert t["upstream_first_token_s"] > 0.3  # the recording's own first-token time
     assert abs(t["added_first_token_s"]) < 0.5

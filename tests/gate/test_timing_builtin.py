@@ -67,6 +67,7 @@ def test_a_faithful_gateway_passes_them_with_no_timing_finding(tmp_path: Path) -
             assert s.verdict == "pass" and _timing(s) == {}, where
             t = s.to_dict()["timing"]
             assert set(t) == KEYS and t.pop("upstream_whole_s") is None, (where, t)  # streamed
+            assert t.pop("retry_wait_s") is None, (where, t)  # nothing retried
             assert all(isinstance(v, float) for v in t.values()), (where, t)
             assert t["longest_silence_s"] < 5, (where, t)
         # the upstream's own schedule is in the figures: content late, spread, or after quiet

@@ -53,7 +53,9 @@ def test_case_through_diff(case: Path) -> None:
 
 def test_every_rule_has_a_failing_case_and_its_docs() -> None:
     shown = {k for case in CASE_DIRS for k in _expected(case)}
-    assert shown == {r.key for r in RULES}
+    # a retry's wait spans two upstream requests, more than a case's one recording each
+    # side holds: it is tested end to end (tests/gate/test_gate.py, test_verdicts.py)
+    assert shown == {r.key for r in RULES} - {"timing:retry-wait"}
     for r in RULES:
         assert find(r.key) is r and find(r.code) is r
         assert r.doc.what and r.doc.why and r.doc.clients and r.doc.example and r.doc.fix

@@ -273,3 +273,47 @@ def test_an_unreached_200_quotes_what_the_gateway_streamed(tmp_path: Path) -> No
                        evidence=Evidence(upstream=None, gateway=None))  # fmt: skip
     text = parse(render([SuiteResult("s", "http://127.0.0.1:1", "", [s])])).text
     assert "Same meaning on both sides" not in text and "Not compared" in text
+
+
+def test_a_retry_is_judged_against_its_retry_after() -> None:
+    from sseconform.gate.timing import DEFAULT_BUDGETS, Timing
+    from sseconform.gate.timing_rules import judge
+
+    def codes(waited: float, asked: float | None) -> list[tuple[str, str]]:
+        tm = Timing(retry_wait_s=waited, retry_after_s=asked)
+        return [(v.code, v.severity) for v in judge(tm, DEFAULT_BUDGETS)]
+
+    assert codes(1.02, 1.0) == []  # what was asked: a clean retry
+    assert codes(1.4, 1.0) == []  # within the first-token budget of it
+    assert codes(4.2, 1.0) == [("retry-wait", "error")]
+    assert codes(0.1, 1.0) == [("retry-wait", "warning")]  # refused again by a provider
+    assert codes(4.2, None) == []  # no Retry-After: nothing to judge against
+
+
+def test_a_whole_upstream_answer_is_timed_against_the_stream_it_replaces() -> None:
+    """A gateway that called its upstream without streaming and streamed the finished
+    answer at once: for its client that is a buffering gateway. What the client got is
+    judged against the stream the recording would have sent, so text spread over 0.6 s,
+    delivered in one burst at its end, fails on its first token (it only warned)."""
+    from sseconform.gate.content import content_of
+    from sseconform.gate.timing import DEFAULT_BUDGETS, measure
+    from sseconform.gate.timing_rules import judge
+    from sseconform.replay.plan import load
+    from sseconform.replay.served import Served
+    from sseconform.replay.whole import whole_plan
+    from sseconform.translate import translate_body
+
+    rec = load(str(ROOT / "recordings" / "anthropic" / "text-anthropic.jsonl"))
+    served = Served("127.0.0.1:1", "POST", "/v1/messages", rec.name, 200, "", framing="json")
+    served.started = 100.0
+    served.measured(whole_plan(rec, speed=0.2), b"{}", [], rec, 0.2)
+    assert served.streamed is not None and served.plan is not None
+    end = served.streamed.spans[-1][0]
+    served.times = [(end, 0)]  # the one answer, when the recorded stream would have ended
+    gw = b"".join(translate_body([rec.body], "anthropic", to="chat"))
+    tm = measure(served, 100.0, "anthropic", content_of([gw]), [(end + 0.01, 0)], len(gw))
+    assert tm is not None and tm.upstream_whole_s is not None
+    found = {v.code: v.severity for v in judge(tm, DEFAULT_BUDGETS)}
+    assert found["upstream-not-streamed"] == "warning"
+    assert found["first-token"] == "error", found  # the first piece waited for the last
+    assert tm.added_first_token_s is not None and tm.added_first_token_s > 0.5, tm

@@ -15,6 +15,7 @@ from sseconform.gate.timing_rules.first_event import RULE as FIRST_EVENT
 from sseconform.gate.timing_rules.first_token import RULE as FIRST_TOKEN
 from sseconform.gate.timing_rules.keepalives_dropped import RULE as KEEPALIVES_DROPPED
 from sseconform.gate.timing_rules.not_streamed import RULE as NOT_STREAMED
+from sseconform.gate.timing_rules.retry_wait import RULE as RETRY_WAIT
 from sseconform.gate.timing_rules.silence import RULE as SILENCE
 from sseconform.gate.timing_rules.upstream_not_streamed import RULE as UPSTREAM_NOT_STREAMED
 
@@ -23,6 +24,7 @@ __all__ = ["RULES", "TimingRule", "find", "judge"]
 #: In the order their findings are reported.
 RULES: tuple[TimingRule, ...] = (
     FIRST_TOKEN,
+    RETRY_WAIT,
     FIRST_EVENT,
     UPSTREAM_NOT_STREAMED,
     NOT_STREAMED,

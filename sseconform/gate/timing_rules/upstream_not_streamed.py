@@ -33,14 +33,19 @@ RULE = TimingRule(
             "`stream: true`, Anthropic without `stream`, Gemini's `:generateContent`, "
             "Responses without `stream`) for a client that asked for a stream. replay "
             "answers it as the provider does, once, when its recorded stream would have "
-            "ended; the gateway's client stream can only start after that."
+            "ended; the gateway's client stream can only start after that. The other "
+            "timing rules then judge what the client got against the stream the recording "
+            "would have sent (its first token, each piece, its silences): for the client, "
+            "a gateway that waits for the whole answer is a buffering one, and a slow "
+            "stream through it fails as buffering does."
         ),
         why=(
             "Some gateways translate a dialect by calling it without streaming and cutting "
             "the finished answer into events (claude-code-router calls Gemini's "
             ":generateContent). Every token then waits for the last: the user sees nothing "
             "for the whole generation, and a long answer can pass a client's or a proxy's "
-            "idle timeout before its first byte. A warning: the answer itself is whole."
+            "idle timeout before its first byte. A warning by itself (the answer is whole); "
+            "the time it costs the client is judged by the other rules."
         ),
         clients=(
             "Every client reads the stream correctly; Claude Code shows nothing until the "
