@@ -273,8 +273,12 @@ def test_retry_is_a_clean_retry(bug_run: Callable[[str], SuiteResult]) -> None:
         assert (s.expect, s.status, s.upstream_requests) == ("rejected", 200, 2), name
         assert s.note == "retried (2 upstream requests)"
         assert s.findings == []  # the wait Retry-After asked for is not first-token time
-        assert s.timing is not None and s.timing.retry_wait_s is not None, name
-        assert s.timing.retry_after_s == 1 and s.timing.retry_wait_s >= 0.95, s.timing
+        tm = s.timing
+        assert tm is not None and tm.retry_wait_s is not None, name
+        if name.startswith("anthropic/"):  # its 429 and 529 name one; Gemini's none
+            assert tm.retry_after_s == 1, (name, tm)
+        if tm.retry_after_s is not None:
+            assert tm.retry_wait_s >= tm.retry_after_s - 0.05, (name, tm)
     assert got["anthropic/text"].upstream_requests == 1
 
 
@@ -456,7 +460,8 @@ def test_cli_gate_fails(tmp_path: Path, gateway: tuple[str, int], fmt: str) -> N
         assert r.out.rstrip().endswith("1/3 scenarios passed")
     elif fmt == "json":
         doc = json.loads(r.out)
-        assert set(doc) == {"gateway", "profile", "passed", "summary", "suites", "scenarios"}
+        keys = {"gateway", "profile", "passed", "untested", "summary", "suites", "scenarios"}
+        assert set(doc) == keys
         assert doc["suites"] == [
             {
                 "suite": "builtin:anthropic",

@@ -235,4 +235,4 @@ def test_confirmed_keeps_what_both_runs_found() -> None:
     got = confirmed(result("first-token", "buffered"), result("buffered", "first-event"))
     assert [f.code for f in got.findings if f.source == "timing"] == ["buffered"]
     assert any(f.code == "E002" for f in got.findings)
-    assert got.note == "timing:first-token not confirmed by a second run: not reported"
+    assert got.note == "timing:first-token not confirmed by a later run: not reported"
