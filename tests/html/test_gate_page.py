@@ -62,10 +62,21 @@ def _result() -> SuiteResult:
         gateway_events=3,
         events={120: f"data: {HOSTILE}\n\n"},
     )
+    ev.requests = {
+        "client": {"value": '{"messages": "' + HOSTILE + '"}', "cut": 0},
+        "upstream": {"value": '{"messages": []}', "cut": 0},
+        "path": "/v1/messages",
+    }
+    refused = Evidence(
+        turn=2,
+        requests={"client": {"value": '{"signature": "EuSg"}', "cut": 0}, "upstream": None},
+        upstream_extra={"body": f"refused: Invalid `signature` {HOSTILE}"},
+        gateway_extra={"body": '{"error": {"type": "invalid_request_error"}}'},
+    )
     failing = ScenarioResult(
         f"anthropic/{HOSTILE}", "content", 200, "out/x.jsonl", 1, 0.5,
         [lost, check, known], note=HOSTILE, dialect="anthropic",
-        upstream_log=[HOSTILE], evidence=ev,
+        upstream_log=[HOSTILE], evidence=ev, later_evidence=[refused],
     )  # fmt: skip
     passing = ScenarioResult("openai/text", "content", 200, "out/y.jsonl", 1, 0.3,
                              dialect="openai")  # fmt: skip
@@ -216,3 +227,19 @@ def test_failures_come_first_and_say_what_failed() -> None:
     assert order == ["fail", "known", "pass", "not-applicable"]
     said = dom.find("section", id="failures").find("span", "said").text
     assert said.startswith("text: chars missing <script>")
+
+
+def test_a_conversation_shows_its_turns_side_by_side() -> None:
+    """A column per turn, each with both requests; a turn the gateway never forwarded says
+    so, and the upstream's refusal is shown as it answered."""
+    dom = parse(_render())
+    turns = dom.find("div", "turns").find_all("div", "turn")
+    assert [t.attrs["data-turn"] for t in turns] == ["1", "2"]
+    first, second = turns
+    assert "<script>alert(1)" in first.find("div", "request", data_request="client").text
+    assert "(/v1/messages)" in first.find("div", "request", data_request="upstream").text
+    assert (
+        "nothing reached the upstream"
+        in second.find("div", "request", data_request="upstream").text
+    )
+    assert "refused: Invalid `signature`" in second.find("div", "up").text
