@@ -33,8 +33,8 @@ def gate(
     gateway_profile: Annotated[
         str | None,
         typer.Option(
-            help="How the gateway is wired: litellm, portkey, claude-code-router, or a "
-            "profile file (TOML).",
+            help="How the gateway is wired: litellm, portkey, claude-code-router, "
+            "claude-code-proxy, llm-proxy-server, or a profile file (TOML).",
             metavar="PROFILE",
         ),
     ] = None,

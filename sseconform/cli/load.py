@@ -27,7 +27,8 @@ def load(
     gateway_profile: Annotated[
         str | None,
         typer.Option(
-            help="litellm, portkey, claude-code-router, or a profile file (TOML).",
+            help="litellm, portkey, claude-code-router, claude-code-proxy, llm-proxy-server, "
+            "or a profile file (TOML).",
             metavar="PROFILE",
         ),
     ] = None,

@@ -62,7 +62,7 @@ PROFILE_KEYS = frozenset(
 )
 ENDPOINT_KEYS = frozenset({"path", "dialects", "supported", "reason", "grammar"})
 DEFAULT_PATH = "/v1/chat/completions"
-PROFILES = ("litellm", "portkey", "claude-code-router")
+PROFILES = ("litellm", "portkey", "claude-code-router", "claude-code-proxy", "llm-proxy-server")
 #: What ``{upstream}`` stands for in a suite's or profile's strings.
 UPSTREAM = "{upstream}"
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")

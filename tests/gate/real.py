@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import pytest
@@ -23,7 +23,26 @@ from sseconform.sse import SSEDecoder
 from tests.cli.helpers import run_cli
 from tests.conftest import ROOT
 
+T = TypeVar("T")
 NO_PROXY = {"NO_PROXY": "127.0.0.1,localhost"}
+
+
+def pinned(script: Path, name: str) -> str:
+    """The version an install script pins (its ``NAME=VERSION`` line)."""
+    prefix = f"{name}="
+    return next(
+        ln[len(prefix) :] for ln in script.read_text().splitlines() if ln.startswith(prefix)
+    )
+
+
+def need(found: T | None, require: str, what: str) -> T:
+    """``found``; else the test skips, or fails when ``$require`` is 1 (as in CI, where
+    ``.ci/run`` installs every gateway)."""
+    if found is None:
+        if os.environ.get(require) == "1":
+            pytest.fail(f"{require}=1 but {what} was not found")
+        pytest.skip(f"{what} is not installed (.ci/run installs it)")
+    return found
 
 
 def free_port() -> int:

@@ -34,11 +34,7 @@ from tests.gate import real
 
 HERE = ROOT / "tests" / "gate"
 CLI = Path("node_modules", "@musistudio", "claude-code-router", "dist", "main", "cli.js")
-VERSION = next(
-    line.split("=", 1)[1]
-    for line in (HERE / "ccr" / "install.sh").read_text().splitlines()
-    if line.startswith("CCR_VERSION=")
-)
+VERSION = real.pinned(HERE / "ccr" / "install.sh", "CCR_VERSION")
 DIALECTS = ("anthropic", "gemini", "openai", "responses")
 
 
@@ -57,12 +53,8 @@ class CCR:
 
 @pytest.fixture(scope="module")
 def ccr(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CCR]:
-    folder = _install()
-    node = shutil.which("node")
-    if folder is None or node is None:
-        if os.environ.get("SSECONFORM_REQUIRE_CCR") == "1":
-            pytest.fail("SSECONFORM_REQUIRE_CCR=1 but claude-code-router (or node) was not found")
-        pytest.skip("claude-code-router is not installed (.ci/run installs it)")
+    node = real.need(shutil.which("node"), "SSECONFORM_REQUIRE_CCR", "node")
+    folder = real.need(_install(), "SSECONFORM_REQUIRE_CCR", "claude-code-router")
     home = tmp_path_factory.mktemp("ccr-home")
     upstream = real.free_port()
     printed = run_cli(
