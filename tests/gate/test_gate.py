@@ -457,7 +457,7 @@ def test_cli_gate_fails(tmp_path: Path, gateway: tuple[str, int], fmt: str) -> N
         assert "FAIL anthropic/text (expect content; HTTP 200" in r.out
         assert "    error lost frame " in r.out
         assert "      | data: {" in r.out  # the excerpt
-        assert r.out.rstrip().endswith("1/3 scenarios passed")
+        assert r.out.rstrip().endswith("1/3 scenarios passed (2 failed)")
     elif fmt == "json":
         doc = json.loads(r.out)
         keys = {"gateway", "profile", "passed", "untested", "summary", "suites", "scenarios"}
@@ -544,7 +544,7 @@ def test_cli_gate_fails(tmp_path: Path, gateway: tuple[str, int], fmt: str) -> N
                 assert fail is None
     else:
         lines = r.out.splitlines()
-        assert lines[-1] == "sseconform gate: 1/3 scenarios passed"
+        assert lines[-1] == "sseconform gate: 1/3 scenarios passed (2 failed)"
         assert len(lines) == 3  # one finding per failing scenario
         for line, name in zip(lines, ["anthropic/text", "anthropic/text-then-call"], strict=False):
             assert line.startswith("::error file=")

@@ -76,6 +76,8 @@ def _scenario(name: str, verdict: str) -> ScenarioResult:
         s.findings = [Finding("diff", "lost", "m", "error", known=True)]
     elif verdict == "unreached":
         s.findings = [Finding("upstream", "not-reached", "m", "error")]
+    elif verdict == "fail":
+        s.findings = [Finding("diff", "lost", "m", "error")]
     assert s.verdict == verdict
     return s
 
@@ -93,6 +95,10 @@ def test_totals_say_how_many_passed_clean() -> None:
         "2/2 scenarios passed (1 clean, 1 only with known deviations)"
     )
     assert report.totals(_run("pass", "pass")) == "2/2 scenarios passed"
+    # failures are counted beside known deviations, not left for the reader to subtract
+    assert report.totals(_run("pass", "known", "fail")) == (
+        "2/3 scenarios passed (1 clean, 1 only with known deviations, 1 failed)"
+    )
 
 
 def test_a_run_that_reached_no_upstream_says_so() -> None:
