@@ -211,9 +211,17 @@ class _Side:
         return self.clock.at(_frame_end(self.c, self.size, loc))
 
     def first_content(self) -> Loc | None:
-        locs = [p.locs[0] for p in self.c.pieces.values() if p.locs]
-        locs += list(self.c.call_at.values())
-        return min(locs, key=lambda loc: loc.offset) if locs else None
+        found = self.firsts()
+        return min(found.values(), key=lambda loc: loc.offset) if found else None
+
+    def firsts(self) -> dict[tuple[int, str], Loc]:
+        """Where each field's content starts (text, reasoning, refusal, a call)."""
+        out = {key: p.locs[0] for key, p in self.c.pieces.items() if p.locs}
+        for (choice, index), loc in self.c.call_at.items():
+            key = (choice, f"call:{index}")
+            if key not in out or loc.offset < out[key].offset:
+                out[key] = loc
+        return out
 
     def first_event(self) -> Loc | None:
         return Loc(1, self.c.starts[0]) if self.c.starts else None
@@ -397,20 +405,29 @@ def _first(tm: Timing, up: _Side, gw: _Side, forwarded: float) -> None:
     """First token and first event. The first token is counted from the request each side
     got, as a client sees it (direct, or through the gateway): the time the gateway took to
     call the upstream (``forwarded``) is part of what it added."""
-    u_loc, g_loc = up.first_content(), gw.first_content()
+    # the client's first content against when the upstream sent that same field's first
+    # content: a gateway that dropped the reasoning is timed on the text it passed on
+    g_firsts = gw.firsts()
+    g_key = min(g_firsts, key=lambda k: g_firsts[k].offset) if g_firsts else None
+    g_loc = g_firsts[g_key] if g_key is not None else None
+    u_loc = up.firsts().get(g_key) if g_key is not None else None
+    u_loc = u_loc or up.first_content()
     u = up.time(u_loc) if u_loc is not None else None
     g = gw.time(g_loc) if g_loc is not None else None
     tm.upstream_first_token_s, tm.gateway_first_token_s = u, g
     tm.first_token_at = g_loc
-    if u is not None and g is not None:
-        tm.added_first_token_s = g - u + max(forwarded, 0.0)
+    if u is not None and g is not None:  # never below zero: see _delays
+        tm.added_first_token_s = max(g - u + max(forwarded, 0.0), 0.0)
     ue, ge = up.first_event(), gw.first_event()
     u_ev = up.time(ue) if ue is not None else None
     g_ev = gw.time(ge) if ge is not None else None
     tm.first_event_at = ge
     if u_ev is not None and g_ev is not None:
-        tm.added_first_event_s = g_ev - u_ev
-        tm.pairs.append((u_ev, g_ev))
+        # a gateway that opens its stream before it calls the upstream added nothing there,
+        # and its first event carried nothing of the upstream's
+        tm.added_first_event_s = max(g_ev - u_ev, 0.0)
+        if g_ev >= u_ev:
+            tm.pairs.append((u_ev, g_ev))
 
 
 def _delays(tm: Timing, up: _Side, gw: _Side) -> None:

@@ -323,3 +323,30 @@ def test_a_whole_upstream_answer_is_timed_against_the_stream_it_replaces() -> No
     assert found["upstream-not-streamed"] == "warning"
     assert found["first-token"] == "error", found  # the first piece waited for the last
     assert tm.added_first_token_s is not None and tm.added_first_token_s > 0.5, tm
+
+
+def test_first_token_is_timed_on_the_content_the_client_got() -> None:
+    """A gateway that dropped the reasoning: its client's first content is the text, timed
+    against when the upstream sent the text (not its reasoning, 0.4 s earlier); a gateway
+    that opened its stream before calling the upstream added nothing to the first event."""
+    from sseconform.gate.content import content_of
+    from sseconform.gate.timing import Clock, Timing, _first, _Side
+
+    def side(deltas: list[dict[str, str]], times: list[float]) -> _Side:
+        parts = [
+            b"data: "
+            + json.dumps({"choices": [{"index": 0, "delta": d, "finish_reason": None}]}).encode()
+            + b"\n\n"
+            for d in deltas
+        ]
+        offsets = [sum(len(p) for p in parts[:i]) for i in range(len(parts))]
+        body = b"".join(parts)
+        return _Side(content_of([body]), Clock(list(zip(times, offsets, strict=True))), len(body))
+
+    up = side([{"role": "assistant"}, {"reasoning_content": "Hm. "}, {"content": "Hi"}],
+              [0.3, 0.4, 0.8])  # fmt: skip
+    gw = side([{"role": "assistant"}, {"content": "Hi"}], [0.01, 0.82])
+    tm = Timing()
+    _first(tm, up, gw, 0.0)
+    assert tm.added_first_token_s is not None and abs(tm.added_first_token_s - 0.02) < 1e-6
+    assert tm.added_first_event_s == 0.0 and tm.pairs == []  # its own event, not carried
