@@ -177,6 +177,24 @@ def _own_answer(g: Graded) -> str:
     return f"an answer of its own ({describe(g.body[:300].decode('utf-8', 'replace'))})"
 
 
+def _unreached_hint(g: Graded, own: str | None) -> str:
+    """What to look at when the upstream got nothing: the key, the request the gateway
+    could not pass on, or its routing."""
+    if g.status in (401, 403):
+        return "is the gateway's key right? give it with --key or $SSECONFORM_GATEWAY_KEY"
+    if own is not None and own.startswith("an error"):
+        return "the gateway could not translate or route the request itself: its stream says why"
+    if g.status is not None and 400 <= g.status < 500 and g.status != 404 and g.body:
+        return (
+            "the gateway refused the request itself: its answer says why (a parameter it "
+            "cannot pass on is not a routing problem)"
+        )
+    return (
+        "is the gateway routed to the upstream for this dialect? see --gateway-profile and "
+        "[dialect.*] in the suite"
+    )
+
+
 def _reached(g: Graded, sc: Scenario, served: list[Served], faulted: bool) -> bool:
     """Did the scenario test what it is for? The upstream must have served the gateway's
     request, and its fault must have fired; if not, say so (grading the gateway's answer
@@ -188,14 +206,7 @@ def _reached(g: Graded, sc: Scenario, served: list[Served], faulted: bool) -> bo
     if own is not None:  # it answered, without the upstream: it could not pass it on
         answer += f" and streamed {own} without calling the upstream"
     if not served:
-        hint = (
-            "is the gateway's key right? give it with --key or $SSECONFORM_GATEWAY_KEY"
-            if g.status in (401, 403)
-            else "the gateway could not translate or route the request itself: its stream says why"
-            if own is not None and own.startswith("an error")
-            else "is the gateway routed to the upstream for this dialect? see "
-            "--gateway-profile and [dialect.*] in the suite"
-        )
+        hint = _unreached_hint(g, own)
         g.add("upstream", "not-reached", f"the upstream never saw a request; {answer} ({hint})")
         return False
     if not any(x.recording is not None for x in served):

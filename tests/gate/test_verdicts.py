@@ -350,3 +350,34 @@ def test_first_token_is_timed_on_the_content_the_client_got() -> None:
     _first(tm, up, gw, 0.0)
     assert tm.added_first_token_s is not None and abs(tm.added_first_token_s - 0.02) < 1e-6
     assert tm.added_first_event_s == 0.0 and tm.pairs == []  # its own event, not carried
+
+
+def test_a_gateway_that_refused_the_request_itself_is_not_sent_to_its_routing(
+    tmp_path: Path,
+) -> None:
+    """A 400 of the gateway's own (a parameter it cannot pass on) with nothing sent
+    upstream: the hint says the gateway refused it, not that routing is wrong; a 404 still
+    points at routing."""
+    from sseconform.gate.grading import grade_recording
+    from sseconform.gate.references import references
+    from sseconform.gate.suite import builtin_suite
+    from sseconform.recording.format import Response, write_recording
+    from sseconform.replay.plan import load
+
+    [sc] = [s for s in builtin_suite("anthropic").scenarios if s.name == "anthropic/text"]
+    ref = references(sc, load(str(sc.recording)), "anthropic")
+
+    def hint(status: int) -> str:
+        path = tmp_path / f"{status}.jsonl"
+        path.unlink(missing_ok=True)
+        head = Response(status, "x", "HTTP/1.1", [("content-type", "application/json")], 0.0)
+        body = b'{"error": {"message": "UnsupportedParamsError: thinking"}}'
+        write_recording(path, [(0.01, body)], response=head)
+        g = grade_recording(sc, ref, str(path), status, [], complete=True, reason="",
+                            allow=[], endpoint="messages")  # fmt: skip
+        [f] = [f for f in g.findings if f.code == "not-reached"]
+        return f.message
+
+    assert "the gateway refused the request itself" in hint(400)
+    assert "UnsupportedParamsError" in hint(400)
+    assert "is the gateway routed" in hint(404)
