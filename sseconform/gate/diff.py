@@ -532,6 +532,11 @@ def _state(upstream: Content, gateway: Content) -> list[Difference]:
     if not tokens or not (same or needed):
         return []
     got = gateway.state
+    thought = any(ch.reasoning for ch in gateway.model.choices.values())
+    if same and not needed and not got.tokens and not thought:
+        # the whole thinking never reached the client (the reasoning's loss says so): it has
+        # no block to send back, and without a tool call the provider asks for none
+        return []
     values = got.values()
     out: list[Difference] = []
     theirs: dict[str, list[str]] = {}

@@ -59,6 +59,19 @@ def _anthropic_two_blocks(call: bool = False) -> bytes:
     return b"".join(out)
 
 
+def _anthropic_text_only() -> bytes:
+    """The same answer with its thinking dropped whole: a text block alone."""
+    message = {"id": "m", "type": "message", "role": "assistant", "content": [], "model": "c",
+               "usage": {"input_tokens": 1, "output_tokens": 0}}  # fmt: skip
+    return b"".join([
+        _ev({"type": "message_start", "message": message}),
+        _start(0, {"type": "text", "text": ""}),
+        _delta(0, {"type": "text_delta", "text": "hi"}),
+        _stop(0),
+        _ev({"type": "message_stop"}),
+    ])  # fmt: skip
+
+
 def _tokens(body: bytes, dialect: str, step: int = 0) -> list[tuple[str, str, str]]:
     reads = [body] if not step else [body[i : i + step] for i in range(0, len(body), step)]
     return [(t.kind, t.owner, t.value) for t in content_of(reads, dialect).state.tokens]
@@ -226,6 +239,17 @@ def test_same_dialect_lost_and_changed_are_errors() -> None:
     assert diffs[0].message.startswith(
         "thinking block 0's signature: the upstream sent 12 bytes, the gateway's client got 10"
     )
+
+
+def test_a_thinking_block_dropped_whole_without_a_call_is_the_reasoning_s_loss_alone() -> None:
+    """The client never got the thinking at all: it sends none back, which the provider
+    accepts without a tool call, so the lost reasoning is the one finding; beside a call the
+    next turn is refused, and the lost signature stays an error."""
+    body = _anthropic_two_blocks()
+    no_thinking = content_of([_anthropic_text_only()], "anthropic")
+    assert _state_diffs(content_of([body], "anthropic"), no_thinking) == []
+    with_call = content_of([_anthropic_two_blocks(call=True)], "anthropic")
+    assert {sev for _, _, sev in _state_diffs(with_call, no_thinking)} == {"error"}
 
 
 def test_through_another_dialect_a_loss_beside_a_tool_call_is_a_warning() -> None:
