@@ -93,7 +93,8 @@ def _open_rejected(case: _Case) -> bool:
             "and then an error event: clients that back off and retry on the status "
             "(the SDKs do) take it for a failed stream instead"
             if said_error
-            else "without retrying: a client cannot tell it from success"
+            else "without retrying: the client gets an answer in place of the status it "
+            "would back off and retry on"
         )
         g.add(
             "expect",

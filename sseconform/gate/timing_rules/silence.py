@@ -1,4 +1,5 @@
-"""timing:silence: neither side sent a byte for longer than the budget (a warning)."""
+"""timing:silence: the client got no byte for longer than the budget, while the upstream
+was quiet that long too (a warning)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ def _check(tm: Timing, b: Budgets) -> Verdict | None:
         return None
     return Verdict(
         "silence",
-        f"neither side sent a byte for {silence:.3f} s (from {tm.silence_from_s or 0:.3f} "
-        "s); a gateway can keep its clients' connections alive through an upstream's silence",
+        f"the client got no byte for {silence:.3f} s (from {tm.silence_from_s or 0:.3f} s), "
+        f"the upstream itself quiet for {tm.upstream_quiet_s:.3f} s of it; a gateway can keep "
+        "its clients' connections alive through an upstream's silence",
         tm.silence_end_at,
         "warning",
     )
@@ -26,8 +28,8 @@ RULE = TimingRule(
     "silence",
     "warning",
     "silence",
-    "Neither side sent a byte for longer than the budget: the gateway could keep the "
-    "connection alive.",
+    "The client got no byte for longer than the budget while the upstream was quiet too: "
+    "the gateway could keep the connection alive.",
     RuleDoc(
         what=(
             "Finds the longest time the client got no byte while the upstream was alive; "
