@@ -8,11 +8,11 @@ import json
 from pathlib import Path
 
 from sseconform.gate import report
-from sseconform.gate.finding import Finding
 from sseconform.gate.options import GateOptions, prepare_suites
 from sseconform.gate.result import ScenarioResult, SuiteResult
 from tests.cli.helpers import run_cli
 from tests.conftest import ROOT
+from tests.gate.test_counts import _scenario
 from tests.gate.test_gate import free_port
 
 #: A gateway that serves Anthropic Messages at /v1/messages and nothing else.
@@ -68,18 +68,6 @@ def test_a_bad_endpoints_list_is_refused_with_where(tmp_path: Path) -> None:
         cwd=tmp_path,
     )  # fmt: skip
     assert r.code == 2 and "endpoints" in r.err and "chat, messages, responses" in r.err, r.both
-
-
-def _scenario(name: str, verdict: str) -> ScenarioResult:
-    s = ScenarioResult(name, "content", 200, "", 1, 0.1, suite="s", dialect="openai")
-    if verdict == "known":
-        s.findings = [Finding("diff", "lost", "m", "error", known=True)]
-    elif verdict == "unreached":
-        s.findings = [Finding("upstream", "not-reached", "m", "error")]
-    elif verdict == "fail":
-        s.findings = [Finding("diff", "lost", "m", "error")]
-    assert s.verdict == verdict
-    return s
 
 
 def _run(*verdicts: str) -> list[SuiteResult]:

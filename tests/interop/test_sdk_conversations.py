@@ -10,7 +10,7 @@ import functools
 import json
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, cast
 
 import anthropic
 import openai
@@ -30,6 +30,7 @@ from sseconform.replay.scenario import ReplayRule
 from sseconform.replay.server import ReplayServer
 from sseconform.sse import SSEDecoder
 from tests.conftest import ROOT
+from tests.translate.make_recordings import RESPONSES_TOOL
 
 HOST = "127.0.0.1"
 RECORDINGS = ROOT / "recordings"
@@ -272,19 +273,7 @@ def test_anthropic_request_count_sees_retries_a_500_on_turn_two_is_sent_three_ti
 R_MODEL = "gpt-5-mini"
 REASONING: Reasoning = {"effort": "medium", "summary": "auto"}
 INCLUDE: list[ResponseIncludable] = ["reasoning.encrypted_content"]
-R_TOOLS: list[FunctionToolParam] = [
-    {
-        "type": "function",
-        "name": "get_weather",
-        "description": "Current weather for a city.",
-        "parameters": {
-            "type": "object",
-            "properties": {"city": {"type": "string"}},
-            "required": ["city"],
-        },
-        "strict": False,
-    }
-]
+R_TOOLS: list[FunctionToolParam] = [cast(FunctionToolParam, RESPONSES_TOOL)]  # the recordings'
 R_USER: ResponseInputParam = [{"role": "user", "content": "Weather in Lisbon?"}]
 REASONING_ID = "rs_067d8f3ebb824b14c87cc0d658eaa9ce86ecd49035f8b255e4"
 CALL_ITEM_ID = "fc_067d8f3ebb824b14c87cc0d658147c4a76f4bfbc0340a7b86e"

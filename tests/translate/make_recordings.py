@@ -736,22 +736,24 @@ def gemini_scenarios(root: Path) -> list[Path]:
 R_MODEL = "gpt-5-mini-2025-08-07"
 
 
+#: The tool the Responses recordings' requests declare.
+RESPONSES_TOOL: Obj = {
+    "type": "function",
+    "name": "get_weather",
+    "description": "Current weather for a city.",
+    "parameters": {
+        "type": "object",
+        "properties": {"city": {"type": "string"}},
+        "required": ["city"],
+    },
+    "strict": False,
+}
+
+
 def responses_request(prompt: str, *, tools: bool = False, **extra: Any) -> Obj:
     body: Obj = {"model": "gpt-5-mini", "stream": True, "input": prompt, **extra}
     if tools:
-        body["tools"] = [
-            {
-                "type": "function",
-                "name": "get_weather",
-                "description": "Current weather for a city.",
-                "parameters": {
-                    "type": "object",
-                    "properties": {"city": {"type": "string"}},
-                    "required": ["city"],
-                },
-                "strict": False,
-            }
-        ]
+        body["tools"] = [RESPONSES_TOOL]
     return {
         "method": "POST",
         "url": "https://api.openai.com/v1/responses",

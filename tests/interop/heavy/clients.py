@@ -63,6 +63,22 @@ def _env(home: Path, extra: dict[str, str]) -> dict[str, str]:
     }
 
 
+def run_cli(
+    argv: Sequence[str], cwd: Path, env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """One CLI run: no stdin, its output captured as text, bounded by :data:`TIMEOUT`."""
+    return subprocess.run(
+        list(argv),
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+
+
 def _lines(stdout: str) -> list[dict[str, Any]]:
     out = []
     for line in stdout.splitlines():
@@ -113,16 +129,7 @@ def _claude_one(job: Job, server: MockServer) -> Got:
         )
         argv = [str(CLAUDE), "-p", "say hi", "--output-format", "stream-json", "--verbose"]
         argv += ["--max-turns", "1", "--debug"]
-        run = subprocess.run(
-            argv,
-            cwd=home,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-            check=False,
-        )
+        run = run_cli(argv, home, env)
         debug = "\n".join(p.read_text(errors="replace") for p in home.glob(".claude/debug/*.txt"))
     finally:
         shutil.rmtree(home, ignore_errors=True)
@@ -193,16 +200,7 @@ def _codex_one(job: Job, server: MockServer) -> Got:
             "stream_idle_timeout_ms = 10000\n"
         )
         env = _env(home, {"CODEX_HOME": str(home), "SSECONFORM_LOOPBACK_KEY": KEY})
-        run = subprocess.run(
-            [str(codex), "exec", "--skip-git-repo-check", "--json", "say hi"],
-            cwd=home,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-            check=False,
-        )
+        run = run_cli([str(codex), "exec", "--skip-git-repo-check", "--json", "say hi"], home, env)
     finally:
         shutil.rmtree(home, ignore_errors=True)
     events = _lines(run.stdout)

@@ -9,11 +9,9 @@ its encrypted content) is kept byte for byte.
 
 from __future__ import annotations
 
-import asyncio
 import io
 import json
 import shutil
-import subprocess
 import tempfile
 import threading
 import time
@@ -30,10 +28,9 @@ from sseconform.replay.history import Issued, Refusal, check_history
 from sseconform.replay.plan import Loaded, load
 from sseconform.replay.scenario import ReplayRule
 from sseconform.replay.server import ReplayServer
-from sseconform.replay.wire import Input
 from sseconform.sse import SSEDecoder
 from tests.gate.gateway import Gateway
-from tests.interop.heavy.clients import CLAUDE, TIMEOUT, _env, _lines, codex_binary
+from tests.interop.heavy.clients import CLAUDE, _env, _lines, codex_binary, run_cli
 from tests.interop.matrix.clients import KEY
 
 Obj = dict[str, Any]
@@ -178,22 +175,11 @@ class CapturingReplay(ReplayServer):
             self.__dict__["issued"] = Issued.of(issuing)  # in place of the cached property
 
     async def _respond(
-        self,
-        client: str,
-        method: str,
-        path: str,
-        headers: dict[str, str],
-        body: bytes,
-        writer: asyncio.StreamWriter,
-        version: str = "HTTP/1.1",
-        *,
-        conn: Input | None = None,
-        keep: bool = False,
-    ) -> bool:
+        self, client: str, method: str, path: str, headers: dict[str, str], body: bytes,
+        *rest: Any, **options: Any,
+    ) -> bool:  # fmt: skip
         self.seen.append(Seen(method, path, body))
-        return await super()._respond(
-            client, method, path, headers, body, writer, version, conn=conn, keep=keep
-        )
+        return await super()._respond(client, method, path, headers, body, *rest, **options)
 
 
 @dataclass
@@ -282,16 +268,7 @@ def run_claude(url: str, work: Path, prompt: str, tool: str) -> Run:
         )
         argv = [str(CLAUDE), "-p", prompt, "--output-format", "stream-json", "--verbose"]
         argv += ["--debug", "--model", CLAUDE_MODEL, "--max-turns", "2", "--allowedTools", tool]
-        run = subprocess.run(
-            argv,
-            cwd=work,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-            check=False,
-        )
+        run = run_cli(argv, work, env)
         debug = "\n".join(p.read_text(errors="replace") for p in home.glob(".claude/debug/*.txt"))
     finally:
         shutil.rmtree(home, ignore_errors=True)
@@ -319,16 +296,7 @@ def run_codex(url: str, work: Path, prompt: str) -> Run:
             'http_headers = { "x-test-provider" = "responses" }\n'
         )
         env = _env(home, {"CODEX_HOME": str(home), "SSECONFORM_LOOPBACK_KEY": KEY})
-        run = subprocess.run(
-            [str(codex), "exec", "--skip-git-repo-check", "--json", prompt],
-            cwd=work,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-            check=False,
-        )
+        run = run_cli([str(codex), "exec", "--skip-git-repo-check", "--json", prompt], work, env)
     finally:
         shutil.rmtree(home, ignore_errors=True)
     return Run(run.returncode, _lines(run.stdout), run.stderr)
