@@ -208,7 +208,8 @@ def test_overhead_is_measured_per_level_and_held_to_the_budget(tmp_path: Path) -
                    "--csv", str(tmp_path / "run"), users=4, seconds=4)  # fmt: skip
     assert run.code == 0, run.both[-2000:]
     o = r["overhead_ms"]
-    assert o["p50"] is not None and 0 < o["p50"] < 500, o
+    # How many ms is the machine's business (a benchmark's); here: measured, ordered, in budget.
+    assert o["p50"] is not None and o["p99"] is not None and 0 < o["p50"] <= o["p99"] < 2000, o
     assert r["budget"] == {"budget_ms": 2000.0, "overhead_p99_ms": o["p99"], "passed": True}
     assert all(set(lv["overhead_ms"]) == {"p50", "p95", "p99"} for lv in r["levels"])
     with open(tmp_path / "run_sseconform_levels.csv", newline="") as fp:
