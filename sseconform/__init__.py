@@ -10,7 +10,7 @@ The library API mirrors ``sseconform check``::
 from __future__ import annotations
 
 from sseconform.api import FileResult, check_bytes, check_chunks, check_file, check_stream
-from sseconform.diagnostics import Diagnostic
+from sseconform.findings import Finding
 from sseconform.rules.base import Settings
 from sseconform.rules.catalog import INVARIANTS, RULES, Rule, Severity
 from sseconform.rules.chat.checker import StreamChecker
@@ -19,8 +19,8 @@ from sseconform.version import __version__
 __all__ = [
     "INVARIANTS",
     "RULES",
-    "Diagnostic",
     "FileResult",
+    "Finding",
     "Rule",
     "Settings",
     "Severity",

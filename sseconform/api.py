@@ -17,8 +17,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from sseconform import providers
 from sseconform.baseline import Baseline, from_findings
-from sseconform.diagnostics import Diagnostic
 from sseconform.errors import InputError
+from sseconform.findings import Finding
 from sseconform.recording.format import (
     LineSource,
     Prepend,
@@ -42,7 +42,7 @@ class FileResult:
 
     path: str
     kind: str = "sse"  # "sse" or "recording"
-    diagnostics: list[Diagnostic] = field(default_factory=list)
+    diagnostics: list[Finding] = field(default_factory=list)
     suppressed: dict[str, int] = field(default_factory=dict)
     bytes: int = 0
     frames: int = 0
@@ -353,7 +353,7 @@ def _finish_recording(
         checker._emit("H003", f"incomplete recording: {why}", None, line=0, offset=0)
     if check_body:
         return _result(path, "recording", checker)
-    diags = sorted(checker.diagnostics, key=lambda d: d.offset)
+    diags = sorted(checker.diagnostics, key=lambda d: d.offset or 0)
     return FileResult(path, "recording", diags, dict(checker.suppressed), 0, 0)
 
 
@@ -363,7 +363,7 @@ def add_record_lines(results: Iterable[FileResult]) -> None:
     only the reports that need it pay for it."""
     for r in results:
         if r.kind == "recording" and r.diagnostics and Path(r.path).is_file():
-            r.record_lines = recording_lines(r.path, [d.offset for d in r.diagnostics])
+            r.record_lines = recording_lines(r.path, [d.offset or 0 for d in r.diagnostics])
 
 
 def recording_lines(path: str, offsets: Iterable[int]) -> dict[int, int]:

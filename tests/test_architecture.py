@@ -19,12 +19,12 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
         {"sse", "errors", "safetext", "jsonstr", "providers"},
         {"orjson", "jsonschema_rs"},
     ),
-    "diagnostics": ({"rules", "safetext"}, set()),
+    "findings": ({"rules", "safetext"}, set()),
     "errors": (set(), set()),
     "model": ({"sse"}, {"orjson"}),
-    "api": ({"sse", "recording", "rules", "diagnostics", "errors", "baseline", "providers"}, set()),
+    "api": ({"sse", "recording", "rules", "findings", "errors", "baseline", "providers"}, set()),
     "config": ({"rules", "errors"}, set()),
-    "report": ({"api", "rules", "diagnostics", "version", "safetext"}, set()),
+    "report": ({"api", "rules", "findings", "version", "safetext"}, set()),
     "version": (set(), set()),
     "safetext": (set(), set()),
     "mask": (set(), set()),
@@ -36,18 +36,18 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
     "replay": ({"providers", "recording", "sse", "model", "errors", "safetext"}, {"orjson"}),
     "translate": ({"providers", "sse", "jsonstr"}, {"orjson"}),
     "gate": (
-        {"sse", "model", "rules", "diagnostics", "translate", "providers", "recording", "errors"}
-        | {"safetext", "api", "record", "replay", "baseline", "version", "mask"},
+        {"sse", "model", "rules", "findings", "translate", "providers", "recording", "errors"}
+        | {"safetext", "api", "record", "replay", "baseline", "version", "mask", "report"},
         {"orjson"},
     ),
     "load": (
-        {"gate", "replay", "rules", "diagnostics", "safetext", "errors", "recording", "providers"}
+        {"gate", "replay", "rules", "findings", "safetext", "errors", "recording", "providers"}
         | {"mask"},
         {"orjson", "locust", "requests"},
     ),
-    "html": ({"gate", "api", "rules", "diagnostics", "safetext", "version"}, set()),
+    "html": ({"gate", "api", "rules", "findings", "safetext", "version"}, set()),
     "inspect": (
-        {"sse", "model", "rules", "diagnostics", "translate", "providers", "recording", "errors"}
+        {"sse", "model", "rules", "findings", "translate", "providers", "recording", "errors"}
         | {"safetext", "mask"},
         {"orjson", "rich"},
     ),

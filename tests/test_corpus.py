@@ -189,5 +189,6 @@ def test_every_location_in_the_corpus_is_where_an_event_starts() -> None:
             elif d.frame in starts:
                 assert where_of(d) == starts[d.frame], where
             else:
-                assert d.code.startswith("W") and starts_a_line(body, d.offset), where
-                assert not any(ev.offset <= d.offset < ev.end for ev in events), where
+                at = where_of(d)[2]
+                assert d.code.startswith("W") and starts_a_line(body, at), where
+                assert not any(ev.offset <= at < ev.end for ev in events), where

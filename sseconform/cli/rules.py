@@ -28,15 +28,16 @@ def rules_cmd(
         ),
     ] = None,
 ) -> None:
-    """List every rule: code, severity, invariant, name and summary (then gate's timing
-    rules, which judge when a gateway streams rather than what)."""
-    from sseconform.gate.timing_rules import RULES as TIMING
+    """List every rule: code, severity, invariant, name and summary; then the gate's rules
+    (timing, expect, transport, upstream, diff, history), which judge a gateway against its
+    upstream rather than a stream's grammar."""
+    from sseconform.gate.rules import ordered
     from sseconform.rules.catalog import GRAMMARS, RULES
 
     if grammar is not None and grammar not in GRAMMARS:
         fail(f"unknown grammar {grammar!r}; grammars: {', '.join(GRAMMARS)}")
     table = [r for r in RULES.values() if grammar is None or r.applies_to(grammar)]
-    timing = list(TIMING) if grammar is None else []
+    gate = ordered() if grammar is None else []
 
     if fmt == "json":
         import json
@@ -54,14 +55,15 @@ def rules_cmd(
         ]
         rows += [
             {
-                "code": t.key,
-                "name": t.code,
-                "severity": t.severity,
-                "invariant": "timing",
+                "code": r.code,
+                "name": r.name,
+                "severity": r.severity.value,
+                "invariant": None,
                 "grammar": "gate",
-                "summary": t.summary,
+                "family": r.family,
+                "summary": r.summary,
             }
-            for t in timing
+            for r in gate
         ]
         typer.echo(json.dumps(rows, indent=2))
         return
@@ -70,36 +72,22 @@ def rules_cmd(
     for r in table:
         inv = r.invariant or "-"
         typer.echo(f"{r.code}  {r.severity.value:<7}  {inv:<17}  {r.name:<28}  {r.summary}")
-    for t in timing:
-        typer.echo(f"{t.key:<26}  {t.severity:<7}  gate's timing: {t.summary}")
-    from sseconform.gate.explain import codes
-
-    for key, text in codes().items():
-        typer.echo(f"{key:<26}  {'':<7}  gate's {key.split(':')[0]}: {text.split('. ')[0]}")
+    for r in gate:
+        typer.echo(f"{r.code:<26}  {r.severity.value:<7}  gate's {r.family}: {r.summary}")
 
 
 @app.command("rule")
 def rule_cmd(code: Annotated[str, typer.Argument(help="A rule code (T001) or name.")]) -> None:
     """Print one rule's documentation: what, why, which clients break, example, fix."""
-    from sseconform.gate.explain import codes
-    from sseconform.gate.timing_rules import find
+    from sseconform.gate.rules import budget
+    from sseconform.rules.catalog import GATE_RULES, get
     from sseconform.rules.catalog import doc as doc_of
-    from sseconform.rules.catalog import get
 
-    timing = find(code) if code.startswith("timing:") else None
-    if timing is not None:
-        budget = f"budget: {timing.budget}" if timing.budget else "no budget"
-        head = f"{timing.key} ({timing.severity}; gate's timing, {budget})"
-        _print_doc(head, timing.summary, timing.doc)
-        return
-    gate_codes = codes()
-    if code in gate_codes:  # the gate's own findings: what they mean, in one paragraph
-        source = code.split(":", 1)[0]
-        typer.echo(
-            "\n".join(
-                [f"{code} (gate's {source} finding)", "", *textwrap.wrap(gate_codes[code], 96)]
-            )
-        )
+    gate = GATE_RULES.get(code.strip().lower())
+    if gate is not None:  # the gate's own: a gateway against its upstream
+        extra = f", {budget(gate)}" if budget(gate) else ""
+        head = f"{gate.code} ({gate.severity.value}; gate's {gate.family} finding{extra})"
+        _print_doc(head, gate.summary, doc_of(gate.code))
         return
     try:
         rule = get(code)
@@ -120,7 +108,8 @@ def _print_doc(head: str, summary: str, doc: RuleDoc) -> None:
         ("Which clients break", doc.which_clients),
     ):
         out += [f"## {title}", *textwrap.wrap(body, 96), ""]
-    out += ["## Example", textwrap.indent(doc.example.rstrip("\n"), "    "), ""]
+    if doc.example:
+        out += ["## Example", textwrap.indent(doc.example.rstrip("\n"), "    "), ""]
     if doc.example_from:
         out += [f"(cut from {doc.example_from})", ""]
     out += ["## Fix", *_para(doc.fix), ""]

@@ -25,7 +25,7 @@ from sseconform.replay.served import MAX_REQUEST
 from sseconform.sse import Event, SSEDecoder
 
 if TYPE_CHECKING:  # the runner builds evidence; only the types are needed here
-    from sseconform.gate.finding import Finding
+    from sseconform.findings import Finding
     from sseconform.replay.served import Served
 
 __all__ = ["Evidence", "collect", "first_difference", "label_of", "requests_of", "side_of"]

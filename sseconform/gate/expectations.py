@@ -15,11 +15,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from sseconform.gate import rules
 from sseconform.gate.content import Content
 from sseconform.gate.diff import compare
 from sseconform.gate.graded import Graded, checked, retried
 from sseconform.gate.references import References
 from sseconform.gate.scenario import Scenario
+from sseconform.rules.catalog import Severity
 
 __all__ = ["ON_HTTP_ERROR", "OPENING", "STREAM_CUT", "grade"]
 
@@ -97,8 +99,7 @@ def _open_rejected(case: _Case) -> bool:
             "would back off and retry on"
         )
         g.add(
-            "expect",
-            "rejected",
+            rules.expect.REJECTED,
             f"the upstream failed before the stream ({sc.fault}) and the gateway answered "
             f"HTTP {g.status} {why}",
             frame=1 if g.body else None,
@@ -118,7 +119,10 @@ OPENING: dict[str, Callable[[_Case], bool]] = {"rejected": _open_rejected}
 def _http_error_fails(case: _Case) -> None:
     """``content``: the upstream answered 200 and streamed; an HTTP error hides that."""
     g = case.g
-    g.add("expect", case.expect, f"HTTP {g.status}: the upstream answered 200 and streamed")
+    g.add(
+        rules.rule(f"expect:{case.expect}"),
+        f"HTTP {g.status}: the upstream answered 200 and streamed",
+    )
 
 
 def _http_error_if_before_output(case: _Case) -> None:
@@ -157,7 +161,9 @@ def _compared(case: _Case) -> tuple[bool, bool]:
     if mirrored:
         _mirrored(g, case.reason)
     elif not case.complete:
-        g.add("transport", "incomplete", f"the gateway's stream did not end cleanly: {case.reason}")
+        g.add(
+            rules.transport.INCOMPLETE, f"the gateway's stream did not end cleanly: {case.reason}"
+        )
     failed = case.expect == "error"
     diffs = compare(case.want, gw, usage=case.sc.usage, prefix_only=failed, grammar=g.grammar)
     if mirrored:
@@ -166,13 +172,12 @@ def _compared(case: _Case) -> tuple[bool, bool]:
         loc = d.gateway
         where = f"; upstream {d.upstream}" if d.upstream is not None else ""
         g.add(
-            "diff",
-            d.kind,
+            rules.rule(f"diff:{d.kind}"),
             f"{d.field}: {d.message}{where}",
             frame=loc.frame if loc else None,
             offset=loc.offset if loc else None,
             field=d.field,
-            severity=d.severity,
+            severity=Severity(d.severity),
         )
     return mirrored, any(d.field == "error" for d in diffs)
 
@@ -187,8 +192,7 @@ def _upstream_failed(case: _Case, told: bool) -> None:
         last = gw.last
         how = "dropped the connection" if case.ref.dropped else "sent an error"
         g.add(
-            "expect",
-            "error-then-done",
+            rules.expect.ERROR_THEN_DONE,
             f"the upstream {how} mid-stream; the gateway's stream has no error frame, so a "
             "client takes the partial answer for a whole one",
             frame=last.frame if last else None,
@@ -196,11 +200,10 @@ def _upstream_failed(case: _Case, told: bool) -> None:
         )
     if case.upstream_requests > 1:
         g.add(
-            "expect",
-            "failover",
+            rules.expect.FAILOVER,
             f"the gateway sent {case.upstream_requests} upstream requests after the stream had "
             "started (a retry after the first delta can duplicate or splice content)",
-            severity="warning",
+            severity=Severity.WARNING,
         )
 
 
@@ -218,16 +221,15 @@ def _mirrored(g: Graded, reason: str) -> None:
     the check findings that only say the stream was cut are warnings too."""
     cut = STREAM_CUT.get(g.grammar, frozenset())
     g.findings = [
-        replace(f, severity="warning") if f.source == "check" and f.code in cut else f
+        replace(f, severity=Severity.WARNING) if f.source == "check" and f.code in cut else f
         for f in g.findings
     ]
     g.add(
-        "transport",
-        "aborted",
+        rules.transport.ABORTED,
         "the upstream dropped mid-stream and the gateway dropped its client's connection "
         f"({reason}): every client raises, so the failure is not hidden, but an error event "
         "before the end would tell the client why",
-        severity="warning",
+        severity=Severity.WARNING,
     )
     g.note = g.note or "aborted, as the upstream did"
 

@@ -5,14 +5,15 @@ located by frame and byte offset with the bytes found there.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from sseconform.api import check_file
-from sseconform.diagnostics import Diagnostic
+from sseconform.findings import Finding
 from sseconform.gate.content import Content, content_of
-from sseconform.gate.finding import Finding
 from sseconform.gate.timing import Timing
 from sseconform.providers import ENDPOINT_DIALECT, ENDPOINT_GRAMMAR
 from sseconform.recording.format import RecordingReader
-from sseconform.rules.catalog import Severity
+from sseconform.rules.catalog import Rule, Severity
 
 __all__ = ["RETRIED", "Graded", "checked", "retried"]
 
@@ -56,14 +57,14 @@ class Graded:
         self.starts = self.content.starts if self.content is not None else []
         #: check's diagnostics when the stream was checked as it arrived (``load``): None,
         #: check the recording at ``path``
-        self.diagnostics: list[Diagnostic] | None = None
+        self.diagnostics: list[Finding] | None = None
 
     @classmethod
     def streamed(
         cls,
         status: int | None,
         content: Content | None,
-        diagnostics: list[Diagnostic],
+        diagnostics: list[Finding],
         allow: list[str],
         endpoint: str,
     ) -> Graded:
@@ -99,19 +100,24 @@ class Graded:
 
     def add(
         self,
-        source: str,
-        code: str,
+        rule: Rule,
         message: str,
         *,
-        severity: str = "error",
+        severity: Severity | None = None,
         frame: int | None = None,
         offset: int | None = None,
         field: str | None = None,
     ) -> None:
-        offset = self.event_start(frame, offset)
-        self.findings.append(
-            Finding(source, code, message, severity, frame, offset, self.excerpt(offset), field)
+        """One of the gate's findings, by its rule (at the rule's severity unless told)."""
+        sev = rule.severity if severity is None else severity
+        self.locate(
+            Finding.of(rule, message, severity=sev, frame=frame, offset=offset, field=field)
         )
+
+    def locate(self, f: Finding) -> None:
+        """Add a finding at the start of its event, with the bytes found there."""
+        offset = self.event_start(f.frame, f.offset)
+        self.findings.append(replace(f, offset=offset, excerpt=self.excerpt(offset)))
 
 
 #: statuses a client backs off and retries on (the SDKs' rule: 408, 409, 429 and 5xx)
@@ -131,14 +137,9 @@ def checked(g: Graded) -> None:
     for d in diagnostics:
         if d.code in g.allow:
             continue
-        sev = d.severity
-        if sev == Severity.INFO:
+        if d.severity == Severity.INFO:
             continue
-        g.add(
-            "check",
-            d.code,
-            f"{d.name}: {d.message}",
-            severity="error" if sev == Severity.ERROR else "warning",
-            frame=d.frame,
-            offset=d.offset if d.frame is not None else None,
-        )
+        g.locate(
+            replace(d, message=f"{d.name}: {d.message}",
+                    offset=d.offset if d.frame is not None else None)
+        )  # fmt: skip

@@ -17,16 +17,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sseconform.diagnostics import Diagnostic
+from sseconform.findings import Finding
+from sseconform.gate import rules
 from sseconform.gate.content import Content, content_of, describe
 from sseconform.gate.expectations import grade
-from sseconform.gate.finding import Finding
 from sseconform.gate.graded import Graded, checked, retried
 from sseconform.gate.references import References
 from sseconform.gate.scenario import Scenario
 from sseconform.gate.timing import Budgets, measure
 from sseconform.gate.timing_rules import judge
 from sseconform.providers import GRAMMAR_DIALECT
+from sseconform.rules.catalog import Severity
 from sseconform.safetext import printable
 
 if TYPE_CHECKING:  # what the upstream logged: only read here
@@ -36,13 +37,15 @@ __all__ = ["BOUNDS", "grade_recording", "grade_stream"]
 
 #: A bound the gateway's answer broke (:attr:`sseconform.record.Outcome.bound`): its
 #: finding's code, and what the gateway did. Nothing else is graded of such an answer.
+T = rules.transport
+#: A bound the recorder stopped at -> its rule, and what the gateway did.
 BOUNDS = {
-    "deadline": ("deadline", "was still sending at the scenario's deadline (see --deadline)"),
-    "silent": ("silent", "went silent"),
-    "head-too-large": ("head-too-large", "sent a response head no client takes"),
-    "max-bytes": ("too-large", "sent more than the bytes kept (see --max-bytes)"),
-    "bomb": ("decompression-bomb", "sent a compressed body that inflates without bound"),
-    "encoding": ("encoding", "sent a content-encoding it was not asked for"),
+    "deadline": (T.DEADLINE, "was still sending at the scenario's deadline (see --deadline)"),
+    "silent": (T.SILENT, "went silent"),
+    "head-too-large": (T.HEAD_TOO_LARGE, "sent a response head no client takes"),
+    "max-bytes": (T.TOO_LARGE, "sent more than the bytes kept (see --max-bytes)"),
+    "bomb": (T.DECOMPRESSION_BOMB, "sent a compressed body that inflates without bound"),
+    "encoding": (T.ENCODING, "sent a content-encoding it was not asked for"),
 }
 
 
@@ -75,7 +78,7 @@ def grade_recording(
     if bound is not None:
         _bound(g, bound, reason)
     elif status is None:
-        g.add("transport", "no-response", f"no answer from the gateway: {reason}")
+        g.add(rules.transport.NO_RESPONSE, f"no answer from the gateway: {reason}")
     elif _reached(g, sc, served, bool(ref.faults)):
         _forwarded(g, tools or [], served)
         grade(g, sc, ref, complete, reason, len(served), _whole_answer(served))
@@ -88,8 +91,8 @@ def grade_recording(
 
 def _bound(g: Graded, bound: str, reason: str) -> None:
     """The one finding of an answer that broke a bound (nothing else of it is graded)."""
-    code, what = BOUNDS.get(bound, (bound, "broke a bound"))
-    g.add("transport", code, f"the gateway {what}: {reason}")
+    rule, what = BOUNDS[bound]
+    g.add(rule, f"the gateway {what}: {reason}")
     g.note = "stopped: " + what.split(" (")[0]
 
 
@@ -104,16 +107,8 @@ def _timed(g: Graded, sc: Scenario, served: list[Served], t0: float, budgets: Bu
     g.timing = measure(last, t0, sc.served_dialect, g.content, g.reads, len(g.body), before)
     if g.timing is None:
         return
-    for v in judge(g.timing, budgets):
-        at = v.at
-        g.add(
-            "timing",
-            v.code,
-            v.message,
-            severity=v.severity,
-            frame=at.frame if at else None,
-            offset=at.offset if at else None,
-        )
+    for f in judge(g.timing, budgets):
+        g.locate(f)
 
 
 def grade_stream(
@@ -121,7 +116,7 @@ def grade_stream(
     ref: References,
     status: int | None,
     content: Content | None,
-    diagnostics: list[Diagnostic],
+    diagnostics: list[Finding],
     *,
     complete: bool,
     reason: str,
@@ -137,7 +132,7 @@ def grade_stream(
     if bound is not None:
         _bound(g, bound, reason)
     elif status is None:
-        g.add("transport", "no-response", f"no answer from the gateway: {reason}")
+        g.add(rules.transport.NO_RESPONSE, f"no answer from the gateway: {reason}")
     else:
         grade(g, sc, ref, complete, reason, upstream_requests)
     return g.findings, g.note
@@ -157,8 +152,7 @@ def _forwarded(g: Graded, tools: list[str], served: list[Served]) -> None:
     if lost:
         names = ", ".join(repr(t) for t in lost)
         g.add(
-            "diff",
-            "lost",
+            rules.diff.LOST,
             f"request.tools: the client declared {names}; the upstream's request did not "
             f"(it declared {len(seen)} tool(s)): the model could never call "
             + ("it" if len(lost) == 1 else "them"),
@@ -207,12 +201,11 @@ def _reached(g: Graded, sc: Scenario, served: list[Served], faulted: bool) -> bo
         answer += f" and streamed {own} without calling the upstream"
     if not served:
         hint = _unreached_hint(g, own)
-        g.add("upstream", "not-reached", f"the upstream never saw a request; {answer} ({hint})")
+        g.add(rules.upstream.NOT_REACHED, f"the upstream never saw a request; {answer} ({hint})")
         return False
     if not any(x.recording is not None for x in served):
         g.add(
-            "upstream",
-            "refused",
+            rules.upstream.REFUSED,
             f"the upstream could not serve the gateway's request ({served[0].line()}): the "
             f"gateway called a path or dialect this scenario does not serve; {answer}",
         )
@@ -220,8 +213,7 @@ def _reached(g: Graded, sc: Scenario, served: list[Served], faulted: bool) -> bo
     if faulted and not any(x.fired for x in served):
         checked(g)
         g.add(
-            "upstream",
-            "fault-not-fired",
+            rules.upstream.FAULT_NOT_FIRED,
             f"the upstream was reached but its fault ({sc.fault}) never took effect "
             f"({served[-1].line()}); {answer}",
         )
@@ -248,25 +240,23 @@ def _error_path(g: Graded, served: list[Served]) -> None:
     if up.status != g.status:
         lost = retried(up.status) and not retried(g.status)
         g.add(
-            "diff",
-            "changed",
+            rules.diff.CHANGED,
             f"status: HTTP {g.status}, the upstream answered HTTP {up.status}"
             + (
                 ": a client retries the upstream's, and gives up on this one"
                 if lost
                 else " (clients still retry it, but read another failure)"
             ),
-            severity="error" if lost else "warning",
+            severity=Severity.ERROR if lost else Severity.WARNING,
             field="status",
         )
     sent = {k.lower() for k, _ in up.plan.headers}
     if "retry-after" in sent and "retry-after" not in g.headers:
         g.add(
-            "diff",
-            "lost",
+            rules.diff.LOST,
             "retry-after: the upstream said when to retry; the gateway's answer does not, so "
             "its clients back off on their own schedule",
-            severity="warning",
+            severity=Severity.WARNING,
             field="retry-after",
         )
     if g.diagnostics is None:

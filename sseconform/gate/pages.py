@@ -1,24 +1,14 @@
-"""The documentation site's pages about the gate's own findings, as Markdown: a page per
-timing rule (its docs, as ``sseconform rule timing:CODE`` prints them) and per expectation,
-transport, upstream and diff code (its paragraph, as ``sseconform rule transport:silent``
-prints it). ``docs/hooks.py`` puts them into the build beside the grammar rules' pages."""
+"""The documentation site's pages about the gate's own findings, as Markdown: a page per gate
+rule (timing, expect, transport, upstream, diff, history), with the sections a grammar rule's
+page has, as ``sseconform rule transport:silent`` prints it. ``docs/hooks.py`` puts them into
+the build beside the grammar rules' pages."""
 
 from __future__ import annotations
 
-from sseconform.gate.explain import codes, first_sentence
-from sseconform.gate.timing_rules import RULES as TIMING_RULES
+from sseconform.gate.rules import FAMILIES, budget, ordered
+from sseconform.rules.catalog import doc
 
 __all__ = ["gate_page_path", "gate_pages"]
-
-#: What each family of the gate's findings is about, in a sentence.
-FAMILIES = {
-    "timing": "When the gateway passed each piece on, against the upstream's own timing.",
-    "expect": "What the scenario expected of the gateway's answer as a whole.",
-    "transport": "How the gateway's answer travelled: whether it came, ended, and stayed "
-    "within the scenario's bounds.",
-    "upstream": "Whether the scenario was tested at all: the upstream reached, its fault fired.",
-    "diff": "What the gateway changed of the upstream's content on its way to the client.",
-}
 
 
 def gate_page_path(code: str) -> str:
@@ -29,23 +19,17 @@ def gate_page_path(code: str) -> str:
 def gate_pages() -> dict[str, str]:
     """Every gate finding's page, and the index of them: site path -> Markdown."""
     pages: dict[str, str] = {}
-    rows: list[tuple[str, str, str]] = []
-    for t in TIMING_RULES:
-        d = t.doc
-        budget = f"budget: `{t.budget}`" if t.budget else "no budget"
-        pages[gate_page_path(t.key)] = "\n".join(
-            [f"# {t.key}", "", f"*{t.severity}; gate's timing, {budget}*", "", t.summary, "",
+    for r in ordered():
+        d = doc(r.code)
+        extra = f", {budget(r)}" if budget(r) else ""
+        example = ["## Example", "", "```", d.example.rstrip("\n"), "```", ""] if d.example else []
+        pages[gate_page_path(r.code)] = "\n".join(
+            [f"# {r.code}", "", f"*{r.severity}; gate's {r.family} finding{extra}*", "",
+             FAMILIES[r.family], "", r.summary, "",
              "## What it does", "", d.what, "", "## Why it matters", "", d.why, "",
-             "## Which clients break", "", d.which_clients, "", "## Fix", "", d.fix, ""]
+             "## Which clients break", "", d.which_clients, "", *example, "## Fix", "", d.fix,
+             "", f"`sseconform rule {r.code}` prints this page.", ""]
         )  # fmt: skip
-        rows.append((t.key, t.severity, t.summary))
-    for code, text in codes().items():
-        family = code.split(":", 1)[0]
-        pages[gate_page_path(code)] = (
-            f"# {code}\n\n*gate's {family} finding*\n\n{FAMILIES[family]}\n\n{text}\n\n"
-            f"`sseconform rule {code}` prints this page.\n"
-        )
-        rows.append((code, "", first_sentence(text)))
     index = [
         "# Gate findings",
         "",
@@ -57,9 +41,9 @@ def gate_pages() -> dict[str, str]:
         "| code | severity | what |",
         "|---|---|---|",
         *(
-            f"| [{code}]({gate_page_path(code).removeprefix('gate/')}) | {sev or '-'} | "
-            f"{what.replace('|', '/')} |"
-            for code, sev, what in rows
+            f"| [{r.code}]({gate_page_path(r.code).removeprefix('gate/')}) | {r.severity} | "
+            f"{r.summary.replace('|', '/')} |"
+            for r in ordered()
         ),
         "",
     ]

@@ -1,4 +1,5 @@
-"""Gate results as text, JSON, JUnit (a test case per scenario) and GitHub annotations.
+"""Gate results as text and JSON, and the gate's subjects and test cases for the shared
+writers (:mod:`sseconform.report`: JUnit, GitHub annotations, SARIF).
 
 Pure writers: results in, text out. Messages come from streams, so they go through
 :func:`printable` (no terminal escapes) and, for GitHub, the workflow-command escaping.
@@ -7,15 +8,16 @@ Pure writers: results in, text out. Messages come from streams, so they go throu
 from __future__ import annotations
 
 import json
-import re
-import xml.etree.ElementTree as ET
 from typing import Any, TextIO
 
+from sseconform.findings import Finding
 from sseconform.gate.diff import Difference
-from sseconform.gate.finding import Finding
 from sseconform.gate.result import VERDICTS, ScenarioResult, SuiteResult
-from sseconform.gate.timing import Verdict
 from sseconform.providers import ENDPOINTS
+from sseconform.report.github import write_annotations
+from sseconform.report.junit import Case, CaseSuite, xml
+from sseconform.report.sarif import dump, sarif
+from sseconform.report.subject import Subject, where
 from sseconform.safetext import printable
 
 __all__ = [
@@ -29,17 +31,11 @@ __all__ = [
 ]
 
 FORMATS = ("text", "json", "junit", "github", "sarif")
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
-
-
-def _where(f: Finding) -> str:
-    if f.frame is None:
-        return ""
-    return f"frame {f.frame}, byte {f.offset}: " if f.offset is not None else f"frame {f.frame}: "
 
 
 def _line(f: Finding) -> str:
-    return printable(f"{f.severity} {f.code} {_where(f)}{f.message}")
+    place = where(f)
+    return printable(f"{f.severity} {f.code} {place + ': ' if place else ''}{f.message}")
 
 
 MARKS = {
@@ -189,11 +185,9 @@ def write(results: SuiteResult | list[SuiteResult], out: TextIO, fmt: str) -> No
     elif fmt == "junit":
         _junit(results, out)
     elif fmt == "github":
-        _github(results, out)
+        write_annotations(_subjects(results), out, f"sseconform gate: {totals(results)}")
     elif fmt == "sarif":
-        from sseconform.gate import sarif
-
-        sarif.write(results, out)
+        dump(sarif_document(results), out)
     else:
         _text(results, out)
 
@@ -253,78 +247,62 @@ def _scenario_head(s: ScenarioResult) -> str:
     )
 
 
-def _x(text: str) -> str:
-    return _NOT_XML.sub("\ufffd", text)
+def _subjects(results: list[SuiteResult]) -> list[Subject]:
+    """Each scenario as a report subject: its findings are in its gateway recording, on lines
+    of the recorded body, and share that file with the scenario's others (so each names it)."""
+    return [
+        Subject(
+            s.name,
+            s.findings,
+            artifact=s.recording or None,
+            lines=False,
+            fixed=s.fixed,
+            label=s.name,
+            properties={
+                "scenario": s.name,
+                "suite": s.suite,
+                "endpoint": s.endpoint,
+                "verdict": s.verdict,
+            },
+        )
+        for s in _scenarios(results)
+    ]
+
+
+def sarif_document(results: list[SuiteResult]) -> dict[str, Any]:
+    """The SARIF document of one gate run: every finding at its scenario's recording,
+    baseline ones ``unchanged``."""
+    return sarif(
+        _subjects(results),
+        baseline=True,
+        successful=all(r.passed for r in results),
+        properties={"gateway": results[0].gateway if results else None},
+    )
+
+
+def _case(result: SuiteResult, s: ScenarioResult) -> Case:
+    new = [f for f in s.findings if f.severity == "error" and not f.known]
+    lines = [_scenario_head(s)]
+    lines += [f"known: {_line(f)}" for f in s.findings if f.known]
+    lines += [f"baseline entry no longer seen: {k}" for k in s.fixed]
+    kw: dict[str, Any] = {"out": "\n".join(lines), "time": s.seconds}
+    if s.verdict == "not-applicable":
+        kw.update(outcome="skipped", message=s.note)
+    elif s.verdict in ("fail", "unreached"):
+        kw.update(
+            outcome="error" if s.verdict == "unreached" else "failure",
+            message=f"{len(new)} finding(s): {', '.join(sorted({f.key for f in new}))}",
+            type=new[0].rule_id if new else "",
+            text="\n".join(_line(f) for f in s.findings),
+        )
+    return Case(f"sseconform.gate.{result.suite}", s.name, **kw)
 
 
 def _junit(results: list[SuiteResult], out: TextIO) -> None:
-    root = ET.Element("testsuites", name="sseconform gate")
-    all_tests = all_failures = all_errors = all_skipped = 0
-    for result in results:
-        suite = ET.SubElement(root, "testsuite", name=_x(f"sseconform gate {result.suite}"))
-        failures = errors = skipped = 0
-        for s in result.scenarios:
-            case = ET.SubElement(
-                suite,
-                "testcase",
-                classname=_x(f"sseconform.gate.{result.suite}"),
-                name=_x(s.name),
-                time=f"{s.seconds:.3f}",
-            )
-            new = [f for f in s.findings if f.severity == "error" and not f.known]
-            if s.verdict == "not-applicable":
-                skipped += 1
-                ET.SubElement(case, "skipped", message=_x(s.note))
-            elif s.verdict in ("fail", "unreached"):
-                codes = ", ".join(sorted({f.code for f in new}))
-                msg = f"{len(new)} finding(s): {codes}"
-                tag = "error" if s.verdict == "unreached" else "failure"
-                if tag == "error":
-                    errors += 1
-                else:
-                    failures += 1
-                el = ET.SubElement(case, tag, message=_x(msg), type=new[0].code if new else "")
-                el.text = _x("\n".join(_line(f) for f in s.findings))
-            out_el = ET.SubElement(case, "system-out")
-            lines = [_scenario_head(s)]
-            lines += [f"known: {_line(f)}" for f in s.findings if f.known]
-            lines += [f"baseline entry no longer seen: {k}" for k in s.fixed]
-            out_el.text = _x("\n".join(lines))
-        suite.set("tests", str(len(result.scenarios)))
-        suite.set("failures", str(failures))
-        suite.set("errors", str(errors))
-        suite.set("skipped", str(skipped))
-        all_tests += len(result.scenarios)
-        all_failures += failures
-        all_errors += errors
-        all_skipped += skipped
-    root.set("tests", str(all_tests))
-    root.set("failures", str(all_failures))
-    root.set("errors", str(all_errors))
-    root.set("skipped", str(all_skipped))
-    ET.indent(root)
-    out.write('<?xml version="1.0" encoding="UTF-8"?>\n')
-    out.write(ET.tostring(root, encoding="unicode"))
-    out.write("\n")
-
-
-def _data(s: str) -> str:
-    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _prop(s: str) -> str:
-    return _data(s).replace(":", "%3A").replace(",", "%2C")
-
-
-def _github(results: list[SuiteResult], out: TextIO) -> None:
-    for s in _scenarios(results):
-        for f in s.findings:
-            level = "notice" if f.known else "error" if f.severity == "error" else "warning"
-            title = _prop(f"sseconform gate {s.name} {f.code}" + (" (known)" if f.known else ""))
-            msg = _data(printable(f"{_where(f)}{f.message}"))
-            where = f"file={_prop(s.recording)}," if s.recording else ""
-            out.write(f"::{level} {where}title={title}::{msg}\n")
-    out.write(f"sseconform gate: {totals(results)}\n")
+    suites = [
+        CaseSuite(f"sseconform gate {r.suite}", [_case(r, s) for s in r.scenarios]) for r in results
+    ]
+    xml(suites, out, name="sseconform gate")
 
 
 def write_diff(
@@ -334,7 +312,7 @@ def write_diff(
     a: str,
     b: str,
     timing: dict[str, float | None] | None = None,
-    timed: list[Verdict] | None = None,
+    timed: list[Finding] | None = None,
 ) -> None:
     """``sseconform diff``'s output: each difference, located in both streams; with
     ``--timing``, what the gateway added to when the content arrived, and its findings."""
@@ -345,9 +323,9 @@ def write_diff(
         if timing is not None:
             doc["timing"] = timing
             doc["timing_findings"] = [
-                {"key": f"timing:{v.code}", "severity": v.severity, "message": v.message,
-                 "frame": v.at.frame if v.at else None, "offset": v.at.offset if v.at else None}
-                for v in timed or []
+                {"key": f.key, "severity": f.severity, "message": f.message,
+                 "frame": f.frame, "offset": f.offset}
+                for f in timed or []
             ]  # fmt: skip
         json.dump(doc, out)
         out.write("\n")
@@ -366,6 +344,6 @@ def write_diff(
         return
     shown = ", ".join(f"{k} {'-' if v is None else f'{v:.3f}'}" for k, v in timing.items())
     out.write(f"timing (s): {shown}\n")
-    for v in timed or []:
-        where = f" (frame {v.at.frame}, byte {v.at.offset})" if v.at else ""
-        out.write(printable(f"timing:{v.code} [{v.severity}]: {v.message}{where}") + "\n")
+    for f in timed or []:
+        where = f" (frame {f.frame}, byte {f.offset})" if f.frame is not None else ""
+        out.write(printable(f"{f.key} [{f.severity}]: {f.message}{where}") + "\n")

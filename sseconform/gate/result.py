@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from sseconform.findings import Finding
 from sseconform.gate.evidence import Evidence
-from sseconform.gate.finding import Finding
 from sseconform.gate.timing import Timing
 
 __all__ = ["FAILING", "VERDICTS", "ScenarioResult", "SuiteResult"]

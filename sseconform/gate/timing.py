@@ -29,12 +29,14 @@ import json
 import statistics
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 import orjson
 
 from sseconform.errors import UsageError
+from sseconform.findings import Finding
 from sseconform.gate.content import Content, Loc, content_of
+from sseconform.rules.catalog import Severity
 
 if TYPE_CHECKING:  # what the upstream logged, and recordings: only read here
     from sseconform.replay.plan import Loaded
@@ -45,11 +47,11 @@ __all__ = [
     "Budgets",
     "Clock",
     "Timing",
-    "Verdict",
     "array_as_sse",
     "measure",
     "measure_recordings",
     "parse_budget",
+    "timed",
 ]
 
 
@@ -551,10 +553,10 @@ def _silence(
     tm.upstream_quiet_s = max(y - x for x, y in itertools.pairwise(inside))
 
 
-class Verdict(NamedTuple):
-    """One timing finding, before the grader locates it in the gateway's stream."""
-
-    code: str
-    message: str
-    at: Loc | None
-    severity: str = "error"
+def timed(code: str, message: str, at: Loc | None, severity: Severity = Severity.ERROR) -> Finding:
+    """A timing rule's finding (``timing:CODE``) at the piece it is about, before the grader
+    adds the bytes found there."""
+    return Finding(
+        code, message, severity, "timing",
+        frame=at.frame if at else None, offset=at.offset if at else None,
+    )  # fmt: skip

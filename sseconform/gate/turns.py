@@ -22,9 +22,10 @@ from typing import TYPE_CHECKING, Protocol
 
 import orjson
 
+from sseconform.findings import Finding
+from sseconform.gate import rules
 from sseconform.gate.conversation import assistant_turn, next_body
 from sseconform.gate.evidence import MAX_EVENT, Evidence, collect, requests_of
-from sseconform.gate.finding import Finding
 from sseconform.gate.grading import grade_recording
 from sseconform.gate.references import References, references
 from sseconform.gate.result import ScenarioResult
@@ -79,13 +80,13 @@ class Conversation:
             answer = assistant_turn(endpoint, answered)
             if not answer.calls:
                 base.findings.append(
-                    Finding(
-                        "history", "not-sent",
-                        f"turn {k}: not sent: the gateway's client got no tool call on turn "
-                        f"{k - 1}, so it had no result to send back",
+                    Finding.of(
+                        rules.history.NOT_SENT,
+                        f"turn {k}: not sent: the gateway's client got no tool call on "
+                        f"turn {k - 1}, so it had no result to send back",
                         turn=k,
                     )
-                )  # fmt: skip
+                )
                 return
             tag = f"{self.tag}.t{k}"
             body = next_body(endpoint, body, answer, turn.result, tag, sc.history)
@@ -153,13 +154,13 @@ def _history(
     for x in served:
         if x.ending.startswith("refused: "):
             out.append(
-                Finding(
-                    "history", "refused",
+                Finding.of(
+                    rules.history.REFUSED,
                     f"turn {k}: the upstream refused the history the gateway forwarded "
                     f"(HTTP {x.status}): {x.ending.removeprefix('refused: ')}",
                     turn=k,
                 )
-            )  # fmt: skip
+            )
     client = returned(sent)
     got = [x.returned for x in served if x.returned is not None]
     if not got:
@@ -168,24 +169,24 @@ def _history(
     lost = sorted(v for v in client.values & issued if v not in upstream.values)
     if lost:
         out.append(
-            Finding(
-                "history", "lost",
+            Finding.of(
+                rules.history.LOST,
                 f"turn {k}: {len(lost)} piece(s) of state the upstream issued and the "
                 f"gateway's client sent back never reached the upstream "
                 f"({', '.join(_shown(v) for v in lost[:3])}): the gateway dropped them from "
                 "the history it forwarded, and a provider that verifies them refuses it",
                 turn=k,
             )
-        )  # fmt: skip
+        )
     if upstream.results < client.results:
         out.append(
-            Finding(
-                "history", "lost-result",
+            Finding.of(
+                rules.history.LOST_RESULT,
                 f"turn {k}: the gateway's client sent {client.results} tool result(s); the "
                 f"upstream's request holds {upstream.results}",
                 turn=k,
             )
-        )  # fmt: skip
+        )
     return out
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from sseconform.api import FileResult
-from sseconform.diagnostics import Diagnostic
+from sseconform.findings import Finding
 from sseconform.html.page import anchors, attr, esc, page, rule_doc
 from sseconform.rules.catalog import Severity
 from sseconform.version import __version__
@@ -82,7 +82,7 @@ def _file(r: FileResult, strict: bool, anchor: str, events: Mapping[int, bytes])
     return "\n".join(out)
 
 
-def _diagnostic(d: Diagnostic, events: Mapping[int, bytes]) -> str:
+def _diagnostic(d: Finding, events: Mapping[int, bytes]) -> str:
     sev = d.severity.value
     where = []
     if d.line:
@@ -98,7 +98,7 @@ def _diagnostic(d: Diagnostic, events: Mapping[int, bytes]) -> str:
         f'{esc(d.code)}</span> <span class="muted">{esc(sev)} {esc(d.name)}; '
         f"{esc(', '.join(where))}</span><br>{esc(d.message)}"
     ]
-    raw = events.get(d.offset) if d.line else None
+    raw = events.get(d.offset or 0) if d.line else None
     if raw:
         out.append(f'<div class="label">the event at byte {d.offset}</div>')
         out.append(f'<pre class="bytes">{esc(raw.decode("utf-8", "replace"))}</pre>')

@@ -14,8 +14,8 @@ import itertools
 import json
 from typing import Any
 
+from sseconform.findings import Finding
 from sseconform.gate.explain import explain
-from sseconform.gate.finding import Finding
 from sseconform.gate.report import ENDPOINT_ORDER, MARKS, totals
 from sseconform.gate.result import ScenarioResult, SuiteResult
 from sseconform.html.page import anchors, attr, esc, page, rule_doc

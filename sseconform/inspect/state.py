@@ -23,7 +23,7 @@ from typing import Any
 import orjson
 
 from sseconform import providers
-from sseconform.diagnostics import Diagnostic
+from sseconform.findings import Finding
 from sseconform.inspect.native import NativeParts
 from sseconform.model import Reassembler
 from sseconform.rules.base import Checker, Settings
@@ -183,7 +183,7 @@ class StreamView:
         self._unchecked_bytes = 0
         self.grammar: str | None = "chat"  # what the diagnostics are checked against
         self.native: NativeParts | None = None  # blocks or items, for Anthropic / Responses
-        self.diagnostics: list[Diagnostic] = []
+        self.diagnostics: list[Finding] = []
         self.suppressed = 0
         self.error_body = ""  # the start of a non-2xx response's body (not an event stream)
         self.logged = 0  # rows ever added to the log
@@ -193,7 +193,7 @@ class StreamView:
             # What `check` says of an error before the stream; the body is not an event stream.
             self._checker = None
             self.diagnostics.append(
-                Diagnostic(
+                Finding.of_rule(
                     "H001", f"HTTP {status}: an error before the stream, reported the right way",
                     None, 0, 0,
                 )

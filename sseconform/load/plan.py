@@ -16,9 +16,8 @@ from dataclasses import dataclass, field
 
 import orjson
 
-from sseconform.diagnostics import Diagnostic
+from sseconform.findings import Finding
 from sseconform.gate.content import ContentFolder
-from sseconform.gate.finding import Finding
 from sseconform.gate.grading import grade_stream
 from sseconform.gate.prepared import Prepared, Schedule, not_applicable
 from sseconform.gate.prepared import prepare as prepare_scenario
@@ -189,7 +188,7 @@ class StreamGrader:
         """The stream's outcome; ``bound``: the bound it broke (``deadline``, ``max-bytes``,
         ``bomb``), which is then its one finding."""
         now = time.perf_counter() if now is None else now
-        diagnostics: list[Diagnostic] = self.checker.finish() if self.checker else []
+        diagnostics: list[Finding] = self.checker.finish() if self.checker else []
         content = self.folder.finish() if self.folder else None
         findings, _ = grade_stream(
             self.sc.scenario,

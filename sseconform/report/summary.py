@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sseconform.api import FileResult
+from sseconform.report.subject import Subject
 from sseconform.rules.catalog import Severity
 
 
@@ -23,3 +24,20 @@ def summary(results: Sequence[FileResult], strict: bool) -> dict[str, Any]:
         "strict": strict,
         "ok": all(r.ok(strict=strict) for r in results),
     }
+
+
+def subjects(results: Sequence[FileResult]) -> list[Subject]:
+    """``check``'s files as report subjects: a raw stream's findings are on its lines, a
+    recording's on its body's."""
+    return [
+        Subject(
+            r.path,
+            r.diagnostics,
+            artifact=r.path,
+            lines=r.kind == "sse",
+            record_lines=r.record_lines,
+            error=r.error,
+            fixed=r.fixed,
+        )
+        for r in results
+    ]

@@ -10,13 +10,14 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from sseconform.api import FileResult
-from sseconform.diagnostics import Diagnostic
+from sseconform.findings import Finding
+from sseconform.report.subject import where
 from sseconform.report.summary import summary
 from sseconform.rules.catalog import RULES
 from sseconform.safetext import printable
 
 
-def location(path: str, kind: str, d: Diagnostic) -> str:
+def location(path: str, kind: str, d: Finding) -> str:
     """``path:line``; in a recording the line counts in the recorded body (``path#body:line``).
 
     Findings about the HTTP response have no line: just the path.
@@ -26,19 +27,7 @@ def location(path: str, kind: str, d: Diagnostic) -> str:
     return f"{printable(path)}{'#body' if kind == 'recording' else ''}:{d.line}"
 
 
-def where(d: Diagnostic) -> str:
-    """Frame, byte offset and pointer: the rest of a precise location."""
-    parts = []
-    if d.frame is not None:
-        parts.append(f"frame {d.frame}")
-    if d.line:
-        parts.append(f"byte {d.offset}")
-    if d.pointer:
-        parts.append(f"at {d.pointer}")
-    return ", ".join(parts)
-
-
-def line_for(path: str, d: Diagnostic, kind: str = "sse") -> str:
+def line_for(path: str, d: Finding, kind: str = "sse") -> str:
     inv = f" [{d.invariant}]" if d.invariant else ""
     loc = where(d)
     return f"{location(path, kind, d)}: {d.code} {d.severity.value} {d.name}{inv}: {d.message}" + (

@@ -17,7 +17,7 @@ import orjson
 
 from sseconform.rules.catalog import RULES, Rule
 from sseconform.rules.delta_template import DeltaTemplate, make_template
-from sseconform.rules.diagnostic import Diagnostic, printable
+from sseconform.rules.finding import Finding, printable
 from sseconform.rules.lane import Run
 from sseconform.sse import decoder as sse
 from sseconform.sse import events as kinds
@@ -121,7 +121,7 @@ class Checker:
         self.settings = settings or Settings()
         self._enabled = self.settings.enabled_codes()
         self._cap = self.settings.max_per_code
-        self.diagnostics: list[Diagnostic] = []
+        self.diagnostics: list[Finding] = []
         self.suppressed: dict[str, int] = {}
         self._counts: dict[str, int] = {}
         self._decoder = SSEDecoder(
@@ -175,7 +175,9 @@ class Checker:
             line = ev.line if line is None else line
             offset = ev.offset if offset is None else offset
         self.diagnostics.append(
-            Diagnostic(code, printable(message), frame, line or 0, offset or 0, printable(pointer))
+            Finding.of_rule(
+                code, printable(message), frame, line or 0, offset or 0, printable(pointer)
+            )
         )
 
     # -- what every grammar reads the same way ----------------------------------------------
@@ -432,7 +434,7 @@ class Checker:
         for c in chunks:
             self.feed(c)
 
-    def finish(self) -> list[Diagnostic]:
+    def finish(self) -> list[Finding]:
         """End of body: stream-level rules, then all diagnostics in stream order."""
         if self._finished:
             return self.diagnostics

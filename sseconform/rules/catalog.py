@@ -89,11 +89,15 @@ class Rule:
 
     @property
     def family(self) -> str:
-        return self.code[0]
+        """``E`` for a grammar rule, ``transport`` for ``transport:silent``."""
+        return self.code.partition(":")[0] if ":" in self.code else self.code[0]
 
     @property
     def grammar(self) -> str:
-        """``chat``, ``anthropic``, ``responses``, or ``any`` (wire, JSON and HTTP rules)."""
+        """``chat``, ``anthropic``, ``responses``, ``any`` (wire, JSON and HTTP rules), or
+        ``gate`` (the gate's own findings, about a gateway against its upstream)."""
+        if ":" in self.code:
+            return "gate"
         if self.code in _CHAT_WIRE:
             return "chat"
         if self.code[0] in SHARED_FAMILIES:
@@ -134,6 +138,40 @@ def define(
     rule = register(Rule(code, name, severity, invariant, summary))
     DOCS_BESIDE[code] = doc
     return rule
+
+
+#: The gate's own finding families: a gateway judged against its upstream, not a grammar.
+GATE_FAMILIES: dict[str, str] = {
+    "timing": "When the gateway passed each piece on, against the upstream's own timing.",
+    "expect": "What the scenario expected of the gateway's answer as a whole.",
+    "transport": "How the gateway's answer travelled: whether it came, ended, and stayed "
+    "within the scenario's bounds.",
+    "upstream": "Whether the scenario was tested at all: the upstream reached, its fault fired.",
+    "diff": "What the gateway changed of the upstream's content on its way to the client.",
+    "history": "What a conversation's later turn lost: the history the gateway forwarded, "
+    "as the provider judges it.",
+}
+#: The gate's rules (``transport:silent``), registered by the gate's rule modules.
+GATE_RULES: dict[str, Rule] = {}
+
+
+def define_gate(code: str, severity: Severity, summary: str, doc: RuleDoc) -> Rule:
+    """Register one of the gate's rules (``family:kind``) and its docs."""
+    family, _, kind = code.partition(":")
+    if family not in GATE_FAMILIES or not kind or kind != kind.lower() or " " in kind:
+        raise ValueError(f"bad gate rule code {code!r}")
+    if code in GATE_RULES:
+        raise ValueError(f"rule code {code} is already taken")
+    rule = Rule(code, code, severity, None, summary)
+    GATE_RULES[code] = rule
+    DOCS_BESIDE[code] = doc
+    return rule
+
+
+def lookup(rule_id: str) -> Rule:
+    """Any rule a finding can name: a grammar rule (``E002``) or the gate's
+    (``timing:silence``, once the gate's rules are imported)."""
+    return GATE_RULES[rule_id] if ":" in rule_id else RULES[rule_id]
 
 
 def invariants(grammar: str, names: tuple[str, ...]) -> tuple[str, ...]:

@@ -440,28 +440,31 @@ def test_rules_lists_every_code(workdir: Path) -> None:
     run = run_cli("rules", cwd=workdir)
     assert run.code == 0
     lines = run.out.splitlines()
-    timing = [r.key for r in TIMING_RULES]  # gate's timing rules, then its own codes
-    from sseconform.gate.explain import codes
+    from sseconform.gate.rules import ordered
 
-    gate = list(codes())
-    assert [ln.split()[0] for ln in lines] == list(RULES) + timing + gate
-    assert "transport:silent" in gate and "transport:head-too-large" in gate
-    for line, rule in zip(lines, RULES.values(), strict=False):
+    gate = ordered()  # the gate's rules: timing first, in report order, then each family
+    assert [r.code for r in gate[: len(TIMING_RULES)]] == [r.key for r in TIMING_RULES]
+    assert [ln.split()[0] for ln in lines] == list(RULES) + [r.code for r in gate]
+    codes = {r.code for r in gate}
+    assert {"transport:silent", "transport:head-too-large", "history:refused"} <= codes
+    assert {r.family for r in gate} == {"timing", "expect", "transport", "upstream", "diff",
+                                        "history"}  # fmt: skip
+    for line, rule in zip(lines, [*RULES.values(), *gate], strict=True):
+        assert rule.severity.value in line and rule.summary in line, line
         assert rule.name in line
-        assert rule.severity.value in line
-        assert rule.summary in line
-    for line, t in zip(lines[len(RULES) :], TIMING_RULES, strict=False):
-        assert t.severity in line and t.summary in line
 
 
 def test_rules_json(workdir: Path) -> None:
     run = run_cli("rules", "--format", "json", cwd=workdir)
     assert run.code == 0
     rows = json.loads(run.out)
-    assert [r["code"] for r in rows] == list(RULES) + [r.key for r in TIMING_RULES]
+    from sseconform.gate.rules import ordered
+
+    assert [r["code"] for r in rows] == list(RULES) + [r.code for r in ordered()]
     assert {r["grammar"] for r in rows[len(RULES) :]} == {"gate"}
     keys = {"code", "name", "severity", "invariant", "grammar", "summary"}
-    assert all(set(r) == keys for r in rows)
+    assert all(set(r) == keys for r in rows[: len(RULES)])
+    assert all(set(r) == keys | {"family"} for r in rows[len(RULES) :])
 
 
 def test_rules_of_one_grammar(workdir: Path) -> None:

@@ -25,6 +25,12 @@ DIAGNOSTIC_KEYS = [
     "line",
     "offset",
     "pointer",
+    "key",
+    "source",
+    "excerpt",
+    "field",
+    "known",
+    "turn",
     "docs",
 ]
 THE_FIVE = {

@@ -17,7 +17,7 @@ import re
 import traceback
 from dataclasses import dataclass
 
-from sseconform.diagnostics import Diagnostic
+from sseconform.findings import Finding
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ def known_crash(exc: BaseException) -> KnownCrash | None:
 KNOWN_OUTPUT: tuple[tuple[str, str, re.Pattern[str]], ...] = ()
 
 
-def known_output(d: Diagnostic) -> str | None:
+def known_output(d: Finding) -> str | None:
     for bug, code, pointer in KNOWN_OUTPUT:
         if d.code == code and pointer.fullmatch(d.pointer):
             return bug

@@ -121,7 +121,7 @@ def assert_check_properties(body: bytes, drawn: list[bytes], settings: dict[str,
         return
     key = result_key(whole)
     for d in whole.diagnostics:
-        assert 0 <= d.offset <= len(body), d
+        assert d.offset is not None and 0 <= d.offset <= len(body), d
         assert d.line >= 0, d
     for name, parts in S.all_splits(body, drawn):
         assert result_key(check_chunks(parts, Settings(**settings))) == key, f"split {name}"

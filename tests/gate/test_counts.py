@@ -9,8 +9,8 @@ import json
 import re
 import xml.etree.ElementTree as ET
 
+from sseconform.findings import Finding
 from sseconform.gate import report
-from sseconform.gate.finding import Finding
 from sseconform.gate.result import ScenarioResult, SuiteResult
 from sseconform.html.gate import render
 from tests.html.dom import parse
@@ -19,11 +19,11 @@ from tests.html.dom import parse
 def _scenario(name: str, verdict: str) -> ScenarioResult:
     s = ScenarioResult(name, "content", 200, "", 1, 0.1, suite="s", dialect="openai")
     if verdict == "known":
-        s.findings = [Finding("diff", "lost", "m", "error", known=True)]
+        s.findings = [Finding("lost", "m", source="diff", known=True)]
     elif verdict == "fail":
-        s.findings = [Finding("diff", "lost", "m", "error")]
+        s.findings = [Finding("lost", "m", source="diff")]
     elif verdict == "unreached":
-        s.findings = [Finding("upstream", "not-reached", "m", "error")]
+        s.findings = [Finding("not-reached", "m", source="upstream")]
     elif verdict == "not-applicable":
         s.applicable = False
     assert s.verdict == verdict

@@ -512,6 +512,10 @@ def test_cli_gate_fails(tmp_path: Path, gateway: tuple[str, int], fmt: str) -> N
                 assert set(f) == {
                     "source",
                     "code",
+                    "name",
+                    "invariant",
+                    "line",
+                    "pointer",
                     "message",
                     "severity",
                     "frame",
@@ -537,8 +541,8 @@ def test_cli_gate_fails(tmp_path: Path, gateway: tuple[str, int], fmt: str) -> N
             fail = c.find("failure")
             if c.get("name") in failing:
                 assert fail is not None
-                assert fail.get("type") == "lost"
-                assert fail.get("message") == "1 finding(s): lost"
+                assert fail.get("type") == "diff:lost"
+                assert fail.get("message") == "1 finding(s): diff:lost:text"
                 assert fail.text and "error lost frame" in fail.text
             else:
                 assert fail is None
@@ -548,7 +552,7 @@ def test_cli_gate_fails(tmp_path: Path, gateway: tuple[str, int], fmt: str) -> N
         assert len(lines) == 3  # one finding per failing scenario
         for line, name in zip(lines, ["anthropic/text", "anthropic/text-then-call"], strict=False):
             assert line.startswith("::error file=")
-            assert f"title=sseconform gate {name} lost::" in line
+            assert f"title={name} diff%3Alost%3Atext::" in line
             assert "frame " in line and "byte " in line
 
 

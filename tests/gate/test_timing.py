@@ -16,11 +16,12 @@ from pathlib import Path
 import pytest
 
 from sseconform.errors import UsageError
-from sseconform.gate.finding import Finding
+from sseconform.findings import Finding
 from sseconform.gate.result import ScenarioResult
 from sseconform.gate.runner import confirmed, run_suite
 from sseconform.gate.suite import load_suite, recordings_dir
 from sseconform.gate.timing import Budgets, parse_budget
+from sseconform.rules.catalog import Severity
 from tests.cli.helpers import run_cli
 from tests.gate.gateway import Gateway
 from tests.gate.test_gate import free_port
@@ -227,8 +228,8 @@ def test_a_timing_error_is_confirmed_by_a_second_run(tmp_path: Path) -> None:
 def test_confirmed_keeps_what_both_runs_found() -> None:
     def result(*codes: str) -> ScenarioResult:
         r = ScenarioResult("s", "content", 200, "s.jsonl", 1, 1.0)
-        r.findings = [Finding("timing", c, c) for c in codes] + [
-            Finding("check", "E002", "x", "warning")
+        r.findings = [Finding(c, c, source="timing") for c in codes] + [
+            Finding("E002", "x", Severity.WARNING)
         ]
         return r
 

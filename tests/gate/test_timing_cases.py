@@ -32,11 +32,11 @@ def test_case(case: Path) -> None:
     tm = measure_recordings(up, gw)
     assert tm is not None
     got = judge(tm, DEFAULT_BUDGETS)
-    assert {f"timing:{v.code}" for v in got} == _expected(case), [v.message for v in got]
+    assert {v.key for v in got} == _expected(case), [v.message for v in got]
     errors = [v for v in got if v.severity == "error"]
     assert (case.parent.name == "fail") == bool(errors)
     for v in got:  # located at an event of the gateway's stream
-        assert v.at is not None and v.at.frame >= 1
+        assert v.frame is not None and v.frame >= 1 and v.offset is not None
 
 
 @pytest.mark.parametrize("case", CASE_DIRS, ids=lambda p: f"{p.parent.name}/{p.name}")

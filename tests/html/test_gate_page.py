@@ -11,8 +11,8 @@ import json
 import re
 from pathlib import Path
 
+from sseconform.findings import Finding
 from sseconform.gate.evidence import Evidence, first_difference, side_of
-from sseconform.gate.finding import Finding
 from sseconform.gate.result import ScenarioResult, SuiteResult
 from sseconform.html.page import SCRIPT, visible
 from tests import snapshot
@@ -44,10 +44,10 @@ def _marks(n: int, t0: float, label: str) -> list[dict[str, object]]:
 
 
 def _result() -> SuiteResult:
-    lost = Finding("diff", "lost", f"text: chars missing {HOSTILE}", "error", 3, 120,
-                   HOSTILE, "text")  # fmt: skip
-    check = Finding("check", "E003", f"truncated {HOSTILE}", "error", 4, 200, None)
-    known = Finding("expect", "error-then-done", "no error frame", "error", 4, 200, None,
+    lost = Finding("lost", f"text: chars missing {HOSTILE}", source="diff", frame=3,
+                   offset=120, excerpt=HOSTILE, field="text")  # fmt: skip
+    check = Finding("E003", f"truncated {HOSTILE}", frame=4, offset=200)
+    known = Finding("error-then-done", "no error frame", source="expect", frame=4, offset=200,
                     known=True)  # fmt: skip
     up, gw = _side("The sky is blue" + HOSTILE, '{"a": 1}'), _side("The sky blue" + HOSTILE)
     ev = Evidence(
@@ -195,10 +195,7 @@ def test_arguments_that_are_not_json_are_compared_as_sent() -> None:
     gw = call(0, '{"city": "Paris"}') + call(0, '{"city": "Tokyo"}', False) + end
     gw += b"data: [DONE]\n\n"
     a, b = content_of([up], "openai"), content_of([gw], "openai")
-    findings = [
-        Finding("diff", f"diff:{d.kind}:{d.field}", "error", d.message, field=d.field)
-        for d in compare(a, b)
-    ]
+    findings = [Finding(d.kind, d.message, source="diff", field=d.field) for d in compare(a, b)]
     ev = collect(
         findings=findings, upstream=a, gateway=b, recording="", body=b"", served=[], t0=0.0
     )

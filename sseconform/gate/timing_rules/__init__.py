@@ -8,7 +8,8 @@ prints one's docs, ``sseconform rules`` lists them with the others.
 
 from __future__ import annotations
 
-from sseconform.gate.timing import Budgets, Timing, Verdict
+from sseconform.findings import Finding
+from sseconform.gate.timing import Budgets, Timing
 from sseconform.gate.timing_rules.base import TimingRule
 from sseconform.gate.timing_rules.buffered import RULE as BUFFERED
 from sseconform.gate.timing_rules.first_event import RULE as FIRST_EVENT
@@ -34,7 +35,7 @@ RULES: tuple[TimingRule, ...] = (
 )
 
 
-def judge(tm: Timing, budgets: Budgets) -> list[Verdict]:
+def judge(tm: Timing, budgets: Budgets) -> list[Finding]:
     """Every timing finding of one scenario, in :data:`RULES` order."""
     return [v for rule in RULES if (v := rule.judge(tm, budgets)) is not None]
 

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from sseconform.gate.timing import Budgets, Timing, Verdict
+from sseconform.findings import Finding
+from sseconform.gate.timing import Budgets, Timing, timed
 from sseconform.gate.timing_rules.base import TimingRule
+from sseconform.rules.catalog import Severity
 from sseconform.rules.docs import RuleDoc
 
 
-def _check(tm: Timing, b: Budgets) -> Verdict | None:
+def _check(tm: Timing, b: Budgets) -> Finding | None:
     worst = tm.added_delay_max_s
     if tm.not_streamed or worst is None or worst <= b.delay:
         return None
-    return Verdict(
+    return timed(
         "buffered",
         f"{tm.max_delay_field} reached the client up to {worst:.3f} s after the upstream "
         f"sent it (p50 {tm.added_delay_p50_s or 0:.3f} s, p99 {tm.added_delay_p99_s or 0:.3f} "
@@ -22,7 +24,7 @@ def _check(tm: Timing, b: Budgets) -> Verdict | None:
 
 RULE = TimingRule(
     "buffered",
-    "error",
+    Severity.ERROR,
     "delay",
     "Some content reached the client later than the upstream sent it, by more than the budget.",
     RuleDoc(

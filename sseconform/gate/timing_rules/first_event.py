@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from sseconform.gate.timing import Budgets, Timing, Verdict
+from sseconform.findings import Finding
+from sseconform.gate.timing import Budgets, Timing, timed
 from sseconform.gate.timing_rules.base import TimingRule
+from sseconform.rules.catalog import Severity
 from sseconform.rules.docs import RuleDoc
 
 
-def _check(tm: Timing, b: Budgets) -> Verdict | None:
+def _check(tm: Timing, b: Budgets) -> Finding | None:
     added = tm.added_first_event_s
     if added is None or added <= b.first_event:
         return None
-    return Verdict(
+    return timed(
         "first-event",
         f"the stream's first event reached the client {added:.3f} s after the upstream's "
         f"(budget {b.first_event:g} s): held back until content",
@@ -21,7 +23,7 @@ def _check(tm: Timing, b: Budgets) -> Verdict | None:
 
 RULE = TimingRule(
     "first-event",
-    "error",
+    Severity.ERROR,
     "first-event",
     "The stream's first event reached the client later than the upstream's, by more than "
     "the budget: held back until content.",

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from sseconform.gate.timing import Budgets, Timing, Verdict
+from sseconform.findings import Finding
+from sseconform.gate.timing import Budgets, Timing, timed
 from sseconform.gate.timing_rules.base import TimingRule
+from sseconform.rules.catalog import Severity
 from sseconform.rules.docs import RuleDoc
 
 
-def _check(tm: Timing, b: Budgets) -> Verdict | None:
+def _check(tm: Timing, b: Budgets) -> Finding | None:
     added = tm.added_first_token_s
     if added is None or added <= b.first_token:
         return None
-    return Verdict(
+    return timed(
         "first-token",
         f"the first content reached the client {added:.3f} s after the upstream sent it "
         f"(budget {b.first_token:g} s)",
@@ -21,7 +23,7 @@ def _check(tm: Timing, b: Budgets) -> Verdict | None:
 
 RULE = TimingRule(
     "first-token",
-    "error",
+    Severity.ERROR,
     "first-token",
     "The first content reached the client later than the upstream sent it, by more than "
     "the budget.",

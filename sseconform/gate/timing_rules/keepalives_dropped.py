@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from sseconform.gate.timing import Budgets, Timing, Verdict
+from sseconform.findings import Finding
+from sseconform.gate.timing import Budgets, Timing, timed
 from sseconform.gate.timing_rules.base import TimingRule
+from sseconform.rules.catalog import Severity
 from sseconform.rules.docs import RuleDoc
 
 
-def _check(tm: Timing, b: Budgets) -> Verdict | None:
+def _check(tm: Timing, b: Budgets) -> Finding | None:
     silence = tm.longest_silence_s
     if silence is None or silence <= b.silence or not tm.keepalives_in_silence:
         return None
-    return Verdict(
+    return timed(
         "keepalives-dropped",
         f"the client got no byte for {silence:.3f} s (from {tm.silence_from_s or 0:.3f} s) "
         f"while the upstream sent {tm.keepalives_in_silence} keepalive(s): the gateway "
@@ -22,7 +24,7 @@ def _check(tm: Timing, b: Budgets) -> Verdict | None:
 
 RULE = TimingRule(
     "keepalives-dropped",
-    "error",
+    Severity.ERROR,
     "silence",
     "The client got no byte for longer than the budget while the upstream sent keepalives.",
     RuleDoc(

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from sseconform.gate.timing import BURST_SHARE, SPREAD_MIN, Budgets, Timing, Verdict
+from sseconform.findings import Finding
+from sseconform.gate.timing import BURST_SHARE, SPREAD_MIN, Budgets, Timing, timed
 from sseconform.gate.timing_rules.base import TimingRule
+from sseconform.rules.catalog import Severity
 from sseconform.rules.docs import RuleDoc
 
 
-def _check(tm: Timing, b: Budgets) -> Verdict | None:
+def _check(tm: Timing, b: Budgets) -> Finding | None:
     if not tm.not_streamed:
         return None
-    return Verdict(
+    return timed(
         "not-streamed",
         f"the upstream spread its content over {tm.upstream_spread_s or 0:.3f} s; the "
         f"gateway sent it all within {tm.gateway_spread_s or 0:.3f} s, "
@@ -22,7 +24,7 @@ def _check(tm: Timing, b: Budgets) -> Verdict | None:
 
 RULE = TimingRule(
     "not-streamed",
-    "error",
+    Severity.ERROR,
     None,
     "The upstream spread its content over time; the gateway sent all of it in one burst.",
     RuleDoc(

@@ -2,28 +2,30 @@
 
 from __future__ import annotations
 
-from sseconform.gate.timing import Budgets, Timing, Verdict
+from sseconform.findings import Finding
+from sseconform.gate.timing import Budgets, Timing, timed
 from sseconform.gate.timing_rules.base import TimingRule
+from sseconform.rules.catalog import Severity
 from sseconform.rules.docs import RuleDoc
 
 #: Below Retry-After by this much is early: the two clocks' read order, not a choice.
 EARLY_SLACK = 0.05
 
 
-def _check(tm: Timing, b: Budgets) -> Verdict | None:
+def _check(tm: Timing, b: Budgets) -> Finding | None:
     waited, asked = tm.retry_wait_s, tm.retry_after_s
     if waited is None or asked is None:
         return None
     if waited + EARLY_SLACK < asked:
-        return Verdict(
+        return timed(
             "retry-wait",
             f"the gateway retried the upstream's error after {waited:.3f} s, before the "
             f"{asked:g} s its Retry-After asked for: a provider refuses that retry too",
             tm.first_token_at,
-            "warning",
+            Severity.WARNING,
         )
     if waited > asked + b.first_token:
-        return Verdict(
+        return timed(
             "retry-wait",
             f"the gateway waited {waited:.3f} s to retry the upstream's error, whose "
             f"Retry-After asked for {asked:g} s (budget: Retry-After + {b.first_token:g} s)",
@@ -34,7 +36,7 @@ def _check(tm: Timing, b: Budgets) -> Verdict | None:
 
 RULE = TimingRule(
     "retry-wait",
-    "error",
+    Severity.ERROR,
     "first-token",
     "A gateway that retried an upstream error waited longer than its Retry-After asked "
     "(by more than the first-token budget), or retried before it.",

@@ -3,30 +3,32 @@ was quiet that long too (a warning)."""
 
 from __future__ import annotations
 
-from sseconform.gate.timing import Budgets, Timing, Verdict
+from sseconform.findings import Finding
+from sseconform.gate.timing import Budgets, Timing, timed
 from sseconform.gate.timing_rules.base import TimingRule
+from sseconform.rules.catalog import Severity
 from sseconform.rules.docs import RuleDoc
 
 
-def _check(tm: Timing, b: Budgets) -> Verdict | None:
+def _check(tm: Timing, b: Budgets) -> Finding | None:
     silence = tm.longest_silence_s
     if silence is None or silence <= b.silence or tm.keepalives_in_silence:
         return None
     if tm.upstream_quiet_s <= b.silence:
         return None
-    return Verdict(
+    return timed(
         "silence",
         f"the client got no byte for {silence:.3f} s (from {tm.silence_from_s or 0:.3f} s), "
         f"the upstream itself quiet for {tm.upstream_quiet_s:.3f} s of it; a gateway can keep "
         "its clients' connections alive through an upstream's silence",
         tm.silence_end_at,
-        "warning",
+        Severity.WARNING,
     )
 
 
 RULE = TimingRule(
     "silence",
-    "warning",
+    Severity.WARNING,
     "silence",
     "The client got no byte for longer than the budget while the upstream was quiet too: "
     "the gateway could keep the connection alive.",

@@ -2,29 +2,31 @@
 
 from __future__ import annotations
 
-from sseconform.gate.timing import Budgets, Timing, Verdict
+from sseconform.findings import Finding
+from sseconform.gate.timing import Budgets, Timing, timed
 from sseconform.gate.timing_rules.base import TimingRule
+from sseconform.rules.catalog import Severity
 from sseconform.rules.docs import RuleDoc
 
 
-def _check(tm: Timing, b: Budgets) -> Verdict | None:
+def _check(tm: Timing, b: Budgets) -> Finding | None:
     if tm.upstream_whole_s is None:
         return None
     first = tm.gateway_first_token_s
     after = f"; its client's first token came at {first:.3f} s" if first is not None else ""
-    return Verdict(
+    return timed(
         "upstream-not-streamed",
         "the gateway asked its upstream for a whole answer, not a stream (replay answered "
         f"it at {tm.upstream_whole_s:.3f} s, when the recorded stream ended){after}: the "
         "client's stream could not start before the whole answer was generated",
         tm.first_token_at,
-        severity="warning",
+        severity=Severity.WARNING,
     )
 
 
 RULE = TimingRule(
     "upstream-not-streamed",
-    "warning",
+    Severity.WARNING,
     None,
     "The gateway called its upstream without streaming, then streamed the finished answer.",
     RuleDoc(

@@ -15,7 +15,7 @@ the plain ``data:`` form they are matched on the bytes, never decoded (the lane,
 Tool-call arguments are the one thing kept whole (to parse them at the end); they are bounded
 by ``max_arguments``.
 
-Every diagnostic is located where an event starts (the rule is in ``Diagnostic``'s
+Every diagnostic is located where an event starts (the rule is in ``Finding``'s
 docstring): a wire anomaly is held until the event it sits in is dispatched, then placed at
 that event's start; findings about the end of the stream are placed at the last event.
 """

@@ -1,0 +1,143 @@
+"""transport:*: how the gateway's answer travelled: whether it came, ended, and stayed within
+the scenario's bounds."""
+
+from __future__ import annotations
+
+from sseconform.rules.catalog import Severity, define_gate
+from sseconform.rules.docs import RuleDoc
+
+_TIMEOUT = (
+    "Every client waits on it until its own timeout: openai-python and anthropic-python "
+    "after 600 s by default, the AI SDK and the agents at theirs; a CI job hangs as long."
+)
+
+NO_RESPONSE = define_gate(
+    "transport:no-response",
+    Severity.ERROR,
+    "The gateway never answered the request.",
+    RuleDoc(
+        what="The gateway refused the connection, reset it, or timed out before sending a "
+        "status line: the client got no answer at all.",
+        why="Nothing was streamed, so nothing the scenario is about could be tested; usually "
+        "the gateway is down, listening elsewhere, or crashed on the request.",
+        clients="Every client raises a connection error (openai-python `APIConnectionError`, "
+        "the AI SDK's `APICallError`) and retries it as a transient failure.",
+        fix="Check that the gateway is up on the `--gateway` URL and that its log shows the "
+        "request; a crash on one scenario's request is a bug of its own.",
+    ),
+)
+INCOMPLETE = define_gate(
+    "transport:incomplete",
+    Severity.ERROR,
+    "The gateway's stream did not end cleanly.",
+    RuleDoc(
+        what="The connection was reset, the chunked body was cut before its last chunk, or "
+        "the stream stalled past the suite's timeout.",
+        why="A cut body is an answer the client cannot trust: it may end mid-word or "
+        "mid-call, and only the transport says so.",
+        clients="openai-python and anthropic-python raise on a cut chunked body "
+        "(`httpx.RemoteProtocolError`); the AI SDK reports a stream error; a client that "
+        "ignores the transport shows a truncated answer.",
+        fix="End every stream with the terminating chunk of the chunked body after the "
+        "grammar's last event, and do not close the connection under a stream in flight.",
+    ),
+)
+ABORTED = define_gate(
+    "transport:aborted",
+    Severity.WARNING,
+    "The upstream dropped mid-stream and the gateway dropped its client's connection too.",
+    RuleDoc(
+        what="The upstream dropped mid-stream and the gateway dropped its client's "
+        "connection too, without a terminal event.",
+        why="Every client raises on the cut, so the failure is not hidden (a warning, not an "
+        "error); an error event before the end would tell the client why. A gateway that "
+        "ends the stream cleanly instead fails: no client can tell that answer from a whole "
+        "one.",
+        clients="openai-python, anthropic-python and the AI SDK raise a transport error; "
+        "none can tell the user the upstream failed rather than the gateway.",
+        fix="Send the grammar's error event (a chat error frame then `[DONE]`, an Anthropic "
+        "`error` event, a Responses `response.failed`) before closing.",
+    ),
+)
+DEADLINE = define_gate(
+    "transport:deadline",
+    Severity.ERROR,
+    "The gateway was still sending when the scenario's deadline passed.",
+    RuleDoc(
+        what="The gateway was still sending when the scenario's deadline passed (twice the "
+        "time the upstream took, plus a margin, unless `--deadline` sets it).",
+        why="It drips its answer, or streams past the upstream's end (a loop, a keep-alive "
+        "that never stops).",
+        clients=_TIMEOUT,
+        fix="Pass the upstream's deltas on as they come and end the stream when the "
+        "upstream's ends.",
+    ),
+)
+SILENT = define_gate(
+    "transport:silent",
+    Severity.ERROR,
+    "The gateway sent its head, then nothing until the deadline.",
+    RuleDoc(
+        what="The gateway sent its response head (or part of its answer) and then nothing "
+        "until the scenario's deadline. The message says for how long it was silent and "
+        "after what.",
+        why="It holds the stream open without streaming: waiting on an upstream it never "
+        "calls, or buffering what it got.",
+        clients=_TIMEOUT,
+        fix="Stream what the upstream sends as it arrives; if the upstream call fails, end "
+        "the stream with an error event rather than holding it open.",
+    ),
+)
+HEAD_TOO_LARGE = define_gate(
+    "transport:head-too-large",
+    Severity.ERROR,
+    "The gateway's response head was larger than an HTTP client takes.",
+    RuleDoc(
+        what="The response head was over 100 KiB: a hundred thousand headers, or one header "
+        "line of megabytes.",
+        why="No client can read the answer that follows such a head.",
+        clients="httpx and h11 (openai-python, anthropic-python) refuse a head over 100 KiB; "
+        "Node's HTTP parser refuses one over 16 KiB by default.",
+        fix="Do not copy unbounded data (an upstream's headers in a loop, a debug dump) into "
+        "response headers.",
+    ),
+)
+TOO_LARGE = define_gate(
+    "transport:too-large",
+    Severity.ERROR,
+    "The gateway sent far more than the upstream's answer could become.",
+    RuleDoc(
+        what="The gateway sent more than the scenario's byte cap (16 MiB plus 16 times the "
+        "upstream's body, unless `--max-bytes` sets it). The recording stops at the cap.",
+        why="A loop that re-sends content, or an answer that never ends.",
+        clients="Every client reads on until its memory or its timeout gives out; the user "
+        "sees the answer repeat.",
+        fix="Look for a retry or re-emit loop in the stream path.",
+    ),
+)
+DECOMPRESSION_BOMB = define_gate(
+    "transport:decompression-bomb",
+    Severity.ERROR,
+    "The gateway's compressed answer inflates a hundred times or more.",
+    RuleDoc(
+        what="The gateway compressed its answer (though identity was asked for) into "
+        "something that inflates a hundred times or more; sseconform stopped decoding it.",
+        why="A client that decodes it runs out of memory.",
+        clients="httpx (openai-python, anthropic-python) and Node's fetch decode gzip and "
+        "deflate as they read, with no bound of their own.",
+        fix="Answer a request that asks for `identity` without a content-encoding.",
+    ),
+)
+ENCODING = define_gate(
+    "transport:encoding",
+    Severity.ERROR,
+    "The gateway answered with a content-encoding it was not asked for.",
+    RuleDoc(
+        what="The gateway answered with a content-encoding it was not asked for and that "
+        "sseconform does not decode. The bytes are kept as sent.",
+        why="A client that did not ask for the encoding cannot read the stream.",
+        clients="httpx decodes only gzip, deflate (and br, zstd with their extras); any other "
+        "encoding reaches the SSE parser as bytes it cannot read.",
+        fix="Honour the request's `accept-encoding`; stream SSE without compression.",
+    ),
+)
