@@ -7,25 +7,49 @@ import pytest
 
 from sseconform import Settings, check_bytes
 from sseconform.rules.catalog import RULES
-from sseconform.rules.hooks import Hooks
+from sseconform.rules.hooks import Hooks, Moment
 from tests.conftest import CASES
 
 
 def test_a_check_is_called_only_for_an_enabled_rule() -> None:
-    hooks = Hooks("open-responses", {"end": "(): the end"})
+    hooks = Hooks("open-responses")
+    end: Moment[object, [int]] = hooks.moment("end", "(n): the end")
     calls: list[str] = []
-    hooks.on(RULES["O005"], "end")(lambda c: calls.append("O005"))
-    hooks.on(RULES["O011"], "end")(lambda c: calls.append("O011"))
+    end.on(RULES["O005"])(lambda c, n: calls.append(f"O005 {n}"))
+    end.on(RULES["O011"])(lambda c, n: calls.append(f"O011 {n}"))
     assert [r.code for r in hooks.rules()] == ["O005", "O011"]
     table = hooks.table(frozenset({"O011"}))
-    Hooks.call(table["end"], None)
-    assert calls == ["O011"]
+    assert end.wanted(table) and not end.wanted(hooks.table(frozenset()))
+    end.fire(table, None, 7)
+    assert calls == ["O011 7"]
 
 
-def test_an_unknown_moment_is_refused_at_import() -> None:
-    hooks = Hooks("open-responses", {"end": "(): the end"})
+def test_an_unknown_or_repeated_moment_is_refused_at_import() -> None:
+    hooks = Hooks("open-responses")
+    hooks.moment("end", "(): the end")
     with pytest.raises(ValueError, match="O005: no moment 'ending'"):
-        hooks.on(RULES["O005"], "ending")
+        hooks.subscribe("ending", RULES["O005"], lambda c: None)
+    with pytest.raises(ValueError, match="moment 'end' is already declared"):
+        hooks.moment("end", "(): again")
+
+
+def test_every_moment_is_typed_and_fired() -> None:
+    """Each grammar's moments are Moment objects named in its hooks module, and its checker
+    fires each one by that object (no moment is named by a string outside its hooks)."""
+    import importlib
+    from pathlib import Path
+
+    from sseconform.rules.catalog import GRAMMARS, package_of
+
+    for grammar in GRAMMARS:
+        mod = importlib.import_module(f"sseconform.rules.{package_of(grammar)}.hooks")
+        declared = {n for n, v in vars(mod).items() if isinstance(v, Moment)}
+        assert declared and len(declared) == len(mod.HOOKS.moments), grammar
+        folder = Path(mod.__file__ or "").parent
+        source = "".join(p.read_text(encoding="utf-8") for p in folder.glob("*.py"))
+        unfired = sorted(n for n in declared if f"{n}.fire(" not in source)
+        assert not unfired, (grammar, unfired)
+        assert "HOOKS.call" not in source and '_at["' not in source, grammar
 
 
 def test_selection_reaches_the_hooked_rules() -> None:

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 import orjson
 
+from sseconform.rules.anthropic import hooks as moment
 from sseconform.rules.anthropic.hooks import HOOKS
 from sseconform.rules.anthropic.state import (
     BLOCK_DELTAS,
@@ -96,7 +97,7 @@ class AnthropicChecker(Checker):
             return
         self._data_lines(ev)
         if ev.data == "[DONE]":
-            HOOKS.call(self._at["done-sentinel"], self, ev)
+            moment.DONE_SENTINEL.fire(self._at, self, ev)
             return
         obj = self._json_object(ev)
         if obj is None:
@@ -109,11 +110,11 @@ class AnthropicChecker(Checker):
             self._flush_cut()
         handler = self._handlers.get(kind)
         if handler is None:
-            HOOKS.call(self._at["unknown-event"], self, ev, kind)
+            moment.UNKNOWN_EVENT.fire(self._at, self, ev, kind)
             return
         name = ev.event
         if name != kind:
-            HOOKS.call(self._at["event-name"], self, ev, name, kind)
+            moment.EVENT_NAME.fire(self._at, self, ev, name, kind)
         if not self._valid[kind](obj):
             self._schema(ev, kind, obj)
         handler(ev, obj)
@@ -126,7 +127,7 @@ class AnthropicChecker(Checker):
     def _untyped(self, ev: Event, obj: dict[str, Any]) -> None:
         """A JSON object with no string ``type``: a chat chunk, an OpenAI error, or broken."""
         if is_chat_chunk(obj):
-            HOOKS.call(self._at["untyped"], self, ev, obj)
+            moment.UNTYPED.fire(self._at, self, ev, obj)
         elif "error" in obj:
             self._error(ev, obj)
         else:
@@ -144,21 +145,21 @@ class AnthropicChecker(Checker):
         """Anything but a ping after message_stop or an error event, reported once."""
         s = self._s
         if ev.data == "[DONE]":
-            HOOKS.call(self._at["done-sentinel"], self, ev)
+            moment.DONE_SENTINEL.fire(self._at, self, ev)
         elif not s.after_end_reported and not _is_ping(ev.data):
             s.after_end_reported = True
-            HOOKS.call(self._at["after-end"], self, ev)
+            moment.AFTER_END.fire(self._at, self, ev)
 
     # -- the message -----------------------------------------------------------------------
 
     def _begin(self, ev: Event, kind: str) -> None:
         self._s.began = True
-        HOOKS.call(self._at["begin"], self, ev, kind)
+        moment.BEGIN.fire(self._at, self, ev, kind)
 
     def _message_start(self, ev: Event, obj: dict[str, Any]) -> None:
         s = self._s
         if s.start_seen:
-            HOOKS.call(self._at["start-again"], self, ev)
+            moment.START_AGAIN.fire(self._at, self, ev)
             return
         if not s.began:
             self._begin(ev, "message_start")
@@ -179,25 +180,25 @@ class AnthropicChecker(Checker):
             self._flush_cut(cut=reason == "max_tokens")
         if type(reason) is str:
             s.stop_reason = reason
-            HOOKS.call(self._at["stop-reason"], self, ev, reason)
+            moment.STOP_REASON.fire(self._at, self, ev, reason)
         usage = obj.get("usage")
         out = usage.get("output_tokens") if type(usage) is dict else None
         if type(out) is int:
-            HOOKS.call(self._at["output-tokens"], self, ev, out, s.output_tokens)
+            moment.OUTPUT_TOKENS.fire(self._at, self, ev, out, s.output_tokens)
             s.output_tokens = out
 
     def _message_stop(self, ev: Event, obj: dict[str, Any]) -> None:
         s = self._s
         if not s.began:
             self._begin(ev, "message_stop")
-        HOOKS.call(self._at["message-stop"], self, ev)
+        moment.MESSAGE_STOP.fire(self._at, self, ev)
         s.open.clear()
         s.ended = ev
         s.ended_by = "message_stop"
 
     def _error(self, ev: Event, obj: dict[str, Any]) -> None:
         """An error event ends the stream; its shape was validated with its schema."""
-        HOOKS.call(self._at["error"], self, ev, obj)
+        moment.ERROR.fire(self._at, self, ev, obj)
         self._s.ended = ev
         self._s.ended_by = "error"
 
@@ -214,7 +215,7 @@ class AnthropicChecker(Checker):
         kind = block.get("type")
         if type(kind) is not str:
             return
-        HOOKS.call(self._at["block-start"], self, ev, index, block, kind)
+        moment.BLOCK_START.fire(self._at, self, ev, index, block, kind)
         b = Block(index, kind, ev)
         if kind == "tool_use":
             given = block.get("input")
@@ -239,7 +240,7 @@ class AnthropicChecker(Checker):
             return
         b = s.open.get(index)
         if b is None:
-            HOOKS.call(self._at["unknown-block"], self, ev, index, "content_block_delta")
+            moment.UNKNOWN_BLOCK.fire(self._at, self, ev, index, "content_block_delta")
             return
         if kind == "input_json_delta" and b.tool:
             piece = delta.get("partial_json")
@@ -252,11 +253,11 @@ class AnthropicChecker(Checker):
             return
         allowed = BLOCK_DELTAS.get(b.type)
         if kind not in DELTA_TYPES:
-            HOOKS.call(self._at["unknown-delta"], self, ev, kind)
+            moment.UNKNOWN_DELTA.fire(self._at, self, ev, kind)
         elif allowed is not None and kind not in allowed:
             if not b.mismatch_reported:
                 b.mismatch_reported = True
-                HOOKS.call(self._at["delta-mismatch"], self, ev, kind, b)
+                moment.DELTA_MISMATCH.fire(self._at, self, ev, kind, b)
         elif kind == "signature_delta":
             b.signed = True
         elif kind == "thinking_delta" and b.type == "thinking":
@@ -295,21 +296,21 @@ class AnthropicChecker(Checker):
             return
         b = s.open.pop(index, None)
         if b is None:
-            HOOKS.call(self._at["unknown-block"], self, ev, index, "content_block_stop")
+            moment.UNKNOWN_BLOCK.fire(self._at, self, ev, index, "content_block_stop")
         elif b.tool:
             self._tool_input(ev, b)
         else:
-            HOOKS.call(self._at["block-stop"], self, ev, b)
+            moment.BLOCK_STOP.fire(self._at, self, ev, b)
 
     def _tool_input(self, ev: Event, b: Block) -> None:
         """A tool block's input, whole at its stop: one JSON object."""
         what = f"{b.type} block {b.index} (started at frame {b.event.frame})"
         if b.size > self._max_input:
-            HOOKS.call(self._at["input-too-large"], self, ev, b, what)
+            moment.INPUT_TOO_LARGE.fire(self._at, self, ev, b, what)
             return
         text = "".join(b.parts)
         if not text.strip():
-            HOOKS.call(self._at["input-empty"], self, ev, b, what)
+            moment.INPUT_EMPTY.fire(self._at, self, ev, b, what)
             return
         try:
             value = orjson.loads(text)
@@ -322,7 +323,7 @@ class AnthropicChecker(Checker):
                 self._flush_cut()
             self._s.pending_cut = (ev, said)  # the stop reason decides: cut, or invalid
             return
-        HOOKS.call(self._at["input-parsed"], self, ev, b, what, value)
+        moment.INPUT_PARSED.fire(self._at, self, ev, b, what, value)
 
     def _flush_cut(self, *, cut: bool = False) -> None:
         """Report the held tool input: cut by max_tokens (the last block), or not."""
@@ -330,13 +331,13 @@ class AnthropicChecker(Checker):
         self._s.pending_cut = None
         if pending is not None:
             ev, said = pending
-            HOOKS.call(self._at["input-invalid"], self, ev, said, cut)
+            moment.INPUT_INVALID.fire(self._at, self, ev, said, cut)
 
     # -- the end ---------------------------------------------------------------------------
 
     def _end_of_stream(self) -> None:
         self._flush_cut()
-        HOOKS.call(self._at["end"], self)
+        moment.END.fire(self._at, self)
 
 
 def _ignore(ev: Event, obj: dict[str, Any]) -> None:

@@ -29,6 +29,7 @@ import orjson
 from sseconform.rules import native
 from sseconform.rules.base import Checker, Settings
 from sseconform.rules.catalog import Rule
+from sseconform.rules.chat import hooks as moment
 from sseconform.rules.chat.hooks import HOOKS
 from sseconform.rules.chat.state import ARGUMENTS, CONTENT, Call, CallHead, Choice
 from sseconform.rules.delta_template import DeltaTemplate
@@ -145,10 +146,10 @@ class StreamChecker(Checker):
         if self._done:
             if not self._after_done_reported:
                 self._after_done_reported = True
-                HOOKS.call(at["after-done"], self, ev)
+                moment.AFTER_DONE.fire(at, self, ev)
             return
         if ev.event is not None:
-            HOOKS.call(at["event-name"], self, ev, ev.event)
+            moment.EVENT_NAME.fire(at, self, ev, ev.event)
         self._data_lines(ev)
         data = ev.data
         if data == "[DONE]":
@@ -158,7 +159,7 @@ class StreamChecker(Checker):
         if self._awaiting_done is not None:
             err = self._awaiting_done
             self._awaiting_done = None
-            HOOKS.call(at["data-after-error"], self, ev, err)
+            moment.DATA_AFTER_ERROR.fire(at, self, ev, err)
         obj = self._json_object(ev)
         if obj is None:
             return
@@ -183,7 +184,7 @@ class StreamChecker(Checker):
             or not native.NATIVE_TOP_KEYS.isdisjoint(obj)
         ):
             what = f"type {kind!r}" if isinstance(kind, str) else "native keys"
-            HOOKS.call(self._at["native-payload"], self, ev, what)
+            moment.NATIVE_PAYLOAD.fire(self._at, self, ev, what)
             if "error" in obj:  # Anthropic's {"type": "error", "error": {...}} is still an error
                 self._on_error_frame(ev, obj)
             return True
@@ -191,10 +192,9 @@ class StreamChecker(Checker):
         return False
 
     def _unknown_keys(self, ev: Event, obj: dict[str, Any], known: frozenset[str], at: str) -> None:
-        checks = self._at["unknown-key"]
         for key in obj:
             if key not in known:
-                HOOKS.call(checks, self, ev, key, obj[key], f"{at}/{_seg(key)}")
+                moment.UNKNOWN_KEY.fire(self._at, self, ev, key, obj[key], f"{at}/{_seg(key)}")
 
     def _schema(self, name: str, ev: Event, obj: dict[str, Any]) -> None:
         """A schema's verdict depends on the frame alone: a short failing frame seen before
@@ -224,16 +224,17 @@ class StreamChecker(Checker):
             self._model = self._first_model = obj.get("model")
             self._created = obj.get("created")
             return
-        changed = self._at["head-changed"]
+        at, first = self._at, self._first_id
         if obj.get("id") != self._id:  # reported at each change, against the first chunk
-            HOOKS.call(changed, self, ev, "id", obj.get("id"), self._first_id, self._id)
+            moment.HEAD_CHANGED.fire(at, self, ev, "id", obj.get("id"), first, self._id)
             self._id = obj.get("id")
         if obj.get("model") != self._model:
-            HOOKS.call(changed, self, ev, "model", obj.get("model"), self._first_model, self._model)
+            first = self._first_model
+            moment.HEAD_CHANGED.fire(at, self, ev, "model", obj.get("model"), first, self._model)
             self._model = obj.get("model")
         if obj.get("created") != self._created:  # the first chunk's, never updated
             created = self._created
-            HOOKS.call(changed, self, ev, "created", obj.get("created"), created, created)
+            moment.HEAD_CHANGED.fire(at, self, ev, "created", obj.get("created"), created, created)
 
     # -- error frames and usage ------------------------------------------------------------
 
@@ -245,12 +246,12 @@ class StreamChecker(Checker):
     def _on_usage_chunk(self, ev: Event, obj: dict[str, Any], usage: Any) -> None:
         self._head(ev, obj)
         self._schema(USAGE, ev, obj)
-        HOOKS.call(self._at["usage-chunk"], self, ev)
+        moment.USAGE_CHUNK.fire(self._at, self, ev)
         self._usage(ev, usage)
 
     def _usage(self, ev: Event, usage: Any) -> None:
         tokens = read_usage(usage) if isinstance(usage, dict) else None
-        HOOKS.call(self._at["usage"], self, ev, usage, tokens, self._usage_seen)
+        moment.USAGE.fire(self._at, self, ev, usage, tokens, self._usage_seen)
         self._usage_seen = True
 
     # -- chunks ----------------------------------------------------------------------------
@@ -271,12 +272,12 @@ class StreamChecker(Checker):
         if not self._chunk_ok(obj):
             self._schema(CHUNK, ev, obj)
         if usage is not None:
-            HOOKS.call(self._at["usage-with-choices"], self, ev)
+            moment.USAGE_WITH_CHOICES.fire(self._at, self, ev)
             self._usage(ev, usage)
         if type(choices) is not list:
             return
         if not choices:
-            HOOKS.call(self._at["choices-empty"], self, ev)
+            moment.CHOICES_EMPTY.fire(self._at, self, ev)
             return
         if len(choices) == 1 and self._fast_path(ev, obj, choices[0]):
             return
@@ -368,7 +369,7 @@ class StreamChecker(Checker):
             return
         c = self._choices.get(idx)
         if c is None:
-            HOOKS.call(self._at["choice-added"], self, ev, pos, idx, self._max_choice + 1)
+            moment.CHOICE_ADDED.fire(self._at, self, ev, pos, idx, self._max_choice + 1)
             self._max_choice = max(self._max_choice, idx)
             c = self._choices[idx] = Choice(idx)
         if not KNOWN_CHOICE.issuperset(ch):
@@ -376,7 +377,7 @@ class StreamChecker(Checker):
         delta = ch.get("delta")
         fr = ch.get("finish_reason")
         if c.finish is not None:
-            HOOKS.call(self._at["after-finish"], self, ev, pos, c, fr)
+            moment.AFTER_FINISH.fire(self._at, self, ev, pos, c, fr)
             return
         if type(delta) is dict and delta:
             self._delta(ev, pos, c, delta, fr is not None)
@@ -386,7 +387,7 @@ class StreamChecker(Checker):
     def _delta(self, ev: Event, pos: int, c: Choice, delta: dict[str, Any], fin: bool) -> None:
         if not KNOWN_DELTA.issuperset(delta):
             self._unknown_keys(ev, delta, KNOWN_DELTA, f"/choices/{pos}/delta")
-        HOOKS.call(self._at["delta"], self, ev, pos, c, delta)
+        moment.DELTA.fire(self._at, self, ev, pos, c, delta)
         content = delta.get("content")
         reasoning = delta.get("reasoning_content")
         tool_calls = delta.get("tool_calls")
@@ -400,14 +401,14 @@ class StreamChecker(Checker):
         )
         if not c.started:
             c.started = True
-            HOOKS.call(self._at["first-delta"], self, ev, c, delta, fin)
+            moment.FIRST_DELTA.fire(self._at, self, ev, c, delta, fin)
         elif delta.get("role") is not None:
             if payload:
                 if not c.role_repeat_reported:
                     c.role_repeat_reported = True
-                    HOOKS.call(self._at["role-repeated"], self, ev, pos, c)
+                    moment.ROLE_REPEATED.fire(self._at, self, ev, pos, c)
             elif c.content_started and not c.role_repeat_reported and not fin:
-                HOOKS.call(self._at["role-restart"], self, ev, pos, c)
+                moment.ROLE_RESTART.fire(self._at, self, ev, pos, c)
         if payload:
             c.content_started = True
             self._any_content = True
@@ -423,7 +424,7 @@ class StreamChecker(Checker):
         at = self._at
         if not KNOWN_TOOL_CALL.issuperset(tc):
             self._unknown_keys(ev, tc, KNOWN_TOOL_CALL, where)
-        HOOKS.call(at["tool-delta"], self, ev, where, tc)
+        moment.TOOL_DELTA.fire(at, self, ev, where, tc)
         tid = tc.get("id") or None
         fn = tc.get("function")
         if type(fn) is not dict:
@@ -446,13 +447,13 @@ class StreamChecker(Checker):
         if call is None and tid is None and name is None and type(args) is str and args:
             moved = self._continued_call(c)
             if moved is not None:
-                HOOKS.call(at["call-continued"], self, ev, where, idx, moved)
+                moment.CALL_CONTINUED.fire(at, self, ev, where, idx, moved)
                 c.alias[idx] = moved.index
                 idx = moved.index
                 call = moved
         if isinstance(tid, str) and tid in c.ids and c.ids[tid] != idx:
             old = c.ids[tid]
-            HOOKS.call(at["call-moved"], self, ev, where, tid, old, idx)
+            moment.CALL_MOVED.fire(at, self, ev, where, tid, old, idx)
             c.alias[idx] = old
             idx = old
             call = c.calls[old]
@@ -472,7 +473,7 @@ class StreamChecker(Checker):
                 and self._once_key(f"resent:{c.index}:{idx}")
             ):
                 call.resent = True
-                HOOKS.call(at["arguments-resent"], self, ev, where, idx)
+                moment.ARGUMENTS_RESENT.fire(at, self, ev, where, idx)
             if call.size + len(args) <= self.settings.max_arguments:
                 call.parts.append(args)
             call.size += len(args)
@@ -497,7 +498,7 @@ class StreamChecker(Checker):
         fn: dict[str, Any],
         where: str,
     ) -> None:
-        HOOKS.call(self._at["call-added"], self, ev, CallHead(c, idx, tid, name, tc, fn, where))
+        moment.CALL_ADDED.fire(self._at, self, ev, CallHead(c, idx, tid, name, tc, fn, where))
         c.max_call = max(c.max_call, idx)
         c.calls[idx] = Call(idx, tid, name, ev)
         if isinstance(tid, str):
@@ -510,26 +511,26 @@ class StreamChecker(Checker):
         at = self._at
         if c.last_call != idx and not c.interleave_reported:
             c.interleave_reported = True
-            HOOKS.call(at["call-interleaved"], self, ev, where, idx, c.last_call)
+            moment.CALL_INTERLEAVED.fire(at, self, ev, where, idx, c.last_call)
         repeated = False
         if tid is not None:
             if call.id is None:
                 call.id = tid
                 c.ids[tid] = idx
             elif tid != call.id:
-                HOOKS.call(at["call-changed"], self, ev, where, call, "id", tid)
+                moment.CALL_CHANGED.fire(at, self, ev, where, call, "id", tid)
             else:
                 repeated = True
         if name is not None:
             if call.name is None:
                 call.name = name
             elif name != call.name:
-                HOOKS.call(at["call-changed"], self, ev, where, call, "name", name)
+                moment.CALL_CHANGED.fire(at, self, ev, where, call, "name", name)
             else:
                 repeated = True
         if repeated and not call.repeat_reported:
             call.repeat_reported = True
-            HOOKS.call(at["call-head-repeated"], self, ev, where, idx)
+            moment.CALL_HEAD_REPEATED.fire(at, self, ev, where, idx)
 
     # -- finish ----------------------------------------------------------------------------
 
@@ -538,11 +539,11 @@ class StreamChecker(Checker):
         c.finish_frame = ev.frame
         c.finish_event = ev
         c.finish_pos = pos
-        HOOKS.call(self._at["finish"], self, ev, pos, c, delta, fr)
+        moment.FINISH.fire(self._at, self, ev, pos, c, delta, fr)
 
     def _end_of_stream(self) -> None:
         self._arguments()  # first: the finish chunk's own findings before those about the end
-        HOOKS.call(self._at["end"], self)
+        moment.END.fire(self._at, self)
 
     def _arguments(self) -> None:
         """Each finished call's arguments must parse; reported at the finish chunk that
@@ -553,7 +554,7 @@ class StreamChecker(Checker):
                 continue
             for call in c.calls.values():
                 if call.size > self.settings.max_arguments:
-                    HOOKS.call(at["arguments-too-large"], self, c, call)
+                    moment.ARGUMENTS_TOO_LARGE.fire(at, self, c, call)
                     continue
                 text = "" if call.resent else "".join(call.parts)
                 if not text:
@@ -561,7 +562,7 @@ class StreamChecker(Checker):
                 try:
                     orjson.loads(text)
                 except orjson.JSONDecodeError as exc:
-                    HOOKS.call(at["arguments-invalid"], self, c, call, text, exc)
+                    moment.ARGUMENTS_INVALID.fire(at, self, c, call, text, exc)
 
 
 def _is_json_object(text: str) -> bool:

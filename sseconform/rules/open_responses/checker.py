@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from sseconform.rules.base import Settings
+from sseconform.rules.open_responses import hooks as moment
 from sseconform.rules.open_responses.hooks import HOOKS
 from sseconform.rules.open_responses.spec import CORE_ITEMS
 from sseconform.rules.responses.checker import ResponsesChecker
@@ -48,10 +49,10 @@ class OpenResponsesChecker(ResponsesChecker):
     # -- every event: the specification's checks instead of OpenAI's names and schemas -------
 
     def _event_name(self, ev: Event, kind: str) -> None:
-        HOOKS.call(self._spec["event-name"], self, ev, kind)
+        moment.EVENT_NAME.fire(self._spec, self, ev, kind)
 
     def _validate(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
-        HOOKS.call(self._spec["event"], self, ev, obj, kind)
+        moment.EVENT.fire(self._spec, self, ev, obj, kind)
 
     def _unknown_event(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
         # O002 or O008 said what there is to say about its type; its references still count
@@ -68,7 +69,7 @@ class OpenResponsesChecker(ResponsesChecker):
 
     def _end_of_stream(self) -> None:
         super()._end_of_stream()
-        HOOKS.call(self._spec["end"], self)
+        moment.END.fire(self._spec, self)
 
     # -- items and parts -------------------------------------------------------------------
 
@@ -77,11 +78,11 @@ class OpenResponsesChecker(ResponsesChecker):
         item = obj.get("item")
         kind = item.get("type") if type(item) is dict else None
         if isinstance(item, dict) and isinstance(kind, str) and kind not in CORE_ITEMS:
-            HOOKS.call(self._spec["item"], self, ev, item, kind)
+            moment.ITEM.fire(self._spec, self, ev, item, kind)
 
     def _item_added(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
         self._foreign_item(ev, obj)
-        HOOKS.call(self._spec["item-added"], self, ev, obj)
+        moment.ITEM_ADDED.fire(self._spec, self, ev, obj)
         super()._item_added(ev, obj, kind)
 
     def _item_done(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
@@ -94,12 +95,12 @@ class OpenResponsesChecker(ResponsesChecker):
 
     def _part_done(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
         if kind == "response.content_part.done":
-            HOOKS.call(self._spec["part-done"], self, ev, obj, self.part_named(obj))
+            moment.PART_DONE.fire(self._spec, self, ev, obj, self.part_named(obj))
         super()._part_done(ev, obj, kind)
 
     def _text_done(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
         if "summary" not in kind:
-            HOOKS.call(self._spec["text-done"], self, ev, obj, kind, self.part_named(obj))
+            moment.TEXT_DONE.fire(self._spec, self, ev, obj, kind, self.part_named(obj))
         super()._text_done(ev, obj, kind)
 
     def _terminal_event(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
@@ -107,7 +108,7 @@ class OpenResponsesChecker(ResponsesChecker):
         super()._terminal_event(ev, obj, kind)
         if first:
             self.terminal_kind = kind
-            HOOKS.call(self._spec["terminal"], self, ev, kind)
+            moment.TERMINAL.fire(self._spec, self, ev, kind)
 
 
 CHECKER = OpenResponsesChecker

@@ -26,6 +26,7 @@ from sseconform.providers import ANTHROPIC_EVENTS
 from sseconform.rules.base import Checker, Settings
 from sseconform.rules.delta_template import DeltaTemplate
 from sseconform.rules.lane import Run
+from sseconform.rules.responses import hooks as moment
 from sseconform.rules.responses.events import (
     AUDIO_EVENTS,
     BODY_EVENTS,
@@ -191,16 +192,16 @@ class ResponsesChecker(Checker):
             return
         self._event_name(ev, kind)
         if kind in ANTHROPIC_EVENTS:  # a leak: nothing else is read of it
-            HOOKS.call(at["foreign-event"], self, ev, kind)
+            moment.FOREIGN_EVENT.fire(at, self, ev, kind)
             return
-        HOOKS.call(at["event"], self, ev, obj, kind)
+        moment.EVENT.fire(at, self, ev, obj, kind)
         if not self._typed:
             self._typed = True
             self._resume_point(ev, obj)
-            HOOKS.call(at["first"], self, ev, kind)
+            moment.FIRST.fire(at, self, ev, kind)
         self._sequence(ev, obj)
         self._validate(ev, obj, kind)
-        HOOKS.call(at["checked"], self, ev, obj, kind)
+        moment.CHECKED.fire(at, self, ev, obj, kind)
         handler = self._handlers.get(kind)
         if handler is not None:
             handler(ev, obj, kind)
@@ -208,11 +209,11 @@ class ResponsesChecker(Checker):
             self._unknown_event(ev, obj, kind)
 
     def _untyped(self, ev: Event, obj: dict[str, Any]) -> None:
-        HOOKS.call(self._at["untyped"], self, ev, obj)
+        moment.UNTYPED.fire(self._at, self, ev, obj)
 
     def _event_name(self, ev: Event, kind: str) -> None:
         """The `event:` line against the data's type."""
-        HOOKS.call(self._at["event-name"], self, ev, kind)
+        moment.EVENT_NAME.fire(self._at, self, ev, kind)
 
     def _validate(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
         """The event against its schema, when it has one."""
@@ -230,14 +231,14 @@ class ResponsesChecker(Checker):
             self._schema_error(ev, f"the event is nested too deeply to validate ({exc})")
             return
         if kind == "error":
-            HOOKS.call(self._at["error-invalid"], self, ev, errors)
+            moment.ERROR_INVALID.fire(self._at, self, ev, errors)
             return
         for err in errors:
             self._schema_error(ev, f"{kind}: {err.message}", pointer_of(error_path(err)))
 
     def _unknown_event(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
         """An event type no handler knows: noted once, its references still checked."""
-        HOOKS.call(self._at["unknown-event"], self, ev, kind)
+        moment.UNKNOWN_EVENT.fire(self._at, self, ev, kind)
         self._refs(ev, obj, kind, need_item=False)
 
     def _resume_point(self, ev: Event, obj: dict[str, Any]) -> None:
@@ -254,7 +255,7 @@ class ResponsesChecker(Checker):
             return
         else:
             said = "declared resumed" + (f" after {after}" if after is not None else "")
-        HOOKS.call(self._at["resumed"], self, ev, said)
+        moment.RESUMED.fire(self._at, self, ev, said)
         if after is not None and n is not None and n != after + 1:
             self._seq = after  # the sequence check then says what is missing or repeated
         elif n is not None:
@@ -263,7 +264,7 @@ class ResponsesChecker(Checker):
     def _done_sentinel_event(self, ev: Event) -> None:
         if not self._done_sentinel:
             self._done_sentinel = True
-            HOOKS.call(self._at["done-sentinel"], self, ev)
+            moment.DONE_SENTINEL.fire(self._at, self, ev)
 
     def _sequence(self, ev: Event, obj: dict[str, Any]) -> None:
         n = obj.get("sequence_number")
@@ -272,7 +273,7 @@ class ResponsesChecker(Checker):
             self._seq = n
             if last is None or n == last + 1:
                 return
-        HOOKS.call(self._at["sequence"], self, ev, n, last)
+        moment.SEQUENCE.fire(self._at, self, ev, n, last)
 
     # -- references ------------------------------------------------------------------------
 
@@ -289,9 +290,9 @@ class ResponsesChecker(Checker):
             self._items[idx] = item
             self._max_index = max(self._max_index, idx)
         if item is None:
-            HOOKS.call(self._at["unresolved"], self, ev, kind, idx)
+            moment.UNRESOLVED.fire(self._at, self, ev, kind, idx)
             return None
-        HOOKS.call(self._at["ref"], self, ev, obj, kind, item, need_item)
+        moment.REF.fire(self._at, self, ev, obj, kind, item, need_item)
         return item
 
     def _unseen(self, idx: int) -> bool:
@@ -325,7 +326,7 @@ class ResponsesChecker(Checker):
         if item is not None and item.partial and item.type is None:
             item.type = want  # an item of a resumed stream, known by the events about it
         if item is not None and item.type != want:
-            HOOKS.call(self._at["wrong-type"], self, ev, kind, "item", item, want, "/output_index")
+            moment.WRONG_TYPE.fire(self._at, self, ev, kind, "item", item, want, "/output_index")
             return None
         return item
 
@@ -347,13 +348,13 @@ class ResponsesChecker(Checker):
         if i < 0 or i >= len(parts):
             if not item.lost:  # the cause once; the item's later events follow from it
                 item.lost = True
-                HOOKS.call(self._at["part-unknown"], self, ev, kind, key, i, item)
+                moment.PART_UNKNOWN.fire(self._at, self, ev, kind, key, i, item)
             return None
         part = parts[i]
         if want is not None and part.partial and not part.kind:
             part.kind = want
         if want is not None and part.kind != want:
-            HOOKS.call(self._at["wrong-type"], self, ev, kind, "part", part, want, "/" + key)
+            moment.WRONG_TYPE.fire(self._at, self, ev, kind, "part", part, want, "/" + key)
             return None
         return part
 
@@ -367,18 +368,18 @@ class ResponsesChecker(Checker):
         if self._response_id is None:
             self._response_id = rid
         elif rid != self._response_id:
-            HOOKS.call(self._at["response-id"], self, ev, rid, self._response_id)
+            moment.RESPONSE_ID.fire(self._at, self, ev, rid, self._response_id)
         return response
 
     def _lifecycle(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
         if kind == "response.created":
-            HOOKS.call(self._at["created"], self, ev, self._created)
+            moment.CREATED.fire(self._at, self, ev, self._created)
             self._created = True
         self._response_identity(ev, obj)
 
     def _terminal_event(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
         if self._terminal is not None:
-            HOOKS.call(self._at["terminal-again"], self, ev, kind)
+            moment.TERMINAL_AGAIN.fire(self._at, self, ev, kind)
             return
         self._terminal = ev
         if self._cut is not None:
@@ -388,11 +389,11 @@ class ResponsesChecker(Checker):
             self._flush_cut(cut=kind == "response.incomplete" and reason == "max_output_tokens")
         response = self._response_identity(ev, obj)
         if response is not None:
-            HOOKS.call(self._at["terminal"], self, ev, kind, response)
+            moment.TERMINAL.fire(self._at, self, ev, kind, response)
 
     def _end_of_stream(self) -> None:
         self._flush_cut()
-        HOOKS.call(self._at["end"], self)
+        moment.END.fire(self._at, self)
 
     # -- items and parts -------------------------------------------------------------------
 
@@ -402,10 +403,10 @@ class ResponsesChecker(Checker):
         if idx is None or type(item) is not dict:
             return
         if idx in self._items:
-            HOOKS.call(self._at["index-reused"], self, ev, idx)
+            moment.INDEX_REUSED.fire(self._at, self, ev, idx)
             return
         first_of_resumed = self._resumed and self._first_added is None and idx > self._max_index
-        HOOKS.call(self._at["item-added"], self, ev, idx, self._max_index + 1, first_of_resumed)
+        moment.ITEM_ADDED.fire(self._at, self, ev, idx, self._max_index + 1, first_of_resumed)
         self._max_index = max(self._max_index, idx)
         self._items[idx] = Item(idx, item)
         if self._first_added is None:
@@ -417,11 +418,11 @@ class ResponsesChecker(Checker):
         if item is None or type(got) is not dict:
             return
         if item.done:
-            HOOKS.call(self._at["done-again"], self, ev, kind, item.index)
+            moment.DONE_AGAIN.fire(self._at, self, ev, kind, item.index)
             return
         item.done = True
         values = signature(got)
-        HOOKS.call(self._at["item-done"], self, ev, item, got, values)
+        moment.ITEM_DONE.fire(self._at, self, ev, item, got, values)
         built = item.built()
         accepted = {
             label: {digest(text)} | (built[label][0].accepted() if label in built else set())
@@ -446,8 +447,8 @@ class ResponsesChecker(Checker):
         key = "summary_index" if summary else "content_index"
         want = ("reasoning",) if summary else ("message", "reasoning")
         if item.type not in want and not (item.partial and item.type is None):
-            HOOKS.call(
-                self._at["wrong-type"], self, ev, kind, "part-on-item", item, want, "/output_index"
+            moment.WRONG_TYPE.fire(
+                self._at, self, ev, kind, "part-on-item", item, want, "/output_index"
             )
             return
         i = as_int(obj.get(key))
@@ -458,7 +459,7 @@ class ResponsesChecker(Checker):
             while len(parts) < i:  # the item's earlier parts came before a resumed stream
                 parts.append(Part("", "", partial=True))
         if i != len(parts):
-            HOOKS.call(self._at["part-skipped"], self, ev, key, i, item, len(parts))
+            moment.PART_SKIPPED.fire(self._at, self, ev, key, i, item, len(parts))
             return
         pkind = part.get("type")
         seed = part.get("refusal") if pkind == "refusal" else part.get("text")
@@ -473,12 +474,12 @@ class ResponsesChecker(Checker):
         if p is None or type(got) is not dict:
             return
         if p.done:
-            HOOKS.call(self._at["done-again"], self, ev, kind, None)
+            moment.DONE_AGAIN.fire(self._at, self, ev, kind, None)
             return
         p.done = True
         if p.partial and not p.kind and isinstance(got.get("type"), str):
             p.kind = got["type"]  # a part begun before a resumed stream: known by its done
-        HOOKS.call(self._at["part-done"], self, ev, kind, p, got, summary)
+        moment.PART_DONE.fire(self._at, self, ev, kind, p, got, summary)
         text = got.get("refusal") if got.get("type") == "refusal" else got.get("text")
         if (got.get("type") == p.kind or summary) and isinstance(text, str):
             p.acc.adopt(text)
@@ -493,7 +494,7 @@ class ResponsesChecker(Checker):
         p = self._part(ev, obj, kind, where, pkind)
         delta = obj.get("delta")
         if p is not None and type(delta) is str:
-            HOOKS.call(self._at["delta"], self, ev, kind, p)
+            moment.DELTA.fire(self._at, self, ev, kind, p)
             p.acc.add(delta)
             self._remember(ev, obj, p.acc)
 
@@ -505,10 +506,10 @@ class ResponsesChecker(Checker):
             return
         acc = p.acc
         if acc.done:
-            HOOKS.call(self._at["done-again"], self, ev, kind, None)
+            moment.DONE_AGAIN.fire(self._at, self, ev, kind, None)
             return
         acc.done = True
-        HOOKS.call(self._at["text-done"], self, ev, kind, field, text, acc)
+        moment.TEXT_DONE.fire(self._at, self, ev, kind, field, text, acc)
         acc.adopt(text)
 
     def _body_delta(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
@@ -541,17 +542,17 @@ class ResponsesChecker(Checker):
             return
         acc = item.body
         if acc.done:
-            HOOKS.call(self._at["done-again"], self, ev, kind, item.index)
+            moment.DONE_AGAIN.fire(self._at, self, ev, kind, item.index)
             return
         acc.done = True
-        HOOKS.call(self._at["body-done"], self, ev, kind, field, text, acc)
+        moment.BODY_DONE.fire(self._at, self, ev, kind, field, text, acc)
         acc.adopt(text)
         if prefix in JSON_BODIES:
             self._json_arguments(ev, text, field)
 
     def _json_arguments(self, ev: Event, text: str, field: str) -> None:
         if len(text) > self.settings.max_arguments:
-            HOOKS.call(self._at["arguments-too-large"], self, ev, text, field)
+            moment.ARGUMENTS_TOO_LARGE.fire(self._at, self, ev, text, field)
             return
         try:
             orjson.loads(text)
@@ -564,13 +565,13 @@ class ResponsesChecker(Checker):
         held, self._cut = self._cut, None
         if held is not None:
             ev, said, pointer = held
-            HOOKS.call(self._at["arguments-invalid"], self, ev, said, pointer, cut)
+            moment.ARGUMENTS_INVALID.fire(self._at, self, ev, said, pointer, cut)
 
     def _audio(self, ev: Event, obj: dict[str, Any], kind: str) -> None:
         """The response's audio or its transcript: nothing of it after its ``.done``."""
         prefix, _, phase = kind.rpartition(".")
         if prefix in self._audio_done:
-            HOOKS.call(self._at["audio-after-done"], self, ev, kind, prefix)
+            moment.AUDIO_AFTER_DONE.fire(self._at, self, ev, kind, prefix)
         elif phase == "done":
             self._audio_done.add(prefix)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sseconform.rules.anthropic.hooks import HOOKS
+from sseconform.rules.anthropic.hooks import START_AGAIN
 from sseconform.rules.anthropic.invariants import MESSAGE_START_FIRST
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
@@ -40,7 +40,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "start-again")
+@START_AGAIN.on(RULE)
 def check(c: AnthropicChecker, ev: Event) -> None:
     """A second message_start."""
     c.report(RULE, "a second message_start", ev)

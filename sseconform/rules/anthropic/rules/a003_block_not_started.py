@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sseconform.rules.anthropic.hooks import HOOKS
+from sseconform.rules.anthropic.hooks import UNKNOWN_BLOCK
 from sseconform.rules.anthropic.invariants import BLOCK_ORDER
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
@@ -41,7 +41,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "unknown-block")
+@UNKNOWN_BLOCK.on(RULE)
 def check(c: AnthropicChecker, ev: Event, index: int, what: str) -> None:
     """A delta or stop for a block never started (said once per index)."""
     if index >= c.state.next_index and c.first_time(f"{RULE.code}:{index}"):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sseconform.rules.anthropic.hooks import HOOKS
+from sseconform.rules.anthropic.hooks import BLOCK_START
 from sseconform.rules.anthropic.invariants import BLOCK_ORDER
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
@@ -46,7 +46,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "block-start")
+@BLOCK_START.on(RULE)
 def check(c: AnthropicChecker, ev: Event, index: int, block: dict[str, Any], kind: str) -> None:
     """A block started at another index than the next."""
     following = c.state.next_index

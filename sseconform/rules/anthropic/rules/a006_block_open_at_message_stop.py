@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sseconform.rules.anthropic.hooks import HOOKS
+from sseconform.rules.anthropic.hooks import MESSAGE_STOP
 from sseconform.rules.anthropic.invariants import BLOCK_ORDER
 from sseconform.rules.anthropic.state import indexes
 from sseconform.rules.catalog import Severity, define
@@ -40,7 +40,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "message-stop")
+@MESSAGE_STOP.on(RULE)
 def check(c: AnthropicChecker, ev: Event) -> None:
     """message_stop with blocks open (and no max_tokens to explain them: A008's)."""
     s = c.state

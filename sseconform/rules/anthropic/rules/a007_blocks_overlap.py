@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sseconform.rules.anthropic.hooks import HOOKS
+from sseconform.rules.anthropic.hooks import BLOCK_START
 from sseconform.rules.anthropic.invariants import BLOCK_ORDER
 from sseconform.rules.anthropic.state import indexes
 from sseconform.rules.catalog import Severity, define
@@ -44,7 +44,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "block-start")
+@BLOCK_START.on(RULE)
 def check(c: AnthropicChecker, ev: Event, index: int, block: dict[str, Any], kind: str) -> None:
     """A block started while another is open."""
     s = c.state

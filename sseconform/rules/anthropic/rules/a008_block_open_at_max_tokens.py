@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sseconform.rules.anthropic.hooks import HOOKS
+from sseconform.rules.anthropic.hooks import MESSAGE_STOP
 from sseconform.rules.anthropic.invariants import BLOCK_ORDER
 from sseconform.rules.anthropic.state import indexes
 from sseconform.rules.catalog import Severity, define
@@ -49,7 +49,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "message-stop")
+@MESSAGE_STOP.on(RULE)
 def check(c: AnthropicChecker, ev: Event) -> None:
     """message_stop with blocks open after max_tokens cut them."""
     s = c.state

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sseconform.rules.anthropic.hooks import HOOKS
+from sseconform.rules.anthropic.hooks import DELTA_MISMATCH
 from sseconform.rules.anthropic.invariants import DELTA_MATCHES_BLOCK
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
@@ -54,7 +54,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "delta-mismatch")
+@DELTA_MISMATCH.on(RULE)
 def check(c: AnthropicChecker, ev: Event, kind: str, block: Block) -> None:
     """A delta of a type its block does not take (said once per block)."""
     c.report(RULE, f"a {kind} in block {block.index}, a {block.type} block", ev, "/delta/type")

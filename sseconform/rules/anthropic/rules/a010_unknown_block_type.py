@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sseconform.rules.anthropic.hooks import HOOKS
+from sseconform.rules.anthropic.hooks import BLOCK_START
 from sseconform.rules.anthropic.invariants import DELTA_MATCHES_BLOCK
 from sseconform.rules.anthropic.state import BLOCK_DELTAS
 from sseconform.rules.catalog import Severity, define
@@ -42,7 +42,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "block-start")
+@BLOCK_START.on(RULE)
 def check(c: AnthropicChecker, ev: Event, index: int, block: dict[str, Any], kind: str) -> None:
     """A block type the SDKs do not know (said once per type)."""
     if kind not in BLOCK_DELTAS and c.first_time(f"{RULE.code}:{kind}"):

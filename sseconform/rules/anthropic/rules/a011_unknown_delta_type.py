@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sseconform.rules.anthropic.hooks import HOOKS
+from sseconform.rules.anthropic.hooks import UNKNOWN_DELTA
 from sseconform.rules.anthropic.invariants import DELTA_MATCHES_BLOCK
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
@@ -43,7 +43,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "unknown-delta")
+@UNKNOWN_DELTA.on(RULE)
 def check(c: AnthropicChecker, ev: Event, kind: str) -> None:
     """A delta type the SDKs do not know (said once per type)."""
     if c.first_time(f"{RULE.code}:{kind}"):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sseconform.rules.anthropic.hooks import HOOKS
+from sseconform.rules.anthropic.hooks import BLOCK_STOP
 from sseconform.rules.anthropic.invariants import DELTA_MATCHES_BLOCK
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
@@ -49,7 +49,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "block-stop")
+@BLOCK_STOP.on(RULE)
 def check(c: AnthropicChecker, ev: Event, block: Block) -> None:
     """A thinking block that ends with no signature (in its start or a delta)."""
     if block.type == "thinking" and not block.signed:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sseconform.rules.anthropic.hooks import HOOKS
+from sseconform.rules.anthropic.hooks import INPUT_INVALID
 from sseconform.rules.anthropic.invariants import TOOL_INPUT_JSON
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
@@ -48,7 +48,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "input-invalid")
+@INPUT_INVALID.on(RULE)
 def check(c: AnthropicChecker, ev: Event, said: str, cut: bool) -> None:
     """A tool input that is not JSON, and max_tokens did not cut it."""
     if not cut:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sseconform.rules.anthropic.hooks import HOOKS
+from sseconform.rules.anthropic.hooks import INPUT_PARSED
 from sseconform.rules.anthropic.invariants import TOOL_INPUT_JSON
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
@@ -40,7 +40,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "input-parsed")
+@INPUT_PARSED.on(RULE)
 def check(c: AnthropicChecker, ev: Event, block: Block, what: str, value: Any) -> None:
     """A tool input that is JSON but not an object."""
     if type(value) is not dict:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sseconform.rules.anthropic.hooks import HOOKS
+from sseconform.rules.anthropic.hooks import INPUT_EMPTY
 from sseconform.rules.anthropic.invariants import TOOL_INPUT_JSON
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
@@ -54,7 +54,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "input-empty")
+@INPUT_EMPTY.on(RULE)
 def check(c: AnthropicChecker, ev: Event, block: Block, what: str) -> None:
     """A tool_use block with no input at all (not in its start, no delta, no other finding
     that explains it)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sseconform.rules.anthropic.hooks import HOOKS
+from sseconform.rules.anthropic.hooks import INPUT_TOO_LARGE
 from sseconform.rules.anthropic.invariants import TOOL_INPUT_JSON
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
@@ -38,7 +38,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "input-too-large")
+@INPUT_TOO_LARGE.on(RULE)
 def check(c: AnthropicChecker, ev: Event, block: Block, what: str) -> None:
     """A tool input over max_arguments: not parsed."""
     c.report(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sseconform.rules.anthropic.hooks import HOOKS
+from sseconform.rules.anthropic.hooks import MESSAGE_STOP
 from sseconform.rules.anthropic.invariants import STOP_THEN_MESSAGE_STOP
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
@@ -39,7 +39,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "message-stop")
+@MESSAGE_STOP.on(RULE)
 def check(c: AnthropicChecker, ev: Event) -> None:
     """message_stop with no stop_reason before it."""
     if c.state.stop_reason is None:

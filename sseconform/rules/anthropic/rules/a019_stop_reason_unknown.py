@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sseconform.rules.anthropic.hooks import HOOKS
+from sseconform.rules.anthropic.hooks import STOP_REASON
 from sseconform.rules.anthropic.invariants import STOP_THEN_MESSAGE_STOP
 from sseconform.rules.anthropic.state import OPENAI_FINISH_REASONS, STOP_REASONS
 from sseconform.rules.catalog import Severity, define
@@ -45,7 +45,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "stop-reason")
+@STOP_REASON.on(RULE)
 def check(c: AnthropicChecker, ev: Event, reason: str) -> None:
     """A stop_reason the Messages API does not have (an OpenAI one is A033's)."""
     if reason not in STOP_REASONS and reason not in OPENAI_FINISH_REASONS:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sseconform.rules.anthropic.hooks import HOOKS
+from sseconform.rules.anthropic.hooks import EVENT_NAME
 from sseconform.rules.anthropic.invariants import EVENT_NAME_MATCHES_TYPE
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
@@ -40,7 +40,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "event-name")
+@EVENT_NAME.on(RULE)
 def check(c: AnthropicChecker, ev: Event, name: str | None, kind: str) -> None:
     """An event without an `event:` line (said once; a ping may go without)."""
     if name is None and kind != "ping" and c.first_time(RULE.code):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sseconform.rules.anthropic.hooks import HOOKS
+from sseconform.rules.anthropic.hooks import UNKNOWN_EVENT
 from sseconform.rules.anthropic.invariants import NO_FOREIGN_SHAPES
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
@@ -40,7 +40,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "unknown-event")
+@UNKNOWN_EVENT.on(RULE)
 def check(c: AnthropicChecker, ev: Event, kind: str) -> None:
     """An event type the Messages API does not have (a Responses one is A035's)."""
     if not kind.startswith("response.") and c.first_time(f"{RULE.code}:{kind}"):

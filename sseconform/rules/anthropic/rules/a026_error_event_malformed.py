@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sseconform.rules.anthropic.hooks import HOOKS
+from sseconform.rules.anthropic.hooks import ERROR, HOOKS
 from sseconform.rules.anthropic.invariants import ERROR_EVENT
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
@@ -46,7 +46,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "error")
+@ERROR.on(RULE)
 def check(c: AnthropicChecker, ev: Event, obj: dict[str, Any]) -> None:
     """An OpenAI-style error object where an Anthropic error event belongs."""
     if obj.get("type") != "error":

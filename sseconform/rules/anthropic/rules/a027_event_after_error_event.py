@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sseconform.rules.anthropic.hooks import HOOKS
+from sseconform.rules.anthropic.hooks import AFTER_END
 from sseconform.rules.anthropic.invariants import ERROR_EVENT
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
@@ -43,7 +43,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "after-end")
+@AFTER_END.on(RULE)
 def check(c: AnthropicChecker, ev: Event) -> None:
     """An event after the error event."""
     end = c.state.ended

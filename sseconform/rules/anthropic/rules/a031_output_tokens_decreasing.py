@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sseconform.rules.anthropic.hooks import HOOKS
+from sseconform.rules.anthropic.hooks import OUTPUT_TOKENS
 from sseconform.rules.anthropic.invariants import USAGE
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
@@ -41,7 +41,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "output-tokens")
+@OUTPUT_TOKENS.on(RULE)
 def check(c: AnthropicChecker, ev: Event, out: int, before: int | None) -> None:
     """A cumulative output_tokens below the count sent before."""
     if before is not None and out < before:

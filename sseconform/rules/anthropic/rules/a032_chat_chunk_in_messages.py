@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sseconform.rules.anthropic.hooks import HOOKS
+from sseconform.rules.anthropic.hooks import UNTYPED
 from sseconform.rules.anthropic.invariants import NO_FOREIGN_SHAPES
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
@@ -36,7 +36,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "untyped")
+@UNTYPED.on(RULE)
 def check(c: AnthropicChecker, ev: Event, obj: dict[str, Any]) -> None:
     """An OpenAI chat chunk in a Messages stream."""
     c.report(RULE, "an OpenAI chat.completion.chunk in a Messages stream", ev)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sseconform.rules.anthropic.hooks import HOOKS
+from sseconform.rules.anthropic.hooks import STOP_REASON
 from sseconform.rules.anthropic.invariants import NO_FOREIGN_SHAPES
 from sseconform.rules.anthropic.state import OPENAI_FINISH_REASONS
 from sseconform.rules.catalog import Severity, define
@@ -44,7 +44,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "stop-reason")
+@STOP_REASON.on(RULE)
 def check(c: AnthropicChecker, ev: Event, reason: str) -> None:
     """An OpenAI finish_reason as the stop_reason: a translation left undone."""
     if reason in OPENAI_FINISH_REASONS:

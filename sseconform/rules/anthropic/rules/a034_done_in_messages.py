@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sseconform.rules.anthropic.hooks import HOOKS
+from sseconform.rules.anthropic.hooks import DONE_SENTINEL
 from sseconform.rules.anthropic.invariants import NO_FOREIGN_SHAPES
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
@@ -37,7 +37,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "done-sentinel")
+@DONE_SENTINEL.on(RULE)
 def check(c: AnthropicChecker, ev: Event) -> None:
     """A chat stream's terminator in a Messages stream."""
     c.report(RULE, "`data: [DONE]` in a Messages stream; it ends with message_stop", ev)

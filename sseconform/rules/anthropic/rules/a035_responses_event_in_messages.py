@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sseconform.rules.anthropic.hooks import HOOKS
+from sseconform.rules.anthropic.hooks import UNKNOWN_EVENT
 from sseconform.rules.anthropic.invariants import NO_FOREIGN_SHAPES
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
@@ -35,7 +35,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "unknown-event")
+@UNKNOWN_EVENT.on(RULE)
 def check(c: AnthropicChecker, ev: Event, kind: str) -> None:
     """A Responses API event in a Messages stream (said once per type)."""
     if kind.startswith("response.") and c.first_time(f"{RULE.code}:{kind}"):

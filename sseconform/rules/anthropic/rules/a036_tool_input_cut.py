@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sseconform.rules.anthropic.hooks import HOOKS
+from sseconform.rules.anthropic.hooks import INPUT_INVALID
 from sseconform.rules.anthropic.invariants import TOOL_INPUT_JSON
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
@@ -42,7 +42,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "input-invalid")
+@INPUT_INVALID.on(RULE)
 def check(c: AnthropicChecker, ev: Event, said: str, cut: bool) -> None:
     """A tool input that is not JSON because max_tokens cut the last block."""
     if cut:

@@ -62,6 +62,8 @@ from sseconform.rules.chat.rules import (
     u004_usage_totals,
     u005_usage_on_content_chunk,
     u006_usage_reasoning_outside,
+    w013_event_field,
+    w014_event_error,
 )
 
 __all__ = [
@@ -122,4 +124,6 @@ __all__ = [
     "u004_usage_totals",
     "u005_usage_on_content_chunk",
     "u006_usage_reasoning_outside",
+    "w013_event_field",
+    "w014_event_error",
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import END
 from sseconform.rules.docs import RuleDoc
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "end")
+@END.on(RULE)
 def check(c: StreamChecker) -> None:
     """Every choice finished, no error frame, and no `[DONE]` at the end."""
     choices = c.choices

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import AFTER_DONE
 from sseconform.rules.docs import RuleDoc
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "after-done")
+@AFTER_DONE.on(RULE)
 def check(c: StreamChecker, ev: Event) -> None:
     """An event after `data: [DONE]` (said once)."""
     c.report(RULE, "an event after `data: [DONE]`", ev)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import ERROR_THEN_DONE, Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import DATA_AFTER_ERROR, END
 from sseconform.rules.docs import RuleDoc
 
 if TYPE_CHECKING:
@@ -37,13 +37,13 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "data-after-error")
+@DATA_AFTER_ERROR.on(RULE)
 def check(c: StreamChecker, ev: Event, err: Event) -> None:
     """Data after the error frame, where `[DONE]` belongs."""
     c.report(RULE, f"the error frame at frame {err.frame} is followed by data, not [DONE]", ev)
 
 
-@HOOKS.on(RULE, "end")
+@END.on(RULE)
 def check_end(c: StreamChecker) -> None:
     """The stream ends right after the error frame, with no `[DONE]`."""
     if c.awaiting_done is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import ERROR_THEN_DONE, Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import END
 from sseconform.rules.docs import RuleDoc
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "end")
+@END.on(RULE)
 def check(c: StreamChecker) -> None:
     """The stream stops with nothing that ends it: no finish, no error frame, no `[DONE]`."""
     if c.error_frame is not None or c.done:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import FINAL_EMPTY_DELTA, Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import END
 from sseconform.rules.docs import RuleDoc
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "end")
+@END.on(RULE)
 def check(c: StreamChecker) -> None:
     """`[DONE]` with no chunk, or with a choice that never got its finish_reason."""
     if c.error_frame is not None or not c.done:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import FINAL_EMPTY_DELTA, Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import FINISH
 from sseconform.rules.chat.state import has_payload
 from sseconform.rules.docs import RuleDoc
 
@@ -45,7 +45,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "finish")
+@FINISH.on(RULE)
 def check(c: StreamChecker, ev: Event, pos: int, choice: Choice, delta: Any, fr: Any) -> None:
     """A finish chunk whose delta carries content."""
     if type(delta) is dict and delta and has_payload(delta):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import FINAL_EMPTY_DELTA, Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import AFTER_FINISH
 from sseconform.rules.docs import RuleDoc
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "after-finish")
+@AFTER_FINISH.on(RULE)
 def check(c: StreamChecker, ev: Event, pos: int, choice: Choice, fr: Any) -> None:
     """A chunk for a finished choice (a second finish_reason is F004's)."""
     if fr is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import FINAL_EMPTY_DELTA, Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import FINISH
 from sseconform.rules.docs import RuleDoc
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "finish")
+@FINISH.on(RULE)
 def check(c: StreamChecker, ev: Event, pos: int, choice: Choice, delta: Any, fr: Any) -> None:
     """finish_reason stop on a choice that made calls (unless the request forced a named
     function: OpenAI's own streams then finish with stop)."""

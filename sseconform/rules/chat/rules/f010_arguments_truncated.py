@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import FINAL_EMPTY_DELTA, Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import ARGUMENTS_INVALID
 from sseconform.rules.chat.state import unparsed
 from sseconform.rules.docs import RuleDoc
 
@@ -45,7 +45,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "arguments-invalid")
+@ARGUMENTS_INVALID.on(RULE)
 def check(
     c: StreamChecker, choice: Choice, call: Call, text: str, exc: orjson.JSONDecodeError
 ) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import FINAL_EMPTY_DELTA, Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import ARGUMENTS_TOO_LARGE
 from sseconform.rules.docs import RuleDoc
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "arguments-too-large")
+@ARGUMENTS_TOO_LARGE.on(RULE)
 def check(c: StreamChecker, choice: Choice, call: Call) -> None:
     """A finished call's arguments over max_arguments: not parsed."""
     limit = c.settings.max_arguments

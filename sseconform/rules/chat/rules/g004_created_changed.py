@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import HEAD_CHANGED
 from sseconform.rules.docs import RuleDoc
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "head-changed")
+@HEAD_CHANGED.on(RULE)
 def check(c: StreamChecker, ev: Event, field: str, new: Any, first: Any, previous: Any) -> None:
     """`created` differs from the first chunk's (said once)."""
     if field == "created" and c.first_time(RULE.code):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import CHOICE_ADDED
 from sseconform.rules.docs import RuleDoc
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "choice-added")
+@CHOICE_ADDED.on(RULE)
 def check(c: StreamChecker, ev: Event, pos: int, idx: int, expected: int) -> None:
     """A new choice at another index than the next."""
     if idx != expected:

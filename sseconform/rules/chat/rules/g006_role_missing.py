@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import FIRST_DELTA
 from sseconform.rules.docs import RuleDoc
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "first-delta")
+@FIRST_DELTA.on(RULE)
 def check(c: StreamChecker, ev: Event, choice: Choice, delta: dict[str, Any], fin: bool) -> None:
     """A choice's first delta without its role (a finish chunk may open and end it)."""
     if "role" not in delta and not fin:

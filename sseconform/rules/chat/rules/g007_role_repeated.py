@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import ROLE_REPEATED
 from sseconform.rules.docs import RuleDoc
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "role-repeated")
+@ROLE_REPEATED.on(RULE)
 def check(c: StreamChecker, ev: Event, pos: int, choice: Choice) -> None:
     """The role again on a later delta that carries content (said once per choice)."""
     c.report(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import CHOICES_EMPTY
 from sseconform.rules.docs import RuleDoc
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "choices-empty")
+@CHOICES_EMPTY.on(RULE)
 def check(c: StreamChecker, ev: Event) -> None:
     """`choices: []` on a chunk that is not the usage chunk."""
     c.report(RULE, "`choices: []` on a chunk that is not the usage chunk", ev)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import UNKNOWN_KEY
 from sseconform.rules.docs import RuleDoc
 from sseconform.rules.native import NATIVE_KEYS, NONSTANDARD_REASONING
 
@@ -48,7 +48,7 @@ def _shape(pointer: str) -> str:
     return "/".join("*" if p.isdigit() else p for p in pointer.split("/"))
 
 
-@HOOKS.on(RULE, "unknown-key")
+@UNKNOWN_KEY.on(RULE)
 def check(c: StreamChecker, ev: Event, key: str, value: object, pointer: str) -> None:
     """A key OpenAI does not send (once per place; a native key or a nonstandard reasoning
     field has its own rule)."""

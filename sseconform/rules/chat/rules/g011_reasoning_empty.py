@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import DELTA
 from sseconform.rules.docs import RuleDoc
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "delta")
+@DELTA.on(RULE)
 def check(c: StreamChecker, ev: Event, pos: int, choice: Choice, delta: dict[str, Any]) -> None:
     """An empty `reasoning_content`."""
     if delta.get("reasoning_content") == "":

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import UNKNOWN_KEY
 from sseconform.rules.docs import RuleDoc
 from sseconform.rules.native import NONSTANDARD_REASONING
 
@@ -40,7 +40,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "unknown-key")
+@UNKNOWN_KEY.on(RULE)
 def check(c: StreamChecker, ev: Event, key: str, value: object, pointer: str) -> None:
     """Reasoning under a nonstandard key (once per key); ``reasoning_details`` entries that
     hold state alone (signatures, encrypted data) carry no reasoning text."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import STABLE_INDEX, Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import CALL_ADDED
 from sseconform.rules.docs import RuleDoc
 from sseconform.rules.snippets import CALL_HEAD, chunk
 
@@ -42,7 +42,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "call-added")
+@CALL_ADDED.on(RULE)
 def check(c: StreamChecker, ev: Event, head: CallHead) -> None:
     """A new call at another index than the next (a delta with no index is I001's)."""
     if "index" in head.tc and head.idx != head.choice.max_call + 1:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import STABLE_INDEX, Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import CALL_MOVED
 from sseconform.rules.docs import RuleDoc
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "call-moved")
+@CALL_MOVED.on(RULE)
 def check(c: StreamChecker, ev: Event, where: str, tid: str, old: int, idx: int) -> None:
     """A call's id under another index than the one it started at."""
     c.report(RULE, f"call {tid!r} moved from index {old} to {idx}", ev, f"{where}/index")

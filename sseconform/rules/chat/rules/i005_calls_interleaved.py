@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import STABLE_INDEX, Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import CALL_INTERLEAVED
 from sseconform.rules.docs import RuleDoc
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "call-interleaved")
+@CALL_INTERLEAVED.on(RULE)
 def check(c: StreamChecker, ev: Event, where: str, idx: int, last: int) -> None:
     """An earlier call continues after another started (said once per choice)."""
     c.report(RULE, f"call {idx} continues after call {last} started", ev, f"{where}/index")

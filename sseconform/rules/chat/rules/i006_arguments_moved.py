@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import STABLE_INDEX, Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import CALL_CONTINUED
 from sseconform.rules.docs import RuleDoc
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "call-continued")
+@CALL_CONTINUED.on(RULE)
 def check(c: StreamChecker, ev: Event, where: str, idx: int, moved: Call) -> None:
     """A call's arguments continue under a new index, with no head."""
     c.report(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import NO_NATIVE_LEAK, Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import NATIVE_PAYLOAD
 from sseconform.rules.docs import RuleDoc
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "native-payload")
+@NATIVE_PAYLOAD.on(RULE)
 def check(c: StreamChecker, ev: Event, what: str) -> None:
     """A provider's native event as the frame."""
     c.report(RULE, f"a native event leaked ({what})", ev)

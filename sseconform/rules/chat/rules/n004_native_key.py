@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from sseconform.rules import native
 from sseconform.rules.catalog import NO_NATIVE_LEAK, Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import DELTA, TOOL_DELTA, UNKNOWN_KEY
 from sseconform.rules.docs import RuleDoc
 
 if TYPE_CHECKING:
@@ -45,14 +45,14 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "unknown-key")
+@UNKNOWN_KEY.on(RULE)
 def check(c: StreamChecker, ev: Event, key: str, value: object, pointer: str) -> None:
     """A native dialect's key in a chunk (once per key)."""
     if key in native.NATIVE_KEYS and c.first_time(f"{RULE.code}:{key}"):
         c.report(RULE, f"native key `{key}` in a chunk", ev, pointer)
 
 
-@HOOKS.on(RULE, "delta")
+@DELTA.on(RULE)
 def check_delta(
     c: StreamChecker, ev: Event, pos: int, choice: Choice, delta: dict[str, Any]
 ) -> None:
@@ -62,7 +62,7 @@ def check_delta(
         c.report(RULE, f"native delta type {kind!r}", ev, f"/choices/{pos}/delta/type")
 
 
-@HOOKS.on(RULE, "tool-delta")
+@TOOL_DELTA.on(RULE)
 def check_tool(c: StreamChecker, ev: Event, where: str, tc: dict[str, Any]) -> None:
     """A native tool-call type (said once)."""
     kind = tc.get("type")

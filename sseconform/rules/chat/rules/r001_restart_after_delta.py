@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import ROLE_RESTART
 from sseconform.rules.docs import RuleDoc
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "role-restart")
+@ROLE_RESTART.on(RULE)
 def check(c: StreamChecker, ev: Event, pos: int, choice: Choice) -> None:
     """A role-only delta after the choice's content began: a second upstream starting over."""
     c.report(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import HEAD_CHANGED
 from sseconform.rules.chat.state import changed
 from sseconform.rules.docs import RuleDoc
 from sseconform.rules.snippets import ERROR_THEN_DONE, chunk
@@ -39,7 +39,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "head-changed")
+@HEAD_CHANGED.on(RULE)
 def check(c: StreamChecker, ev: Event, field: str, new: Any, first: Any, previous: Any) -> None:
     """The chunk id changes after content began: another upstream answers."""
     if field == "id" and c.any_content:

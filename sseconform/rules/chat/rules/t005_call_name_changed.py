@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import TOOL_CALL_HEAD, Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import CALL_CHANGED
 from sseconform.rules.docs import RuleDoc
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "call-changed")
+@CALL_CHANGED.on(RULE)
 def check(c: StreamChecker, ev: Event, where: str, call: Call, field: str, value: str) -> None:
     """A call's name changes on a later delta."""
     if field == "name":

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import TOOL_CALL_HEAD, Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import CALL_HEAD_REPEATED
 from sseconform.rules.docs import RuleDoc
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "call-head-repeated")
+@CALL_HEAD_REPEATED.on(RULE)
 def check(c: StreamChecker, ev: Event, where: str, idx: int) -> None:
     """A later delta repeats the call's id or name (said once per call)."""
     c.report(RULE, f"a later delta of call {idx} repeats its id or name", ev, where)

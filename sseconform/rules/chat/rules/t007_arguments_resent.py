@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import TOOL_CALL_HEAD, Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import ARGUMENTS_RESENT
 from sseconform.rules.docs import RuleDoc
 from sseconform.rules.snippets import ARGUMENT_FRAGMENTS
 
@@ -39,7 +39,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "arguments-resent")
+@ARGUMENTS_RESENT.on(RULE)
 def check(c: StreamChecker, ev: Event, where: str, idx: int) -> None:
     """A call's whole arguments sent again after their fragments."""
     c.report(RULE, f"call {idx}'s whole arguments sent again", ev, f"{where}/function")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import TOOL_CALL_HEAD, Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import CALL_ADDED
 from sseconform.rules.docs import RuleDoc
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "call-added")
+@CALL_ADDED.on(RULE)
 def check(c: StreamChecker, ev: Event, head: CallHead) -> None:
     """A call's first delta that carries arguments."""
     if head.fn.get("arguments"):

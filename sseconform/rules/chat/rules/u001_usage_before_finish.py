@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import USAGE_CHUNK
 from sseconform.rules.docs import RuleDoc
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "usage-chunk")
+@USAGE_CHUNK.on(RULE)
 def check(c: StreamChecker, ev: Event) -> None:
     """The usage chunk before every choice finished."""
     open_choices = [ch.index for ch in c.choices.values() if ch.finish is None]

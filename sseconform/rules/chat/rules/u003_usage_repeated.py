@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import USAGE
 from sseconform.rules.docs import RuleDoc
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "usage")
+@USAGE.on(RULE)
 def check(c: StreamChecker, ev: Event, usage: Any, tokens: Tokens | None, again: bool) -> None:
     """A second chunk with usage."""
     if again:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import USAGE
 from sseconform.rules.docs import RuleDoc
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "usage")
+@USAGE.on(RULE)
 def check(c: StreamChecker, ev: Event, usage: Any, tokens: Tokens | None, again: bool) -> None:
     """Usage counts that do not add up."""
     if tokens is not None and tokens.problems:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import USAGE_WITH_CHOICES
 from sseconform.rules.docs import RuleDoc
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "usage-with-choices")
+@USAGE_WITH_CHOICES.on(RULE)
 def check(c: StreamChecker, ev: Event) -> None:
     """Usage on a chunk that has choices, not on its own chunk."""
     c.report(RULE, "usage on a chunk that has choices", ev, "/usage")

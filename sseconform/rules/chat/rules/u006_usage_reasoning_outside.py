@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import USAGE
 from sseconform.rules.docs import RuleDoc
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "usage")
+@USAGE.on(RULE)
 def check(c: StreamChecker, ev: Event, usage: Any, tokens: Tokens | None, again: bool) -> None:
     """completion_tokens that leave out the reasoning tokens total_tokens counts."""
     if tokens is not None and tokens.reasoning_outside:

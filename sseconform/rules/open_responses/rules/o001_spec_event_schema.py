@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.open_responses.hooks import HOOKS
+from sseconform.rules.open_responses.hooks import EVENT
 from sseconform.rules.open_responses.spec import core_events, report_violations
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "event")
+@EVENT.on(RULE)
 def check(c: OpenResponsesChecker, ev: Event, obj: dict[str, Any], kind: str) -> None:
     """A core event (the error event is O004's) against its schema."""
     if kind != "error" and kind in core_events():

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.open_responses.hooks import HOOKS
+from sseconform.rules.open_responses.hooks import EVENT
 from sseconform.rules.open_responses.spec import RENAMED, core_events, is_extension
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "event")
+@EVENT.on(RULE)
 def check(c: OpenResponsesChecker, ev: Event, obj: dict[str, Any], kind: str) -> None:
     """Neither a core event nor an extension: once per type."""
     if kind in core_events() or is_extension(kind) or not c.first_time("O002:" + kind):

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.open_responses.hooks import HOOKS
+from sseconform.rules.open_responses.hooks import EVENT_NAME
 
 if TYPE_CHECKING:
     from sseconform.rules.open_responses.checker import OpenResponsesChecker
@@ -43,7 +43,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "event-name")
+@EVENT_NAME.on(RULE)
 def check(c: OpenResponsesChecker, ev: Event, kind: str) -> None:
     """No `event:` line (said once), or one that is not the data's type."""
     if ev.event is None:

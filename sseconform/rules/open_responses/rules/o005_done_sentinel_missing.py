@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.open_responses.hooks import HOOKS
+from sseconform.rules.open_responses.hooks import END
 
 if TYPE_CHECKING:
     from sseconform.rules.open_responses.checker import OpenResponsesChecker
@@ -47,7 +47,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "end")
+@END.on(RULE)
 def check(c: OpenResponsesChecker) -> None:
     """A terminal (or error) event came, and no `data: [DONE]` after it."""
     last = c.terminal or c.error

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.open_responses.hooks import HOOKS
+from sseconform.rules.open_responses.hooks import ITEM
 from sseconform.rules.open_responses.spec import is_extension
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "item")
+@ITEM.on(RULE)
 def check(c: OpenResponsesChecker, ev: Event, item: dict[str, Any], kind: str) -> None:
     """An item type neither the specification's nor an extension: once per type."""
     if not is_extension(kind) and c.first_time("O006:" + kind):

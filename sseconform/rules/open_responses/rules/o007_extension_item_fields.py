@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.open_responses.hooks import HOOKS
+from sseconform.rules.open_responses.hooks import ITEM
 from sseconform.rules.open_responses.spec import is_extension
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "item")
+@ITEM.on(RULE)
 def check(c: OpenResponsesChecker, ev: Event, item: dict[str, Any], kind: str) -> None:
     """An extension item without a string id or status."""
     if not is_extension(kind):

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.open_responses.hooks import HOOKS
+from sseconform.rules.open_responses.hooks import PART_DONE, TEXT_DONE
 from sseconform.rules.open_responses.spec import TEXT_PARTS
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "part-done")
+@PART_DONE.on(RULE)
 def part_closed_early(
     c: OpenResponsesChecker, ev: Event, obj: dict[str, Any], part: Part | None
 ) -> None:
@@ -58,7 +58,7 @@ def part_closed_early(
         )
 
 
-@HOOKS.on(RULE, "text-done")
+@TEXT_DONE.on(RULE)
 def text_done_late(
     c: OpenResponsesChecker, ev: Event, obj: dict[str, Any], kind: str, part: Part | None
 ) -> None:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.open_responses.hooks import HOOKS
+from sseconform.rules.open_responses.hooks import ITEM_ADDED, TERMINAL
 
 if TYPE_CHECKING:
     from sseconform.rules.open_responses.checker import OpenResponsesChecker
@@ -38,7 +38,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "item-added")
+@ITEM_ADDED.on(RULE)
 def added_after(c: OpenResponsesChecker, ev: Event, obj: dict[str, Any]) -> None:
     """An item added after one was done as incomplete (said once per stream)."""
     if c.incomplete is None or not c.first_time("O010"):
@@ -53,7 +53,7 @@ def added_after(c: OpenResponsesChecker, ev: Event, obj: dict[str, Any]) -> None
     )
 
 
-@HOOKS.on(RULE, "terminal")
+@TERMINAL.on(RULE)
 def ended_otherwise(c: OpenResponsesChecker, ev: Event, kind: str) -> None:
     """The response ends other than incomplete after an incomplete item."""
     if c.incomplete is None or kind == "response.incomplete" or not c.first_time("O010"):

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import FIRST
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.checker import ResponsesChecker
@@ -44,7 +44,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "first")
+@FIRST.on(RULE)
 def check(c: ResponsesChecker, ev: Event, kind: str) -> None:
     """The first typed event opens the response (background mode may queue it first)."""
     if not c.resumed and kind not in ("response.created", "response.queued", "error"):

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import RESPONSE_ID
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.checker import ResponsesChecker
@@ -36,7 +36,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "response-id")
+@RESPONSE_ID.on(RULE)
 def check(c: ResponsesChecker, ev: Event, rid: Any, first: Any) -> None:
     """A response object whose id is not the stream's first one."""
     c.report(RULE, f"response id {rid!r}, the stream's is {first!r}", ev, "/response/id")

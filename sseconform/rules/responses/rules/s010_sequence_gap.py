@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import SEQUENCE
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.checker import ResponsesChecker
@@ -38,7 +38,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "sequence")
+@SEQUENCE.on(RULE)
 def check(c: ResponsesChecker, ev: Event, n: Any, last: int | None) -> None:
     """A sequence_number past the next one: what lies between is missing."""
     if type(n) is int and last is not None and n > last + 1:

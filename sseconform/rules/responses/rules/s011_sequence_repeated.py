@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import SEQUENCE
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.checker import ResponsesChecker
@@ -35,7 +35,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "sequence")
+@SEQUENCE.on(RULE)
 def check(c: ResponsesChecker, ev: Event, n: Any, last: int | None) -> None:
     """A sequence_number at or below the last one."""
     if type(n) is int and last is not None and n <= last:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import SEQUENCE
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.checker import ResponsesChecker
@@ -35,7 +35,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "sequence")
+@SEQUENCE.on(RULE)
 def check(c: ResponsesChecker, ev: Event, n: Any, last: int | None) -> None:
     """An event without sequence_number (said once: the rest follow from it)."""
     if n is None and c.first_time(RULE.code):

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import RESUMED
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.checker import ResponsesChecker
@@ -51,7 +51,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "resumed")
+@RESUMED.on(RULE)
 def check(c: ResponsesChecker, ev: Event, said: str) -> None:
     """How the stream was read: resumed, so its first items are taken as they come."""
     c.report(RULE, f"{said}; items begun before it are taken as they come", ev)

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import UNRESOLVED
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.checker import ResponsesChecker
@@ -39,7 +39,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "unresolved")
+@UNRESOLVED.on(RULE)
 def check(c: ResponsesChecker, ev: Event, kind: str, idx: int) -> None:
     """An event about an output_index the stream never added."""
     c.report(RULE, f"{kind} for output_index {idx}, never added", ev, "/output_index")

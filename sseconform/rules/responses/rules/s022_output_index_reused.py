@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import INDEX_REUSED
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.checker import ResponsesChecker
@@ -30,7 +30,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "index-reused")
+@INDEX_REUSED.on(RULE)
 def check(c: ResponsesChecker, ev: Event, idx: int) -> None:
     """An output_item.added for an index already added."""
     c.report(RULE, f"output_index {idx} added a second time", ev, "/output_index")

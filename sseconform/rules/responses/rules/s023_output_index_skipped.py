@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import ITEM_ADDED
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.checker import ResponsesChecker
@@ -36,7 +36,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "item-added")
+@ITEM_ADDED.on(RULE)
 def check(c: ResponsesChecker, ev: Event, idx: int, expected: int, first_of_resumed: bool) -> None:
     """An item added at another index than the next (a resumed stream's first may start later)."""
     if idx != expected and not first_of_resumed:

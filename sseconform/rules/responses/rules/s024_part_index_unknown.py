@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import PART_UNKNOWN
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.checker import ResponsesChecker
@@ -41,7 +41,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "part-unknown")
+@PART_UNKNOWN.on(RULE)
 def check(c: ResponsesChecker, ev: Event, kind: str, key: str, i: int, item: Item) -> None:
     """An event about a part its item never added (said once per item)."""
     c.report(

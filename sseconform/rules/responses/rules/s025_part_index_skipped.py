@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import PART_SKIPPED
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.checker import ResponsesChecker
@@ -41,7 +41,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "part-skipped")
+@PART_SKIPPED.on(RULE)
 def check(c: ResponsesChecker, ev: Event, key: str, i: int, item: Item, expected: int) -> None:
     """A part added at another index than the next."""
     c.report(

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import DELTA, REF
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.checker import ResponsesChecker
@@ -38,7 +38,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "ref")
+@REF.on(RULE)
 def check(
     c: ResponsesChecker, ev: Event, obj: dict[str, Any], kind: str, item: Item, need_item: bool
 ) -> None:
@@ -47,7 +47,7 @@ def check(
         c.report(RULE, f"{kind} for output_index {item.index}, already done", ev, "/output_index")
 
 
-@HOOKS.on(RULE, "delta")
+@DELTA.on(RULE)
 def check_delta(c: ResponsesChecker, ev: Event, kind: str, part: Part) -> None:
     """A text delta for a part already done."""
     if part.done:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import WRONG_TYPE
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.checker import ResponsesChecker
@@ -37,7 +37,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "wrong-type")
+@WRONG_TYPE.on(RULE)
 def check(
     c: ResponsesChecker, ev: Event, kind: str, what: str, got: Any, want: Any, pointer: str
 ) -> None:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import TERMINAL
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.checker import ResponsesChecker
@@ -61,7 +61,7 @@ def finished_in(item: Item, output: Any) -> bool:
     )
 
 
-@HOOKS.on(RULE, "terminal")
+@TERMINAL.on(RULE)
 def check(c: ResponsesChecker, ev: Event, kind: str, response: dict[str, Any]) -> None:
     """response.completed while items are still open."""
     if kind != "response.completed":

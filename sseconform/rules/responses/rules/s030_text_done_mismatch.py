@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import TEXT_DONE
 from sseconform.rules.responses.state import done_unlike_deltas
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "text-done")
+@TEXT_DONE.on(RULE)
 def check(c: ResponsesChecker, ev: Event, kind: str, field: str, text: str, acc: Acc) -> None:
     """A text's `.done` that is not what its deltas built."""
     said = done_unlike_deltas(kind, field, text, acc)

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import BODY_DONE
 from sseconform.rules.responses.state import done_unlike_deltas
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "body-done")
+@BODY_DONE.on(RULE)
 def check(c: ResponsesChecker, ev: Event, kind: str, field: str, text: str, acc: Acc) -> None:
     """A call's arguments (or a tool's input) at `.done` that are not what the deltas built."""
     said = done_unlike_deltas(kind, field, text, acc)

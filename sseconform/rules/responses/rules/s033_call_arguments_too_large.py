@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import ARGUMENTS_TOO_LARGE
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.checker import ResponsesChecker
@@ -33,7 +33,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "arguments-too-large")
+@ARGUMENTS_TOO_LARGE.on(RULE)
 def check(c: ResponsesChecker, ev: Event, text: str, field: str) -> None:
     """Arguments over max_arguments: not parsed."""
     c.report(

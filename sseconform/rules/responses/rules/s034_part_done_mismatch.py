@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import PART_DONE
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.checker import ResponsesChecker
@@ -42,7 +42,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "part-done")
+@PART_DONE.on(RULE)
 def check(
     c: ResponsesChecker, ev: Event, kind: str, part: Part, got: dict[str, Any], summary: bool
 ) -> None:

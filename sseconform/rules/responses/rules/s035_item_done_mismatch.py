@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import ITEM_DONE
 from sseconform.rules.responses.state import differs
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ RULE = define(
 CALLS = frozenset({"function_call", "custom_tool_call"})
 
 
-@HOOKS.on(RULE, "item-done")
+@ITEM_DONE.on(RULE)
 def check(
     c: ResponsesChecker, ev: Event, item: Item, got: dict[str, Any], values: dict[str, str]
 ) -> None:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import DONE_AGAIN
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.checker import ResponsesChecker
@@ -30,7 +30,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "done-again")
+@DONE_AGAIN.on(RULE)
 def check(c: ResponsesChecker, ev: Event, kind: str, index: int | None) -> None:
     """A second `.done` for the same item, part or string."""
     if index is None:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import END
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.checker import ResponsesChecker
@@ -37,7 +37,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "end")
+@END.on(RULE)
 def check(c: ResponsesChecker) -> None:
     """The stream ended with no terminal event, no error and no `[DONE]`."""
     if c.terminal is None and c.error is None and not c.done_sentinel:

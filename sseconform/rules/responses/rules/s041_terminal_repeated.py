@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import TERMINAL_AGAIN
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.checker import ResponsesChecker
@@ -31,7 +31,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "terminal-again")
+@TERMINAL_AGAIN.on(RULE)
 def check(c: ResponsesChecker, ev: Event, kind: str) -> None:
     """A terminal event after the first."""
     first = c.terminal.frame if c.terminal is not None else None

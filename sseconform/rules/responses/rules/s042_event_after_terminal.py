@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import EVENT
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.checker import ResponsesChecker
@@ -33,7 +33,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "event")
+@EVENT.on(RULE)
 def check(c: ResponsesChecker, ev: Event, obj: dict[str, Any], kind: str) -> None:
     """Any event after the terminal event (said once)."""
     if c.terminal is not None and c.first_time(RULE.code):

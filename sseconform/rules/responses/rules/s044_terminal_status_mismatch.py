@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
 from sseconform.rules.responses.events import TERMINAL
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import TERMINAL as AT_TERMINAL
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.checker import ResponsesChecker
@@ -34,7 +34,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "terminal")
+@AT_TERMINAL.on(RULE)
 def check(c: ResponsesChecker, ev: Event, kind: str, response: dict[str, Any]) -> None:
     """A terminal event whose response status is not its own."""
     status = response.get("status")

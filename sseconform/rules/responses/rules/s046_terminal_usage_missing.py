@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import TERMINAL
 from sseconform.rules.snippets import USAGE_COMPLETED
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "terminal")
+@TERMINAL.on(RULE)
 def check(c: ResponsesChecker, ev: Event, kind: str, response: dict[str, Any]) -> None:
     """A completed or incomplete response without usage (a failed one may have none)."""
     if kind != "response.failed" and response.get("usage") is None:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import ERROR_INVALID
 from sseconform.rules.schema import error_path, pointer_of
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "error-invalid")
+@ERROR_INVALID.on(RULE)
 def check(c: ResponsesChecker, ev: Event, errors: list[Any]) -> None:
     """An `error` event that breaks its schema."""
     for err in errors:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
 from sseconform.rules.responses.events import TERMINAL
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import CHECKED
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.checker import ResponsesChecker
@@ -37,7 +37,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "checked")
+@CHECKED.on(RULE)
 def check(c: ResponsesChecker, ev: Event, obj: dict[str, Any], kind: str) -> None:
     """Output after an error event, before any terminal event (said once)."""
     if (

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import DONE_SENTINEL
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.checker import ResponsesChecker
@@ -36,7 +36,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "done-sentinel")
+@DONE_SENTINEL.on(RULE)
 def check(c: ResponsesChecker, ev: Event) -> None:
     """A chat stream's terminator before any terminal event."""
     if c.terminal is None:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import FOREIGN_EVENT
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.checker import ResponsesChecker
@@ -33,7 +33,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "foreign-event")
+@FOREIGN_EVENT.on(RULE)
 def check(c: ResponsesChecker, ev: Event, kind: str) -> None:
     """An Anthropic Messages event type."""
     c.report(RULE, f"an Anthropic event ({kind!r}) in a Responses stream", ev, "/type")

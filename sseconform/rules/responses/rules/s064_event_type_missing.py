@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
 from sseconform.rules.native import is_chat_chunk
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import UNTYPED
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.checker import ResponsesChecker
@@ -32,7 +32,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "untyped")
+@UNTYPED.on(RULE)
 def check(c: ResponsesChecker, ev: Event, obj: dict[str, Any]) -> None:
     """An object without a string `type` (a chat chunk is S062's)."""
     if not is_chat_chunk(obj):

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import UNKNOWN_EVENT
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.checker import ResponsesChecker
@@ -37,7 +37,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "unknown-event")
+@UNKNOWN_EVENT.on(RULE)
 def check(c: ResponsesChecker, ev: Event, kind: str) -> None:
     """An event type this grammar does not know (said once per type)."""
     if c.first_time(RULE.code + ":" + kind):

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import EVENT_NAME
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.checker import ResponsesChecker
@@ -37,7 +37,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "event-name")
+@EVENT_NAME.on(RULE)
 def check(c: ResponsesChecker, ev: Event, kind: str) -> None:
     """An `event:` line that names another type than the data's."""
     if ev.event is not None and ev.event != kind:

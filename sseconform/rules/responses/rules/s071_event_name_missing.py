@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import EVENT_NAME
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.checker import ResponsesChecker
@@ -35,7 +35,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "event-name")
+@EVENT_NAME.on(RULE)
 def check(c: ResponsesChecker, ev: Event, kind: str) -> None:
     """No `event:` line (said once)."""
     if ev.event is None and c.first_time(RULE.code):

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import ARGUMENTS_INVALID
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.checker import ResponsesChecker
@@ -41,7 +41,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "arguments-invalid")
+@ARGUMENTS_INVALID.on(RULE)
 def check(c: ResponsesChecker, ev: Event, said: str, pointer: str, cut: bool) -> None:
     """Arguments that are not JSON because max_output_tokens cut them."""
     if cut:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import AUDIO_AFTER_DONE
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.checker import ResponsesChecker
@@ -42,7 +42,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "audio-after-done")
+@AUDIO_AFTER_DONE.on(RULE)
 def check(c: ResponsesChecker, ev: Event, kind: str, prefix: str) -> None:
     """The response's audio (or its transcript) after its `.done`."""
     c.report(RULE, f"{kind} after {prefix}.done", ev, "/type")

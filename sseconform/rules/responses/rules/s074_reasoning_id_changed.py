@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.responses.hooks import HOOKS
+from sseconform.rules.responses.hooks import TERMINAL
 from sseconform.rules.responses.state import output_pairs, renamed_reasoning
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "terminal")
+@TERMINAL.on(RULE)
 def check(c: ResponsesChecker, ev: Event, kind: str, response: dict[str, Any]) -> None:
     """A reasoning item the terminal output gives another id."""
     output = response.get("output")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import ERROR_THEN_DONE, Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import EVENT_NAME
 from sseconform.rules.docs import RuleDoc
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "event-name")
+@EVENT_NAME.on(RULE)
 def check(c: StreamChecker, ev: Event, name: str) -> None:
     """An error sent as `event: error`."""
     if name == "error":

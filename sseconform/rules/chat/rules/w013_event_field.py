@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from sseconform.rules import native
 from sseconform.rules.catalog import Severity, define
-from sseconform.rules.chat.hooks import HOOKS
+from sseconform.rules.chat.hooks import EVENT_NAME
 from sseconform.rules.docs import RuleDoc
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ RULE = define(
 )
 
 
-@HOOKS.on(RULE, "event-name")
+@EVENT_NAME.on(RULE)
 def check(c: StreamChecker, ev: Event, name: str) -> None:
     """An `event:` line on chat output (once per name; a native name is N001's)."""
     if (
