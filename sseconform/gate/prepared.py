@@ -23,7 +23,7 @@ from sseconform.gate.suite import Suite
 from sseconform.gate.upstream import rules_for
 from sseconform.recording.redact import Redactor
 from sseconform.replay.plan import Loaded
-from sseconform.replay.routing import tools_of
+from sseconform.replay.routing import RequestBody, tools_of
 from sseconform.replay.scenario import ReplayRule
 
 __all__ = ["Prepared", "Schedule", "not_applicable", "prepare"]
@@ -168,5 +168,5 @@ def prepare(
         allow=list(suite.allow),
         grammar=suite.grammar,
         index=index,
-        tools=tools_of(text.encode()) or [],
+        tools=tools_of(RequestBody(text.encode())) or [],
     )

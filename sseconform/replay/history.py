@@ -39,6 +39,7 @@ import orjson
 from sseconform.model.state import EMBEDDED as THOUGHT
 from sseconform.model.state import StateFolder, sent_back
 from sseconform.replay.plan import Loaded
+from sseconform.replay.routing import RequestBody
 from sseconform.replay.whole import fold
 from sseconform.sse import SSEDecoder
 
@@ -90,20 +91,15 @@ class Issued:
         return out
 
 
-def check_history(dialect: str | None, body: bytes, issued: Issued) -> Refusal | None:
+def check_history(dialect: str | None, body: RequestBody, issued: Issued) -> Refusal | None:
     """None when the request's history is one the provider accepts (or it has none). A
-    body without the keys a history is made of (nearly every first turn) is not parsed."""
-    if dialect not in _CHECKS or len(body) > MAX_READ:
+    body without the keys a history is made of (nearly every first turn) is not read."""
+    if dialect not in _CHECKS or len(body.raw) > MAX_READ:
         return None
-    if not any(key in body for key in _HISTORY[dialect]):
+    if not any(key in body.raw for key in _HISTORY[dialect]):
         return None
-    try:
-        obj = orjson.loads(body)
-    except orjson.JSONDecodeError:
-        return None
-    if not isinstance(obj, dict):
-        return None
-    return _CHECKS[dialect](obj, issued)
+    obj = body.obj
+    return _CHECKS[dialect](obj, issued) if obj is not None else None
 
 
 @dataclass(frozen=True)
@@ -127,18 +123,15 @@ def returned(obj: dict[str, Any]) -> Returned:
     return Returned(frozenset(sent_back(obj)), _results(obj))
 
 
-def returned_of(body: bytes) -> Returned | None:
+def returned_of(body: RequestBody) -> Returned | None:
     """:func:`returned` of a request body (None: not a JSON object, or past
-    :data:`MAX_READ`); a body without any key that holds either is not parsed."""
-    if len(body) > MAX_READ:
+    :data:`MAX_READ`); a body without any key that holds either is not read."""
+    if len(body.raw) > MAX_READ:
         return None
-    if not any(mark in body for mark in _RETURNING):
+    if not any(mark in body.raw for mark in _RETURNING):
         return NOTHING
-    try:
-        obj = orjson.loads(body)
-    except orjson.JSONDecodeError:
-        return None
-    return returned(obj) if isinstance(obj, dict) else None
+    obj = body.obj
+    return returned(obj) if obj is not None else None
 
 
 def _results(obj: dict[str, Any]) -> int:

@@ -99,10 +99,10 @@ def parse_head(head: bytes) -> RequestHead:
                 raise BadRequest("a folded line before any header")
             fields[-1][1] += " " + line.strip(" \t")
             continue
-        name, sep, value = line.partition(":")
-        if not sep or not _TOKEN.fullmatch(name):  # "Name :" (a space before the colon) too
+        split = _field_line(line)
+        if split is None:
             raise BadRequest("a bad header line")
-        fields.append([name, value.strip(" \t")])
+        fields.append(list(split))
     headers: dict[str, str] = {}
     for name, value in fields:
         if _BAD_VALUE.search(value):
@@ -152,11 +152,21 @@ def chunk_size(line: bytes) -> int:
     return int(m.group(1), 16)
 
 
+def _field_line(line: str) -> tuple[str, str] | None:
+    """A field line's name and value (blanks round it dropped), or None: no colon, or a name
+    that is not a token ("Name :" too). Headers and trailers share this one reading, as they
+    share a grammar (RFC 9112 5); the value is checked by each (a header's may be folded)."""
+    name, sep, value = line.partition(":")
+    if not sep or not _TOKEN.fullmatch(name):
+        return None
+    return name, value.strip(" \t")
+
+
 def trailer_field(line: bytes) -> None:
     """A trailer field after a chunked body (RFC 9112 7.1.2): a valid field line, read and
     dropped (replay answers from its recordings, not from trailers)."""
-    name, sep, value = line.decode("latin-1").removesuffix("\r\n").partition(":")
-    if not sep or not _TOKEN.fullmatch(name) or _BAD_VALUE.search(value.strip(" \t")):
+    split = _field_line(line.decode("latin-1").removesuffix("\r\n"))
+    if split is None or _BAD_VALUE.search(split[1]):
         raise BadRequest("a bad trailer field")
 
 

@@ -1,7 +1,7 @@
 """Which recording answers a request (``Router``), and what a request says about it, read
-without trusting it: its ``[sseconform:TAG]``, its model (a bounded read: never a crash, never
-a copy the size of the body in Python objects), and whether a Gemini request wants a JSON
-array."""
+without trusting it: its body parsed as JSON once for every reader (``RequestBody``), its
+``[sseconform:TAG]``, its model (a bounded read: never a crash, never a copy the size of the
+body in Python objects), and whether a Gemini request wants a JSON array."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -25,6 +27,7 @@ __all__ = [
     "MAX_PARSED",
     "SELECT_HEADER",
     "TAG",
+    "RequestBody",
     "Router",
     "model_of",
     "streams",
@@ -45,6 +48,42 @@ TAG = re.compile(rb"\[sseconform:([A-Za-z0-9_.:/-]{1,200})\]")
 MAX_PARSED = 1024 * 1024
 
 
+@dataclass(frozen=True)
+class RequestBody:
+    """A request's body and what it says as JSON, parsed at most once per request, as
+    routing, the history check and the gate's measure all read it. Parsed when a reader
+    first asks, not before: a body no reader parses (past :data:`MAX_PARSED`, with no
+    history to check) never costs more than its bytes."""
+
+    raw: bytes
+
+    @cached_property
+    def _parsed(self) -> tuple[dict[str, Any] | None, str | None]:
+        """(the object, None), (None, None) for JSON that is not an object, (None, why) for
+        a body that is not JSON (orjson refuses nesting past 1024 levels: an error too)."""
+        try:
+            obj = orjson.loads(self.raw)
+        except orjson.JSONDecodeError as exc:
+            return None, str(exc)
+        return (obj, None) if isinstance(obj, dict) else (None, None)
+
+    @property
+    def obj(self) -> dict[str, Any] | None:
+        """The body as a JSON object; None when it is not one (not JSON, or another value),
+        as every reader takes such a body alike."""
+        return self._parsed[0]
+
+    @property
+    def error(self) -> str | None:
+        """Why the body is not JSON (an empty body is not), or None."""
+        return self._parsed[1]
+
+    @cached_property
+    def tag(self) -> str | None:
+        """:func:`tag_of` the body, scanned once: the server logs it, the router routes by it."""
+        return tag_of(self.raw)
+
+
 def wants_array(target: str) -> bool:
     """A Gemini stream request without ``alt=sse``: Google answers it with a JSON array."""
     dialect, _ = providers.dialect_of_path(target)
@@ -57,7 +96,7 @@ def wants_array(target: str) -> bool:
 _STREAM = re.compile(rb'"stream"\s*:\s*true')
 
 
-def streams(target: str, body: bytes) -> bool:
+def streams(target: str, body: RequestBody) -> bool:
     """Whether the request asks for a stream, as the provider reads it: Gemini by its path
     (``:streamGenerateContent``, not ``:generateContent``), the others by ``"stream": true``
     in the body (absent or false: one JSON answer). A body that is not a JSON object is
@@ -65,13 +104,10 @@ def streams(target: str, body: bytes) -> bool:
     dialect, _ = providers.dialect_of_path(target)
     if dialect == providers.GEMINI:
         return ":streamGenerateContent" in target.partition("?")[0]
-    if len(body) > MAX_PARSED:
-        return _STREAM.search(body) is not None
-    try:
-        obj: Any = orjson.loads(body) if body else None
-    except orjson.JSONDecodeError:
-        return True
-    return not isinstance(obj, dict) or obj.get("stream") is True
+    if len(body.raw) > MAX_PARSED:
+        return _STREAM.search(body.raw) is not None
+    obj = body.obj
+    return obj is None or obj.get("stream") is True
 
 
 def tag_of(body: bytes) -> str | None:
@@ -87,18 +123,13 @@ def tag_of(body: bytes) -> str | None:
 _MODEL = re.compile(rb'"model"\s*:\s*"((?:[^"\\\\]|\\\\.){1,256})"')
 
 
-def tools_of(body: bytes) -> list[str] | None:
+def tools_of(body: RequestBody) -> list[str] | None:
     """The names of the tools a request declares, in any dialect's shape (chat's
     ``function.name``, Anthropic's and Responses' ``name``, Gemini's
     ``functionDeclarations``), in order; None when the body is not read (not a JSON object,
     or over :data:`MAX_PARSED`)."""
-    if len(body) > MAX_PARSED:
-        return None
-    try:
-        obj: Any = orjson.loads(body) if body else None
-    except orjson.JSONDecodeError:
-        return None
-    if not isinstance(obj, dict):
+    obj = body.obj if len(body.raw) <= MAX_PARSED else None
+    if obj is None:
         return None
     tools = obj.get("tools")
     names: list[object] = []
@@ -116,20 +147,17 @@ def tools_of(body: bytes) -> list[str] | None:
     return [n for n in names if isinstance(n, str)]
 
 
-def model_of(body: bytes) -> str | None:
+def model_of(body: RequestBody) -> str | None:
     """The request's ``model``: parsed as JSON up to MAX_PARSED bytes (orjson refuses
     nesting past 1024 levels, as an error, not a crash), found by a bounded scan past it."""
-    if len(body) > MAX_PARSED:
-        m = _MODEL.search(body)
+    if len(body.raw) > MAX_PARSED:
+        m = _MODEL.search(body.raw)
         try:
             return json.loads(b'"%b"' % m.group(1)) if m else None
         except ValueError:
             return None
-    try:
-        obj: Any = orjson.loads(body) if body else None
-    except orjson.JSONDecodeError:
-        return None
-    model = obj.get("model") if isinstance(obj, dict) else None
+    obj = body.obj
+    model = obj.get("model") if obj is not None else None
     return model if isinstance(model, str) else None
 
 
@@ -181,7 +209,7 @@ class Router:
         return tagged
 
     def choose(
-        self, path: str, headers: dict[str, str], body: bytes
+        self, path: str, headers: dict[str, str], body: RequestBody
     ) -> tuple[Loaded | None, Faults, float]:
         """The recording, the faults and the speed for one request."""
         faults = self.fault
@@ -196,7 +224,7 @@ class Router:
         model = model or path_model
         with self._lock:
             self.requests_seen += 1
-            tagged = self._tag_rules(tag_of(body))
+            tagged = self._tag_rules(body.tag)
             for rule in tagged if tagged is not None else self.rules:
                 if rule.matches(path, dialect, model, headers):
                     rule.used += 1

@@ -11,7 +11,7 @@ from sseconform.replay.faults import Faults
 from sseconform.replay.history import Returned, returned_of
 from sseconform.replay.http11 import RequestHead
 from sseconform.replay.plan import Loaded, Plan, make_plan
-from sseconform.replay.routing import tools_of
+from sseconform.replay.routing import RequestBody, tools_of
 from sseconform.safetext import printable
 
 __all__ = ["MAX_REQUEST", "Served"]
@@ -78,15 +78,15 @@ class Served:
         return served
 
     def measured(
-        self, plan: Plan | None, body: bytes, secrets: list[str], whole: Loaded | None = None,
-        speed: float = 1.0, faults: Faults | None = None,
+        self, plan: Plan | None, body: RequestBody, secrets: list[str],
+        whole: Loaded | None = None, speed: float = 1.0, faults: Faults | None = None,
     ) -> None:  # fmt: skip
         """What the gate reads of a request it answered (or refused): its plan, the tools
         it declared, the state its history brought back, and its body as sent; for a
         request answered ``whole`` (not streamed), the stream its recording would have
         sent, which is what the client's stream is timed against."""
         self.plan, self.tools, self.returned = plan, tools_of(body), returned_of(body)
-        self.request = scrub_text(body[:MAX_REQUEST].decode("utf-8", "replace"), secrets)
+        self.request = scrub_text(body.raw[:MAX_REQUEST].decode("utf-8", "replace"), secrets)
         if whole is not None:
             self.streamed = make_plan(whole, speed=speed, faults=faults)
 

@@ -48,9 +48,9 @@ from sseconform.replay.http11 import (
 from sseconform.replay.plan import ABORT, WHOLE, Loaded, Plan, make_plan
 from sseconform.replay.routing import (
     FAULT_HEADER,
+    RequestBody,
     Router,
     streams,
-    tag_of,
     wants_array,
 )
 from sseconform.replay.scenario import ReplayRule
@@ -341,15 +341,15 @@ class ReplayServer:
     ) -> bool:
         """Answer one request; whether the connection can take another."""
         loop = asyncio.get_running_loop()
-        start, secrets = loop.time(), request_secrets(path, headers)
-        shown, head_only, tag = redact_target(path, secrets), method == "HEAD", tag_of(body)
+        start, secrets, parsed = loop.time(), request_secrets(path, headers), RequestBody(body)
+        shown, head_only, tag = redact_target(path, secrets), method == "HEAD", parsed.tag
         if method != "POST" and providers.dialect_of_path(path)[0] is not None:
             # every provider API path takes POST alone, and says so (RFC 9110 15.5.6)
             msg = f"{method} is not allowed on {shown}: it takes POST"
             served = Served(client, method, shown, None, 405, "", tag=None)
             return await self._early(writer, served, error_body(msg), keep, [("allow", "POST")])
         try:
-            rec, faults, speed = self.router.choose(path, headers, body)
+            rec, faults, speed = self.router.choose(path, headers, parsed)
         except ValueError as exc:
             fault = scrub_text(headers.get(FAULT_HEADER, ""), secrets)
             msg = scrub_text(str(exc), secrets)
@@ -361,14 +361,14 @@ class ReplayServer:
             msg = f"no recording for {method} {shown} (serving: {names})"
             served = Served(client, method, shown, None, 404, spec, tag=tag)
             return await self._early(writer, served, error_body(msg), keep)
-        refusal = check_history(providers.dialect_of_path(path)[0], body, self.issued)
+        refusal = check_history(providers.dialect_of_path(path)[0], parsed, self.issued)
         if refusal is not None:  # the state it sends back is not what was issued
             served = Served(client, method, shown, rec.name, refusal.status, spec, tag=tag)
             served.ending = f"refused: {refusal.reason}"
             if self.measure:
-                served.measured(None, body, secrets)
+                served.measured(None, parsed, secrets)
             return await self._early(writer, served, refusal.body, keep)
-        stream = streams(path, body)
+        stream = streams(path, parsed)
         array = stream and rec.dialect == providers.GEMINI and wants_array(path)
         framing = ("json-array" if array else "sse") if stream else "json"
         if not stream:
@@ -380,7 +380,7 @@ class ReplayServer:
         )
         served.started = start
         if self.measure:
-            served.measured(plan, body, secrets, rec if not stream else None, speed, faults)
+            served.measured(plan, parsed, secrets, rec if not stream else None, speed, faults)
         try:
             return await self._execute(
                 plan, writer, start, served, chunked=version != "HTTP/1.0",

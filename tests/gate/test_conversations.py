@@ -24,7 +24,7 @@ from sseconform.html.gate import render
 from sseconform.recording.redact import Redactor
 from sseconform.replay.history import returned_of
 from sseconform.replay.plan import load
-from sseconform.replay.routing import tag_of
+from sseconform.replay.routing import RequestBody, tag_of
 from sseconform.translate import translate_body
 from tests.gate.gateway import Gateway
 from tests.gate.test_gate import free_port
@@ -151,7 +151,7 @@ def test_the_assistant_turn_keeps_the_signature_and_the_call(endpoint: str) -> N
     nxt = next_body(endpoint, first, answer, "18 °C", "a.1.t2")
     raw = orjson.dumps(nxt)
     assert tag_of(raw) == "a.1.t2"  # the last tag: the turn's own, after the prompt's
-    returned = returned_of(raw)
+    returned = returned_of(RequestBody(raw))
     assert returned is not None and sig in returned.values and returned.results == 1
     if endpoint == "messages":
         assistant, user = nxt["messages"][1:]

@@ -293,6 +293,7 @@ def test_a_whole_upstream_answer_is_timed_against_the_stream_it_replaces() -> No
     from sseconform.gate.timing import DEFAULT_BUDGETS, measure
     from sseconform.gate.timing_rules import judge
     from sseconform.replay.plan import load
+    from sseconform.replay.routing import RequestBody
     from sseconform.replay.served import Served
     from sseconform.replay.whole import whole_plan
     from sseconform.translate import translate_body
@@ -300,7 +301,7 @@ def test_a_whole_upstream_answer_is_timed_against_the_stream_it_replaces() -> No
     rec = load(str(ROOT / "recordings" / "anthropic" / "text-anthropic.jsonl"))
     served = Served("127.0.0.1:1", "POST", "/v1/messages", rec.name, 200, "", framing="json")
     served.started = 100.0
-    served.measured(whole_plan(rec, speed=0.2), b"{}", [], rec, 0.2)
+    served.measured(whole_plan(rec, speed=0.2), RequestBody(b"{}"), [], rec, 0.2)
     assert served.streamed is not None and served.plan is not None
     end = served.streamed.spans[-1][0]
     served.times = [(end, 0)]  # the one answer, when the recorded stream would have ended

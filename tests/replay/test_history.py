@@ -18,6 +18,7 @@ import pytest
 from sseconform.model.state import StateFolder
 from sseconform.replay.history import Issued, check_history
 from sseconform.replay.plan import Loaded, load
+from sseconform.replay.routing import RequestBody
 from sseconform.replay.server import ReplayServer
 from sseconform.sse import SSEDecoder
 from tests.conftest import ROOT
@@ -78,7 +79,7 @@ def _turn2_anthropic(
 
 
 def _check(dialect: str, body: dict[str, Any], issued: Issued) -> tuple[int, str] | None:
-    got = check_history(dialect, json.dumps(body).encode(), issued)
+    got = check_history(dialect, RequestBody(json.dumps(body).encode()), issued)
     return None if got is None else (got.status, got.reason)
 
 

@@ -26,6 +26,7 @@ from sseconform.model.state import StateFolder
 from sseconform.recording.format import RecordingReader, RecordingWriter
 from sseconform.replay.history import Issued, Refusal, check_history
 from sseconform.replay.plan import Loaded, load
+from sseconform.replay.routing import RequestBody
 from sseconform.replay.scenario import ReplayRule
 from sseconform.replay.server import ReplayServer
 from sseconform.sse import SSEDecoder
@@ -201,7 +202,8 @@ class Upstream:
 
     def refusals(self) -> list[Refusal | None]:
         """Each request's refusal (None: answered), as the replay judged its history."""
-        return [check_history(self.dialect, s.body, self.replay.issued) for s in self.replay.seen]
+        issued = self.replay.issued
+        return [check_history(self.dialect, RequestBody(s.body), issued) for s in self.replay.seen]
 
 
 @contextmanager
