@@ -30,6 +30,7 @@ from sseconform.rules.base import Checker, Settings
 from sseconform.rules.catalog import RULES, Severity
 from sseconform.rules.chat.checker import StreamChecker
 from sseconform.rules.grammars import AUTO, checker_for, detect
+from sseconform.rules.shared import hooks as shared
 from sseconform.rules.shared.rules.h005_error_body_shape import MAX_BODY as ERROR_BODY
 from sseconform.rules.shared.rules.h005_error_body_shape import problem as error_body_problem
 
@@ -226,17 +227,11 @@ def _check_recording(
     checker: Checker
     if resp is not None and not 200 <= resp.status < 300:
         checker = StreamChecker(settings)  # no body to grammar-check
-        checker._emit(
-            "H001",
-            f"HTTP {resp.status}: an error before the stream, reported the right way",
-            None,
-            line=0,
-            offset=0,
-        )
+        shared.HTTP_ERROR.fire(checker.shared, checker, resp.status)
         damaged = _read_all(reader, checker, feed=False, keep=(kept := bytearray()))
         why = error_body_problem(_answering(reader, grammar), bytes(kept))
         if why is not None and not damaged:
-            checker._emit("H005", f"HTTP {resp.status}: {why}", None, line=0, offset=0)
+            shared.ERROR_BODY.fire(checker.shared, checker, resp.status, why)
         return _finish_recording(path, reader, checker, check_body=False, damaged=damaged)
     settings = _forced_by_request(reader, _resumed_by_url(reader, settings))
     damage: list[RecordingError] = []
@@ -247,8 +242,7 @@ def _check_recording(
     if resp is not None:
         ctype = resp.header("content-type") or ""
         if ctype.split(";")[0].strip().lower() != "text/event-stream":
-            msg = f"Content-Type {ctype or '(none)'!r}, not text/event-stream"
-            checker._emit("H002", msg, None, line=0, offset=0)
+            shared.CONTENT_TYPE.fire(checker.shared, checker, ctype)
     damaged = _read_all(reader, checker, feed=True, reads=(reads, damage))
     return _finish_recording(path, reader, checker, check_body=True, damaged=damaged)
 
@@ -327,14 +321,8 @@ def _read_all(
     if damage:
         exc = damage[0]
         after = reader.skip_rest()
-        lost = f"it and the {after} line(s) after it are not read" if after else "it is not read"
-        checker._emit(
-            "H004",
-            f"damaged recording at line {exc.line} ({exc.message}): {lost}; the "
-            f"{checker.bytes} body bytes before it were checked",
-            None,
-            line=0,
-            offset=checker.bytes,
+        shared.RECORDING_DAMAGED.fire(
+            checker.shared, checker, exc.line, exc.message, after, checker.bytes
         )
         return True
     return False
@@ -350,7 +338,7 @@ def _finish_recording(
 ) -> FileResult:
     why = reader.incomplete_reason()
     if why is not None and not damaged:
-        checker._emit("H003", f"incomplete recording: {why}", None, line=0, offset=0)
+        shared.RECORDING_INCOMPLETE.fire(checker.shared, checker, why)
     if check_body:
         return _result(path, "recording", checker)
     diags = sorted(checker.diagnostics, key=lambda d: d.offset or 0)

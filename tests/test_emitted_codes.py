@@ -65,3 +65,46 @@ def test_every_rule_of_a_hooked_grammar_holds_its_check(grammar: str) -> None:
     assert {r.code for r in hooks.rules()} == own
     for path in (RULES_DIR / package).glob("*.py"):
         assert not _codes_named_in(path), path.name
+
+
+def test_every_shared_rule_holds_its_check() -> None:
+    """W, J and H hold their checks too: a shared moment's check (rules/shared/hooks.py), or
+    the decoder anomaly the wire rule reports; every anomaly kind the decoder has has its
+    rule, and no code is found elsewhere."""
+    from sseconform.rules.shared.hooks import ANOMALIES, HOOKS
+    from sseconform.sse import events as kinds
+
+    shared = {c for c, r in RULES.items() if r.grammar == "any"}
+    held = {r.code for r in HOOKS.rules()} | {a.rule.code for a in ANOMALIES.values()}
+    assert len(shared) >= 25 and held == shared, sorted(shared ^ held)
+    every_kind = {getattr(kinds, n) for n in kinds.__all__ if n.isupper()}
+    assert set(ANOMALIES) == every_kind
+
+
+def test_no_rule_code_outside_its_rule_module() -> None:
+    """A code is named only by its rule module and the catalog: every other module reports
+    and looks rules up by object (docstrings may cite codes as examples)."""
+    import ast
+
+    code = re.compile(r"[A-Z]\d{3}")
+    CATALOG = Path("rules/catalog.py")
+    found: list[str] = []
+    for path in (RULES_DIR.parent).rglob("*.py"):
+        rel = path.relative_to(RULES_DIR.parent)
+        if (len(rel.parts) == 4 and rel.parts[0] == rel.parts[2] == "rules") or rel == CATALOG:
+            continue  # a rule module (rules/<grammar>/rules/*.py) names its own code
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docs = {
+            id(n.body[0].value)
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+            and n.body
+            and isinstance(n.body[0], ast.Expr)
+        }
+        for n in ast.walk(tree):
+            if not isinstance(n, ast.Constant) or not isinstance(n.value, str):
+                continue
+            if id(n) not in docs and code.fullmatch(n.value):
+                found.append(f"{rel}:{n.lineno}: {n.value}")
+    assert not found, found
+    assert len(list(RULES_DIR.parent.rglob("*.py"))) > 300  # the walk read the package

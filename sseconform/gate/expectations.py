@@ -21,7 +21,15 @@ from sseconform.gate.diff import compare
 from sseconform.gate.graded import Graded, checked, retried
 from sseconform.gate.references import References
 from sseconform.gate.scenario import Scenario
+from sseconform.rules.anthropic.rules import a020_message_stop_missing as a020
 from sseconform.rules.catalog import Severity
+from sseconform.rules.chat.rules import d001_done_missing as d001
+from sseconform.rules.chat.rules import e003_truncated as e003
+from sseconform.rules.chat.rules import f001_finish_missing as f001
+from sseconform.rules.responses.rules import s028_item_left_open as s028
+from sseconform.rules.responses.rules import s040_terminal_missing as s040
+from sseconform.rules.shared.rules import h003_recording_incomplete as h003
+from sseconform.rules.shared.rules import w011_unterminated_event as w011
 
 __all__ = ["ON_HTTP_ERROR", "OPENING", "STREAM_CUT", "grade"]
 
@@ -209,10 +217,11 @@ def _upstream_failed(case: _Case, told: bool) -> None:
 
 #: The check codes that only say a stream stopped before its end (no terminal event, no
 #: ``[DONE]``, a cut last event): what a gateway that mirrors its upstream's drop must show.
+_CUT = (h003.RULE.code, w011.RULE.code)
 STREAM_CUT = {
-    "chat": frozenset({"H003", "W011", "D001", "E003", "F001"}),
-    "anthropic": frozenset({"H003", "W011", "A020"}),
-    "responses": frozenset({"H003", "W011", "S040", "S028"}),
+    "chat": frozenset({*_CUT, d001.RULE.code, e003.RULE.code, f001.RULE.code}),
+    "anthropic": frozenset({*_CUT, a020.RULE.code}),
+    "responses": frozenset({*_CUT, s040.RULE.code, s028.RULE.code}),
 }
 
 

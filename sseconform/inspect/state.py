@@ -29,6 +29,7 @@ from sseconform.model import Reassembler
 from sseconform.rules.base import Checker, Settings
 from sseconform.rules.chat.checker import StreamChecker
 from sseconform.rules.grammars import checker_for
+from sseconform.rules.shared.rules import h001_http_error_status as h001
 from sseconform.safetext import printable
 from sseconform.sse import Event, SSEDecoder
 from sseconform.translate import Translator, detect_event, translator_for
@@ -193,10 +194,7 @@ class StreamView:
             # What `check` says of an error before the stream; the body is not an event stream.
             self._checker = None
             self.diagnostics.append(
-                Finding.of_rule(
-                    "H001", f"HTTP {status}: an error before the stream, reported the right way",
-                    None, 0, 0,
-                )
+                Finding.of(h001.RULE, h001.message(status), offset=0)
             )  # fmt: skip
 
     # -- input -----------------------------------------------------------------------------

@@ -19,44 +19,13 @@ from sseconform.rules.catalog import RULES, Rule
 from sseconform.rules.delta_template import DeltaTemplate, make_template
 from sseconform.rules.finding import Finding, printable
 from sseconform.rules.lane import Run
+from sseconform.rules.shared import hooks as shared
+from sseconform.rules.shared.hooks import ANOMALIES
 from sseconform.sse import decoder as sse
-from sseconform.sse import events as kinds
 from sseconform.sse.decoder import Anomaly, Event, SSEDecoder
 
 DEFAULT_MAX_PER_CODE = 50
 DEFAULT_MAX_ARGUMENTS = 64 * 1024 * 1024
-
-WIRE_CODES: dict[str, str] = {
-    kinds.INVALID_UTF8: "W001",
-    kinds.BOM_SEEN: "W002",
-    kinds.CRLF: "W003",
-    kinds.CR: "W004",
-    kinds.DATA_NO_SPACE: "W005",
-    kinds.COMMENT: "W006",
-    kinds.UNKNOWN_FIELD: "W007",
-    kinds.ID_FIELD: "W008",
-    kinds.ID_OR_RETRY_ONLY: "W009",
-    kinds.RETRY_FIELD: "W010",
-    kinds.UNTERMINATED: "W011",
-    kinds.LINE_TOO_LONG: "W017",
-    kinds.EVENT_TOO_LARGE: "W019",
-}
-
-WIRE_MESSAGES: dict[str, str] = {
-    kinds.INVALID_UTF8: "bytes that are not UTF-8 ({})",
-    kinds.BOM_SEEN: "the body starts with a byte-order mark",
-    kinds.CRLF: "lines end in CRLF (first here)",
-    kinds.CR: "lines end in a bare CR (first here)",
-    kinds.DATA_NO_SPACE: "`data:` without a space after the colon (first here)",
-    kinds.COMMENT: "comment line: {!r}",
-    kinds.UNKNOWN_FIELD: "unknown field {!r}: parsers ignore the line",
-    kinds.ID_FIELD: "an `id: {}` field, which no LLM API sends",
-    kinds.ID_OR_RETRY_ONLY: "a block of only {} lines: some clients dispatch an empty event",
-    kinds.RETRY_FIELD: "a `retry: {}` field, which no LLM API sends",
-    kinds.UNTERMINATED: "the last event is not ended by a blank line; parsers drop it: {!r}",
-    kinds.LINE_TOO_LONG: "line too long ({}); its content was skipped",
-    kinds.EVENT_TOO_LARGE: "an event too large ({}); it was dropped unread",
-}
 
 
 @dataclass(slots=True)
@@ -103,9 +72,6 @@ class Checker:
 
     #: The grammar's name (``chat``, ``anthropic``, ``responses``).
     grammar: ClassVar[str] = ""
-    #: Wire anomaly kind -> rule code, and its message (a grammar may word them its way).
-    ANOMALY_CODES: ClassVar[dict[str, str]] = WIRE_CODES
-    ANOMALY_MESSAGES: ClassVar[dict[str, str]] = WIRE_MESSAGES
     #: Bytes of a partial event the lane holds back before the decoder takes them.
     LANE_CARRY: ClassVar[int] = 64 * 1024
     #: The most bytes the lane cuts into events at once (a larger read goes in such pieces).
@@ -120,6 +86,12 @@ class Checker:
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
         self._enabled = self.settings.enabled_codes()
+        #: the shared moments' enabled checks (W, J, H: rules/shared/hooks.py)
+        self.shared = shared.HOOKS.table(self._enabled)
+        #: wire anomaly kind -> its rule's code and message, as this grammar words it
+        self._wire = {
+            kind: (a.rule.code, a.message_for(self.grammar)) for kind, a in ANOMALIES.items()
+        }
         self._cap = self.settings.max_per_code
         self.diagnostics: list[Finding] = []
         self.suppressed: dict[str, int] = {}
@@ -183,40 +155,45 @@ class Checker:
     # -- what every grammar reads the same way ----------------------------------------------
 
     def _data_lines(self, ev: Event) -> None:
-        """W016: an event whose data came on several `data:` lines (joined, as parsers do)."""
+        """An event whose data came on several `data:` lines (joined, as parsers do)."""
         if ev.data_lines > 1:
-            self._emit("W016", f"data spread over {ev.data_lines} `data:` lines", ev)
+            shared.MULTI_LINE_DATA.fire(self.shared, self, ev)
 
     def _json_object(self, ev: Event) -> dict[str, Any] | None:
-        """The event's data as a JSON object, or None when it is not one: empty (W015), a
-        keep-alive sent as data (W012), not JSON (J001) or JSON but not an object (J002). A
-        grammar reads its own sentinels (``[DONE]``) before asking."""
+        """The event's data as a JSON object, or None when it is not one: empty, a keep-alive
+        sent as data, not JSON, or JSON but not an object (each a shared moment). A grammar
+        reads its own sentinels (``[DONE]``) before asking."""
         data = ev.data
         if not data:
-            self._emit("W015", "an event with empty data", ev)
+            shared.EMPTY_DATA.fire(self.shared, self, ev)
             return None
         if data[0] == ":":
-            self._emit("W012", f"a keep-alive sent as data: {data[:30]!r}", ev)
+            shared.KEEPALIVE_DATA.fire(self.shared, self, ev)
             return None
         try:
             obj = orjson.loads(data)
         except orjson.JSONDecodeError as exc:
-            self._emit("J001", f"data is not JSON: {exc}; data starts {data[:40]!r}", ev)
+            shared.NOT_JSON.fire(self.shared, self, ev, exc)
             return None
         if type(obj) is not dict:
-            self._emit("J002", f"data is JSON {type(obj).__name__}, not an object", ev)
+            shared.NOT_OBJECT.fire(self.shared, self, ev, obj)
             return None
         return obj
 
     def _schema_error(self, ev: Event, message: str, pointer: str = "") -> None:
-        """J003: the data breaks its schema where no grammar rule owns the fault."""
-        self._emit("J003", message, ev, pointer)
+        """The data breaks its schema where no grammar rule owns the fault."""
+        shared.SCHEMA_VIOLATION.fire(self.shared, self, ev, message, pointer)
 
     # -- what a rule's check reports through (rules/hooks.py) --------------------------------
 
     def report(self, rule: Rule, message: str, ev: Event | None, pointer: str = "") -> None:
         """A finding of ``rule``, located at the start of ``ev``."""
         self._emit(rule.code, message, ev, pointer)
+
+    def report_about_file(self, rule: Rule, message: str, offset: int = 0) -> None:
+        """A finding about the HTTP response or the recording, not a place in the body
+        (line 0; ``offset``: the body bytes read before it, where that matters)."""
+        self._emit(rule.code, message, None, line=0, offset=offset)
 
     def report_at_end(self, rule: Rule, message: str) -> None:
         """A finding of ``rule`` about the end of the stream (at its last event)."""
@@ -240,8 +217,9 @@ class Checker:
         it fill the cap, so what is shown does not change, and the hold stays bounded."""
         pending = self._pending
         held = self._held
+        wire = self._wire
         for a in found:
-            code = self.ANOMALY_CODES[a.kind]
+            code = wire[a.kind][0]
             if code not in self._enabled:
                 continue
             n = held.get(code, 0)
@@ -262,9 +240,8 @@ class Checker:
             if ev is not None and a.offset >= ev.end:
                 keep.append(a)
                 continue
-            code = self.ANOMALY_CODES[a.kind]
+            code, msg = self._wire[a.kind]
             self._held[code] -= 1
-            msg = self.ANOMALY_MESSAGES[a.kind]
             text = msg.format(a.detail) if "{" in msg else msg
             if ev is not None and a.offset >= ev.offset:
                 if a.offset != ev.offset:
@@ -449,11 +426,7 @@ class Checker:
             self._events(events)
         self._place(None)
         if self.frames == 0 and self.bytes:
-            self._at_end(
-                "W018",
-                f"no SSE event in {self.bytes} bytes: "
-                f"the body looks like {_looks_like(self._head_bytes)}",
-            )
+            shared.NOT_SSE.fire(self.shared, self, self.bytes, _looks_like(self._head_bytes))
         else:  # a body that is not SSE has no stream to end: what would follow is W018's
             self._end_of_stream()
         self.diagnostics.sort(key=lambda d: (d.offset, d.line))

@@ -14,7 +14,7 @@ findings about the end of the stream at the last event.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any
 
 import orjson
 
@@ -28,12 +28,11 @@ from sseconform.rules.anthropic.state import (
     Block,
     StreamState,
 )
-from sseconform.rules.base import WIRE_MESSAGES, Checker, Settings
+from sseconform.rules.base import Checker, Settings
 from sseconform.rules.delta_template import DeltaTemplate
 from sseconform.rules.lane import Run
 from sseconform.rules.native import is_chat_chunk
 from sseconform.rules.schema import validator, violations
-from sseconform.sse import events as kinds
 from sseconform.sse.decoder import Event
 
 __all__ = ["CHECKER", "AnthropicChecker"]
@@ -50,11 +49,6 @@ class AnthropicChecker(Checker):
     """The anthropic grammar: what the Anthropic SDKs, Claude Code and the AI SDK parse."""
 
     grammar = "anthropic"
-    ANOMALY_MESSAGES: ClassVar[dict[str, str]] = {
-        **WIRE_MESSAGES,
-        kinds.ID_FIELD: "`id: {}` on a Messages stream",
-        kinds.RETRY_FIELD: "`retry: {}` on a Messages stream",
-    }
 
     def __init__(self, settings: Settings | None = None) -> None:
         super().__init__(settings)

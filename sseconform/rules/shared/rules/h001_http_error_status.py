@@ -1,7 +1,16 @@
 """H001 http-error-status: A non-2xx response: the body is not a stream."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.shared.hooks import HTTP_ERROR
+
+if TYPE_CHECKING:
+    from sseconform.rules.base import Checker
+
 
 RULE = define(
     "H001",
@@ -29,3 +38,14 @@ RULE = define(
         fix="Nothing to fix: this is how an error known before the first byte should be sent.",
     ),
 )
+
+
+def message(status: int) -> str:
+    """What H001 says (``inspect`` says it too)."""
+    return f"HTTP {status}: an error before the stream, reported the right way"
+
+
+@HTTP_ERROR.on(RULE)
+def check(c: Checker, status: int) -> None:
+    """A response whose status is not 2xx: its body is an error, not a stream."""
+    c.report_about_file(RULE, message(status))

@@ -1,7 +1,16 @@
 """H002 content-type: A 2xx response that is not `text/event-stream`."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.shared.hooks import CONTENT_TYPE
+
+if TYPE_CHECKING:
+    from sseconform.rules.base import Checker
+
 
 RULE = define(
     "H002",
@@ -35,3 +44,9 @@ RULE = define(
         ),
     ),
 )
+
+
+@CONTENT_TYPE.on(RULE)
+def check(c: Checker, content_type: str) -> None:
+    """A 2xx response whose Content-Type is not text/event-stream."""
+    c.report_about_file(RULE, f"Content-Type {content_type or '(none)'!r}, not text/event-stream")

@@ -1,7 +1,16 @@
 """H003 recording-incomplete: The recording ended early or has no end mark."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.shared.hooks import RECORDING_INCOMPLETE
+
+if TYPE_CHECKING:
+    from sseconform.rules.base import Checker
+
 
 RULE = define(
     "H003",
@@ -27,3 +36,9 @@ RULE = define(
         fix="Record the response until the gateway closes it, then check the new recording.",
     ),
 )
+
+
+@RECORDING_INCOMPLETE.on(RULE)
+def check(c: Checker, why: str) -> None:
+    """A recording that stops before the response ended."""
+    c.report_about_file(RULE, f"incomplete recording: {why}")

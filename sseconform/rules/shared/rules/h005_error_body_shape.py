@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.shared.hooks import ERROR_BODY
+
+if TYPE_CHECKING:
+    from sseconform.rules.base import Checker
+
 
 RULE = define(
     "H005",
@@ -109,3 +114,9 @@ def _named(key: str) -> str:
 
 def _expected(grammar: str) -> str:
     return f"this endpoint's clients read {SHAPES.get(grammar, SHAPES['chat'])}"
+
+
+@ERROR_BODY.on(RULE)
+def check(c: Checker, status: int, why: str) -> None:
+    """An error response's body in a shape its endpoint's clients cannot read."""
+    c.report_about_file(RULE, f"HTTP {status}: {why}")

@@ -1,7 +1,19 @@
 """J001 invalid-json: An event's data is not valid JSON (and not `[DONE]`)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.shared.hooks import NOT_JSON
+
+if TYPE_CHECKING:
+    import orjson
+
+    from sseconform.rules.base import Checker
+    from sseconform.sse.decoder import Event
+
 
 RULE = define(
     "J001",
@@ -30,3 +42,9 @@ RULE = define(
         ),
     ),
 )
+
+
+@NOT_JSON.on(RULE)
+def check(c: Checker, ev: Event, exc: orjson.JSONDecodeError) -> None:
+    """Data that does not parse as JSON."""
+    c.report(RULE, f"data is not JSON: {exc}; data starts {ev.data[:40]!r}", ev)

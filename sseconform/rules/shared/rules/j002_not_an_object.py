@@ -1,7 +1,17 @@
 """J002 not-an-object: An event's data is JSON but not an object."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.shared.hooks import NOT_OBJECT
+
+if TYPE_CHECKING:
+    from sseconform.rules.base import Checker
+    from sseconform.sse.decoder import Event
+
 
 RULE = define(
     "J002",
@@ -26,3 +36,9 @@ RULE = define(
         fix=('data: {...,"delta":{"content":"Hi"}}\n\n'),
     ),
 )
+
+
+@NOT_OBJECT.on(RULE)
+def check(c: Checker, ev: Event, value: object) -> None:
+    """Data that is JSON but not an object."""
+    c.report(RULE, f"data is JSON {type(value).__name__}, not an object", ev)

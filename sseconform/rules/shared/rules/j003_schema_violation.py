@@ -1,7 +1,17 @@
 """J003 schema-violation: A frame violates its JSON Schema in `schemas/`."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.shared.hooks import SCHEMA_VIOLATION
+
+if TYPE_CHECKING:
+    from sseconform.rules.base import Checker
+    from sseconform.sse.decoder import Event
+
 
 RULE = define(
     "J003",
@@ -30,3 +40,9 @@ RULE = define(
         ),
     ),
 )
+
+
+@SCHEMA_VIOLATION.on(RULE)
+def check(c: Checker, ev: Event, message: str, pointer: str) -> None:
+    """A schema violation no grammar rule claims (a claimed one is its rule's finding)."""
+    c.report(RULE, message, ev, pointer)

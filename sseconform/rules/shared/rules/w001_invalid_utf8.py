@@ -2,6 +2,8 @@
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.shared.hooks import anomaly
+from sseconform.sse import events as kinds
 
 RULE = define(
     "W001",
@@ -34,3 +36,6 @@ RULE = define(
         ),
     ),
 )
+
+#: The decoder finds it; the checker base places it at the start of its event.
+anomaly(RULE, kinds.INVALID_UTF8, "bytes that are not UTF-8 ({})")

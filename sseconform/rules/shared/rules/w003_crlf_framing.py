@@ -2,6 +2,8 @@
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.shared.hooks import anomaly
+from sseconform.sse import events as kinds
 
 RULE = define(
     "W003",
@@ -26,3 +28,6 @@ RULE = define(
         fix=('Frame with LF only:\ndata: {...,"delta":{"content":"Hi"}}\n\ndata: [DONE]\n\n'),
     ),
 )
+
+#: The decoder finds it; the checker base places it at the start of its event.
+anomaly(RULE, kinds.CRLF, "lines end in CRLF (first here)")

@@ -2,6 +2,8 @@
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.shared.hooks import anomaly
+from sseconform.sse import events as kinds
 
 RULE = define(
     "W005",
@@ -27,3 +29,6 @@ RULE = define(
         fix=('data: {...,"delta":{"content":"Hi"}}\n\ndata: [DONE]\n\n'),
     ),
 )
+
+#: The decoder finds it; the checker base places it at the start of its event.
+anomaly(RULE, kinds.DATA_NO_SPACE, "`data:` without a space after the colon (first here)")

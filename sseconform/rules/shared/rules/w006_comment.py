@@ -2,6 +2,8 @@
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.shared.hooks import anomaly
+from sseconform.sse import events as kinds
 
 RULE = define(
     "W006",
@@ -23,3 +25,6 @@ RULE = define(
         fix=("Nothing to fix. Keep keep-alives as comments, never as data (see W012):\n: ping\n\n"),
     ),
 )
+
+#: The decoder finds it; the checker base places it at the start of its event.
+anomaly(RULE, kinds.COMMENT, "comment line: {!r}")

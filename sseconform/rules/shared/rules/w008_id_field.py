@@ -2,6 +2,8 @@
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.shared.hooks import anomaly
+from sseconform.sse import events as kinds
 
 RULE = define(
     "W008",
@@ -23,4 +25,12 @@ RULE = define(
         example=('id: 1\ndata: {...,"delta":{"content":"Hi"}}\n\n'),
         fix=('Drop the field:\ndata: {...,"delta":{"content":"Hi"}}\n\n'),
     ),
+)
+
+#: The decoder finds it; the checker base places it at the start of its event.
+anomaly(
+    RULE,
+    kinds.ID_FIELD,
+    "an `id: {}` field, which no LLM API sends",
+    anthropic="`id: {}` on a Messages stream",
 )

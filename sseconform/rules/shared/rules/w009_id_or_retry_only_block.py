@@ -2,6 +2,8 @@
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.shared.hooks import anomaly
+from sseconform.sse import events as kinds
 
 RULE = define(
     "W009",
@@ -29,4 +31,9 @@ RULE = define(
             "\n"
         ),
     ),
+)
+
+#: The decoder finds it; the checker base places it at the start of its event.
+anomaly(
+    RULE, kinds.ID_OR_RETRY_ONLY, "a block of only {} lines: some clients dispatch an empty event"
 )

@@ -2,6 +2,8 @@
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.shared.hooks import anomaly
+from sseconform.sse import events as kinds
 
 RULE = define(
     "W010",
@@ -24,4 +26,12 @@ RULE = define(
         example=('retry: 3000\ndata: {...,"delta":{"content":"Hi"}}\n\n'),
         fix=('Drop the field:\ndata: {...,"delta":{"content":"Hi"}}\n\n'),
     ),
+)
+
+#: The decoder finds it; the checker base places it at the start of its event.
+anomaly(
+    RULE,
+    kinds.RETRY_FIELD,
+    "a `retry: {}` field, which no LLM API sends",
+    anthropic="`retry: {}` on a Messages stream",
 )

@@ -2,6 +2,8 @@
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.shared.hooks import anomaly
+from sseconform.sse import events as kinds
 
 RULE = define(
     "W011",
@@ -35,4 +37,9 @@ RULE = define(
             "\n"
         ),
     ),
+)
+
+#: The decoder finds it; the checker base places it at the start of its event.
+anomaly(
+    RULE, kinds.UNTERMINATED, "the last event is not ended by a blank line; parsers drop it: {!r}"
 )

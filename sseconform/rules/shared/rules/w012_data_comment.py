@@ -1,7 +1,17 @@
 """W012 data-comment: A keep-alive sent as data (`data: : ping`)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.shared.hooks import KEEPALIVE_DATA
+
+if TYPE_CHECKING:
+    from sseconform.rules.base import Checker
+    from sseconform.sse.decoder import Event
+
 
 RULE = define(
     "W012",
@@ -27,3 +37,9 @@ RULE = define(
         fix=(': ping\n\ndata: {...,"delta":{"content":"Hi"}}\n\n'),
     ),
 )
+
+
+@KEEPALIVE_DATA.on(RULE)
+def check(c: Checker, ev: Event) -> None:
+    """Data that starts with a colon: a keep-alive comment sent as data."""
+    c.report(RULE, f"a keep-alive sent as data: {ev.data[:30]!r}", ev)

@@ -1,7 +1,17 @@
 """W015 empty-data: An event whose data is empty."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.shared.hooks import EMPTY_DATA
+
+if TYPE_CHECKING:
+    from sseconform.rules.base import Checker
+    from sseconform.sse.decoder import Event
+
 
 RULE = define(
     "W015",
@@ -30,3 +40,9 @@ RULE = define(
         ),
     ),
 )
+
+
+@EMPTY_DATA.on(RULE)
+def check(c: Checker, ev: Event) -> None:
+    """An event whose data is the empty string."""
+    c.report(RULE, "an event with empty data", ev)

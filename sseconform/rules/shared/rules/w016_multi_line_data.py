@@ -1,7 +1,17 @@
 """W016 multi-line-data: An event whose data spans several `data:` lines."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.shared.hooks import MULTI_LINE_DATA
+
+if TYPE_CHECKING:
+    from sseconform.rules.base import Checker
+    from sseconform.sse.decoder import Event
+
 
 RULE = define(
     "W016",
@@ -27,3 +37,9 @@ RULE = define(
         fix=('data: {...,"choices":[{"index":0,"delta":{"content":"Hi"}}]}\n\n'),
     ),
 )
+
+
+@MULTI_LINE_DATA.on(RULE)
+def check(c: Checker, ev: Event) -> None:
+    """An event whose data came on several `data:` lines (joined, as parsers do)."""
+    c.report(RULE, f"data spread over {ev.data_lines} `data:` lines", ev)

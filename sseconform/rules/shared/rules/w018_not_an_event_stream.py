@@ -1,7 +1,16 @@
 """W018 not-an-event-stream: A non-empty body with no SSE event in it."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.shared.hooks import NOT_SSE
+
+if TYPE_CHECKING:
+    from sseconform.rules.base import Checker
+
 
 RULE = define(
     "W018",
@@ -34,3 +43,9 @@ RULE = define(
         ),
     ),
 )
+
+
+@NOT_SSE.on(RULE)
+def check(c: Checker, size: int, looks_like: str) -> None:
+    """A body with no SSE event in it (at the start of the body)."""
+    c.report_at_end(RULE, f"no SSE event in {size} bytes: the body looks like {looks_like}")

@@ -2,6 +2,8 @@
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
+from sseconform.rules.shared.hooks import anomaly
+from sseconform.sse import events as kinds
 
 RULE = define(
     "W019",
@@ -27,3 +29,6 @@ RULE = define(
         fix="End each chunk with a blank line: one `data:` line per event.",
     ),
 )
+
+#: The decoder finds it; the checker base places it at the start of its event.
+anomaly(RULE, kinds.EVENT_TOO_LARGE, "an event too large ({}); it was dropped unread")
