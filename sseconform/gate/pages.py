@@ -1,12 +1,12 @@
 """The documentation site's pages about the gate's own findings, as Markdown: a page per gate
-rule (timing, expect, transport, upstream, diff, history), with the sections a grammar rule's
-page has, as ``sseconform rule transport:silent`` prints it. ``docs/hooks.py`` puts them into
-the build beside the grammar rules' pages."""
+rule (timing, expect, transport, upstream, diff, history), rendered as a grammar rule's page
+is (:func:`sseconform.rules.pages.rule_page`), and their index. ``docs/hooks.py`` puts them
+into the build beside the grammar rules' pages."""
 
 from __future__ import annotations
 
 from sseconform.gate.rules import FAMILIES, budget, ordered
-from sseconform.rules.catalog import doc
+from sseconform.rules.pages import rule_page
 
 __all__ = ["gate_page_path", "gate_pages"]
 
@@ -20,16 +20,8 @@ def gate_pages() -> dict[str, str]:
     """Every gate finding's page, and the index of them: site path -> Markdown."""
     pages: dict[str, str] = {}
     for r in ordered():
-        d = doc(r.code)
-        extra = f", {budget(r)}" if budget(r) else ""
-        example = ["## Example", "", "```", d.example.rstrip("\n"), "```", ""] if d.example else []
-        pages[gate_page_path(r.code)] = "\n".join(
-            [f"# {r.code}", "", f"*{r.severity}; gate's {r.family} finding{extra}*", "",
-             FAMILIES[r.family], "", r.summary, "",
-             "## What it does", "", d.what, "", "## Why it matters", "", d.why, "",
-             "## Which clients break", "", d.which_clients, "", *example, "## Fix", "", d.fix,
-             "", f"`sseconform rule {r.code}` prints this page.", ""]
-        )  # fmt: skip
+        rows = [("Budget", budget(r).removeprefix("budget: "))] if budget(r) else []
+        pages[gate_page_path(r.code)] = rule_page(r.code, *rows)
     index = [
         "# Gate findings",
         "",

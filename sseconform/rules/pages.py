@@ -11,11 +11,13 @@ from __future__ import annotations
 from sseconform.rules.catalog import (
     BASE_GRAMMAR,
     FAMILIES,
+    GATE_FAMILIES,
     GRAMMAR_INVARIANTS,
     GRAMMARS,
     RULES,
     Rule,
     doc,
+    lookup,
 )
 
 __all__ = ["grammar_page", "page_path", "rule_page", "rules_index", "site_pages"]
@@ -56,13 +58,19 @@ def _fence(text: str) -> str:
     return f"{fence}text\n{text.rstrip(chr(10))}\n{fence}"
 
 
-def rule_page(code: str) -> str:
-    """One rule's page: its identity, then its docs, each section under its own heading."""
-    rule = RULES[code]
+def rule_page(code: str, *rows: tuple[str, str]) -> str:
+    """One rule's page, a grammar's or the gate's: its identity (and ``rows`` more of it),
+    then its docs, each section under its own heading."""
+    rule = lookup(code)
     d = doc(code)
-    grammar = "every grammar" if rule.grammar == "any" else f"the {rule.grammar} grammar"
+    gate = rule.grammar == "gate"
+    if gate:
+        grammar = "none: the gate's own, a gateway against its upstream"
+    else:
+        grammar = "every grammar" if rule.grammar == "any" else f"the {rule.grammar} grammar"
+    family = (GATE_FAMILIES if gate else FAMILIES)[rule.family]
     out = [
-        f"# {rule.code} {rule.name}",
+        f"# {rule.code}" if gate else f"# {rule.code} {rule.name}",
         "",
         f"**{rule.summary}**",
         "",
@@ -71,7 +79,8 @@ def rule_page(code: str) -> str:
         f"| Severity | {rule.severity.value} |",
         f"| Grammar | {grammar} |",
         f"| Invariant | {rule.invariant or 'none'} |",
-        f"| Family | {rule.family}: {FAMILIES[rule.family]} |",
+        f"| Family | {rule.family}: {family} |",
+        *(f"| {k} | {v} |" for k, v in rows),
         "",
     ]
     if d.spec:
