@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 
 from sseconform.api import FileResult
 from sseconform.findings import Finding
-from sseconform.html.page import anchors, attr, esc, page, rule_doc
+from sseconform.html.page import anchors, attr, esc, page, rule_link, rules_section
 from sseconform.rules.catalog import Severity
 from sseconform.version import __version__
 
@@ -51,6 +51,7 @@ def render(
     out.append("</tbody></table></div></section>")
     for r in results:
         out.append(_file(r, strict, ids[id(r)], events.get(r.path, {})))
+    out.append(rules_section(d.code for r in results for d in r.diagnostics))
     return page("sseconform check", "\n".join(out))
 
 
@@ -102,6 +103,6 @@ def _diagnostic(d: Finding, events: Mapping[int, bytes]) -> str:
     if raw:
         out.append(f'<div class="label">the event at byte {d.offset}</div>')
         out.append(f'<pre class="bytes">{esc(raw.decode("utf-8", "replace"))}</pre>')
-    out.append(rule_doc(d.code))
+    out.append(rule_link(d.code))
     out.append("</li>")
     return "".join(out)

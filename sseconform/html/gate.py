@@ -15,10 +15,9 @@ import json
 from typing import Any
 
 from sseconform.findings import Finding
-from sseconform.gate.explain import explain
 from sseconform.gate.report import ENDPOINT_ORDER, MARKS, totals
 from sseconform.gate.result import ScenarioResult, SuiteResult
-from sseconform.html.page import anchors, attr, esc, page, rule_doc
+from sseconform.html.page import anchors, attr, esc, page, rule_link, rules_section
 from sseconform.version import __version__
 
 __all__ = ["render"]
@@ -48,6 +47,7 @@ def render(results: list[SuiteResult]) -> str:
     # the cards a reader came for first: failures, then known deviations, passes, n/a last
     ordered = sorted(scenarios, key=lambda s: _CARD_ORDER.index(s.verdict))
     body += [_scenario(s, ids[id(s)]) for s in ordered]
+    body.append(rules_section(f.rule_id for s in ordered for f in s.findings))
     return page(f"sseconform gate: {gateway}", "\n".join(body))
 
 
@@ -182,14 +182,6 @@ def _where(f: Finding) -> str:
     return f"frame {f.frame}, byte {f.offset}" if f.offset is not None else f"frame {f.frame}"
 
 
-def _doc(f: Finding) -> str:
-    """The finding's explanation: its rule's docs for a check code, the gate's own else."""
-    if f.source == "check":
-        return rule_doc(f.code)
-    text = explain(f.source, f.code)
-    return f'<p class="doc muted">{esc(text)}</p>' if text else ""
-
-
 def _finding(f: Finding, events: dict[str, str]) -> str:
     sev = "known" if f.known else f"sev-{f.severity}"
     where = _where(f)
@@ -205,7 +197,7 @@ def _finding(f: Finding, events: dict[str, str]) -> str:
     if raw:
         out.append(f'<div class="label">the gateway\'s event at byte {esc(f.offset)}</div>')
         out.append(f'<pre class="bytes">{esc(raw)}</pre>')
-    out.append(_doc(f))
+    out.append(rule_link(f.rule_id))
     out.append("</li>")
     return "".join(out)
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from sseconform.gate.explain import explain
 from sseconform.html.page import esc, page, rule_doc
 from sseconform.version import __version__
 
@@ -215,11 +214,7 @@ def _findings(r: dict[str, Any]) -> str:
     examples = r.get("examples") or {}
     items = []
     for key, count in codes.items():
-        source, _, rest = key.partition(":")
-        doc = rule_doc(key) if not rest else ""
-        if rest:
-            text = explain(source, rest.split(":")[0])
-            doc = f'<p class="doc muted">{esc(text)}</p>' if text else ""
+        doc = rule_doc(key)
         example = examples.get(key)
         items.append(
             f'<li class="finding sev-error" data-key="{esc(key)}"><span class="code">{esc(key)}'

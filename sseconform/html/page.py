@@ -12,11 +12,22 @@ import base64
 import hashlib
 import html
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 from sseconform.rules import catalog
 
-__all__ = ["anchors", "attr", "esc", "page", "rule_doc", "slug", "visible"]
+__all__ = [
+    "anchors",
+    "attr",
+    "esc",
+    "page",
+    "rule_doc",
+    "rule_link",
+    "rules_section",
+    "slug",
+    "visible",
+]
 
 #: C0/C1 controls other than newline and tab, and the JS line separators, made visible.
 _CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0)) if c not in (9, 10)}
@@ -83,21 +94,61 @@ def page(title: str, body: str) -> str:
     )
 
 
+def _rule(key: str) -> catalog.Rule | None:
+    """The rule a code, name or finding key names (``E002``, ``diff:lost:text``,
+    ``turn2:history:refused``), or None."""
+    parts = key.split(":")
+    if len(parts) > 1 and parts[0].startswith("turn") and parts[0][4:].isdigit():
+        parts = parts[1:]
+    try:
+        return catalog.GATE_RULES.get(":".join(parts[:2])) or catalog.get(parts[0])
+    except KeyError:
+        return None
+
+
+def rule_anchor(code: str) -> str:
+    return "rule-" + code.replace(":", "-")
+
+
+def rule_link(code: str) -> str:
+    """A finding's pointer to its rule's docs, which the page gives once, at its end
+    (:func:`rules_section`): a page of many findings of one rule stays small."""
+    rule = _rule(code)
+    if rule is None:
+        return ""
+    return (
+        f'<p class="doc"><a href="#{rule_anchor(rule.code)}">What {esc(rule.code)} means'
+        f"</a>: {esc(rule.summary)}</p>"
+    )
+
+
+def rules_section(codes: Iterable[str]) -> str:
+    """Each rule the page's findings name, its docs once ("" when there is none)."""
+    docs = [rule_doc(c) for c in dict.fromkeys(codes)]
+    if not any(docs):
+        return ""
+    return (
+        '<section id="rules"><h2>The rules behind these findings</h2>'
+        + "".join(docs)
+        + ("</section>")
+    )
+
+
 def rule_doc(code: str) -> str:
     """A rule's documentation, folded: what ``sseconform rule CODE`` prints ("" for a code
     that is not a rule)."""
-    try:
-        rule = catalog.get(code)
-        doc = catalog.doc(rule.code)
-    except KeyError:
+    rule = _rule(code)
+    if rule is None:
         return ""
+    doc = catalog.doc(rule.code)
     return (
-        f'<details class="doc"><summary>What {esc(rule.code)} means</summary>'
+        f'<details class="doc" id="{rule_anchor(rule.code)}"><summary>What '
+        f"{esc(rule.code)} means</summary>"
         f"<p><strong>{esc(rule.name)}</strong>: {esc(rule.summary)}</p>"
         f"<p><em>What it does.</em> {esc(doc.what)}</p>"
         f"<p><em>Why it matters.</em> {esc(doc.why)}</p>"
         f"<p><em>Which clients break.</em> {esc(doc.which_clients)}</p>"
-        f"<pre>{esc(doc.example)}</pre>"
+        + (f"<pre>{esc(doc.example)}</pre>" if doc.example else "")
         + (f"<p class='muted'>From {esc(doc.example_from)}.</p>" if doc.example_from else "")
         + f"<p class='fix'><em>Fix.</em> {esc(doc.fix)}</p></details>"
     )

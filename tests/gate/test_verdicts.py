@@ -187,7 +187,8 @@ def test_reasoning_relabelled_as_text_is_one_finding() -> None:
     lost reasoning and an unrelated extra text."""
     from sseconform.gate.content import content_of
     from sseconform.gate.diff import compare
-    from sseconform.gate.explain import explain
+    from sseconform.gate.rules import diff as diff_rules
+    from sseconform.rules.catalog import doc
 
     def stream(*deltas: dict[str, str]) -> bytes:
         chunks: list[dict[str, object]] = [
@@ -201,7 +202,9 @@ def test_reasoning_relabelled_as_text_is_one_finding() -> None:
     [d] = compare(up, gw)
     assert (d.field, d.kind) == ("reasoning", "relabelled")
     assert "14 chars of reasoning reached the client as text ('Let me think. ')" in d.message
-    assert "cross-talk" not in (explain("diff", "relabelled") or "")
+    said = doc(diff_rules.RELABELLED.code)
+    assert "cross-talk" not in said.what + said.why
+    assert "cross-talk" not in doc(diff_rules.EXTRA.code).what.split(":")[0]
 
 
 def test_delays_pair_pieces_by_content_never_negative() -> None:

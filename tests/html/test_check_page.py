@@ -38,7 +38,12 @@ def test_the_page_has_every_finding_with_its_event(tmp_path: Path) -> None:
     shown = first.find("pre", "bytes").text
     offset = report["files"][1]["diagnostics"][0]["offset"]
     assert body[offset:].decode().startswith(shown.rstrip("\n"))
-    assert "What it does." in first.find("details", "doc").text
+    # each finding links to its rule's docs, given once at the end of the page
+    link = first.find("a").attrs["href"]
+    assert link == f"#rule-{expected[0]}"
+    docs = dom.find("section", id="rules").find_all("details", "doc")
+    assert [d.attrs["id"] for d in docs] == [f"rule-{c}" for c in dict.fromkeys(expected)]
+    assert "What it does." in docs[0].text
 
 
 def test_a_hostile_stream_stays_text(tmp_path: Path) -> None:
