@@ -102,6 +102,7 @@ class _Builder:
         self._translator: Translator | None = None
         self._state: StateFolder | None = None
         self._held: list[Event] = []
+        self._usage_loc: Loc | None = None  # the last event that carried usage counts
         if dialect is not None:
             self._start(dialect)
 
@@ -148,6 +149,8 @@ class _Builder:
             self._state.feed(ev.data, ev.frame, ev.offset)
         if self.c.dialect == providers.ANTHROPIC and '"stop_reason"' in ev.data:
             self._stop_reason(ev.data)
+        if '"usage' in ev.data:  # usage, usageMetadata: where a native stream's counts are
+            self._usage_loc = loc
         if self.c.dialect == providers.OPENAI:  # a chunk stream is read as it is
             data = ev.data
             if data.strip() == "[DONE]":
@@ -190,7 +193,9 @@ class _Builder:
         if m.error is not None and not had_error:
             self.c.error_at = loc
         if m.usage is not None and not had_usage:
-            self.c.usage_at = loc
+            # a native stream's usage chunk is made at its end (Anthropic's at message_stop):
+            # it is about the last event that carried the counts (message_delta)
+            self.c.usage_at = self._usage_loc or loc
         for key, total in _totals(m).items():
             old = before.get(key)
             if old is None and key[1].startswith("call:"):

@@ -726,7 +726,9 @@ def test_usage_missing() -> None:
     }
     d = only(compare(up.content(), gw.content(), usage=True))
     assert (d.field, d.kind) == ("usage", "missing")
-    assert d.upstream == up.last  # message_stop carries the translated usage
+    # the counts came on message_delta: the finding is there, not at message_stop
+    assert d.upstream == up.at(up.last.frame - 1)
+    assert b'"type":"message_delta"' in up.event_bytes(d.upstream)
     assert d.gateway == gw.last
     assert compare(up.content(), gw.content(), usage=False) == []
 
@@ -758,7 +760,7 @@ def test_usage_different_counts() -> None:
     assert diffs[0].message == "completion_tokens 6, the upstream reported 7"
     assert diffs[1].message == "total_tokens 16, the upstream reported 17"
     for d in diffs:
-        assert d.upstream == up.last
+        assert d.upstream == up.at(up.last.frame - 1)  # message_delta, which has the counts
         assert d.gateway == gw.at(u)
     assert compare(up.content(), gw.content(), usage=False) == []
 
