@@ -35,7 +35,7 @@ class Wire:
     dialect: str  # what an upstream speaking it is (replay, translate's readers)
     grammar: str  # what its streams are checked against (check --grammar, translate --to)
     #: The grammars a profile may check the endpoint's streams against instead: a
-    #: specification the gateway claims, a profile of the endpoint's own.
+    #: specification the gateway claims, layered on the endpoint's own.
     grammars: tuple[str, ...]
 
 

@@ -6,8 +6,8 @@ The packages are named here, not found at run time, so the import graph shows ev
 to ``catalog.GRAMMARS`` needs its line here (``tests/test_emitted_codes.py`` says so).
 """
 
-# The order is the registration order: a specification's profile (open-responses) builds on
-# its base grammar's invariants, so the base comes first.
+# The order is the registration order: a specification layered on a grammar (open-responses)
+# builds on its base grammar's invariants, so the base comes first.
 # isort: off
 from sseconform.rules import catalog
 from sseconform.rules.shared import rules as shared_rules

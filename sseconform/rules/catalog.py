@@ -5,7 +5,7 @@ detects them: a code is never renamed or reused, a retired code stays in ``RETIR
 One prefix per family: W wire, J JSON/schema, G grammar, D ``[DONE]``, T tool-call head,
 I tool-call index, F finish, N native leak, E errors, U usage, R failover, H HTTP; then one
 family per other grammar: A Anthropic Messages, S the Responses API, O the Open Responses
-specification (a profile on top of the S rules: ``open-responses`` checks both).
+specification (layered on the S rules: ``open-responses`` checks both).
 
 Each rule is one module in its package (``shared/rules`` for W, J and H; then one package per
 grammar), where :func:`define` registers it with its docs; the packages are imported at the
@@ -65,7 +65,7 @@ FAMILIES: dict[str, str] = {
 
 #: The grammars ``check`` knows, the first the default: what a gateway's client parses.
 GRAMMARS: tuple[str, ...] = ("chat", "anthropic", "responses", "open-responses")
-#: A grammar that is a profile on top of another: the other's rules hold in it too.
+#: A grammar layered on another (a specification of it): the other's rules hold in it too.
 BASE_GRAMMAR: dict[str, str] = {"open-responses": "responses"}
 #: Families whose rules hold for every grammar (the wire, JSON, the HTTP response).
 SHARED_FAMILIES = frozenset("WJH")
