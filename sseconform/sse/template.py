@@ -1,0 +1,494 @@
+"""A delta's template, the byte lane's half below ``check`` and ``translate``: cut, proven,
+matched on the bytes.
+
+Nearly every event of a long stream, in every grammar, is the next delta of the string being
+streamed. Once the layer above has handled one the full way (decoded, parsed, then checked or
+translated), an event that is the same text but for its value string (its sequence number,
+its ``obfuscation`` padding, counts that grow) parses to the same object but for those.
+
+- :func:`cut`: a delta's data cut around its holes and proven by a probe parse: the text
+  with a marker in each hole parses to the object with each marker where its value was, and
+  with the values put back, to the object itself. None when that cannot be shown.
+- :class:`Template`: a cut as the bytes of a whole event in the form the decoder reads
+  without a remark (``event: NAME``, ``data: ``, one line end each, no blank line); ``take``
+  matches the blocks that follow, each hole one JSON string (an integer for a number)
+  exactly as the parser reads one, and checks the values in bulk (:class:`Run`): one UTF-8
+  decode of them all, then one test that none holds a quote, a backslash or a control
+  character, or one match of them all against the string grammar; else each on its own.
+
+One implementation for both, so they cannot drift apart (they did once: a 5000-digit
+sequence number; now at most 19 digits, one pattern). The ``sse`` layer imports no JSON
+parser (ARCHITECTURE.md): the layer above hands its own down (:class:`Json`). The reading of
+the events themselves is ``lane.py``'s.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Callable
+from functools import lru_cache
+from operator import itemgetter
+from typing import Any, NamedTuple
+
+__all__ = ["INT", "NUM", "PAD", "SEQ", "VALUE", "Cut", "Json", "Run", "Template", "cut"]
+
+#: A whole number the lane reads (a sequence number, a count): no sign, no leading zero, at
+#: most 19 digits, which int() and orjson both read (a longer one is the slow path's).
+INT = "0|[1-9][0-9]{0,18}"
+#: The kinds of hole: the value string, the sequence number, OpenAI's padding, a count.
+VALUE, SEQ, PAD, NUM = "value", "seq", "pad", "num"
+
+PROBE = "sseconform-lane-probe"
+PROBE_SEQ = 987654321987
+_SEQ = re.compile(r'"sequence_number":\s*(' + INT + ")(?![0-9])")
+#: A whole number as a JSON value (after ``:``, ``[`` or ``,``; before ``,``, ``]`` or ``}``).
+_NUMBER = re.compile(r"[:\[,]\s*(" + INT + r")(?![0-9])(?=\s*[,\]}])")
+
+
+class Json:
+    """The JSON the lane reads with, handed down by the layer that parses: the parser, one
+    string token exactly as it takes one, and where the one string after a key lies."""
+
+    __slots__ = ("find_literal", "loads", "string", "string_bytes", "strings")
+
+    def __init__(
+        self,
+        loads: Callable[[str | bytes], Any],
+        string: re.Pattern[str],
+        find_literal: Callable[[str, str], tuple[int, int] | None],
+    ) -> None:
+        self.loads = loads
+        self.string = string
+        #: over bytes: bytes from 0x80 up pass as they are, so UTF-8 is checked apart
+        self.string_bytes = re.compile(string.pattern.encode())
+        #: strings with a NUL between each two (a NUL is never raw in one: each is matched)
+        one = b"(?:" + self.string_bytes.pattern + b")"
+        self.strings = re.compile(one + rb"(?:\x00" + one + b")*+")
+        self.find_literal = find_literal
+
+
+# -- the cut and its proof ---------------------------------------------------------------------
+
+
+class Cut(NamedTuple):
+    """An event's data cut around its holes: the text between them (one more piece than
+    holes) and the kind of each hole, in order; with the event's ``event:`` name."""
+
+    event: str | None
+    segments: tuple[str, ...]
+    holes: tuple[str, ...]
+
+
+def cut(
+    data: str,
+    obj: dict[str, Any],
+    path: tuple[str | int, ...],
+    json: Json,
+    *,
+    event: str | None = None,
+    seq: bool = False,
+    numbers: str | None = None,
+) -> Cut | None:
+    """Cut ``data`` (parsed: ``obj``) around the string at ``path`` (keys and list indexes),
+    its top-level ``obfuscation`` string, with ``seq`` its top-level ``sequence_number``, and
+    every whole number in the object at the top-level key ``numbers`` (counts that grow, as
+    Gemini's usage); proven by a probe parse. None when the cut is not certain."""
+    key = path[-1]
+    if type(key) is not str or PROBE in data or str(PROBE_SEQ)[:9] in data:
+        return None
+    if "\n" in data or "\r" in data:  # one data line, as the lane reads it
+        return None
+    holes = _holes(data, obj, key, json, seq, numbers)
+    if holes is None:
+        return None
+    text, at = [], 0
+    nums: dict[int, int] = {}  # probe number -> the number it stands for
+    for a, b, kind in holes:
+        if kind == NUM:
+            nums[PROBE_SEQ + 1 + len(nums)] = int(data[a:b])
+            fill = str(PROBE_SEQ + len(nums))
+        else:
+            fill = str(PROBE_SEQ) if kind == SEQ else f'"{PROBE}-{kind}"'
+        text += [data[at:a], fill]
+        at = b
+    text.append(data[at:])
+    try:
+        probe = json.loads("".join(text))
+    except ValueError:  # orjson's JSONDecodeError is one
+        return None
+    if not _proven(probe, obj, data, holes, path, json, numbers, nums):
+        return None
+    segments = [data[: holes[0][0]]]
+    segments += [data[b : holes[k + 1][0]] for k, (_, b, _) in enumerate(holes[:-1])]
+    segments.append(data[holes[-1][1] :])
+    return Cut(event, tuple(segments), tuple(kind for _, _, kind in holes))
+
+
+def _holes(
+    data: str, obj: dict[str, Any], key: str, json: Json, seq: bool, numbers: str | None
+) -> list[tuple[int, int, str]] | None:
+    """Where ``data`` is left open (start, end, kind), in order; None when a hole is not
+    found once or two overlap."""
+    span = json.find_literal(data, key)
+    if span is None:
+        return None
+    holes = [(span[0], span[1], VALUE)]
+    if type(obj.get("obfuscation")) is str:
+        pad = json.find_literal(data, "obfuscation")
+        if pad is None:
+            return None
+        holes.append((pad[0], pad[1], PAD))
+    if seq:
+        found = list(_SEQ.finditer(data))
+        if len(found) != 1:
+            return None
+        holes.append((found[0].start(1), found[0].end(1), SEQ))
+    if numbers is not None and type(obj.get(numbers)) is dict:
+        within = _value_span(data, numbers, json.string)
+        if within is None:
+            return None
+        holes += [(m.start(1), m.end(1), NUM) for m in _NUMBER.finditer(data, *within)]
+    holes.sort()
+    if any(a[1] > b[0] for a, b in itertools.pairwise(holes)):
+        return None
+    return holes
+
+
+#: Where each kind of hole's value sits in the object (the value's is the path given).
+_PLACES: dict[str, tuple[str | int, ...]] = {SEQ: ("sequence_number",), PAD: ("obfuscation",)}
+
+
+def _proven(
+    probe: Any,
+    obj: dict[str, Any],
+    data: str,
+    holes: list[tuple[int, int, str]],
+    path: tuple[str | int, ...],
+    json: Json,
+    numbers: str | None,
+    nums: dict[int, int],
+) -> bool:
+    """Each marker where its value was (a key spelled another way, ``"x\\"delta":``, is not
+    it), then the values put back: the cut is right when that is ``obj`` (the rest of the
+    text is the same, so it parses to the same values, of the same types)."""
+    if type(probe) is not dict:
+        return False
+    for a, b, kind in holes:
+        if kind == NUM:
+            continue
+        marker: Any = PROBE_SEQ if kind == SEQ else f"{PROBE}-{kind}"
+        where = _PLACES.get(kind, path)
+        parent = _at(probe, where[:-1])
+        if _at(parent, where[-1:]) != marker:
+            return False
+        parent[where[-1]] = int(data[a:b]) if kind == SEQ else json.loads(data[a:b])
+    if nums and (numbers is None or _put_back(probe.get(numbers), nums) != len(nums)):
+        return False
+    try:
+        return bool(probe == obj)
+    except RecursionError:  # nested past Python's stack: the slow path takes it, as it did
+        return False
+
+
+def _at(obj: Any, path: tuple[str | int, ...]) -> Any:
+    """What lies at ``path`` (keys of dicts, indexes of lists); None when nothing does."""
+    for key in path:
+        if type(key) is int:
+            if type(obj) is not list or not -len(obj) <= key < len(obj):
+                return None
+            obj = obj[key]
+        elif type(obj) is not dict:
+            return None
+        else:
+            obj = obj.get(key)
+    return obj
+
+
+def _value_span(data: str, key: str, string: re.Pattern[str]) -> tuple[int, int] | None:
+    """Where the one object after ``"key":`` lies in ``data`` (its braces matched, strings
+    skipped); None if the key is not there once or its value is not an object."""
+    needle = f'"{key}":'
+    i = data.find(needle)
+    if i < 0 or data.find(needle, i + 1) >= 0:
+        return None
+    at = i + len(needle)
+    while at < len(data) and data[at] in " \t":
+        at += 1
+    if at >= len(data) or data[at] != "{":
+        return None
+    depth, j = 0, at
+    while j < len(data):
+        c = data[j]
+        if c == '"':
+            m = string.match(data, j)
+            if m is None:
+                return None
+            j = m.end()
+            continue
+        if c in "{[":
+            depth += 1
+        elif c in "}]":
+            depth -= 1
+            if depth == 0:
+                return at, j + 1
+        j += 1
+    return None
+
+
+def _put_back(node: Any, nums: dict[int, int]) -> int:
+    """Each probe number in ``node`` replaced by the number it stands for; how many."""
+    n = 0
+    items = node.items() if type(node) is dict else enumerate(node) if type(node) is list else ()
+    for k, v in list(items):
+        if type(v) is int and v in nums:
+            node[k] = nums[v]
+            n += 1
+        elif type(v) in (dict, list):
+            n += _put_back(v, nums)
+    return n
+
+
+# -- runs of events that fit ----------------------------------------------------------------
+
+
+class Run:
+    """Consecutive events that fit a template: how many, their value literals (quotes and
+    all), their sequence numbers (none when the template has no number)."""
+
+    __slots__ = ("_all", "_joined", "_raw", "literals", "loads", "n", "plain", "seqs")
+
+    def __init__(
+        self,
+        n: int,
+        seqs: list[int],
+        text: str | None,
+        literals: list[bytes],
+        *,
+        plain: bool,
+        loads: Callable[[bytes], Any] | None = None,
+        raw: bytes | None = None,
+        joined: str | None = None,
+    ) -> None:
+        self.n = n
+        self.seqs = seqs
+        self._all = text  # every value, one after the other, when known
+        self._raw = raw  # the literals, one after the other
+        self._joined = joined  # the same decoded, when plain
+        self.literals = literals
+        self.plain = plain  # no literal holds an escape: each one's text is what lies between
+        self.loads = loads  # the parser of the escaped ones
+
+    @classmethod
+    def one(cls, text: str, seq: int) -> Run:
+        """A single delta matched on its decoded data (its value's text)."""
+        return cls(1, [seq], text, [], plain=False)
+
+    def raw(self) -> bytes:
+        """The literals, one after the other."""
+        if self._raw is None:
+            self._raw = b"".join(self.literals)
+        return self._raw
+
+    def texts(self) -> list[str]:
+        """Each value on its own."""
+        if not self.literals:
+            return [] if self._all is None else [self._all]
+        if self.plain:
+            return [lit[1:-1].decode() for lit in self.literals]
+        return self._parsed(self.literals)
+
+    def text(self, k: int) -> str:
+        """The first ``k`` values, one after the other."""
+        if k == self.n:
+            if self._all is None and self._joined is not None:
+                self._all = self._joined.replace('"', "")
+            if self._all is not None:
+                return self._all
+        if self.plain:  # plain literals hold no quote but their own two
+            return b"".join(self.literals[:k]).decode().replace('"', "")
+        return "".join(self._parsed(self.literals[:k]))
+
+    def _parsed(self, literals: list[bytes]) -> list[str]:
+        """The values of valid literals, parsed at once (as one JSON array)."""
+        loads = self.loads
+        assert loads is not None
+        values: list[str] = loads(b"[" + b",".join(literals) + b"]")
+        return values
+
+
+def _run(
+    literals: list[bytes], seqs: list[int], others: list[bytes], quoted: bool, json: Json
+) -> Run:
+    """The run of ``literals`` that are valid, from the first: UTF-8 (``others``, the
+    padding, too) and, unless the matcher proved it (``quoted``), one JSON string each. In
+    bulk first: one UTF-8 decode of them all, then one test that none holds a quote, a
+    backslash or a control character, else one match of them all (NUL between them, which
+    no literal holds); else each on its own."""
+    n = len(literals)
+    raw = b"".join(literals)
+    try:
+        joined = raw.decode()
+        if others:
+            b"".join(others).decode()
+    except UnicodeDecodeError:
+        pass
+    else:
+        plain = "\\" not in joined
+        if (
+            quoted
+            or (plain and _plain(joined, n))
+            or (b"\x00" not in raw and json.strings.fullmatch(b"\x00".join(literals)))
+        ):
+            got = joined if plain else None
+            return Run(n, seqs, None, literals, plain=plain, loads=json.loads, raw=raw, joined=got)
+    k = 0
+    plain = True
+    string = json.string_bytes
+    while k < n:
+        lit = literals[k]
+        try:
+            lit.decode()
+            if others:
+                others[k].decode()
+        except UnicodeDecodeError:
+            break
+        if not quoted and string.fullmatch(lit) is None:
+            break
+        plain = plain and b"\\" not in lit
+        k += 1
+    return Run(k, seqs[:k], None, literals[:k], plain=plain, loads=json.loads)
+
+
+def _plain(joined: str, n: int) -> bool:
+    """``n`` literals, each quoted at both ends, joined: each is one JSON string with nothing
+    to unescape (no other quote, no backslash, no control character)."""
+    return joined.count('"') == 2 * n and joined.isprintable()
+
+
+QUOTE = 34  # b'"'
+#: A piece of a template this long or shorter is written into its skeleton as it is.
+SHORT = 80
+#: How much of a longer piece the skeleton names (the rest is compared).
+ANCHOR = 16
+
+
+class Template:
+    """A cut as the bytes of a whole event: ``prefix`` (``event: NAME``, ``data: ``, in the
+    plain form the decoder reads without a remark) and the segments, around the holes.
+
+    An event that is these bytes with a JSON string (exactly as the parser reads one, and
+    UTF-8) in each string hole and a whole number in each number hole parses to the cut's
+    object but for those values: it needs no SSE decoding and no JSON parse."""
+
+    __slots__ = ("event", "holes", "json", "lines", "parts", "prefix", "segments")
+
+    def __init__(self, cut: Cut, json: Json, eol: bytes = b"\n") -> None:
+        self.event, self.segments, self.holes = cut
+        self.json = json
+        name = b"" if cut.event is None else b"event: " + cut.event.encode() + eol
+        self.prefix = name + b"data: "
+        #: the lines of one event, its blank line too (what the decoder is told it skipped)
+        self.lines = 2 if cut.event is None else 3
+        self.parts: tuple[bytes, ...] = ()  # made on the first take: many are never used
+
+    def take(self, blocks: list[bytes], i: int, limit: int) -> Run:
+        """The run of ``blocks[i:]`` that fit, up to the first that does not: events without
+        their blank line, each at most ``limit`` bytes."""
+        parts = self.parts
+        if not parts:
+            parts = self.parts = tuple(
+                (self.prefix if j == 0 else b"") + seg.encode()
+                for j, seg in enumerate(self.segments)
+            )
+        if len(parts) == 2:
+            return _take_one_hole(blocks, i, limit, parts[0], parts[1], self.json)
+        return _take_holes(blocks, i, limit, parts, self.holes, self.json)
+
+
+def _take_one_hole(
+    blocks: list[bytes], i: int, limit: int, head: bytes, tail: bytes, json: Json
+) -> Run:
+    """A template whose only hole is its value (a chat chunk's content or arguments, an
+    Anthropic delta): each block is ``head``, one JSON string, ``tail``."""
+    literals: list[bytes] = []
+    append = literals.append
+    lh = len(head)
+    lt = len(tail)
+    least = lh + lt + 2
+    head += b'"'  # the literal's quotes, each its own (``least``)
+    tail = b'"' + tail
+    for blk in itertools.islice(blocks, i, None):
+        size = len(blk)
+        if not least <= size <= limit or not blk.startswith(head) or not blk.endswith(tail):
+            break
+        append(blk[lh : size - lt])
+    return _run(literals, [], [], False, json)
+
+
+def _take_holes(
+    blocks: list[bytes],
+    i: int,
+    limit: int,
+    parts: tuple[bytes, ...],
+    holes: tuple[str, ...],
+    json: Json,
+) -> Run:
+    """A template with several holes (a Responses delta: its value, its sequence number,
+    maybe its padding; Gemini's text and counts). After the first piece, one regular
+    expression, compiled once for every template of its shape, cuts the rest of a block into
+    holes and pieces; the block fits when its pieces are the template's (the short ones are
+    written into the expression, the long ones compared)."""
+    head = parts[0]
+    at = len(head)
+    rest = parts[1:]
+    shape = tuple((p, False) if len(p) <= SHORT else (p[-ANCHOR:], True) for p in rest)
+    pattern, groups, long = _skeleton(shape, holes, json.string_bytes.pattern)
+    fullmatch = pattern.fullmatch
+    value = groups[holes.index(VALUE)]
+    seq = groups[holes.index(SEQ)] if SEQ in holes else -1
+    pad = groups[holes.index(PAD)] if PAD in holes else -1
+    # the long pieces as captured, against the template's: one C call a block
+    pick = itemgetter(*(group for _, group in long)) if long else None
+    want = tuple(rest[j] for j, _ in long) if len(long) > 1 else rest[long[0][0]] if long else b""
+    literals: list[bytes] = []
+    seqs: list[int] = []
+    pads: list[bytes] = []
+    for blk in itertools.islice(blocks, i, None):
+        if len(blk) > limit or not blk.startswith(head):
+            break
+        m = fullmatch(blk, at)
+        if m is None:
+            break
+        g = m.groups()
+        if pick is not None and pick(g) != want:
+            break
+        literals.append(g[value])
+        if seq >= 0:
+            seqs.append(int(g[seq]))
+        if pad >= 0:
+            pads.append(g[pad])
+    return _run(literals, seqs, pads, True, json)
+
+
+@lru_cache(maxsize=64)
+def _skeleton(
+    shape: tuple[tuple[bytes, bool], ...], holes: tuple[str, ...], string: bytes
+) -> tuple[re.Pattern[bytes], tuple[int, ...], tuple[tuple[int, int], ...]]:
+    """Each hole (a JSON string, ``string``, or a whole number) and the piece after it: a
+    short piece as it is; a long one (only its last ``ANCHOR`` bytes are in ``shape``) as any
+    bytes that end in those, captured for the caller to compare. With the group of each hole,
+    and of each long piece (its index among the pieces, its group)."""
+    out = []
+    hole_groups: list[int] = []
+    long_groups: list[tuple[int, int]] = []
+    for j, (hole, (piece, is_long)) in enumerate(zip(holes, shape, strict=True)):
+        body = INT.encode() if hole in (SEQ, NUM) else string
+        out.append(b"(" + body + b")")
+        hole_groups.append(len(hole_groups) + len(long_groups))
+        if not is_long:
+            out.append(re.escape(piece))
+        else:
+            out.append(b"(.*?" + re.escape(piece) + b")")
+            long_groups.append((j, len(hole_groups) + len(long_groups)))
+    return re.compile(b"".join(out), re.DOTALL), tuple(hole_groups), tuple(long_groups)
