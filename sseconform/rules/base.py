@@ -18,11 +18,12 @@ import orjson
 from sseconform.rules.catalog import RULES, Rule
 from sseconform.rules.delta_template import DeltaTemplate, make_template
 from sseconform.rules.finding import Finding, printable
-from sseconform.rules.lane import Run
 from sseconform.rules.shared import hooks as shared
 from sseconform.rules.shared.hooks import ANOMALIES
 from sseconform.sse import decoder as sse
 from sseconform.sse.decoder import Anomaly, Event, SSEDecoder
+from sseconform.sse.lane import Lane, Waste
+from sseconform.sse.template import Run
 
 DEFAULT_MAX_PER_CODE = 50
 DEFAULT_MAX_ARGUMENTS = 64 * 1024 * 1024
@@ -72,16 +73,10 @@ class Checker:
 
     #: The grammar's name (``chat``, ``anthropic``, ``responses``).
     grammar: ClassVar[str] = ""
-    #: Bytes of a partial event the lane holds back before the decoder takes them.
-    LANE_CARRY: ClassVar[int] = 64 * 1024
-    #: The most bytes the lane cuts into events at once (a larger read goes in such pieces).
-    LANE_WINDOW: ClassVar[int] = 64 * 1024
-    #: Slow events in a row, with no template, before a read goes to the decoder at once.
-    LANE_PATIENCE: ClassVar[int] = 32
     #: Templates in a row that no delta used, before only one candidate in TEMPLATE_EVERY is
     #: made one (a stream whose every delta also differs elsewhere: a counter, a timestamp).
-    TEMPLATE_WASTE: ClassVar[int] = 8
-    TEMPLATE_EVERY: ClassVar[int] = 64
+    TEMPLATE_WASTE: ClassVar[int] = Waste.LIMIT
+    TEMPLATE_EVERY: ClassVar[int] = Waste.EVERY
 
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
@@ -112,11 +107,11 @@ class Checker:
         # grammar keeps it (delta_template.py) and says what a delta that fits does
         # (_template_take); such deltas may be matched on the bytes, never decoded (the lane)
         self._tmpl: DeltaTemplate | None = None
-        self._wasted = 0  # templates in a row that no delta used
-        self._passed = 0  # candidates not made templates since then
-        self._lane_on = self.settings.memo
-        self._lane_max = min(self.settings.max_line, self.settings.max_event) - 256
-        self._carry = b""  # the lane's partial event, not yet seen by the decoder
+        self._waste = Waste(self.TEMPLATE_WASTE, self.TEMPLATE_EVERY)
+        self._lane: Lane | None = None
+        if self.settings.memo:
+            limit = min(self.settings.max_line, self.settings.max_event) - 256
+            self._lane = Lane(self._decoder, self, limit=limit)
         self.lane_events = 0  # events the lane took (for the benchmarks and tests)
 
     # -- plumbing --------------------------------------------------------------------------
@@ -258,17 +253,10 @@ class Checker:
         if len(self._head_bytes) < 64:
             self._head_bytes += data[: 64 - len(self._head_bytes)]
         self.bytes += len(data)
-        if self._lane_on:
-            if b"\r" not in data:
-                window = self.LANE_WINDOW  # the lane cuts what it reads into a list of events
-                for k in range(0, len(data), window):
-                    self._lane_feed(data[k : k + window])
-                return
-            self._lane_on = False  # a carriage return: the decoder alone from here on
-            if self._carry:
-                data = self._carry + data
-                self._carry = b""
-        self._decode(data)
+        if self._lane is not None:
+            self._lane.feed(data)
+        else:
+            self._decode(data)
 
     def _decode(self, data: bytes) -> None:
         dec = self._decoder
@@ -278,7 +266,7 @@ class Checker:
         if events:
             self._events(events)
 
-    # -- the lane: template deltas matched on the bytes --------------------------------------
+    # -- the lane (sse/lane.py): template deltas matched on the bytes -----------------------
     #
     # Most of a long stream is the next delta of the string being streamed (a content or
     # arguments chunk, an Anthropic block delta, a Responses text delta), which the grammar's
@@ -286,70 +274,39 @@ class Checker:
     # further: between events, with nothing held, an event written in the plain form
     # (``event: name`` if it has one, ``data: ``, LF, a blank line, as the decoder reads it
     # without a remark) that fits the template is taken from the bytes, never decoded; the
-    # decoder is told how many bytes, lines and events it skipped (``advance``), so every
-    # later place is true. Every other event goes through the decoder as before, in order.
-    # A carriage return anywhere hands the rest of the body to the decoder alone.
+    # decoder is told how many bytes, lines and events it skipped, so every later place is
+    # true. Every other event goes through the decoder as before, in order. A carriage
+    # return anywhere hands the rest of the body to the decoder alone.
 
-    def _lane_feed(self, data: bytes) -> None:
-        buf = self._carry + data if self._carry else data
-        self._carry = b""
-        dec = self._decoder
-        if not dec.at_boundary():  # in an event (a long line, a long event): the decoder's
-            end = buf.find(b"\n\n")
-            if end < 0:
-                self._decode(buf)
-                return
-            self._decode(buf[: end + 2])
-            buf = buf[end + 2 :]
-        blocks = buf.split(b"\n\n")  # what each event ends with (its blank line) cut off
-        tail = blocks.pop()
-        n = len(blocks)
-        i = 0
-        slow = 0
-        while i < n:
-            t = self._tmpl
-            if t is not None and not self._pending and dec.at_boundary():
-                j = self._lane_run(t, blocks, i)
-                if j != i:
-                    i = j
-                    slow = 0
-                    continue
-            slow += 1
-            if slow > self.LANE_PATIENCE and t is None:  # no template for a while
-                self._decode(b"\n\n".join(blocks[i:]) + b"\n\n")
-                break
-            self._decode(blocks[i] + b"\n\n")
-            i += 1
-        if len(tail) > self.LANE_CARRY or not dec.at_boundary():
-            self._decode(tail)
-        else:
-            self._carry = tail
+    def lane_template(self) -> DeltaTemplate | None:
+        """The template the lane may match: none while wire anomalies wait for their event
+        (they are placed when it is dispatched)."""
+        return None if self._pending else self._tmpl
 
-    def _lane_run(self, t: DeltaTemplate, blocks: list[bytes], i: int) -> int:
-        """Take the events from ``blocks[i]`` on that fit ``t`` and that the grammar takes as
-        it would on the full path; return the index of the first one that does not."""
-        run = t.take(blocks, i, self._lane_max)
-        taken = self._template_take(t, run) if run.n else 0
-        if not taken:
-            return i
-        j = i + taken
+    def lane_take(self, run: Run) -> int:
+        t = self._tmpl
+        assert t is not None
+        return self._template_take(t, run)
+
+    def lane_took(self, n: int, last: bytes) -> None:
+        """Count what the lane took, and keep the last event's place for what is said about
+        the end of the stream (only its place is read: its id, which the decoder would have
+        carried over, is not kept)."""
+        t = self._tmpl
+        assert t is not None
         dec = self._decoder
         line, offset = dec.position()
-        size = sum(map(len, blocks[i:j])) + 2 * taken
-        per = 2 if t.event is None else 3
-        # the last event taken, for what is said about the end of the stream (only its place
-        # is read: its id, which the decoder would have carried over, is not kept)
-        last = blocks[j - 1]
-        start = offset + size - len(last) - 2
+        start = offset - len(last) - 2
         data = last[len(t.prefix) :].decode()
-        ev = Event(data, t.event, None, None, dec.frame + taken, line + (taken - 1) * per, start, 1)
-        ev.end = offset + size
+        ev = Event(data, t.event, None, None, dec.frame, line - t.lines, start, 1)
+        ev.end = offset
         self._last = ev
-        t.taken += taken
-        dec.advance(size, taken * per, taken)
-        self.frames += taken
-        self.lane_events += taken
-        return j
+        t.taken += n
+        self.frames += n
+        self.lane_events += n
+
+    def lane_slow(self, data: bytes) -> None:
+        self._decode(data)
 
     # -- delta templates (delta_template.py), what the grammars share ------------------------
 
@@ -367,7 +324,7 @@ class Checker:
     def _drop_template(self) -> None:
         t = self._tmpl
         if t is not None:
-            self._wasted = 0 if t.hits or t.taken else self._wasted + 1
+            self._waste.dropped(bool(t.hits or t.taken))
             self._tmpl = None
 
     def _learn(
@@ -382,10 +339,8 @@ class Checker:
         """Make ``ev`` (a delta that went the full way and found nothing: the grammar says
         when) the template of the next ones. While templates keep going unused, only one
         candidate in ``TEMPLATE_EVERY`` is tried: making one costs a probe parse."""
-        if self._wasted >= self.TEMPLATE_WASTE:
-            self._passed += 1
-            if self._passed % self.TEMPLATE_EVERY:
-                return
+        if not self._waste.worth():
+            return
         self._tmpl = make_template(ev.data, obj, ev.event, path, target, seq=seq)
 
     def _template_take(self, t: DeltaTemplate, run: Run) -> int:
@@ -416,9 +371,10 @@ class Checker:
         if self._finished:
             return self.diagnostics
         self._finished = True
-        if self._carry:
-            self._decode(self._carry)
-            self._carry = b""
+        if self._lane is not None:
+            rest = self._lane.close()
+            if rest:
+                self._decode(rest)
         dec = self._decoder
         events = dec.finish()
         self._anomalies(dec.take_anomalies())  # first: the last event's own lines are in it
