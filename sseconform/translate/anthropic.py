@@ -18,7 +18,7 @@ from sseconform import providers
 from sseconform.jsonstr import JSON_STRING, find_literal, is_plain_literal
 from sseconform.sse import Event
 from sseconform.translate.base import DELTA_SUFFIX, MALFORMED, Emitter, Frame, Guarded, loads
-from sseconform.translate.lane import Unnumbered, lane_cut
+from sseconform.translate.lane import Candidate, Unnumbered
 from sseconform.translate.state import ANTHROPIC, encrypted, signature
 
 FINISH = providers.ANTHROPIC_FINISH
@@ -39,7 +39,7 @@ class AnthropicTranslator(Guarded, Unnumbered):
         self._tmpl: _DeltaTemplate | None = None
         self._args_sent: set[int] = set()  # calls that got a non-empty arguments fragment
         #: the last event, when it was a plain text or arguments delta: (event, object, key,
-        #: call), for ``translate --to``'s fast lane (``lane_template``)
+        #: call), for ``translate --to``'s fast lane (``lane_candidate``)
         self._lane: tuple[Event, dict[str, Any], str, int] | None = None
 
     def feed(self, ev: Event) -> list[Frame]:
@@ -136,16 +136,15 @@ class AnthropicTranslator(Guarded, Unnumbered):
 
     # -- translate --to's fast lane (sseconform.translate.lane) ------------------------------
 
-    def lane_template(self) -> tuple[str | None, bytes, int, bool] | None:
-        """The last event, cut around its delta string, if it was a plain delta. A block's
+    def lane_candidate(self) -> Candidate | None:
+        """The last event, to be cut around its delta string, if it was a plain delta. A block's
         index keeps its kind for the stream (a repeated start is ignored) and a call in it
         has its arguments already, so an event equal but for the string is the same delta
         of the same block, with nothing else to record."""
         if self._lane is None or self.e.closed:
             return None
         ev, obj, key, call = self._lane
-        cut = lane_cut(ev.data, obj, ("delta", key), seq=False)
-        return None if cut is None else (ev.event, cut, call, False)
+        return Candidate(ev, obj, ("delta", key), call)
 
     def _message_start(self, msg: dict[str, Any]) -> None:
         if self._started:

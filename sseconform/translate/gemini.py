@@ -19,7 +19,7 @@ from sseconform import providers
 from sseconform.sse import Event
 from sseconform.translate.base import MALFORMED, Emitter, Frame, Guarded, loads, stable_id
 from sseconform.translate.jsonpath import ArgsBuilder
-from sseconform.translate.lane import Unnumbered, lane_cut
+from sseconform.translate.lane import Candidate, Unnumbered
 from sseconform.translate.state import GEMINI, encrypted
 
 FINISH = providers.GEMINI_FINISH
@@ -99,8 +99,8 @@ class GeminiTranslator(Guarded, Unnumbered):
 
     # -- translate --to's fast lane (sseconform.translate.lane) ------------------------------
 
-    def lane_template(self) -> tuple[str | None, bytes, int, bool] | None:
-        """The last event, cut around its text and its usage counts, if it was candidate 0's
+    def lane_candidate(self) -> Candidate | None:
+        """The last event, to be cut around its text and its usage counts, if it was candidate 0's
         plain text part: an event equal to it but for those adds that text and nothing else
         (the head is set by the first event only; a call being streamed is not touched by a
         text part); the usage is read from the last one the lane took (``lane_took``)."""
@@ -108,8 +108,7 @@ class GeminiTranslator(Guarded, Unnumbered):
             return None
         ev, obj = self._lane
         path = ("candidates", 0, "content", "parts", 0, "text")
-        cut = lane_cut(ev.data, obj, path, seq=False, numbers="usageMetadata")
-        return None if cut is None else (ev.event, cut, -1, False)
+        return Candidate(ev, obj, path, -1, numbers="usageMetadata")
 
     def lane_took(self, event: bytes) -> None:
         """The usage the last event the lane took carried, as ``feed`` would have set it."""

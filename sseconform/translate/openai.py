@@ -19,7 +19,7 @@ from typing import Any
 
 from sseconform.sse import Event
 from sseconform.translate.base import DONE, MALFORMED, Emitter, Frame, Guarded, loads, stable_id
-from sseconform.translate.lane import Unnumbered, lane_cut
+from sseconform.translate.lane import Candidate, Unnumbered
 from sseconform.translate.state import value_of
 
 
@@ -130,12 +130,10 @@ class OpenAITranslator(Guarded, Unnumbered):
             return None
         return (ev, obj, ("choices", 0, "delta", "tool_calls", 0, "function", "arguments"), c.last)
 
-    def lane_template(self) -> tuple[str | None, bytes, int, bool] | None:
+    def lane_candidate(self) -> Candidate | None:
         if self._lane is None or self.e.closed:
             return None
-        ev, obj, path, call = self._lane
-        cut = lane_cut(ev.data, obj, path, seq=False)
-        return None if cut is None else (ev.event, cut, call, False)
+        return Candidate(*self._lane)
 
     def _end_of_stream(self) -> list[Frame]:
         if not self.e.closed:

@@ -15,7 +15,7 @@ from typing import Any
 
 from sseconform.sse import Event
 from sseconform.translate.base import MALFORMED, Emitter, Frame, Guarded, loads
-from sseconform.translate.lane import Unnumbered, lane_cut
+from sseconform.translate.lane import Candidate, Unnumbered
 from sseconform.translate.state import RESPONSES, encrypted
 
 MAX_PENDING = 64  # events held waiting for a missing number; beyond that the gap is skipped
@@ -134,8 +134,8 @@ class ResponsesTranslator(Guarded, Unnumbered):
 
     # -- translate --to's fast lane (sseconform.translate.lane) ------------------------------
 
-    def lane_template(self) -> tuple[str | None, bytes, int, bool] | None:
-        """The last event, cut around its delta string and its sequence number, if it was a
+    def lane_candidate(self) -> Candidate | None:
+        """The last event, to be cut around its delta string and its sequence number, if it was a
         plain text or arguments delta handled as it came (nothing held for reordering); for
         a call, one still named by its output index with arguments sent already (so its
         ``.done`` is not taken for a whole call's). The lane checks each number."""
@@ -146,8 +146,7 @@ class ResponsesTranslator(Guarded, Unnumbered):
             return None
         if type(self._lane_obj) is not dict:
             return None
-        cut = lane_cut(ev.data, self._lane_obj, ("delta",), seq=True)
-        return None if cut is None else (ev.event, cut, call, True)
+        return Candidate(ev, self._lane_obj, ("delta",), call, seq=True)
 
     def lane_next(self) -> int:
         return -1 if self._next_seq is None else self._next_seq
