@@ -15,10 +15,11 @@ from __future__ import annotations
 from typing import Any
 
 from sseconform import providers
-from sseconform.jsonstr import JSON_STRING, find_literal, is_plain_literal
+from sseconform.jsonstr import JSON_STRING, is_plain_literal
 from sseconform.sse import Event
+from sseconform.sse.template import cut
 from sseconform.translate.base import DELTA_SUFFIX, MALFORMED, Emitter, Frame, Guarded, loads
-from sseconform.translate.lane import Candidate, Unnumbered
+from sseconform.translate.lane import JSON, Candidate, Unnumbered
 from sseconform.translate.state import ANTHROPIC, encrypted, signature
 
 FINISH = providers.ANTHROPIC_FINISH
@@ -238,9 +239,6 @@ class AnthropicTranslator(Guarded, Unnumbered):
         self.e.set_usage(prompt, u.get("output_tokens"), cached=cached)
 
 
-_PROBE = "sseconform-template-probe"
-
-
 class _DeltaTemplate:
     """A delta event cut around its literal, and the output bytes around the same literal."""
 
@@ -259,21 +257,14 @@ class _DeltaTemplate:
 def _template(
     data: str, obj: dict[str, Any], key: str, call: int, e: Emitter
 ) -> _DeltaTemplate | None:
-    """Cut ``data`` around its ``key`` literal, proven by a probe parse; None if unproven."""
-    if _PROBE in data:
+    """Cut ``data`` around its ``key`` literal, proven by a probe parse (the byte lane's cut,
+    ``sse/template.py``); None if unproven."""
+    found = cut(data, obj, ("delta", key), JSON)
+    if found is None or len(found.holes) != 1:
         return None
-    span = find_literal(data, key)
-    if span is None:
-        return None
-    a, b = span
-    probe = loads(data[:a] + f'"{_PROBE}"' + data[b:])
-    if type(probe) is not dict or (probe.get("delta") or {}).get(key) != _PROBE:
-        return None
-    probe["delta"][key] = obj["delta"][key]
-    if probe != obj:
-        return None
+    prefix, suffix = found.segments
     head = e.delta_prefix(0)
     if call < 0:
-        return _DeltaTemplate(data[:a], data[b:], call, head + b'{"content":', b"}" + DELTA_SUFFIX)
+        return _DeltaTemplate(prefix, suffix, call, head + b'{"content":', b"}" + DELTA_SUFFIX)
     out_head = head + b'{"tool_calls":[{"index":%d,"function":{"arguments":' % call
-    return _DeltaTemplate(data[:a], data[b:], call, out_head, b"}}]}" + DELTA_SUFFIX)
+    return _DeltaTemplate(prefix, suffix, call, out_head, b"}}]}" + DELTA_SUFFIX)
