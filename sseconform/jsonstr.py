@@ -11,12 +11,15 @@ from __future__ import annotations
 import re
 
 #: No raw control characters, the standard escapes, \\u escapes that are not lone surrogates.
-JSON_STRING = re.compile(
-    r'"(?:[^"\\\x00-\x1f]++'
-    r'|\\["\\/bfnrt]'
+#: Written as a run of plain characters then (escape, plain run)*: a string with no escape,
+#: nearly every one in a stream, is one character-class repeat.
+_PLAIN = r'[^"\\\x00-\x1f]*+'
+_ESCAPE = (
+    r'(?:\\["\\/bfnrt]'
     r"|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4}"
-    r"|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2})*+\""
+    r"|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2})"
 )
+JSON_STRING = re.compile('"' + _PLAIN + "(?:" + _ESCAPE + _PLAIN + ')*+"')
 
 
 def find_literal(data: str, key: str) -> tuple[int, int] | None:

@@ -172,31 +172,36 @@ class Lane:
                 return
             user.lane_slow(buf[: end + seplen])
             buf = buf[end + seplen :]
-        blocks = buf.split(sep)  # what each event ends with (its blank line) cut off
-        tail = blocks.pop()
-        n = len(blocks)
-        i = 0
+        at = 0  # where the next event starts in buf
         slow = 0
-        while i < n:
+        while True:
             t = user.lane_template()
             if t is not None and dec.at_boundary():
-                run = t.take(blocks, i, self.limit)
+                run = t.take(buf, at, self.limit)
                 taken = user.lane_take(run) if run.n else 0
                 if taken:
-                    j = i + taken
-                    size = sum(map(len, blocks[i:j])) + seplen * taken
+                    size = run.size if taken == run.n else None
+                    if size is None:
+                        size = _events_size(buf, at, taken, sep)
+                    end = at + size
                     dec.advance(size, taken * t.lines, taken)
-                    user.lane_took(taken, blocks[j - 1])
-                    i = j
+                    last = buf.rfind(sep, at, end - seplen)  # the blank line before the last
+                    user.lane_took(taken, buf[at if last < 0 else last + seplen : end - seplen])
+                    at = end
                     slow = 0
                     continue
+            end = buf.find(sep, at)
+            if end < 0:
+                break
             slow += 1
             if slow > self.patience and t is None:  # no template for a while
-                user.lane_slow(sep.join(blocks[i:]) + sep)
+                stop = buf.rfind(sep) + seplen
+                user.lane_slow(buf[at:stop])
+                at = stop
                 break
-            user.lane_slow(blocks[i] + sep)
-            i += 1
-        self._hold(tail)
+            user.lane_slow(buf[at : end + seplen])
+            at = end + seplen
+        self._hold(buf[at:])
 
     def _hold(self, tail: bytes) -> None:
         """Carry the partial event, or hand it to the decoder: too long, or in an event."""
@@ -205,3 +210,11 @@ class Lane:
                 self.user.lane_slow(tail)
         else:
             self.carry = tail
+
+
+def _events_size(buf: bytes, at: int, n: int, sep: bytes) -> int:
+    """The bytes of the ``n`` events from ``at``, their blank lines too."""
+    end = at
+    for _ in range(n):
+        end = buf.find(sep, end) + len(sep)
+    return end - at

@@ -10,11 +10,13 @@ its ``obfuscation`` padding, counts that grow) parses to the same object but for
   with a marker in each hole parses to the object with each marker where its value was, and
   with the values put back, to the object itself. None when that cannot be shown.
 - :class:`Template`: a cut as the bytes of a whole event in the form the decoder reads
-  without a remark (``event: NAME``, ``data: ``, one line end each, no blank line); ``take``
-  matches the blocks that follow, each hole one JSON string (an integer for a number)
-  exactly as the parser reads one, and checks the values in bulk (:class:`Run`): one UTF-8
-  decode of them all, then one test that none holds a quote, a backslash or a control
-  character, or one match of them all against the string grammar; else each on its own.
+  without a remark (``event: NAME``, ``data: ``, one line end each); ``take`` matches the
+  run of events that follow in a few C calls, whatever its length: one expression (one per
+  template lengths, compiled once) finds how far events of the template's lengths follow,
+  each hole one JSON string (an integer for a number) exactly as the parser reads one; a
+  second cuts out the holes; the events written again from the template and those holes
+  must be the bytes read (which proves every head and piece); one UTF-8 decode of all the
+  values (:class:`Run`).
 
 One implementation for both, so they cannot drift apart (they did once: a 5000-digit
 sequence number; now at most 19 digits, one pattern). The ``sse`` layer imports no JSON
@@ -28,7 +30,6 @@ import itertools
 import re
 from collections.abc import Callable
 from functools import lru_cache
-from operator import itemgetter
 from typing import Any, NamedTuple
 
 __all__ = ["INT", "NUM", "PAD", "SEQ", "VALUE", "Cut", "Json", "Run", "Template", "cut"]
@@ -50,7 +51,7 @@ class Json:
     """The JSON the lane reads with, handed down by the layer that parses: the parser, one
     string token exactly as it takes one, and where the one string after a key lies."""
 
-    __slots__ = ("find_literal", "loads", "string", "string_bytes", "strings")
+    __slots__ = ("find_literal", "loads", "string", "string_bytes")
 
     def __init__(
         self,
@@ -62,9 +63,6 @@ class Json:
         self.string = string
         #: over bytes: bytes from 0x80 up pass as they are, so UTF-8 is checked apart
         self.string_bytes = re.compile(string.pattern.encode())
-        #: strings with a NUL between each two (a NUL is never raw in one: each is matched)
-        one = b"(?:" + self.string_bytes.pattern + b")"
-        self.strings = re.compile(one + rb"(?:\x00" + one + b")*+")
         self.find_literal = find_literal
 
 
@@ -256,7 +254,7 @@ class Run:
     """Consecutive events that fit a template: how many, their value literals (quotes and
     all), their sequence numbers (none when the template has no number)."""
 
-    __slots__ = ("_all", "_joined", "_raw", "literals", "loads", "n", "plain", "seqs")
+    __slots__ = ("_all", "_joined", "_raw", "literals", "loads", "n", "plain", "seqs", "size")
 
     def __init__(
         self,
@@ -278,6 +276,8 @@ class Run:
         self.literals = literals
         self.plain = plain  # no literal holds an escape: each one's text is what lies between
         self.loads = loads  # the parser of the escaped ones
+        #: the bytes of the run's events, blank lines too, when the matcher knows them
+        self.size: int | None = None
 
     @classmethod
     def one(cls, text: str, seq: int) -> Run:
@@ -317,14 +317,14 @@ class Run:
         return values
 
 
-def _run(
-    literals: list[bytes], seqs: list[int], others: list[bytes], quoted: bool, json: Json
-) -> Run:
-    """The run of ``literals`` that are valid, from the first: UTF-8 (``others``, the
-    padding, too) and, unless the matcher proved it (``quoted``), one JSON string each. In
-    bulk first: one UTF-8 decode of them all, then one test that none holds a quote, a
-    backslash or a control character, else one match of them all (NUL between them, which
-    no literal holds); else each on its own."""
+#: No event fits.
+NONE = Run(0, [], None, [], plain=True)
+
+
+def _run(literals: list[bytes], seqs: list[int], others: list[bytes], json: Json) -> Run:
+    """The run of ``literals`` (each one JSON string, as the matcher proved) that are UTF-8,
+    from the first (``others``, the padding, too): one decode of them all, else each on its
+    own up to the first that is not."""
     n = len(literals)
     raw = b"".join(literals)
     try:
@@ -335,16 +335,10 @@ def _run(
         pass
     else:
         plain = "\\" not in joined
-        if (
-            quoted
-            or (plain and _plain(joined, n))
-            or (b"\x00" not in raw and json.strings.fullmatch(b"\x00".join(literals)))
-        ):
-            got = joined if plain else None
-            return Run(n, seqs, None, literals, plain=plain, loads=json.loads, raw=raw, joined=got)
+        got = joined if plain else None
+        return Run(n, seqs, None, literals, plain=plain, loads=json.loads, raw=raw, joined=got)
     k = 0
     plain = True
-    string = json.string_bytes
     while k < n:
         lit = literals[k]
         try:
@@ -353,24 +347,9 @@ def _run(
                 others[k].decode()
         except UnicodeDecodeError:
             break
-        if not quoted and string.fullmatch(lit) is None:
-            break
         plain = plain and b"\\" not in lit
         k += 1
     return Run(k, seqs[:k], None, literals[:k], plain=plain, loads=json.loads)
-
-
-def _plain(joined: str, n: int) -> bool:
-    """``n`` literals, each quoted at both ends, joined: each is one JSON string with nothing
-    to unescape (no other quote, no backslash, no control character)."""
-    return joined.count('"') == 2 * n and joined.isprintable()
-
-
-QUOTE = 34  # b'"'
-#: A piece of a template this long or shorter is written into its skeleton as it is.
-SHORT = 80
-#: How much of a longer piece the skeleton names (the rest is compared).
-ANCHOR = 16
 
 
 class Template:
@@ -381,114 +360,153 @@ class Template:
     UTF-8) in each string hole and a whole number in each number hole parses to the cut's
     object but for those values: it needs no SSE decoding and no JSON parse."""
 
-    __slots__ = ("event", "holes", "json", "lines", "parts", "prefix", "segments")
+    __slots__ = ("event", "form", "holes", "json", "lines", "prefix", "segments", "sep")
 
     def __init__(self, cut: Cut, json: Json, eol: bytes = b"\n") -> None:
         self.event, self.segments, self.holes = cut
         self.json = json
         name = b"" if cut.event is None else b"event: " + cut.event.encode() + eol
         self.prefix = name + b"data: "
+        self.sep = eol + eol
         #: the lines of one event, its blank line too (what the decoder is told it skipped)
         self.lines = 2 if cut.event is None else 3
-        self.parts: tuple[bytes, ...] = ()  # made on the first take: many are never used
+        self.form: _Form | None = None  # made on the first take: many are never used
 
-    def take(self, blocks: list[bytes], i: int, limit: int) -> Run:
-        """The run of ``blocks[i:]`` that fit, up to the first that does not: events without
-        their blank line, each at most ``limit`` bytes."""
-        parts = self.parts
-        if not parts:
-            parts = self.parts = tuple(
-                (self.prefix if j == 0 else b"") + seg.encode()
-                for j, seg in enumerate(self.segments)
-            )
-        if len(parts) == 2:
-            return _take_one_hole(blocks, i, limit, parts[0], parts[1], self.json)
-        return _take_holes(blocks, i, limit, parts, self.holes, self.json)
+    def take(self, buf: bytes, at: int, limit: int) -> Run:
+        """The run of events in ``buf`` from ``at`` that fit, up to the first that does not:
+        each ends with its blank line and is at most ``limit`` bytes without it.
 
-
-def _take_one_hole(
-    blocks: list[bytes], i: int, limit: int, head: bytes, tail: bytes, json: Json
-) -> Run:
-    """A template whose only hole is its value (a chat chunk's content or arguments, an
-    Anthropic delta): each block is ``head``, one JSON string, ``tail``."""
-    literals: list[bytes] = []
-    append = literals.append
-    lh = len(head)
-    lt = len(tail)
-    least = lh + lt + 2
-    head += b'"'  # the literal's quotes, each its own (``least``)
-    tail = b'"' + tail
-    for blk in itertools.islice(blocks, i, None):
-        size = len(blk)
-        if not least <= size <= limit or not blk.startswith(head) or not blk.endswith(tail):
-            break
-        append(blk[lh : size - lt])
-    return _run(literals, [], [], False, json)
-
-
-def _take_holes(
-    blocks: list[bytes],
-    i: int,
-    limit: int,
-    parts: tuple[bytes, ...],
-    holes: tuple[str, ...],
-    json: Json,
-) -> Run:
-    """A template with several holes (a Responses delta: its value, its sequence number,
-    maybe its padding; Gemini's text and counts). After the first piece, one regular
-    expression, compiled once for every template of its shape, cuts the rest of a block into
-    holes and pieces; the block fits when its pieces are the template's (the short ones are
-    written into the expression, the long ones compared)."""
-    head = parts[0]
-    at = len(head)
-    rest = parts[1:]
-    shape = tuple((p, False) if len(p) <= SHORT else (p[-ANCHOR:], True) for p in rest)
-    pattern, groups, long = _skeleton(shape, holes, json.string_bytes.pattern)
-    fullmatch = pattern.fullmatch
-    value = groups[holes.index(VALUE)]
-    seq = groups[holes.index(SEQ)] if SEQ in holes else -1
-    pad = groups[holes.index(PAD)] if PAD in holes else -1
-    # the long pieces as captured, against the template's: one C call a block
-    pick = itemgetter(*(group for _, group in long)) if long else None
-    want = tuple(rest[j] for j, _ in long) if len(long) > 1 else rest[long[0][0]] if long else b""
-    literals: list[bytes] = []
-    seqs: list[int] = []
-    pads: list[bytes] = []
-    for blk in itertools.islice(blocks, i, None):
-        if len(blk) > limit or not blk.startswith(head):
-            break
-        m = fullmatch(blk, at)
-        if m is None:
-            break
-        g = m.groups()
-        if pick is not None and pick(g) != want:
-            break
-        literals.append(g[value])
-        if seq >= 0:
-            seqs.append(int(g[seq]))
-        if pad >= 0:
-            pads.append(g[pad])
-    return _run(literals, seqs, pads, True, json)
+        A few C calls a run, whatever its length: one expression (compiled once for every
+        template of the same lengths) finds how far events of the template's lengths, with
+        a JSON string or a number in each hole, follow each other; a second cuts out their
+        holes; the events written again from the template and those holes must then be the
+        very bytes read, which proves every head and piece at once."""
+        form = self.form
+        if form is None:
+            form = self.form = _Form(self)
+        if not buf.startswith(form.head, at):
+            return NONE
+        m = form.matchers
+        end = m.run.match(buf, at).end()  # type: ignore[union-attr]  # it matches empty too
+        if end == at:
+            return NONE
+        cols = form.columns(buf[at:end])
+        written = form.write(cols)
+        if len(written) != end - at or not buf.startswith(written, at):
+            cols, end = form.fitting(buf, at, cols)
+            if not cols[0]:
+                return NONE
+        holes = self.holes
+        literals = cols[holes.index(VALUE)]
+        seqs = list(map(int, cols[holes.index(SEQ)])) if SEQ in holes else []
+        pads = cols[holes.index(PAD)] if PAD in holes else []
+        json = self.json
+        if end - at > limit + len(self.sep) and not _within(cols, m.fixed, limit):
+            k = _first_over(cols, m.fixed, limit)
+            return _run(literals[:k], seqs[:k], pads[:k], json)
+        run = _run(literals, seqs, pads, json)
+        if run.n == len(literals):
+            run.size = end - at
+        return run
 
 
-@lru_cache(maxsize=64)
-def _skeleton(
-    shape: tuple[tuple[bytes, bool], ...], holes: tuple[str, ...], string: bytes
-) -> tuple[re.Pattern[bytes], tuple[int, ...], tuple[tuple[int, int], ...]]:
-    """Each hole (a JSON string, ``string``, or a whole number) and the piece after it: a
-    short piece as it is; a long one (only its last ``ANCHOR`` bytes are in ``shape``) as any
-    bytes that end in those, captured for the caller to compare. With the group of each hole,
-    and of each long piece (its index among the pieces, its group)."""
-    out = []
-    hole_groups: list[int] = []
-    long_groups: list[tuple[int, int]] = []
-    for j, (hole, (piece, is_long)) in enumerate(zip(holes, shape, strict=True)):
-        body = INT.encode() if hole in (SEQ, NUM) else string
-        out.append(b"(" + body + b")")
-        hole_groups.append(len(hole_groups) + len(long_groups))
-        if not is_long:
-            out.append(re.escape(piece))
+class _Form:
+    """A template's bytes as its matcher needs them: the head, the expressions of its
+    lengths, and how to write a run of events again from their holes."""
+
+    __slots__ = ("glue", "head", "matchers", "pieces", "tail")
+
+    def __init__(self, t: Template) -> None:
+        parts = [(t.prefix if j == 0 else b"") + seg.encode() for j, seg in enumerate(t.segments)]
+        self.head = parts[0]
+        pieces = parts[1:]
+        self.matchers = _matchers(
+            len(self.head), tuple(map(len, pieces)), t.holes, t.sep, t.json.string_bytes
+        )
+        self.tail = pieces[-1] + t.sep
+        #: the bytes around each hole, the head first and the tail with its blank line last
+        self.pieces = (self.head, *pieces[:-1], self.tail)
+        #: one hole: the bytes between two events' values
+        self.glue = self.tail + self.head
+
+    def columns(self, events: bytes) -> list[list[bytes]]:
+        """The holes of ``events`` (a run of them, each of the template's lengths), one list
+        a hole: the expression's split gives, per event, an empty gap and its holes."""
+        parts = self.matchers.each.split(events)
+        step = len(self.pieces)
+        return [parts[h::step] for h in range(1, step)]
+
+    def write(self, cols: list[list[bytes]]) -> bytes:
+        """The events whose holes are ``cols``, written from the template."""
+        if len(cols) == 1:
+            return self.head + self.glue.join(cols[0]) + self.tail
+        n = len(cols[0])
+        step = 2 * len(cols) + 1
+        out: list[bytes] = [b""] * (step * n)
+        for j, piece in enumerate(self.pieces):
+            out[2 * j :: step] = [piece] * n
+        for h, col in enumerate(cols):
+            out[2 * h + 1 :: step] = col
+        return b"".join(out)
+
+    def fitting(
+        self, buf: bytes, at: int, cols: list[list[bytes]]
+    ) -> tuple[list[list[bytes]], int]:
+        """The events that fit, one by one from ``at``, up to the first that does not."""
+        k = 0
+        for k in range(len(cols[0])):
+            event = self.write([col[k : k + 1] for col in cols])
+            if not buf.startswith(event, at):
+                break
+            at += len(event)
         else:
-            out.append(b"(.*?" + re.escape(piece) + b")")
-            long_groups.append((j, len(hole_groups) + len(long_groups)))
-    return re.compile(b"".join(out), re.DOTALL), tuple(hole_groups), tuple(long_groups)
+            k = len(cols[0])
+        return [col[:k] for col in cols], at
+
+
+def _within(cols: list[list[bytes]], fixed: int, limit: int) -> bool:
+    """Every event of a run at most ``limit`` bytes: its fixed bytes and its holes' longest."""
+    return fixed + sum(max(map(len, col)) for col in cols) <= limit
+
+
+def _first_over(cols: list[list[bytes]], fixed: int, limit: int) -> int:
+    """The first event of a run longer than ``limit`` (the slow path's to report)."""
+    for k, holes in enumerate(zip(*cols, strict=True)):
+        if fixed + sum(map(len, holes)) > limit:
+            return k
+    return len(cols[0])
+
+
+class _Matchers(NamedTuple):
+    """The two expressions of a template's lengths: ``run`` matches events of those
+    lengths one after the other, ``each`` reads the holes of one; ``fixed``: the bytes of an
+    event but its holes and blank line."""
+
+    run: re.Pattern[bytes]
+    each: re.Pattern[bytes]
+    fixed: int
+
+
+@lru_cache(maxsize=128)
+def _matchers(
+    head: int,
+    pieces: tuple[int, ...],
+    holes: tuple[str, ...],
+    sep: bytes,
+    string: re.Pattern[bytes],
+) -> _Matchers:
+    """The expressions for a template whose head and pieces have these lengths: each as
+    so many bytes (what they are is proven after), each hole one JSON string (``string``,
+    possessive: it ends at its own closing quote) or a whole number, then the blank line."""
+    one = [b".{%d}" % head]
+    each = [b".{%d}" % head]
+    for hole, size in zip(holes, pieces, strict=True):
+        body = b"(?:" + (INT.encode() if hole in (SEQ, NUM) else string.pattern) + b")"
+        one += [body, b".{%d}" % size]
+        each += [b"(" + body + b")", b".{%d}" % size]
+    end = re.escape(sep)
+    return _Matchers(
+        re.compile(b"(?:" + b"".join(one) + end + b")*+", re.DOTALL),
+        re.compile(b"".join(each) + end, re.DOTALL),
+        head + sum(pieces),
+    )
