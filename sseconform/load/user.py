@@ -31,10 +31,10 @@ from locust.env import Environment
 from locust.runners import MasterRunner, WorkerRunner
 
 from sseconform.gate.prepared import Prepared
-from sseconform.load.plan import LoadSettings, StreamGrader, StreamOutcome, prepare
+from sseconform.load.plan import LoadSettings, StreamOutcome, prepare
+from sseconform.load.send import send
 from sseconform.load.stats import LoadStats, level_broken
 from sseconform.mask import RUN, environment_secrets, open_binary
-from sseconform.recording.bounds import DECODED, BoundHit, Inflater
 
 #: This process writes the report: it masks what the command was given (the key comes in the
 #: environment) before anything is graded.
@@ -43,7 +43,6 @@ RUN.add_all(environment_secrets())
 __all__ = ["CapacitySteps", "Nonconforming", "SseconformUser"]
 
 SETTINGS_ENV = "SSECONFORM_LOAD_SETTINGS"
-READ = 64 * 1024
 
 
 class Nonconforming(Exception):
@@ -164,43 +163,8 @@ class SseconformUser(User):
 
     def send(self, sc: Prepared, tag: str) -> StreamOutcome:
         """One request, its stream read and graded piece by piece (never kept whole)."""
-        started = time.perf_counter()
         speed = STATE.settings.speed if STATE.settings is not None else 1.0
-        try:
-            resp = self.session.post(
-                sc.url, data=sc.body(tag), headers=dict(sc.headers), stream=True, timeout=(10, 60)
-            )
-        except requests.RequestException as exc:
-            failed = StreamGrader(sc, None, started, speed)
-            return failed.finish(False, f"{type(exc).__name__}: {exc}")
-        grader = StreamGrader(sc, resp.status_code, started, speed)
-        complete, reason, bound = True, "", None
-        raw = resp.raw
-        encoding = resp.headers.get("content-encoding", "identity").strip().lower()
-        inflater = Inflater(encoding, sc.max_bytes) if encoding in DECODED else None
-        deadline = started + sc.deadline
-        try:
-            # each chunk as it arrives, or what has arrived up to READ (never a full READ);
-            # decoded here, in bounded steps (urllib3 would inflate a bomb whole)
-            pieces = (
-                raw.read_chunked(READ, decode_content=False)
-                if raw.chunked
-                else iter(lambda: raw.read1(READ, decode_content=False), b"")
-            )
-            for piece in pieces:
-                for part in inflater.feed(piece) if inflater is not None else (piece,):
-                    grader.feed(part)
-                if grader.bytes > sc.max_bytes:
-                    raise BoundHit("max-bytes", f"the body passed {sc.max_bytes:,} bytes")
-                if time.perf_counter() > deadline:
-                    raise BoundHit("deadline", f"still sending after {sc.deadline:g} s")
-        except BoundHit as exc:
-            complete, reason, bound = False, exc.message, exc.kind
-        except Exception as exc:  # a reset, a broken chunk: the stream did not end cleanly
-            complete, reason = False, f"{type(exc).__name__}: {exc}"
-        finally:
-            resp.close()
-        return grader.finish(complete, reason, bound=bound)
+        return send(self.session, sc, tag, speed)
 
 
 class CapacitySteps(LoadTestShape):

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.synchronize import Event
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
@@ -44,12 +45,9 @@ import requests
 
 from sseconform.gate.prepared import Prepared
 from sseconform.load.plan import LoadSettings, StreamGrader, StreamOutcome, prepare, rules_for_tag
+from sseconform.load.send import send
 from sseconform.providers import ENDPOINT_DIALECT
-from sseconform.recording.bounds import DECODED, BoundHit, Inflater
 
-#: load's user reads this much at most (``sseconform.load.user.READ``; that module imports
-#: Locust, whose gevent would patch this process's sockets, so it is not imported here)
-READ = 64 * 1024
 ENDPOINTS = ["chat", "messages", "responses"]
 
 
@@ -80,55 +78,39 @@ class Sample:
     outcome: StreamOutcome
 
 
-def _send(session: requests.Session, sc: Prepared, tag: str, speed: float) -> Sample:
-    """One request, read and graded as ``SseconformUser.send`` does; the grader's CPU
-    timed around each of its calls, the client's around the whole."""
-    c0 = time.process_time()
-    grading = 0.0
-    started = time.perf_counter()
-    try:
-        resp = session.post(
-            sc.url, data=sc.body(tag), headers=dict(sc.headers), stream=True, timeout=(10, 60)
-        )
-    except requests.RequestException as exc:
+class _TimedGrader(StreamGrader):
+    """load's stream grader, with the CPU of each of its calls counted."""
+
+    cpu = 0.0  # this stream's grading CPU (set on each grader made)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         g = time.process_time()
-        failed = StreamGrader(sc, None, started, speed)
-        outcome = failed.finish(False, f"{type(exc).__name__}: {exc}")
-        grading += time.process_time() - g
-        return Sample(sc.endpoint, grading, time.process_time() - c0, 0, outcome)
-    g = time.process_time()
-    grader = StreamGrader(sc, resp.status_code, started, speed)
-    grading += time.process_time() - g
-    complete, reason, bound = True, "", None
-    raw = resp.raw
-    encoding = resp.headers.get("content-encoding", "identity").strip().lower()
-    inflater = Inflater(encoding, sc.max_bytes) if encoding in DECODED else None
-    deadline = started + sc.deadline
-    try:
-        pieces = (
-            raw.read_chunked(READ, decode_content=False)
-            if raw.chunked
-            else iter(lambda: raw.read1(READ, decode_content=False), b"")
-        )
-        for piece in pieces:
-            for part in inflater.feed(piece) if inflater is not None else (piece,):
-                g = time.process_time()
-                grader.feed(part)
-                grading += time.process_time() - g
-            if grader.bytes > sc.max_bytes:
-                raise BoundHit("max-bytes", f"the body passed {sc.max_bytes:,} bytes")
-            if time.perf_counter() > deadline:
-                raise BoundHit("deadline", f"still sending after {sc.deadline:g} s")
-    except BoundHit as exc:
-        complete, reason, bound = False, exc.message, exc.kind
-    except Exception as exc:  # a reset, a broken chunk: the stream did not end cleanly
-        complete, reason = False, f"{type(exc).__name__}: {exc}"
-    finally:
-        resp.close()
-    g = time.process_time()
-    outcome = grader.finish(complete, reason, bound=bound)
-    grading += time.process_time() - g
-    return Sample(sc.endpoint, grading, time.process_time() - c0, grader.bytes, outcome)
+        super().__init__(*args, **kwargs)
+        self.cpu = time.process_time() - g
+
+    def feed(self, piece: bytes, now: float | None = None) -> None:
+        g = time.process_time()
+        super().feed(piece, now)
+        self.cpu += time.process_time() - g
+
+    def finish(self, *args: Any, **kwargs: Any) -> StreamOutcome:
+        g = time.process_time()
+        out = super().finish(*args, **kwargs)
+        self.cpu += time.process_time() - g
+        _TimedGrader.made = self
+        return out
+
+    made: _TimedGrader | None = None
+
+
+def _send(session: requests.Session, sc: Prepared, tag: str, speed: float) -> Sample:
+    """One request, read and graded by load's own ``send``; the grader's CPU timed around
+    each of its calls, the client's around the whole."""
+    c0 = time.process_time()
+    outcome = send(session, sc, tag, speed, grader=_TimedGrader)
+    g = _TimedGrader.made
+    assert g is not None
+    return Sample(sc.endpoint, g.cpu, time.process_time() - c0, g.bytes, outcome)
 
 
 def _pct(sorted_ms: list[float], p: float) -> float:

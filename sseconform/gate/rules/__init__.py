@@ -20,7 +20,6 @@ __all__ = [
     "expect",
     "history",
     "ordered",
-    "rule",
     "timing_rules",
     "transport",
     "upstream",
@@ -45,9 +44,3 @@ def budget(rule: Rule) -> str:
         return ""
     t = timing_rules.find(rule.code)
     return f"budget: {t.budget}" if t is not None and t.budget else "no budget"
-
-
-def rule(key: str) -> Rule:
-    """A gate rule by its code (``transport:silent``); KeyError when there is none, so a
-    code made at run time (``expect:{expectation}``) must be one of the rules."""
-    return GATE_RULES[key]
