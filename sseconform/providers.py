@@ -7,7 +7,7 @@ so a mock upstream fails the way the real one does. Standard library only.
 One name per concept, and the one table between them (``WIRES``): a *dialect* is what an
 upstream speaks (``DIALECTS``: openai, anthropic, gemini, responses); a *grammar* is what a
 stream is checked against (``rules.catalog.GRAMMARS``: chat, anthropic, responses,
-open-responses); an *endpoint* is what a gateway serves its clients (``ENDPOINTS``: chat,
+open-responses, gemini); an *endpoint* is what a gateway serves its clients (``ENDPOINTS``: chat,
 messages, responses). The same wire format has a name on each side (openai / chat / chat,
 anthropic / anthropic / messages); every mapping between them is read from ``WIRES``.
 """

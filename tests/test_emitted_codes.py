@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 
 from sseconform.rules.base import Checker, Settings
-from sseconform.rules.catalog import GRAMMARS, RULES, package_of
+from sseconform.rules.catalog import FAMILIES, GRAMMARS, RULES, package_of
 
 RULES_DIR = Path(__file__).resolve().parents[1] / "sseconform" / "rules"
 #: A code literal where a checker emits, holds or looks up a finding.
-CODE = re.compile(r"""["']([WJHGDTIFNEURASO]\d{3})["']""")
+#: A rule code as a string literal, of any family the catalog has.
+CODE = re.compile(r"""["']([""" + "".join(FAMILIES) + r"""]\d{3})["']""")
 
 
 def _codes_named_in(path: Path) -> set[str]:

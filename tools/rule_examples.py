@@ -31,6 +31,7 @@ FOLDERS = {
     "anthropic": CASES / "anthropic",
     "responses": CASES / "responses",
     "open-responses": CASES / "open-responses",
+    "gemini": CASES / "gemini",
 }
 HAND_WRITTEN = frozenset("WH")
 MAX_STRING = 40

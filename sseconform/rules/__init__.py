@@ -15,6 +15,7 @@ from sseconform.rules.chat import rules as chat_rules
 from sseconform.rules.anthropic import rules as anthropic_rules
 from sseconform.rules.responses import rules as responses_rules
 from sseconform.rules.open_responses import rules as open_responses_rules
+from sseconform.rules.gemini import rules as gemini_rules
 
 # isort: on
 
@@ -25,6 +26,7 @@ PACKAGES = {
     "anthropic": anthropic_rules,
     "responses": responses_rules,
     "open-responses": open_responses_rules,
+    "gemini": gemini_rules,
 }
 
 __all__ = ["PACKAGES", "catalog"]

@@ -77,10 +77,13 @@ class Checker:
     #: made one (a stream whose every delta also differs elsewhere: a counter, a timestamp).
     TEMPLATE_WASTE: ClassVar[int] = Waste.LIMIT
     TEMPLATE_EVERY: ClassVar[int] = Waste.EVERY
+    #: Shared rules this grammar never reports: what its own provider always sends (Gemini
+    #: writes CRLF), so a finding would be about the provider, never the gateway.
+    PROVIDER_SENDS: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
-        self._enabled = self.settings.enabled_codes()
+        self._enabled = self.settings.enabled_codes() - self.PROVIDER_SENDS
         #: the shared moments' enabled checks (W, J, H: rules/shared/hooks.py)
         self.shared = shared.HOOKS.table(self._enabled)
         #: wire anomaly kind -> its rule's code and message, as this grammar words it

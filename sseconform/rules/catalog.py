@@ -5,7 +5,8 @@ detects them: a code is never renamed or reused, a retired code stays in ``RETIR
 One prefix per family: W wire, J JSON/schema, G grammar, D ``[DONE]``, T tool-call head,
 I tool-call index, F finish, N native leak, E errors, U usage, R failover, H HTTP; then one
 family per other grammar: A Anthropic Messages, S the Responses API, O the Open Responses
-specification (layered on the S rules: ``open-responses`` checks both).
+specification (layered on the S rules: ``open-responses`` checks both), V Gemini's
+``GenerateContentResponse`` stream.
 
 Each rule is one module in its package (``shared/rules`` for W, J and H; then one package per
 grammar), where :func:`define` registers it with its docs; the packages are imported at the
@@ -61,15 +62,16 @@ FAMILIES: dict[str, str] = {
     "A": "Anthropic Messages events",
     "S": "Responses API events",
     "O": "Open Responses specification",
+    "V": "Gemini GenerateContentResponse stream",
 }
 
 #: The grammars ``check`` knows, the first the default: what a gateway's client parses.
-GRAMMARS: tuple[str, ...] = ("chat", "anthropic", "responses", "open-responses")
+GRAMMARS: tuple[str, ...] = ("chat", "anthropic", "responses", "open-responses", "gemini")
 #: A grammar layered on another (a specification of it): the other's rules hold in it too.
 BASE_GRAMMAR: dict[str, str] = {"open-responses": "responses"}
 #: Families whose rules hold for every grammar (the wire, JSON, the HTTP response).
 SHARED_FAMILIES = frozenset("WJH")
-_FAMILY_GRAMMAR = {"A": "anthropic", "S": "responses", "O": "open-responses"}
+_FAMILY_GRAMMAR = {"A": "anthropic", "S": "responses", "O": "open-responses", "V": "gemini"}
 #: Wire rules about `event:` names, which only chat output must not carry (the other grammars
 #: name every event): they belong to chat.
 _CHAT_WIRE = frozenset({"W013", "W014"})

@@ -2,8 +2,9 @@
 
 ``chat`` (OpenAI ``chat.completion.chunk`` frames) is the default: the contract most gateway
 clients parse. ``anthropic`` (Messages events, what Claude Code and the Anthropic SDKs parse)
-and ``responses`` (Responses API events, what Codex CLI and the Agents SDK parse) each have
-their package under ``sseconform/rules/``, whose ``checker`` module exposes ``CHECKER``.
+``responses`` (Responses API events, what Codex CLI and the Agents SDK parse) and ``gemini``
+(``GenerateContentResponse`` chunks, what Gemini CLI and google-genai parse) each have their
+package under ``sseconform/rules/``, whose ``checker`` module exposes ``CHECKER``.
 ``auto`` picks one from the stream's first event.
 """
 
@@ -36,6 +37,8 @@ def checker_for(grammar: str, settings: Settings | None = None) -> Checker:
         from sseconform.rules.responses.checker import CHECKER as made
     elif grammar == "open-responses":
         from sseconform.rules.open_responses.checker import CHECKER as made
+    elif grammar == "gemini":
+        from sseconform.rules.gemini.checker import CHECKER as made
     else:
         raise ValueError(f"unknown grammar {grammar!r}; grammars: {', '.join(CHOICES)}")
     return made(settings)
@@ -45,9 +48,10 @@ def detect(head: bytes) -> str:
     """The grammar of a body from its first bytes: the first event with data decides.
 
     ``event: message_start`` or data ``{"type": "message_start" | "ping" | ...}`` is Anthropic;
-    ``{"type": "response.*"}`` is Responses; a stream that starts with an error event is told
-    by the error's shape; anything else (chunks, not JSON, nothing) is chat, whose rules then
-    say what is wrong with it.
+    ``{"type": "response.*"}`` is Responses; an untyped object with ``candidates``,
+    ``promptFeedback`` or ``usageMetadata`` (and no ``choices``) is Gemini's; a stream that
+    starts with an error event is told by the error's shape; anything else (chunks, not JSON,
+    nothing) is chat, whose rules then say what is wrong with it.
     """
     for block in head.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n\n"):
         event = None
@@ -66,6 +70,8 @@ def detect(head: bytes) -> str:
             obj = None
         if isinstance(obj, dict) and isinstance(obj.get("type"), str):
             kind = obj["type"]
+        elif isinstance(obj, dict) and _is_gemini(obj):  # with an `event:` line or without
+            return "gemini"
         if kind is None:
             return "chat"
         if kind.startswith("response."):
@@ -76,6 +82,17 @@ def detect(head: bytes) -> str:
             return _error_grammar(obj)
         return "chat"
     return "chat"
+
+
+def _is_gemini(obj: dict[str, object]) -> bool:
+    """A Gemini chunk (``candidates``, ``promptFeedback``, ``usageMetadata``) or Google's
+    error (``{"error": {"code", "message", "status"}}``)."""
+    if "choices" in obj:
+        return False
+    if any(k in obj for k in ("candidates", "promptFeedback", "usageMetadata")):
+        return True
+    error = obj.get("error")
+    return isinstance(error, dict) and isinstance(error.get("status"), str)
 
 
 def _error_grammar(obj: dict[str, object]) -> str:

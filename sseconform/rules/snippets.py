@@ -20,6 +20,7 @@ __all__ = [
     "USAGE_COMPLETED",
     "chunk",
     "event",
+    "gemini_chunk",
     "text_delta",
 ]
 
@@ -88,3 +89,14 @@ USAGE_COMPLETED = (
     '{"type":"response.completed","response":{"usage":{"input_tokens":12,"output_tokens":9,'
     '"total_tokens":21},...}}\n\n'
 )
+
+
+#: A Gemini chunk's usage, as the docs' examples show it.
+GEMINI_USAGE = '{"promptTokenCount":8,"candidatesTokenCount":4,"totalTokenCount":12}'
+
+
+def gemini_chunk(parts: str, finish: str | None = None, usage: str = GEMINI_USAGE) -> str:
+    """A Gemini ``GenerateContentResponse`` chunk of one candidate with ``parts``."""
+    end = f',"finishReason":"{finish}"' if finish else ""
+    candidate = f'{{"content":{{"parts":[{parts}],"role":"model"}}{end},"index":0}}'
+    return f'data: {{"candidates":[{candidate}],"usageMetadata":{usage}}}\n\n'

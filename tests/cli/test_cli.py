@@ -472,8 +472,8 @@ def test_rules_of_one_grammar(workdir: Path) -> None:
     rows = json.loads(run.out)
     assert {r["grammar"] for r in rows} == {"any", "chat"}
     assert [r["code"] for r in rows] == [c for c, r in RULES.items() if r.applies_to("chat")]
-    run = run_cli("rules", "--grammar", "gemini", cwd=workdir)
-    assert run.code == 2 and "unknown grammar 'gemini'" in run.err
+    run = run_cli("rules", "--grammar", "bedrock", cwd=workdir)
+    assert run.code == 2 and "unknown grammar 'bedrock'" in run.err
 
 
 def test_rules_unknown_format_exits_2(workdir: Path) -> None:

@@ -12,7 +12,10 @@ RULE = define(
     None,
     "Lines end in CRLF instead of LF.",
     RuleDoc(
-        what="At least one line ends in CRLF; reported once per stream, at the first such line.",
+        what=(
+            "At least one line ends in CRLF; reported once per stream, at the first such line. "
+            "Not in the gemini grammar, whose provider frames with CRLF itself."
+        ),
         why=(
             "CRLF is legal SSE, but OpenAI frames with LF and consumers written against its "
             'output split on "\\n\\n" and never find an event boundary. Gemini frames with CRLF, '

@@ -1,0 +1,186 @@
+"""The gemini grammar's checker: Gemini's ``GenerateContentResponse`` chunks as
+``streamGenerateContent?alt=sse`` sends them (``data:`` lines, no event names, no
+terminator; Google writes CRLF), one pass, feed/finish, memory that does not grow with the
+stream's length.
+
+Each chunk is parsed once with orjson and validated against
+``schemas/gemini/generate-content-response.schema.json`` (an error chunk against
+``error.schema.json``); a violation at a place a V rule claims is that rule's finding, any
+other is J003. Then the chunk moves the stream's state (``state.CandidateState``): the
+candidate's index, its parts in order (text, thoughts, function calls whole or streamed by
+Vertex in pieces), its finishReason, usage, the ids. The rules' checks, each in its rule
+module, decide what to report, called at the moments of ``hooks.py``. Every finding is
+located at the start of the chunk it is about; findings about the end at the last chunk.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sseconform.providers import ANTHROPIC_EVENTS
+from sseconform.rules.base import Checker, Settings
+from sseconform.rules.gemini import hooks as moment
+from sseconform.rules.gemini.hooks import HOOKS
+from sseconform.rules.gemini.state import CandidateState, FirstCall
+from sseconform.rules.native import is_chat_chunk
+from sseconform.rules.schema import validator, violations
+from sseconform.rules.shared.rules.w003_crlf_framing import RULE as W003
+from sseconform.sse.decoder import Event
+
+__all__ = ["CHECKER", "GeminiChecker"]
+
+RESPONSE = "gemini/generate-content-response"
+ERROR = "gemini/error"
+
+
+class GeminiChecker(Checker):
+    """The gemini grammar: what google-genai, Gemini CLI and the AI SDK's Google provider
+    parse."""
+
+    grammar = "gemini"
+    PROVIDER_SENDS = frozenset({W003.code})  # Google writes CRLF
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        super().__init__(settings)
+        self._s = CandidateState()
+        self._valid = validator(RESPONSE).is_valid
+        self._valid_error = validator(ERROR).is_valid
+        self._at = HOOKS.table(self._enabled)
+
+    @property
+    def state(self) -> CandidateState:
+        """The stream's progress (read-only for rules)."""
+        return self._s
+
+    # -- chunks ----------------------------------------------------------------------------
+
+    def _on_event(self, ev: Event) -> None:
+        s = self._s
+        at = self._at
+        if ev.event is not None:
+            moment.EVENT_LINE.fire(at, self, ev, ev.event)
+        self._data_lines(ev)
+        if ev.data == "[DONE]":
+            moment.DONE_SENTINEL.fire(at, self, ev)
+            return
+        if s.ended is not None:
+            if not s.after_end_reported:
+                s.after_end_reported = True
+                moment.AFTER_END.fire(at, self, ev)
+            return
+        obj = self._json_object(ev)
+        if obj is None:
+            return
+        if "error" in obj and "candidates" not in obj:
+            if not self._valid_error(obj):
+                self._schema(ev, ERROR, obj)
+            moment.ERROR.fire(at, self, ev, obj)
+            s.ended = ev
+            return
+        if is_chat_chunk(obj):
+            moment.CHAT_CHUNK.fire(at, self, ev, obj)
+            return
+        kind = obj.get("type")
+        if type(kind) is str and (kind in ANTHROPIC_EVENTS or kind.startswith("response.")):
+            moment.FOREIGN_EVENT.fire(at, self, ev, kind)
+            return
+        s.chunks += 1
+        if not self._valid(obj):
+            self._schema(ev, RESPONSE, obj)
+        self._chunk(ev, obj)
+
+    def _schema(self, ev: Event, name: str, obj: dict[str, Any]) -> None:
+        for v in violations(name, obj):
+            owner = HOOKS.owner(name, v, obj)
+            if owner is None:
+                self._schema_error(ev, v.message, v.pointer)
+            else:
+                self.report(owner[0], owner[1], ev, v.pointer)
+
+    def _chunk(self, ev: Event, obj: dict[str, Any]) -> None:
+        s = self._s
+        at = self._at
+        for key in ("modelVersion", "responseId"):
+            value = obj.get(key)
+            if type(value) is str:
+                first = s.ids.setdefault(key, value)
+                if value != first:
+                    moment.ID_CHANGED.fire(at, self, ev, key, value, first)
+        feedback = obj.get("promptFeedback")
+        if type(feedback) is dict and feedback.get("blockReason"):
+            s.blocked = True
+        usage = obj.get("usageMetadata")
+        if type(usage) is dict:
+            thoughts = usage.get("thoughtsTokenCount")
+            if type(thoughts) is int and thoughts > s.thoughts_tokens:
+                s.thoughts_tokens = thoughts
+            moment.USAGE_COUNTS.fire(at, self, ev, usage)
+            s.usage.update((k, n) for k, n in usage.items() if type(n) is int)
+        candidates = obj.get("candidates")
+        if type(candidates) is list:
+            for i, c in enumerate(candidates):
+                if type(c) is dict:
+                    self._candidate(ev, c, f"/candidates/{i}")
+
+    def _candidate(self, ev: Event, c: dict[str, Any], where: str) -> None:
+        s = self._s
+        at = self._at
+        index = c.get("index", 0)
+        if type(index) is int:
+            if s.index is None:
+                s.index = index
+            elif index != s.index:
+                moment.CANDIDATE_INDEX.fire(at, self, ev, index, s.index, where + "/index")
+        reason = c.get("finishReason")
+        content = c.get("content")
+        parts = content.get("parts") if type(content) is dict else None
+        if type(content) is dict:
+            role = content.get("role")
+            if role is not None and role != "model":
+                moment.ROLE.fire(at, self, ev, role, where + "/content/role")
+        if type(parts) is list:
+            if parts and s.finished_at is not None and s.finish is not None and reason is None:
+                moment.PART_AFTER_FINISH.fire(
+                    at, self, ev, s.finish, s.finished_at, where + "/content/parts/0"
+                )
+            for j, part in enumerate(parts):
+                if type(part) is dict:
+                    self._part(ev, part, f"{where}/content/parts/{j}")
+        if type(reason) is str:
+            moment.FINISH.fire(at, self, ev, reason, where + "/finishReason")
+            if s.finish is None:
+                s.finish = reason
+                s.finished_at = ev
+
+    def _part(self, ev: Event, part: dict[str, Any], where: str) -> None:
+        s = self._s
+        at = self._at
+        moment.PART_KEYS.fire(at, self, ev, part, where)
+        thought = part.get("thought") is True
+        if thought:
+            s.thought_parts += 1
+        text = part.get("text")
+        if type(text) is str:
+            moment.TEXT.fire(at, self, ev, text, thought, where + "/text")
+        call = part.get("functionCall")
+        if type(call) is not dict:
+            return
+        name = call.get("name")
+        if type(name) is str and name:
+            if s.first_call is None:
+                s.first_call = FirstCall(ev, where, name, "thoughtSignature" in part)
+            moment.CALL.fire(at, self, ev, call, part, where + "/functionCall")
+            s.streaming_call = call.get("willContinue") is True
+        elif s.streaming_call:  # Vertex streams a call's arguments in pieces, then `{}`
+            s.streaming_call = call.get("willContinue") is True
+        else:
+            moment.NAMELESS_CALL.fire(at, self, ev, call, where + "/functionCall")
+
+    # -- the end ---------------------------------------------------------------------------
+
+    def _end_of_stream(self) -> None:
+        moment.END.fire(self._at, self)
+
+
+#: What ``rules.grammars`` instantiates for ``--grammar gemini``.
+CHECKER = GeminiChecker

@@ -1,0 +1,48 @@
+"""What a Gemini stream has said so far, as the V rules read it (the checker moves it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sseconform.sse.decoder import Event
+
+#: finishReason values of the Gemini API and Vertex AI (google-genai's ``FinishReason``).
+FINISH_REASONS = frozenset(
+    {
+        "FINISH_REASON_UNSPECIFIED", "STOP", "MAX_TOKENS", "SAFETY", "RECITATION", "LANGUAGE",
+        "OTHER", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "MALFORMED_FUNCTION_CALL",
+        "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_OTHER", "IMAGE_RECITATION",
+        "NO_IMAGE", "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS", "MISSING_THOUGHT_SIGNATURE",
+        "MALFORMED_RESPONSE",
+    }
+)  # fmt: skip
+
+
+@dataclass(slots=True)
+class FirstCall:
+    """The stream's first function call: where it is and whether it carries a signature."""
+
+    event: Event
+    pointer: str
+    name: str
+    signed: bool
+
+
+@dataclass(slots=True)
+class CandidateState:
+    """The candidate's progress; rules read it, the checker moves it."""
+
+    chunks: int = 0
+    index: int | None = None  # the first candidate's index
+    finish: str | None = None  # the candidate's finishReason, once sent
+    finished_at: Event | None = None  # the chunk that first sent it
+    blocked: bool = False  # promptFeedback.blockReason: no candidate will come
+    ended: Event | None = None  # an error chunk
+    after_end_reported: bool = False
+    thought_parts: int = 0
+    thoughts_tokens: int = 0
+    first_call: FirstCall | None = None
+    streaming_call: bool = False  # a call streamed in parts (Vertex's `willContinue`) is open
+    call_ids: set[str] = field(default_factory=set)
+    ids: dict[str, str] = field(default_factory=dict)  # modelVersion, responseId: first seen
+    usage: dict[str, int] = field(default_factory=dict)  # the last count of each usage field

@@ -1,0 +1,197 @@
+"""The gemini grammar: its case folders (exact codes, every split, every location), its
+schema, its rules' completeness, detection, and every live Gemini capture of
+../shared/real-streams (provider truth: none gets an error).
+"""
+
+from __future__ import annotations
+
+import csv
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sseconform import FileResult, Settings, check_bytes, check_chunks
+from sseconform.api import check_file
+from sseconform.rules.catalog import GRAMMAR_INVARIANTS, RULES, Severity, doc
+from sseconform.rules.gemini.rules import INVARIANTS
+from sseconform.rules.grammars import detect
+from tests.conftest import CASES, REAL_STREAMS, case_settings
+from tests.test_cases import decoded_events, starts_a_line, where_of
+
+HERE = CASES / "gemini"
+CASE_DIRS = sorted(p for p in HERE.glob("*/*") if (p / "stream.sse").is_file())
+IDS = [f"{p.parent.name}/{p.name}" for p in CASE_DIRS]
+V_CODES = sorted(c for c, r in RULES.items() if r.grammar == "gemini")
+#: Findings about the end of the stream: located at the last event.
+AT_END = frozenset({"V006"})
+MANIFEST = REAL_STREAMS / "MANIFEST.tsv"
+#: A capture whose last chunk has no blank line after it (W011): the decoder drops that
+#: chunk, and with it the finishReason (V006). Google's own bodies end with one.
+UNTERMINATED = frozenset(
+    {"gemini/firebase-googleai-streaming-success-no-content-parts__firebase-vertexai-test-data.sse"}
+)
+
+
+def _expected(case: Path) -> set[str]:
+    return {ln.strip() for ln in (case / "expected.txt").read_text().splitlines() if ln.strip()}
+
+
+def _check(body: bytes, settings: Settings | None = None) -> FileResult:
+    return check_bytes(body, settings, grammar="gemini")
+
+
+def _live_captures() -> list[dict[str, str]]:
+    if not MANIFEST.is_file():
+        return []
+    with MANIFEST.open(newline="") as fp:
+        rows = list(csv.DictReader(fp, delimiter="\t"))
+    return [r for r in rows if r["api"] == "gemini" and not r["path"].startswith("_edited/")]
+
+
+LIVE = _live_captures()
+
+
+# -- the cases ---------------------------------------------------------------------------------
+
+
+def test_there_are_cases_and_every_rule_has_one() -> None:
+    assert len(CASE_DIRS) >= 28
+    failing = {p.name.split("-")[0] for p in HERE.glob("fail/*")}
+    assert failing == set(V_CODES)
+
+
+@pytest.mark.parametrize("case", CASE_DIRS, ids=IDS)
+def test_case_codes(case: Path) -> None:
+    result = _check((case / "stream.sse").read_bytes(), case_settings(case))
+    assert result.grammar == "gemini"
+    assert result.codes == _expected(case), [str(d) for d in result.diagnostics]
+
+
+@pytest.mark.parametrize("case", CASE_DIRS, ids=IDS)
+def test_case_split_invariance(case: Path) -> None:
+    """One byte at a time (between CR and LF too), random cuts (through multi-byte
+    characters): the same findings, in the same places."""
+    body = (case / "stream.sse").read_bytes()
+    settings = case_settings(case)
+    whole = _check(body, settings).diagnostics
+    one = check_chunks((body[i : i + 1] for i in range(len(body))), settings, grammar="gemini")
+    assert one.diagnostics == whole
+    rng = random.Random(case.name)
+    for _ in range(5):
+        cuts = sorted(rng.sample(range(1, len(body)), k=min(8, len(body) - 1)))
+        pieces = [body[a:b] for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True)]
+        assert check_chunks(pieces, settings, grammar="gemini").diagnostics == whole
+
+
+@pytest.mark.parametrize("case", CASE_DIRS, ids=IDS)
+def test_lf_or_crlf_framing_is_the_same_stream(case: Path) -> None:
+    """Google frames with CRLF, gateways often with LF: neither is a finding here."""
+    body = (case / "stream.sse").read_bytes()
+    settings = case_settings(case)
+    lf = body.replace(b"\r\n", b"\n")
+    assert _check(lf, settings).codes == _check(lf.replace(b"\n", b"\r\n"), settings).codes
+    assert _check(lf, settings).codes == _expected(case)
+
+
+@pytest.mark.parametrize("case", CASE_DIRS, ids=IDS)
+def test_auto_detection_picks_gemini(case: Path) -> None:
+    body = (case / "stream.sse").read_bytes()
+    assert detect(body[:4096]) == "gemini"
+    result = check_bytes(body, case_settings(case), grammar="auto")
+    assert result.grammar == "gemini" and result.codes == _expected(case)
+
+
+def _assert_located(body: bytes, settings: Settings, diagnostics: list[Any], name: str) -> None:
+    events = decoded_events(body, settings)
+    starts = {ev.frame: (ev.frame, ev.line, ev.offset) for ev in events}
+    last = starts[events[-1].frame] if events else (None, 1, 0)
+    for d in diagnostics:
+        if d.code in AT_END:
+            assert where_of(d) == last, (name, str(d))
+        elif d.frame in starts:
+            assert where_of(d) == starts[d.frame], (name, str(d))
+        else:
+            assert d.code.startswith("W"), (name, str(d))
+            assert starts_a_line(body, d.offset), (name, str(d))
+
+
+@pytest.mark.parametrize("case", CASE_DIRS, ids=IDS)
+def test_every_location_is_where_an_event_starts(case: Path) -> None:
+    body = (case / "stream.sse").read_bytes()
+    settings = case_settings(case)
+    _assert_located(body, settings, _check(body, settings).diagnostics, case.name)
+
+
+def test_a_finding_names_its_place_in_the_chunk() -> None:
+    body = (HERE / "fail" / "V002-call-args-string" / "stream.sse").read_bytes()
+    (d,) = _check(body).diagnostics
+    assert d.pointer == "/candidates/0/content/parts/0/functionCall/args"
+    assert "not an object" in d.message
+
+
+# -- the rules ---------------------------------------------------------------------------------
+
+
+def test_the_grammar_declares_its_invariants() -> None:
+    assert GRAMMAR_INVARIANTS["gemini"] == INVARIANTS
+    assert {RULES[c].invariant for c in V_CODES} == set(INVARIANTS)
+
+
+@pytest.mark.parametrize("code", V_CODES)
+def test_every_rule_is_documented_with_its_example(code: str) -> None:
+    d = doc(code)
+    assert d.what and d.why and d.clients and d.fix
+    assert d.example_from.startswith("tests/cases/gemini/fail/" + code), d.example_from
+
+
+def test_severities_follow_what_the_clients_do() -> None:
+    """Errors are what google-genai or Gemini CLI fail on, lose content on, or read as another
+    meaning; what they read on without harm is a warning (tests/cases/gemini/fail)."""
+    warnings = {c for c in V_CODES if RULES[c].severity is Severity.WARNING}
+    assert warnings == {"V004", "V005", "V009", "V010", "V011", "V012", "V013", "V015"}
+
+
+# -- provider truth ----------------------------------------------------------------------------
+
+needs_corpus = pytest.mark.skipif(not LIVE, reason="../shared/real-streams is not present")
+
+
+@needs_corpus
+def test_there_are_live_gemini_captures() -> None:
+    assert len(LIVE) >= 60
+
+
+@needs_corpus
+@pytest.mark.parametrize("row", LIVE, ids=lambda r: r["path"])
+def test_a_live_capture_has_no_error(row: dict[str, str]) -> None:
+    result = check_file(REAL_STREAMS / row["path"], grammar="auto")
+    assert result.grammar == "gemini"
+    errors = {d.code for d in result.diagnostics if d.severity is Severity.ERROR}
+    if row["path"] in UNTERMINATED:
+        assert errors == {"W011", "V006"}
+    else:
+        assert not errors, [str(d) for d in result.diagnostics]
+        assert not result.diagnostics, [str(d) for d in result.diagnostics]
+
+
+@needs_corpus
+def test_vertex_streamed_arguments_are_not_a_split_call() -> None:
+    path = REAL_STREAMS / "gemini" / "stream-no-args-tool-call__vercel-ai.sse"
+    body = path.read_bytes()
+    assert b"partialArgs" in body and b"willContinue" in body
+    assert check_bytes(body, grammar="gemini").codes == set()
+
+
+def test_a_stream_with_no_chunk_has_no_finish() -> None:
+    assert _check(b"").codes == {"V006"}
+
+
+def test_a_chat_stream_is_still_chat() -> None:
+    chunk = b'data: {"id":"c","object":"chat.completion.chunk","choices":[]}\n\n'
+    assert detect(chunk) == "chat"
+    assert (
+        detect(b'data: {"error":{"code":429,"message":"x","status":"RESOURCE_EXHAUSTED"}}\n\n')
+        == "gemini"
+    )
