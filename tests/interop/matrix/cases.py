@@ -8,13 +8,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
 CASES = ROOT / "tests" / "cases"
-GRAMMARS = ("chat", "anthropic", "responses", "open-responses")
+GRAMMARS = ("chat", "anthropic", "responses", "open-responses", "gemini")
 #: Where each grammar keeps its ``pass/`` and ``fail/`` folders.
 FOLDERS = {
     "chat": CASES,
     "anthropic": CASES / "anthropic",
     "responses": CASES / "responses",
     "open-responses": CASES / "open-responses",
+    "gemini": CASES / "gemini",
 }
 
 

@@ -22,6 +22,7 @@ from tests.interop.matrix.outcome import Answer, Got, first_line, raised
 from tests.interop.matrix.reading import (
     ANTHROPIC_FINISHES,
     CHAT_FINISHES,
+    GEMINI_FINISHES,
     Call,
     Reading,
     responses_finish,
@@ -245,6 +246,47 @@ def _openai_responses_one(job: Job) -> Got:
     return Got(answers={0: Answer(response.output_text, calls, finish)})
 
 
+def _genai_version() -> str | None:
+    try:
+        from importlib.metadata import version
+
+        return version("google-genai")
+    except Exception:
+        return None
+
+
+def _genai_one(job: Job) -> Got:
+    """``models.generate_content_stream()``, each chunk's first candidate read as the SDK's
+    own ``.text`` and ``.function_calls`` read it (thought parts left out)."""
+    from google import genai
+    from google.genai import types
+
+    client = genai.Client(
+        api_key=KEY,
+        http_options=types.HttpOptions(base_url=job.url, timeout=int(TIMEOUT * 1000)),
+    )
+    text: list[str] = []
+    calls: list[Call] = []
+    finish: str | None = None
+    for chunk in client.models.generate_content_stream(model="gemini-test", contents="hi"):
+        feedback = chunk.prompt_feedback
+        if feedback is not None and feedback.block_reason is not None:
+            finish = "content_filter"  # the prompt was blocked: no candidate will come
+        if not chunk.candidates:
+            continue
+        cand = chunk.candidates[0]
+        for part in (cand.content.parts if cand.content else None) or []:
+            if part.text is not None and not part.thought:
+                text.append(part.text)
+            if part.function_call is not None:
+                fc = part.function_call
+                calls.append(Call(fc.id, fc.name, fc.args))
+        if cand.finish_reason is not None:
+            raw = cand.finish_reason
+            finish = _finish(str(getattr(raw, "value", raw)), GEMINI_FINISHES)
+    return Got(answers={0: Answer("".join(text), tuple(calls), finish)})
+
+
 # -- Node clients, one process for all the cases ------------------------------------------------
 
 
@@ -378,6 +420,14 @@ def light_clients() -> list[Client]:
             _node_version(*ai, "@ai-sdk/openai"),
             _node_runner("ai-openai-responses"),
             NODE_INSTALL,
+        ),
+        Client(
+            "google-genai",
+            "gemini",
+            _genai_version,
+            lambda jobs, _: _each(jobs, _genai_one),
+            "pip install -e '.[dev]'",
+            fields=ALL_FIELDS - {"ids"},  # Gemini's calls need no id (the API sends none)
         ),
     ]
     return with_profiles(found)

@@ -376,6 +376,111 @@ def correct(reading: Reading, fix: dict[str, Any]) -> Reading:
     return replace(reading, **changes, notes=(*reading.notes, str(fix.get("why", ""))))
 
 
+# -- gemini -------------------------------------------------------------------------------------
+
+GEMINI_FINISHES = {
+    "STOP": "stop",
+    "MAX_TOKENS": "length",
+    "SAFETY": "content_filter",
+    "RECITATION": "content_filter",
+    "PROHIBITED_CONTENT": "content_filter",
+    "BLOCKLIST": "content_filter",
+    "SPII": "content_filter",
+}
+
+
+def _gemini_leak(obj: dict[str, Any]) -> str:
+    """The text of another grammar's delta left in a Gemini stream, taken at its word."""
+    if isinstance(obj.get("choices"), list):
+        return "".join(
+            str(c["delta"].get("content") or "")
+            for c in obj["choices"]
+            if isinstance(c, dict) and isinstance(c.get("delta"), dict)
+        )
+    delta = obj.get("delta")
+    if obj.get("type") == "content_block_delta" and isinstance(delta, dict):
+        return str(delta.get("text") or "")
+    if obj.get("type") == "response.output_text.delta":
+        return str(obj.get("delta") or "")
+    return ""
+
+
+def read_gemini(body: bytes) -> dict[int, Reading]:
+    """A Gemini stream, by candidate index: text parts joined (thoughts left out), function
+    calls in order (a part without a name is a call of its own; Vertex's arguments streamed
+    in ``partialArgs`` pieces are set at their ``jsonPath``), the last finishReason (a blocked
+    prompt's is a content filter's), and an error chunk's message. Another grammar's delta
+    left in the stream adds its text."""
+    texts: dict[int, list[str]] = {}
+    calls: dict[int, list[dict[str, Any]]] = {}
+    finish: dict[int, str] = {}
+    error: str | None = None
+    streaming = False
+    for _, data in events(body):
+        obj = _json(data)
+        if not isinstance(obj, dict):
+            continue
+        if "error" in obj and "candidates" not in obj:
+            err = obj["error"]
+            error = error or (str(err.get("message")) if isinstance(err, dict) else str(err))
+            continue
+        feedback = obj.get("promptFeedback")
+        if isinstance(feedback, dict) and feedback.get("blockReason"):
+            finish.setdefault(0, "SAFETY")  # the prompt was blocked: no candidate will come
+        leaked = _gemini_leak(obj)
+        if leaked:
+            texts.setdefault(0, []).append(leaked)
+        for cand in obj.get("candidates") or []:
+            if not isinstance(cand, dict):
+                continue
+            index = v if isinstance(v := cand.get("index"), int) else 0
+            content = cand.get("content") if isinstance(cand.get("content"), dict) else {}
+            for part in content.get("parts") or []:
+                if not isinstance(part, dict):
+                    continue
+                if isinstance(part.get("text"), str) and part.get("thought") is not True:
+                    texts.setdefault(index, []).append(part["text"])
+                fc = part.get("functionCall")
+                if not isinstance(fc, dict):
+                    continue
+                mine = calls.setdefault(index, [])
+                if fc.get("name") or not streaming:
+                    args = fc.get("args")
+                    mine.append({"id": fc.get("id"), "name": fc.get("name"), "args": args})
+                elif mine and isinstance(mine[-1].get("args"), dict | None):
+                    for piece in fc.get("partialArgs") or []:
+                        path = str(piece.get("jsonPath", "")).removeprefix("$.")
+                        got = next((piece[k] for k in piece if k.endswith("Value")), None)
+                        args = mine[-1]["args"] = mine[-1]["args"] or {}
+                        if isinstance(got, str) and isinstance(args.get(path), str):
+                            args[path] += got
+                        elif path:
+                            args[path] = got
+                streaming = fc.get("willContinue") is True
+            if isinstance(cand.get("finishReason"), str):
+                finish[index] = cand["finishReason"]
+    out = {}
+    for index in sorted(set(texts) | set(calls) | set(finish)) or [0]:
+        raw = [
+            json.dumps(c["args"] if c["args"] is not None else {})
+            if not isinstance(c["args"], str)
+            else c["args"]
+            for c in calls.get(index, [])
+        ]
+        made = tuple(
+            _call({"id": c["id"], "name": c["name"], "arguments": [r]}, False)
+            for c, r in zip(calls.get(index, []), raw, strict=True)
+        )
+        out[index] = Reading(
+            text="".join(texts.get(index, [])),
+            calls=made,
+            finish=GEMINI_FINISHES.get(finish.get(index, "")),
+            error=error,
+            raw_finish=finish.get(index),
+        )
+    return out
+
+
 def read(grammar: str, body: bytes) -> dict[int, Reading]:
     """The reference reading of a body in a grammar, by choice index."""
     if grammar == "chat":
@@ -386,4 +491,6 @@ def read(grammar: str, body: bytes) -> dict[int, Reading]:
         return {0: read_responses(body)}
     if grammar == "open-responses":
         return {0: read_open_responses(body)}
+    if grammar == "gemini":
+        return read_gemini(body)
     raise ValueError(f"unknown grammar {grammar!r}")

@@ -62,6 +62,10 @@ FOLLOWUPS = {
 }
 #: Open Responses streams end with ``data: [DONE]`` after the terminal event.
 FOLLOWUPS["open-responses"] = FOLLOWUPS["responses"] + b"data: [DONE]\n\n"
+FOLLOWUPS["gemini"] = (
+    b'data: {"candidates":[{"content":{"parts":[{"text":"done"}],"role":"model"},'
+    b'"finishReason":"STOP","index":0}],"modelVersion":"gemini-test"}\r\n\r\n'
+)
 
 
 def matrix_path(grammar: str) -> Path:

@@ -29,7 +29,9 @@ from typing import Any
 
 from tests.interop.conftest import HOST, PIECE, _Server
 
-STREAM_ENDS = ("/chat/completions", "/messages", "/responses")
+STREAM_ENDS = ("/chat/completions", "/messages", "/responses", ":streamGenerateContent")
+#: Gemini asks for a stream by its method's name, not with ``stream: true``.
+GEMINI_STREAM = ":streamGenerateContent"
 MODELS = {
     "object": "list",
     "data": [{"id": "gpt-test", "object": "model", "created": 1700000000, "owned_by": "test"}],
@@ -167,6 +169,7 @@ def _handler(server: MockServer) -> type[BaseHTTPRequestHandler]:
             except ValueError:
                 sent = {}
             stream = bool(sent.get("stream")) if isinstance(sent, dict) else False
+            stream = stream or path.endswith(GEMINI_STREAM)
             if route is not None and path.endswith("/messages/count_tokens"):
                 self._note(key, path, None, 200)
                 self._json(200, {"input_tokens": 1})

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 RULE = define(
     "V003",
     "call-id-repeated",
-    Severity.ERROR,
+    Severity.WARNING,
     WHOLE_CALLS,
     "Two functionCall parts with the same id.",
     RuleDoc(

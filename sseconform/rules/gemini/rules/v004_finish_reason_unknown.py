@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 RULE = define(
     "V004",
     "finish-reason-unknown",
-    Severity.WARNING,
+    Severity.ERROR,
     FINISH_LAST,
     "A finishReason value Gemini does not have.",
     RuleDoc(

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 RULE = define(
     "V008",
     "thought-signature-missing",
-    Severity.ERROR,
+    Severity.WARNING,
     THOUGHTS_MARKED,
     "The first call after thinking has no thoughtSignature.",
     RuleDoc(
@@ -34,10 +34,11 @@ RULE = define(
             "reasoning state it needs on the next turn."
         ),
         clients=(
-            "google-genai sends the history back as it got it: with Gemini 3 the next "
-            "request is refused. Gemini CLI puts a placeholder signature on the call (one "
-            "that tells the API to skip the check), so its next turn goes through without "
-            "the model's reasoning."
+            "Both read this turn whole; the harm is on the next one (gate's conversation "
+            "scenarios grade it). google-genai sends the history back as it got it: with "
+            "Gemini 3 the next request is refused. Gemini CLI puts a placeholder signature "
+            "on the call (one that tells the API to skip the check), so its next turn goes "
+            "through without the model's reasoning."
         ),
         fix=(
             "Carry the signature on the first call's part:\n"

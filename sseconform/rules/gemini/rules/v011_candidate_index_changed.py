@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 RULE = define(
     "V011",
     "candidate-index-changed",
-    Severity.WARNING,
+    Severity.ERROR,
     ONE_CANDIDATE,
     "A candidate's index is not the first candidate's.",
     RuleDoc(
