@@ -434,7 +434,7 @@ def read_gemini(body: bytes) -> dict[int, Reading]:
             if not isinstance(cand, dict):
                 continue
             index = v if isinstance(v := cand.get("index"), int) else 0
-            content = cand.get("content") if isinstance(cand.get("content"), dict) else {}
+            content = c if isinstance(c := cand.get("content"), dict) else {}
             for part in content.get("parts") or []:
                 if not isinstance(part, dict):
                     continue
