@@ -119,6 +119,8 @@ def example(code: str, grammar: str, case: Path) -> dict[str, str] | None:
         return None
     dec = SSEDecoder(max_line=settings.max_line, max_event=settings.max_event)
     events = dec.feed(body) + dec.finish()
+    if finding.frame is None and finding.line and body.lstrip()[:1] == b"[":
+        return _lines_around(body, finding.line, case)
     if not events:
         return None
     at = finding.frame if finding.frame is not None else events[-1].frame
@@ -139,6 +141,25 @@ def example(code: str, grammar: str, case: Path) -> dict[str, str] | None:
     return {
         "text": "".join(parts).rstrip("\n") + "\n",
         "from": f"{rel}/stream.sse, {frames} of {len(events)}",
+    }
+
+
+def _lines_around(body: bytes, line: int, case: Path) -> dict[str, str]:
+    """A finding at a line of a body that is no SSE (Gemini's JSON-array framing): the
+    lines around it, as they are, each at most ``MAX_LINE`` characters."""
+    lines = body.decode("utf-8", "replace").replace("\r\n", "\n").split("\n")
+    first, last = max(1, line - 3), min(len(lines), line + 2)
+    shown = [
+        ln if len(ln) <= MAX_LINE else ln[: MAX_LINE - 1] + "…" for ln in lines[first - 1 : last]
+    ]
+    if first > 1:
+        shown.insert(0, "…")
+    if last == len(lines):
+        shown.append("(the body ends here)")
+    rel = case.relative_to(ROOT).as_posix()
+    return {
+        "text": "\n".join(shown).rstrip("\n") + "\n",
+        "from": f"{rel}/stream.sse, lines {first}-{last} of {len(lines)}",
     }
 
 

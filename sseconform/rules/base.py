@@ -193,6 +193,11 @@ class Checker:
         (line 0; ``offset``: the body bytes read before it, where that matters)."""
         self._emit(rule.code, message, None, line=0, offset=offset)
 
+    def report_at(self, rule: Rule, message: str, offset: int, line: int) -> None:
+        """A finding at a place in the body that is in no event (a byte between two of a
+        JSON array's elements, say)."""
+        self._emit(rule.code, message, None, line=line, offset=offset)
+
     def report_at_end(self, rule: Rule, message: str) -> None:
         """A finding of ``rule`` about the end of the stream (at its last event)."""
         self._at_end(rule.code, message)

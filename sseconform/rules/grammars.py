@@ -53,6 +53,8 @@ def detect(head: bytes) -> str:
     starts with an error event is told by the error's shape; anything else (chunks, not JSON,
     nothing) is chat, whose rules then say what is wrong with it.
     """
+    if head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"[" and any(k in head for k in _GEMINI_KEYS):
+        return "gemini"  # Gemini without alt=sse: one JSON array of chunks
     for block in head.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n\n"):
         event = None
         data = []
@@ -82,6 +84,10 @@ def detect(head: bytes) -> str:
             return _error_grammar(obj)
         return "chat"
     return "chat"
+
+
+#: What a Gemini chunk (or Google's error) holds, as its bytes show it.
+_GEMINI_KEYS = (b'"candidates"', b'"usageMetadata"', b'"promptFeedback"', b'"status"')
 
 
 def _is_gemini(obj: dict[str, object]) -> bool:

@@ -15,6 +15,7 @@ import pytest
 from sseconform import FileResult, Settings, check_bytes, check_chunks
 from sseconform.api import check_file
 from sseconform.rules.catalog import GRAMMAR_INVARIANTS, RULES, Severity, doc
+from sseconform.rules.gemini.array import ArrayReader
 from sseconform.rules.gemini.rules import INVARIANTS
 from sseconform.rules.grammars import detect
 from tests.conftest import CASES, REAL_STREAMS, case_settings
@@ -103,7 +104,27 @@ def test_auto_detection_picks_gemini(case: Path) -> None:
     assert result.grammar == "gemini" and result.codes == _expected(case)
 
 
+def _array_located(body: bytes, diagnostics: list[Any], name: str) -> None:
+    """A JSON-array body: a chunk's finding at its element's first byte and line, V020 at
+    the byte it is about (its line counted from the body)."""
+    starts: dict[int, tuple[int, int]] = {}
+
+    def element(_text: str, offset: int, line: int) -> None:
+        starts[len(starts) + 1] = (offset, line)
+
+    reader = ArrayReader(element, lambda *_: None, 1 << 20)
+    reader.feed(body)
+    for d in diagnostics:
+        if d.frame is not None:
+            assert (d.offset, d.line) == starts[d.frame], (name, str(d))
+        else:
+            assert d.line == body.count(b"\n", 0, d.offset) + 1, (name, str(d))
+
+
 def _assert_located(body: bytes, settings: Settings, diagnostics: list[Any], name: str) -> None:
+    if body.lstrip()[:1] == b"[":
+        _array_located(body, diagnostics, name)
+        return
     events = decoded_events(body, settings)
     starts = {ev.frame: (ev.frame, ev.line, ev.offset) for ev in events}
     last = starts[events[-1].frame] if events else (None, 1, 0)
@@ -151,7 +172,7 @@ def test_severities_follow_what_the_clients_do() -> None:
     meant, in the client matrix (tests/interop/matrix/gemini.json, held by test_matrix);
     what it reads on without harm is a warning."""
     warnings = {c for c in V_CODES if RULES[c].severity is Severity.WARNING}
-    assert warnings == {"V003", "V005", "V008", "V009", "V010", "V012", "V013", "V015"}
+    assert warnings == {"V003", "V005", "V008", "V009", "V010", "V012", "V013", "V015", "V020"}
 
 
 # -- provider truth ----------------------------------------------------------------------------

@@ -19,7 +19,9 @@ from typing import Any
 
 from sseconform.providers import ANTHROPIC_EVENTS
 from sseconform.rules.base import Checker, Settings
+from sseconform.rules.finding import Finding
 from sseconform.rules.gemini import hooks as moment
+from sseconform.rules.gemini.array import ArrayReader
 from sseconform.rules.gemini.hooks import HOOKS
 from sseconform.rules.gemini.state import CandidateState, FirstCall
 from sseconform.rules.native import is_chat_chunk
@@ -31,6 +33,8 @@ __all__ = ["CHECKER", "GeminiChecker"]
 
 RESPONSE = "gemini/generate-content-response"
 ERROR = "gemini/error"
+#: White space a body may open with before its first event or the array's ``[``.
+_LEADING = b"\xef\xbb\xbf \t\r\n"
 
 
 class GeminiChecker(Checker):
@@ -46,11 +50,58 @@ class GeminiChecker(Checker):
         self._valid = validator(RESPONSE).is_valid
         self._valid_error = validator(ERROR).is_valid
         self._at = HOOKS.table(self._enabled)
+        #: Without ``alt=sse`` the body is one JSON array of chunks: None until the first
+        #: bytes that are not white space say which framing it is
+        self._array: ArrayReader | None = None
+        self._framed = False
+        self._opening = b""
 
     @property
     def state(self) -> CandidateState:
         """The stream's progress (read-only for rules)."""
         return self._s
+
+    # -- the two framings ------------------------------------------------------------------
+
+    def feed(self, data: bytes) -> None:
+        """The next bytes of the body: SSE (``alt=sse``) or one JSON array of chunks."""
+        if not self._framed:
+            self._opening += data
+            body = self._opening.lstrip(_LEADING)
+            if not body and len(self._opening) < self.settings.max_line:
+                return
+            self._framed = True
+            data, self._opening = self._opening, b""
+            if body[:1] == b"[":
+                self._array = ArrayReader(
+                    self._element, self._array_problem, self.settings.max_event
+                )
+        if self._array is None:
+            super().feed(data)
+            return
+        if len(self._head_bytes) < 64:
+            self._head_bytes += data[: 64 - len(self._head_bytes)]
+        self.bytes += len(data)
+        self._array.feed(data)
+
+    def finish(self) -> list[Finding]:
+        if not self._framed and self._opening:
+            self._framed = True
+            super().feed(self._opening)
+        if self._array is not None and not self._finished:
+            self._array.close()
+        return super().finish()
+
+    def _element(self, text: str, offset: int, line: int) -> None:
+        """One chunk of a JSON-array body, read as an SSE event's data is."""
+        ev = Event(
+            text, None, None, None, self._array.elements if self._array else 0, line, offset, 1
+        )
+        ev.end = offset + len(text.encode())
+        self._events([ev])
+
+    def _array_problem(self, message: str, offset: int, line: int) -> None:
+        moment.ARRAY_FRAMING.fire(self._at, self, message, offset, line)
 
     # -- chunks ----------------------------------------------------------------------------
 

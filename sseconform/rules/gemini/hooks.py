@@ -86,6 +86,11 @@ ID_CHANGED: Moment[Any, [Event, str, str, str]] = HOOKS.moment(
     "id-changed",
     "(ev, key, value, before): a modelVersion or responseId other than the first chunk's",
 )
+ARRAY_FRAMING: Moment[Any, [str, int, int]] = HOOKS.moment(
+    "array-framing",
+    "(message, offset, line): a JSON-array body (no `alt=sse`) that is not one array of "
+    "chunks: a stray byte between elements, an element cut, the array not closed",
+)
 END: Moment[Any, []] = HOOKS.moment(
     "end",
     "(): after the last chunk",

@@ -27,6 +27,7 @@ from sseconform.rules.gemini.rules import (
     v017_foreign_event_in_gemini,
     v018_done_in_gemini,
     v019_event_line_in_gemini,
+    v020_json_array_malformed,
 )
 
 __all__ = [
@@ -50,4 +51,5 @@ __all__ = [
     "v017_foreign_event_in_gemini",
     "v018_done_in_gemini",
     "v019_event_line_in_gemini",
+    "v020_json_array_malformed",
 ]

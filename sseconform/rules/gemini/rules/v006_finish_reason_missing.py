@@ -42,5 +42,9 @@ def check(c: GeminiChecker) -> None:
     """The stream ended without a finishReason."""
     s = c.state
     if s.finish is None and not s.blocked and s.ended is None:
-        said = "no chunk at all" if not s.chunks else f"{s.chunks} chunks, none with one"
+        said = (
+            "no chunk at all"
+            if not s.chunks
+            else f"{s.chunks} chunk{'s' if s.chunks > 1 else ''}, none with one"
+        )
         c.report_at_end(RULE, f"the stream ended without a finishReason ({said})")

@@ -1,0 +1,148 @@
+"""Google's other framing of ``streamGenerateContent``: without ``alt=sse`` the body is one
+JSON array, streamed an element at a time (``[{...}``, then ``,\\r\\n{...}``, then ``]``).
+
+:class:`ArrayReader` hands each element on whole, with its place in the body (byte offset,
+line, element number), as the SSE decoder hands on an event's data; what lies between the
+elements that is not a comma or white space, and an array never closed, it reports. Memory
+holds one element (at most ``max_element`` bytes) and never grows with the body. Strings
+are skipped a run at a time (one regular expression), so braces in text are never counted.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+__all__ = ["ArrayReader"]
+
+#: What matters outside a string, inside an element: a string's start and the brackets.
+_STRUCTURE = re.compile(rb'["{}\[\]]')
+#: What ends a run of a string's characters: its closing quote or an escape.
+_IN_STRING = re.compile(rb'["\\]')
+_SPACE = b" \t\r\n"
+
+#: Where the reader is: before the array's ``[``, between elements, in one, after ``]``.
+BEFORE, BETWEEN, INSIDE, AFTER = range(4)
+
+
+class ArrayReader:
+    """Elements of a streamed JSON array, each handed to ``element(text, offset, line)``;
+    ``problem(message, offset, line)`` hears what is not the framing (once each kind)."""
+
+    def __init__(
+        self,
+        element: Callable[[str, int, int], None],
+        problem: Callable[[str, int, int], None],
+        max_element: int,
+    ) -> None:
+        self._element = element
+        self._problem = problem
+        self.max_element = max_element
+        self.state = BEFORE
+        self.offset = 0  # bytes read before the current feed's first byte
+        self.line = 1  # the line the current feed's first byte is on
+        self.elements = 0
+        self._buf: list[bytes] = []  # the element so far
+        self._size = 0
+        self._start = (0, 1)  # the element's offset and line
+        self._depth = 0
+        self._string = False  # in a string
+        self._escape = False  # after a backslash in a string
+        self._said: set[str] = set()
+        self._comma = True  # an element may come (after ``[`` or ``,``)
+
+    def feed(self, data: bytes) -> None:
+        """The next bytes of the body."""
+        i, n = 0, len(data)
+        while i < n:
+            if self.state == INSIDE:
+                i = self._inside(data, i)
+                continue
+            c = data[i : i + 1]
+            if c in _SPACE:
+                i += 1
+            elif self.state == BEFORE and c == b"[":
+                self.state = BETWEEN
+                i += 1
+            elif self.state == BETWEEN and c == b"{" and self._comma:
+                self.state, self._depth, self._comma = INSIDE, 0, False
+                self._start = self._place(data, i)
+                self._buf, self._size = [], 0
+            elif self.state == BETWEEN and c == b"," and not self._comma and self.elements:
+                self._comma = True
+                i += 1
+            elif self.state == BETWEEN and c == b"]":
+                self.state = AFTER
+                i += 1
+            else:
+                self._once("stray", "a byte outside the array's elements", *self._place(data, i))
+                i += 1
+        self.line += data.count(b"\n")
+        self.offset += n
+
+    def close(self) -> None:
+        """The end of the body: an array not closed (or an element cut) is reported."""
+        if self.state == INSIDE:
+            self._once("cut", "the body ends inside an element of the array", *self._start)
+        elif self.state in (BEFORE, BETWEEN):
+            self._once("open", "the body ends before the array's closing ]", self.offset, self.line)
+
+    def _place(self, data: bytes, i: int) -> tuple[int, int]:
+        return self.offset + i, self.line + data.count(b"\n", 0, i)
+
+    def _once(self, kind: str, message: str, offset: int, line: int) -> None:
+        if kind not in self._said:
+            self._said.add(kind)
+            self._problem(message, offset, line)
+
+    def _inside(self, data: bytes, i: int) -> int:
+        """Read an element from ``i``: to its end (then handed on) or the feed's end."""
+        start, n = i, len(data)
+        while i < n:
+            if self._string:
+                if self._escape:
+                    self._escape = False
+                    i += 1
+                    continue
+                m = _IN_STRING.search(data, i)
+                if m is None:
+                    i = n
+                    break
+                i = m.end()
+                if m.group() == b"\\":
+                    self._escape = True
+                else:
+                    self._string = False
+                continue
+            m = _STRUCTURE.search(data, i)
+            if m is None:
+                i = n
+                break
+            i = m.end()
+            c = m.group()
+            if c == b'"':
+                self._string = True
+            elif c in b"{[":
+                self._depth += 1
+            else:
+                self._depth -= 1
+                if self._depth == 0:
+                    self._keep(data[start:i])
+                    self._done()
+                    return i
+        self._keep(data[start:i])
+        return i
+
+    def _keep(self, piece: bytes) -> None:
+        self._size += len(piece)
+        if self._size <= self.max_element:
+            self._buf.append(piece)
+
+    def _done(self) -> None:
+        self.state = BETWEEN
+        self.elements += 1
+        offset, line = self._start
+        if self._size > self.max_element:
+            self._once("large", f"an element over {self.max_element} bytes", offset, line)
+            return
+        self._element(b"".join(self._buf).decode("utf-8", "replace"), offset, line)
