@@ -80,6 +80,8 @@ class Checker:
     #: Shared rules this grammar never reports: what its own provider always sends (Gemini
     #: writes CRLF), so a finding would be about the provider, never the gateway.
     PROVIDER_SENDS: ClassVar[frozenset[str]] = frozenset()
+    #: Whether the byte lane reads events framed with CRLF throughout (as Gemini's are).
+    LANE_CRLF: ClassVar[bool] = False
 
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
@@ -114,7 +116,7 @@ class Checker:
         self._lane: Lane | None = None
         if self.settings.memo:
             limit = min(self.settings.max_line, self.settings.max_event) - 256
-            self._lane = Lane(self._decoder, self, limit=limit)
+            self._lane = Lane(self._decoder, self, limit=limit, crlf=self.LANE_CRLF)
         self.lane_events = 0  # events the lane took (for the benchmarks and tests)
 
     # -- plumbing --------------------------------------------------------------------------
@@ -304,7 +306,7 @@ class Checker:
         assert t is not None
         dec = self._decoder
         line, offset = dec.position()
-        start = offset - len(last) - 2
+        start = offset - len(last) - len(t.sep)
         data = last[len(t.prefix) :].decode()
         ev = Event(data, t.event, None, None, dec.frame, line - t.lines, start, 1)
         ev.end = offset
@@ -343,13 +345,19 @@ class Checker:
         target: Any,
         *,
         seq: bool = False,
+        numbers: str | None = None,
     ) -> None:
         """Make ``ev`` (a delta that went the full way and found nothing: the grammar says
-        when) the template of the next ones. While templates keep going unused, only one
-        candidate in ``TEMPLATE_EVERY`` is tried: making one costs a probe parse."""
+        when) the template of the next ones (``numbers``: the top-level key whose whole
+        numbers are holes too, as Gemini's growing usage counts). While templates keep going
+        unused, only one candidate in ``TEMPLATE_EVERY`` is tried: making one costs a probe
+        parse."""
         if not self._waste.worth():
             return
-        self._tmpl = make_template(ev.data, obj, ev.event, path, target, seq=seq)
+        eol = self._lane.eol if self._lane is not None else b"\n"
+        self._tmpl = make_template(
+            ev.data, obj, ev.event, path, target, seq=seq, numbers=numbers, eol=eol
+        )
 
     def _template_take(self, t: DeltaTemplate, run: Run) -> int:
         """Take the first of a run of deltas that fit ``t`` as the full path would, in

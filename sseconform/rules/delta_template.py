@@ -45,8 +45,8 @@ class DeltaTemplate(Template):
     #: Matches before the template is compiled (a compile costs about a thousand matches).
     COMPILE_AFTER = 64
 
-    def __init__(self, cut: Cut, target: Any) -> None:
-        super().__init__(cut, JSON)
+    def __init__(self, cut: Cut, target: Any, eol: bytes = b"\n") -> None:
+        super().__init__(cut, JSON, eol)
         self.head = self.segments[0]
         self.target = target  # where the value goes: the checker that made it knows
         self.hits = 0  # matches of decoded events (match)
@@ -128,9 +128,12 @@ def make_template(
     target: Any,
     *,
     seq: bool,
+    numbers: str | None = None,
+    eol: bytes = b"\n",
 ) -> DeltaTemplate | None:
     """Cut ``data`` around the value at ``path`` (its last key's string), its top-level
-    ``obfuscation`` and (``seq``) its top-level sequence number, proving the cut with a probe
+    ``obfuscation``, (``seq``) its top-level sequence number and every whole number in the
+    object at the top-level key ``numbers`` (counts that grow), proving the cut with a probe
     parse (``sse/template.py``); None when that cannot be shown."""
-    found = cut(data, obj, path, JSON, event=event, seq=seq)
-    return None if found is None else DeltaTemplate(found, target)
+    found = cut(data, obj, path, JSON, event=event, seq=seq, numbers=numbers)
+    return None if found is None else DeltaTemplate(found, target, eol)

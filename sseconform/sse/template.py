@@ -254,7 +254,9 @@ class Run:
     """Consecutive events that fit a template: how many, their value literals (quotes and
     all), their sequence numbers (none when the template has no number)."""
 
-    __slots__ = ("_all", "_joined", "_raw", "literals", "loads", "n", "plain", "seqs", "size")
+    __slots__ = (
+        "_all", "_joined", "_raw", "literals", "loads", "n", "numbers", "plain", "seqs", "size",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -278,6 +280,8 @@ class Run:
         self.loads = loads  # the parser of the escaped ones
         #: the bytes of the run's events, blank lines too, when the matcher knows them
         self.size: int | None = None
+        #: each number hole's values (counts that grow), one list a hole, in the data's order
+        self.numbers: list[list[int]] = []
 
     @classmethod
     def one(cls, text: str, seq: int) -> Run:
@@ -403,10 +407,15 @@ class Template:
         json = self.json
         if end - at > limit + len(self.sep) and not _within(cols, m.fixed, limit):
             k = _first_over(cols, m.fixed, limit)
-            return _run(literals[:k], seqs[:k], pads[:k], json)
-        run = _run(literals, seqs, pads, json)
-        if run.n == len(literals):
-            run.size = end - at
+            run = _run(literals[:k], seqs[:k], pads[:k], json)
+        else:
+            run = _run(literals, seqs, pads, json)
+            if run.n == len(literals):
+                run.size = end - at
+        if NUM in holes:
+            run.numbers = [
+                list(map(int, c[: run.n])) for c, h in zip(cols, holes, strict=True) if h == NUM
+            ]
         return run
 
 

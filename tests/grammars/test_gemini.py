@@ -6,6 +6,7 @@ schema, its rules' completeness, detection, and every live Gemini capture of
 from __future__ import annotations
 
 import csv
+import json
 import random
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from sseconform.api import check_file
 from sseconform.rules.catalog import GRAMMAR_INVARIANTS, RULES, Severity, doc
 from sseconform.rules.gemini.array import ArrayReader
 from sseconform.rules.gemini.rules import INVARIANTS
-from sseconform.rules.grammars import detect
+from sseconform.rules.grammars import checker_for, detect
 from tests.conftest import CASES, REAL_STREAMS, case_settings
 from tests.test_cases import decoded_events, starts_a_line, where_of
 
@@ -217,3 +218,52 @@ def test_a_chat_stream_is_still_chat() -> None:
         detect(b'data: {"error":{"code":429,"message":"x","status":"RESOURCE_EXHAUSTED"}}\n\n')
         == "gemini"
     )
+
+
+# -- the byte lane: text chunks alike but for their text and counts ------------------------------
+
+
+def _text_chunks(n: int, eol: str = "\r\n", odd: dict[int, str] | None = None) -> bytes:
+    """``n`` text chunks with growing counts, the last with its finish; ``odd`` replaces the
+    text of some (by index) with a JSON string literal of its own."""
+    out = []
+    for i in range(n):
+        text = (odd or {}).get(i, json.dumps(f"w{i} "))
+        end = ',"finishReason":"STOP"' if i == n - 1 else ""
+        out.append(
+            f'data: {{"candidates":[{{"content":{{"parts":[{{"text":{text}}}],"role":"model"}}'
+            f'{end},"index":0}}],"usageMetadata":{{"promptTokenCount":9,"candidatesTokenCount":'
+            f'{i + 1},"totalTokenCount":{i + 10}}},"modelVersion":"gemini-test","responseId":"r"}}'
+            f"{eol}{eol}"
+        )
+    return "".join(out).encode()
+
+
+@pytest.mark.parametrize("eol", ["\r\n", "\n"])
+def test_a_long_text_stream_is_read_on_the_bytes(eol: str) -> None:
+    body = _text_chunks(2000, eol)
+    checker = checker_for("gemini", Settings())
+    checker.feed_all(body[i : i + 65536] for i in range(0, len(body), 65536))
+    assert checker.finish() == []
+    assert checker.lane_events > 0.9 * checker.frames
+    assert check_bytes(body, Settings(memo=False), grammar="gemini").codes == set()
+
+
+@pytest.mark.parametrize(
+    ("change", "code"),
+    [
+        (lambda b: b.replace(b'"totalTokenCount":1500', b'"totalTokenCount":9999'), "V009"),
+        (lambda b: b.replace(b'"candidatesTokenCount":1200', b'"candidatesTokenCount":3'), "V010"),
+        (lambda b: b.replace(b'"text":"w700 "', b'"text":"<think>hm</think>"'), "V007"),
+    ],
+)
+def test_a_fault_in_the_middle_of_a_run_is_found_where_it_is(change: Any, code: str) -> None:
+    """The lane hands a run with a fault back to the full path: the finding is the one the
+    full path makes, in the same place."""
+    body = change(_text_chunks(2000))
+    fast = _check(body)
+    slow = check_bytes(body, Settings(memo=False), grammar="gemini")
+    assert code in fast.codes
+    assert fast.diagnostics == slow.diagnostics
+    one = check_chunks((body[i : i + 7] for i in range(0, len(body), 7)), grammar="gemini")
+    assert one.diagnostics == fast.diagnostics

@@ -15,15 +15,19 @@ located at the start of the chunk it is about; findings about the end at the las
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, NamedTuple
 
 from sseconform.providers import ANTHROPIC_EVENTS
 from sseconform.rules.base import Checker, Settings
+from sseconform.rules.catalog import Rule
+from sseconform.rules.delta_template import DeltaTemplate
 from sseconform.rules.finding import Finding
 from sseconform.rules.gemini import hooks as moment
 from sseconform.rules.gemini.array import ArrayReader
 from sseconform.rules.gemini.hooks import HOOKS
 from sseconform.rules.gemini.state import CandidateState, FirstCall
+from sseconform.rules.lane import Run
 from sseconform.rules.native import is_chat_chunk
 from sseconform.rules.schema import validator, violations
 from sseconform.rules.shared.rules.w003_crlf_framing import RULE as W003
@@ -43,6 +47,7 @@ class GeminiChecker(Checker):
 
     grammar = "gemini"
     PROVIDER_SENDS = frozenset({W003.code})  # Google writes CRLF
+    LANE_CRLF = True
 
     def __init__(self, settings: Settings | None = None) -> None:
         super().__init__(settings)
@@ -106,6 +111,9 @@ class GeminiChecker(Checker):
     # -- chunks ----------------------------------------------------------------------------
 
     def _on_event(self, ev: Event) -> None:
+        if self._tmpl is not None and self._by_template(ev):
+            return
+        self._frame_start = self._emitted
         s = self._s
         at = self._at
         if ev.event is not None:
@@ -139,6 +147,7 @@ class GeminiChecker(Checker):
         if not self._valid(obj):
             self._schema(ev, RESPONSE, obj)
         self._chunk(ev, obj)
+        self._remember(ev, obj)
 
     def _schema(self, ev: Event, name: str, obj: dict[str, Any]) -> None:
         for v in violations(name, obj):
@@ -227,10 +236,94 @@ class GeminiChecker(Checker):
         else:
             moment.NAMELESS_CALL.fire(at, self, ev, call, where + "/functionCall")
 
+    # -- the template: text chunks alike but for their text and counts ----------------------
+
+    def _remember(self, ev: Event, obj: dict[str, Any]) -> None:
+        """Keep a chunk that found nothing and is one candidate's one text part (no finish,
+        no call) as the template of the next ones (rules/delta_template.py): its text and
+        its usage counts are the holes."""
+        s = self._s
+        if (
+            not self.settings.memo
+            or self._emitted != self._frame_start
+            or ev.data_lines != 1
+            or ev.event is not None
+            or s.finish is not None
+        ):
+            return
+        part = _one_text_part(obj)
+        if part is None:
+            return
+        usage = obj.get("usageMetadata")
+        keys = tuple(_counts(usage)) if type(usage) is dict else ()
+        memo = _TextMemo(keys, part.get("thought") is True)
+        path = ("candidates", 0, "content", "parts", 0, "text")
+        self._learn(ev, obj, path, memo, numbers="usageMetadata" if keys else None)
+
+    def _template_take(self, t: DeltaTemplate, run: Run) -> int:
+        """A run of text chunks: taken whole when no rule would report on its usage or its
+        texts (each says so at the run moments), as the full path would leave the state."""
+        s = self._s
+        memo: _TextMemo = t.target
+        cols = run.numbers
+        if s.finish is not None or len(cols) != len(memo.keys):
+            return 0
+        veto: list[Rule] = []
+        moment.USAGE_RUN.fire(self._at, self, memo.keys, cols, veto)
+        moment.TEXT_RUN.fire(self._at, self, run, memo.thought, veto)
+        if veto:
+            return 0
+        n = run.n
+        s.chunks += n
+        if memo.thought:
+            s.thought_parts += n
+        for key, col in zip(memo.keys, cols, strict=True):
+            if key is not None:
+                s.usage[key] = col[-1]
+                if key == "thoughtsTokenCount":
+                    s.thoughts_tokens = max(s.thoughts_tokens, *col)
+        return n
+
     # -- the end ---------------------------------------------------------------------------
 
     def _end_of_stream(self) -> None:
         moment.END.fire(self._at, self)
+
+
+class _TextMemo(NamedTuple):
+    """What a text chunk's template carries: each usage count's top-level key (None for a
+    nested one), in the data's order, and whether its part is a thought."""
+
+    keys: tuple[str | None, ...]
+    thought: bool
+
+
+def _one_text_part(obj: dict[str, Any]) -> dict[str, Any] | None:
+    """The one text part of a chunk of one candidate, with no finish and no call; else None."""
+    if obj.keys() - {"candidates", "usageMetadata", "modelVersion", "responseId", "createTime"}:
+        return None
+    cands = obj.get("candidates")
+    if type(cands) is not list or len(cands) != 1 or type(cands[0]) is not dict:
+        return None
+    if "finishReason" in cands[0]:
+        return None
+    content = cands[0].get("content")
+    parts = content.get("parts") if type(content) is dict else None
+    if type(parts) is not list or len(parts) != 1 or type(parts[0]) is not dict:
+        return None
+    part: dict[str, Any] = parts[0]
+    return part if type(part.get("text")) is str and "functionCall" not in part else None
+
+
+def _counts(node: Any, top: bool = True) -> Iterator[str | None]:
+    """Each whole number of a usage object in the data's order: its key at the top level,
+    None deeper (what the template's number holes stand for)."""
+    items = node.items() if type(node) is dict else enumerate(node) if type(node) is list else ()
+    for key, value in items:
+        if type(value) is int and value >= 0:
+            yield key if top and type(key) is str else None
+        elif type(value) in (dict, list):
+            yield from _counts(value, False)
 
 
 #: What ``rules.grammars`` instantiates for ``--grammar gemini``.

@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING, Any
 from sseconform.rules.hooks import Hooks, Moment
 
 if TYPE_CHECKING:
+    from sseconform.rules.catalog import Rule
     from sseconform.sse.decoder import Event
+    from sseconform.sse.template import Run
 
 HOOKS = Hooks("gemini")
 
@@ -81,6 +83,18 @@ NAMELESS_CALL: Moment[Any, [Event, dict[str, Any], str]] = HOOKS.moment(
 USAGE_COUNTS: Moment[Any, [Event, dict[str, Any]]] = HOOKS.moment(
     "usage-counts",
     "(ev, usage): a chunk's usageMetadata (an object)",
+)
+USAGE_RUN: Moment[Any, [tuple[str | None, ...], list[list[int]], list[Rule]]] = HOOKS.moment(
+    "usage-run",
+    "(keys, counts, veto): the usage of a run of chunks the byte lane read, alike but for "
+    "their text and counts (keys: each count's top-level key, None for a nested one; counts: "
+    "each one's values, chunk by chunk): a rule that would report on one of them adds itself "
+    "to ``veto``, and the run goes the full way",
+)
+TEXT_RUN: Moment[Any, [Run, bool, list[Rule]]] = HOOKS.moment(
+    "text-run",
+    "(run, thought, veto): the texts of such a run (thought: its parts are thoughts); a rule "
+    "that would report on one adds itself to ``veto``",
 )
 ID_CHANGED: Moment[Any, [Event, str, str, str]] = HOOKS.moment(
     "id-changed",

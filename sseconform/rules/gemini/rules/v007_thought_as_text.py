@@ -6,12 +6,14 @@ from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.gemini.hooks import PART_KEYS, TEXT
+from sseconform.rules.gemini.hooks import PART_KEYS, TEXT, TEXT_RUN
 from sseconform.rules.gemini.invariants import THOUGHTS_MARKED
 from sseconform.rules.snippets import gemini_chunk
 
 if TYPE_CHECKING:
+    from sseconform.rules.catalog import Rule
     from sseconform.rules.gemini.checker import GeminiChecker
+    from sseconform.rules.lane import Run
     from sseconform.sse.decoder import Event
 
 RULE = define(
@@ -68,3 +70,10 @@ def check_keys(c: GeminiChecker, ev: Event, part: dict[str, Any], pointer: str) 
                 ev,
                 f"{pointer}/{key}",
             )
+
+
+@TEXT_RUN.on(RULE)
+def check_run(c: GeminiChecker, run: Run, thought: bool, veto: list[Rule]) -> None:
+    """A run of text chunks one of which opens with a reasoning tag."""
+    if not thought and any(t.lstrip().startswith(THINK_TAGS) for t in run.texts()):
+        veto.append(RULE)

@@ -6,11 +6,12 @@ from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.gemini.hooks import USAGE_COUNTS
+from sseconform.rules.gemini.hooks import USAGE_COUNTS, USAGE_RUN
 from sseconform.rules.gemini.invariants import USAGE
 from sseconform.rules.snippets import gemini_chunk
 
 if TYPE_CHECKING:
+    from sseconform.rules.catalog import Rule
     from sseconform.rules.gemini.checker import GeminiChecker
     from sseconform.sse.decoder import Event
 
@@ -71,3 +72,19 @@ PARTS = (
     "thoughtsTokenCount",
     "toolUsePromptTokenCount",
 )
+
+
+@USAGE_RUN.on(RULE)
+def check_run(
+    c: GeminiChecker, keys: tuple[str | None, ...], counts: list[list[int]], veto: list[Rule]
+) -> None:
+    """A run of chunks one of whose totals is not the sum of its counts."""
+    by_key = {k: col for k, col in zip(keys, counts, strict=True) if k is not None}
+    total = by_key.get("totalTokenCount")
+    if total is None:
+        return
+    parts = [by_key[k] for k in PARTS if k in by_key]
+    if not parts or any(
+        t != s for t, s in zip(total, map(sum, zip(*parts, strict=True)), strict=True)
+    ):
+        veto.append(RULE)

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.gemini.hooks import USAGE_COUNTS
+from sseconform.rules.gemini.hooks import USAGE_COUNTS, USAGE_RUN
 from sseconform.rules.gemini.invariants import USAGE
 
 if TYPE_CHECKING:
+    from sseconform.rules.catalog import Rule
     from sseconform.rules.gemini.checker import GeminiChecker
     from sseconform.sse.decoder import Event
 
@@ -40,3 +42,18 @@ def check(c: GeminiChecker, ev: Event, usage: dict[str, Any]) -> None:
         was = before.get(key)
         if type(n) is int and was is not None and n < was and c.first_time(f"{RULE.code}:{key}"):
             c.report(RULE, f"{key} went down from {was} to {n}", ev, f"/usageMetadata/{key}")
+
+
+@USAGE_RUN.on(RULE)
+def check_run(
+    c: GeminiChecker, keys: tuple[str | None, ...], counts: list[list[int]], veto: list[Rule]
+) -> None:
+    """A run of chunks in which a count goes down (from the last count before it, too)."""
+    before = c.state.usage
+    for key, col in zip(keys, counts, strict=True):
+        if key is None:
+            continue
+        seq = [before[key], *col] if key in before else col
+        if any(a > b for a, b in itertools.pairwise(seq)):
+            veto.append(RULE)
+            return
