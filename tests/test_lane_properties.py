@@ -4,8 +4,8 @@ The same generated streams go through ``check`` with the lane on and off
 (``Settings(memo=False)`` turns off the templates and the lane) and through ``translate``'s
 fast lane and its slow path (every event through the decoder, the translator and the
 encoder): the very same findings, places and counts, the very same bytes. Streams of every
-dialect the lane reads (chat chunks, Anthropic, Responses, and Gemini, which ``check`` has no
-grammar for yet), mostly plain deltas, with what looks like one and is not (an invalid or
+dialect the lane reads (chat chunks, Anthropic, Responses and Gemini, CRLF and LF), mostly
+plain deltas, with what looks like one and is not (an invalid or
 escaped literal, a line before the event, ``data:`` without its space, two data lines, an
 extra blank line, CRLF), block and item changes, pings and sequence gaps; split into reads at
 random points.
@@ -337,8 +337,8 @@ SOURCES: dict[str, tuple[Callable[[list[Item], bool], bytes], str | None]] = {
     "anthropic": (anthropic, "anthropic"),
     "responses": (responses, "responses"),
     "openai": (chat, "chat"),
-    "gemini": (lambda items, end: gemini(items, end, crlf=True), None),
-    "gemini-lf": (lambda items, end: gemini(items, end, crlf=False), None),
+    "gemini": (lambda items, end: gemini(items, end, crlf=True), "gemini"),
+    "gemini-lf": (lambda items, end: gemini(items, end, crlf=False), "gemini"),
 }
 CUTS = st.lists(st.integers(min_value=0, max_value=1 << 20), max_size=12)
 
