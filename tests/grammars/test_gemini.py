@@ -267,3 +267,20 @@ def test_a_fault_in_the_middle_of_a_run_is_found_where_it_is(change: Any, code: 
     assert fast.diagnostics == slow.diagnostics
     one = check_chunks((body[i : i + 7] for i in range(0, len(body), 7)), grammar="gemini")
     assert one.diagnostics == fast.diagnostics
+
+
+def test_an_empty_function_call_part_is_no_split_call() -> None:
+    """Vertex AI ends a streamed call with an empty `functionCall`; a second one, or one
+    after a whole call, carries no arguments: nothing was split."""
+    whole = '{"functionCall":{"name":"f","args":{"a":1}}}'
+    body = "".join(
+        f'data: {{"candidates":[{{"content":{{"parts":[{p}],"role":"model"}}{e},"index":0}}]}}\n\n'
+        for p, e in (
+            (whole, ""),
+            ('{"functionCall":{}}', ""),
+            ('{"functionCall":{}}', ',"finishReason":"STOP"'),
+        )
+    ).encode()
+    assert _check(body).codes == set()
+    split = body.replace(b'{"functionCall":{}}', b'{"functionCall":{"args":{"b":2}}}', 1)
+    assert _check(split).codes == {"V001"}

@@ -233,7 +233,7 @@ class GeminiChecker(Checker):
             s.streaming_call = call.get("willContinue") is True
         elif s.streaming_call:  # Vertex streams a call's arguments in pieces, then `{}`
             s.streaming_call = call.get("willContinue") is True
-        else:
+        elif "args" in call or "partialArgs" in call:  # an empty one carries nothing
             moment.NAMELESS_CALL.fire(at, self, ev, call, where + "/functionCall")
 
     # -- the template: text chunks alike but for their text and counts ----------------------

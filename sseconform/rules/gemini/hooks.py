@@ -77,8 +77,8 @@ CALL: Moment[Any, [Event, dict[str, Any], dict[str, Any], str]] = HOOKS.moment(
 )
 NAMELESS_CALL: Moment[Any, [Event, dict[str, Any], str]] = HOOKS.moment(
     "nameless-call",
-    "(ev, call, pointer): a functionCall part without a name that continues no streamed "
-    "call (no `willContinue` before it)",
+    "(ev, call, pointer): a functionCall part without a name, with arguments, that "
+    "continues no streamed call (no `willContinue` before it)",
 )
 USAGE_COUNTS: Moment[Any, [Event, dict[str, Any]]] = HOOKS.moment(
     "usage-counts",
