@@ -51,12 +51,15 @@ ENDPOINTS: dict[str, str] = {w.endpoint: w.path for w in WIRES}
 ENDPOINT_DIALECT: dict[str, str] = {w.endpoint: w.dialect for w in WIRES}
 ENDPOINT_GRAMMAR: dict[str, str] = {w.endpoint: w.grammar for w in WIRES}
 ENDPOINT_GRAMMARS: dict[str, tuple[str, ...]] = {w.endpoint: w.grammars for w in WIRES}
+#: Gemini's wire: a grammar (``check``, ``translate --to``) and a dialect (an upstream), served
+#: at Google's path; not yet an endpoint that ``gate`` grades.
+GEMINI_PATH = "/v1beta/models/model:streamGenerateContent"
 #: grammar -> the dialect whose own streams it is (a source already in it passes through)
-GRAMMAR_DIALECT: dict[str, str] = {w.grammar: w.dialect for w in WIRES}
+GRAMMAR_DIALECT: dict[str, str] = {**{w.grammar: w.dialect for w in WIRES}, "gemini": GEMINI}
 #: dialect -> the grammar its streams are checked against
-DIALECT_GRAMMAR: dict[str, str] = {w.dialect: w.grammar for w in WIRES}
+DIALECT_GRAMMAR: dict[str, str] = {**{w.dialect: w.grammar for w in WIRES}, GEMINI: "gemini"}
 #: grammar -> the path its streams are served at
-GRAMMAR_PATH: dict[str, str] = {w.grammar: w.path for w in WIRES}
+GRAMMAR_PATH: dict[str, str] = {**{w.grammar: w.path for w in WIRES}, "gemini": GEMINI_PATH}
 
 #: The event types of an Anthropic Messages stream, besides ``error``: the one table of them.
 ANTHROPIC_EVENTS = frozenset(

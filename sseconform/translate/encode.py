@@ -70,8 +70,9 @@ __all__ = [
     "responses_status",
 ]
 
-#: The grammars ``translate --to`` writes: chunks, and the two an encoder here writes.
-TARGETS = ("chat", "anthropic", "responses")
+#: The grammars ``translate --to`` writes: chunks, the two an encoder here writes, and Gemini's
+#: (``to_gemini.py``).
+TARGETS = ("chat", "anthropic", "responses", "gemini")
 
 _STOP = {
     "stop": "end_turn",
@@ -590,6 +591,10 @@ def encoder_for(target: str) -> Encoder | None:
         return AnthropicEncoder()
     if target == "responses":
         return ResponsesEncoder()
+    if target == "gemini":
+        from sseconform.translate.to_gemini import GeminiEncoder  # it builds on Encoder
+
+        return GeminiEncoder()
     if target == "chat":
         return None
     raise ValueError(f"unknown target {target!r}; targets: {', '.join(TARGETS)}")

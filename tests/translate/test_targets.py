@@ -42,7 +42,7 @@ from tests.translate_diff.test_differential import (  # noqa: F401  (fixtures)
     server,
 )
 
-TARGETS = ("anthropic", "responses")
+TARGETS = ("anthropic", "responses", "gemini")
 RECORDINGS = ROOT / "recordings"
 #: What a translation may be warned about, and why: a thinking block with no signature (none
 #: can be made up, A012); a call cut by the token limit (A036, S072: the source's own cut);
@@ -176,7 +176,12 @@ def test_the_target_s_sdk_reads_what_the_source_s_sdk_reads(
     rec = load(str(path))
     out = _out(rec.body, rec.dialect, to)
     want = _source_view(rec, server, oai)
-    got = anthropic_view(server, out) if to == "anthropic" else responses_view(oai, server, out)
+    if to == "anthropic":
+        got = anthropic_view(server, out)
+    elif to == "gemini":
+        got = gemini_view(server, out)
+    else:
+        got = responses_view(oai, server, out)
     assert _comparable(got) == _comparable(want), (got, want)
 
 
