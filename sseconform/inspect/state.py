@@ -303,12 +303,12 @@ class StreamView:
         self._translator = translator_for(dialect)
         if NativeParts.tracks(dialect):
             self.native = NativeParts(dialect)
-        grammar = providers.DIALECT_GRAMMAR.get(dialect)  # Gemini has no grammar of its own
+        grammar = providers.DIALECT_GRAMMAR.get(dialect)
         early = self._unchecked is None  # a body with no event for long: checked as chat
         held, self._unchecked = self._unchecked or [], None
         if self._checker is None or early:
             return  # an error before the stream (nothing to check), or checked already
-        if grammar is None:  # Gemini has no grammar of its own to check
+        if grammar is None:  # a dialect with no grammar of its own to check
             self._checker = None
             self.grammar = None
             return

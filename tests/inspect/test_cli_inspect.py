@@ -140,9 +140,9 @@ def test_native_stream_is_checked_in_its_grammar(wd: Path) -> None:
     assert "anthropic grammar)" in out
 
 
-def test_gemini_has_no_grammar_to_check(wd: Path) -> None:
+def test_gemini_is_checked_in_its_own_grammar(wd: Path) -> None:
     out = summary(inspect(wd, RECORDINGS / "gemini" / "text-gemini.jsonl", "--no-live"))
-    assert "no grammar of its own to check" in out
+    assert "gemini grammar)" in out and "no grammar of its own" not in out
 
 
 def test_chunk_recording_with_parallel_calls(wd: Path) -> None:
