@@ -22,11 +22,30 @@ from sseconform import providers
 from sseconform.sse import Event, SSEDecoder
 from sseconform.translate.anthropic import AnthropicTranslator
 from sseconform.translate.base import DONE, Emitter, Frame, loads, serialize
-from sseconform.translate.encode import TARGETS, ChatWriter, encoder_for
+from sseconform.translate.encode import AnthropicEncoder, ChatWriter, Encoder, ResponsesEncoder
 from sseconform.translate.gemini import GeminiTranslator
 from sseconform.translate.lane import run_lane
 from sseconform.translate.openai import OpenAITranslator
 from sseconform.translate.responses import ResponsesTranslator
+from sseconform.translate.to_gemini import GeminiEncoder
+
+#: The grammars ``translate --to`` writes: chunks, the two ``encode.py`` writes, and Gemini's
+#: (``to_gemini.py``).
+TARGETS = ("chat", "anthropic", "responses", "gemini")
+
+
+def encoder_for(target: str) -> Encoder | None:
+    """The encoder into ``target`` (None for chat: chunks are written as they are)."""
+    if target == "anthropic":
+        return AnthropicEncoder()
+    if target == "responses":
+        return ResponsesEncoder()
+    if target == "gemini":
+        return GeminiEncoder()
+    if target == "chat":
+        return None
+    raise ValueError(f"unknown target {target!r}; targets: {', '.join(TARGETS)}")
+
 
 __all__ = [
     "DIALECTS",

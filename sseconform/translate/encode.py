@@ -60,19 +60,14 @@ from sseconform.translate.lane import Unnumbered
 from sseconform.translate.state import value_of
 
 __all__ = [
-    "TARGETS",
     "AnthropicEncoder",
     "ChatWriter",
     "Encoder",
     "ResponsesEncoder",
     "anthropic_stop",
-    "encoder_for",
     "responses_status",
 ]
 
-#: The grammars ``translate --to`` writes: chunks, the two an encoder here writes, and Gemini's
-#: (``to_gemini.py``).
-TARGETS = ("chat", "anthropic", "responses", "gemini")
 
 _STOP = {
     "stop": "end_turn",
@@ -583,18 +578,3 @@ class ChatWriter(Unnumbered):
             return start + b'{"content":', b"}" + DELTA_SUFFIX, False, None
         head = start + b'{"tool_calls":[{"index":%d,"function":{"arguments":' % call
         return head, b"}}]}" + DELTA_SUFFIX, False, None
-
-
-def encoder_for(target: str) -> Encoder | None:
-    """The encoder into ``target`` (None for chat: chunks are written as they are)."""
-    if target == "anthropic":
-        return AnthropicEncoder()
-    if target == "responses":
-        return ResponsesEncoder()
-    if target == "gemini":
-        from sseconform.translate.to_gemini import GeminiEncoder  # it builds on Encoder
-
-        return GeminiEncoder()
-    if target == "chat":
-        return None
-    raise ValueError(f"unknown target {target!r}; targets: {', '.join(TARGETS)}")
