@@ -109,6 +109,18 @@ def _int(value: Any) -> int:
     return value if type(value) is int and value >= 0 else 0
 
 
+def usage_counts(u: dict[str, Any]) -> tuple[int, int, int, int]:
+    """A chunk usage's prompt, completion, cached and reasoning counts (OpenAI's definition:
+    cached within prompt, reasoning within completion); 0 for what it lacks."""
+    pd, cd = u.get("prompt_tokens_details"), u.get("completion_tokens_details")
+    return (
+        _int(u.get("prompt_tokens")),
+        _int(u.get("completion_tokens")),
+        _int(pd.get("cached_tokens")) if isinstance(pd, dict) else 0,
+        _int(cd.get("reasoning_tokens")) if isinstance(cd, dict) else 0,
+    )
+
+
 class Encoder(Unnumbered):
     """Chunk frames in (dicts, error frames, ``[DONE]``), the target's SSE bytes out. The
     walk over a frame is shared; a target says how a stream starts, what a delta becomes,
@@ -500,11 +512,7 @@ class ResponsesEncoder(Encoder):
     def _usage(self) -> dict[str, Any] | None:
         if self.usage is None:
             return None
-        u = self.usage
-        prompt, completion = _int(u.get("prompt_tokens")), _int(u.get("completion_tokens"))
-        pd, cd = u.get("prompt_tokens_details"), u.get("completion_tokens_details")
-        cached = _int(pd.get("cached_tokens")) if isinstance(pd, dict) else 0
-        reasoning = _int(cd.get("reasoning_tokens")) if isinstance(cd, dict) else 0
+        prompt, completion, cached, reasoning = usage_counts(self.usage)
         return {
             "input_tokens": prompt,
             "input_tokens_details": {"cached_tokens": cached},

@@ -42,7 +42,7 @@ from typing import Any
 
 import orjson
 
-from sseconform.translate.encode import Encoder
+from sseconform.translate.encode import Encoder, usage_counts
 from sseconform.translate.state import value_of
 
 __all__ = ["GeminiEncoder", "gemini_finish"]
@@ -71,17 +71,17 @@ _STATUS = {
 EOL = b"\r\n\r\n"
 
 
-def gemini_finish(reason: str) -> str:
-    """The ``finishReason`` a chat ``finish_reason`` is written as."""
-    return _FINISH.get(reason, "STOP")
-
-
 def _str(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
 def _int(value: Any) -> int:
     return value if type(value) is int and value >= 0 else 0
+
+
+def gemini_finish(reason: str) -> str:
+    """The ``finishReason`` a chat ``finish_reason`` is written as."""
+    return _FINISH.get(reason, "STOP")
 
 
 class GeminiEncoder(Encoder):
@@ -170,11 +170,8 @@ class GeminiEncoder(Encoder):
     def _usage(self) -> dict[str, Any] | None:
         if self.usage is None:
             return None
-        u = self.usage
-        prompt, completion = _int(u.get("prompt_tokens")), _int(u.get("completion_tokens"))
-        pd, cd = u.get("prompt_tokens_details"), u.get("completion_tokens_details")
-        cached = _int(pd.get("cached_tokens")) if isinstance(pd, dict) else 0
-        thoughts = min(_int(cd.get("reasoning_tokens")) if isinstance(cd, dict) else 0, completion)
+        prompt, completion, cached, reasoning = usage_counts(self.usage)
+        thoughts = min(reasoning, completion)
         usage = {
             "promptTokenCount": prompt,
             "candidatesTokenCount": completion - thoughts,
