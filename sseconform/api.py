@@ -288,7 +288,7 @@ def _answering(reader: RecordingReader, grammar: str) -> str:
         dialect = providers.detect(b"", url)
         if dialect is not None:
             return {"openai": "chat"}.get(dialect, dialect)
-    return grammar if grammar in ("anthropic", "responses") else "chat"
+    return grammar if grammar in ("anthropic", "responses", "gemini") else "chat"
 
 
 def _reads(reader: RecordingReader, damage: list[RecordingError]) -> Iterator[bytes]:

@@ -8,7 +8,7 @@ One name per concept, and the one table between them (``WIRES``): a *dialect* is
 upstream speaks (``DIALECTS``: openai, anthropic, gemini, responses); a *grammar* is what a
 stream is checked against (``rules.catalog.GRAMMARS``: chat, anthropic, responses,
 open-responses, gemini); an *endpoint* is what a gateway serves its clients (``ENDPOINTS``: chat,
-messages, responses). The same wire format has a name on each side (openai / chat / chat,
+messages, responses, gemini). The same wire format has a name on each side (openai / chat / chat,
 anthropic / anthropic / messages); every mapping between them is read from ``WIRES``.
 """
 
@@ -31,7 +31,7 @@ class Wire:
     """One wire format a gateway serves, by its name on each side."""
 
     endpoint: str  # what a gateway serves (gate --endpoint, [endpoint.NAME] in a profile)
-    path: str  # where it serves it by default
+    path: str  # where it serves it by default ({model}: the model, where the path names it)
     dialect: str  # what an upstream speaking it is (replay, translate's readers)
     grammar: str  # what its streams are checked against (check --grammar, translate --to)
     #: The grammars a profile may check the endpoint's streams against instead: a
@@ -39,27 +39,38 @@ class Wire:
     grammars: tuple[str, ...]
 
 
-#: Every wire format a gateway serves, in report order (Gemini has no endpoint: gateways
-#: read it, none serves it).
+#: Gemini's streaming call, as Gemini CLI and google-genai make it: the model is in the path,
+#: and ``alt=sse`` asks for SSE events (without it, one JSON array).
+GEMINI_STREAM = "/v1beta/models/{model}:streamGenerateContent?alt=sse"
+MODEL = "{model}"
+
+#: Every wire format a gateway serves, in report order.
 WIRES = (
     Wire("chat", "/v1/chat/completions", OPENAI, "chat", ("chat",)),
     Wire("messages", "/v1/messages", ANTHROPIC, "anthropic", ("anthropic",)),
     Wire("responses", "/v1/responses", RESPONSES, "responses", ("responses", "open-responses")),
+    Wire("gemini", GEMINI_STREAM, GEMINI, "gemini", ("gemini",)),
 )
 #: endpoint -> its default path, in report order
 ENDPOINTS: dict[str, str] = {w.endpoint: w.path for w in WIRES}
 ENDPOINT_DIALECT: dict[str, str] = {w.endpoint: w.dialect for w in WIRES}
 ENDPOINT_GRAMMAR: dict[str, str] = {w.endpoint: w.grammar for w in WIRES}
 ENDPOINT_GRAMMARS: dict[str, tuple[str, ...]] = {w.endpoint: w.grammars for w in WIRES}
-#: Gemini's wire: a grammar (``check``, ``translate --to``) and a dialect (an upstream), served
-#: at Google's path; not yet an endpoint that ``gate`` grades.
-GEMINI_PATH = "/v1beta/models/model:streamGenerateContent"
 #: grammar -> the dialect whose own streams it is (a source already in it passes through)
-GRAMMAR_DIALECT: dict[str, str] = {**{w.grammar: w.dialect for w in WIRES}, "gemini": GEMINI}
+GRAMMAR_DIALECT: dict[str, str] = {w.grammar: w.dialect for w in WIRES}
 #: dialect -> the grammar its streams are checked against
-DIALECT_GRAMMAR: dict[str, str] = {**{w.dialect: w.grammar for w in WIRES}, GEMINI: "gemini"}
-#: grammar -> the path its streams are served at
-GRAMMAR_PATH: dict[str, str] = {**{w.grammar: w.path for w in WIRES}, "gemini": GEMINI_PATH}
+DIALECT_GRAMMAR: dict[str, str] = {w.dialect: w.grammar for w in WIRES}
+#: grammar -> the path its streams are served at (no query; a model named ``model`` where the
+#: path has one)
+GRAMMAR_PATH: dict[str, str] = {
+    w.grammar: w.path.split("?", 1)[0].replace(MODEL, "model") for w in WIRES
+}
+
+
+def endpoint_path(path: str, model: str) -> str:
+    """An endpoint's path with its model filled in (Gemini names the model in the path)."""
+    return path.replace(MODEL, model)
+
 
 #: The event types of an Anthropic Messages stream, besides ``error``: the one table of them.
 ANTHROPIC_EVENTS = frozenset(
@@ -135,6 +146,19 @@ def prepare_body(dialect: str, body: Any) -> Any:
 KEEPALIVE: dict[str, bytes] = {
     ANTHROPIC: b'event: ping\ndata: {"type": "ping"}\n\n',
 }
+
+
+def takes_keepalive(grammar: str) -> bool:
+    """Can a client of this grammar take a keepalive (an SSE comment, Anthropic's ping)?
+    Gemini's cannot: google-genai and Gemini CLI fail on any line but ``data:``."""
+    return grammar != "gemini"
+
+
+def opens_before_content(grammar: str) -> bool:
+    """Has the grammar an event that opens a stream before any content (chat's role chunk,
+    ``message_start``, ``response.created``)? Gemini's has not: every chunk is content."""
+    return grammar != "gemini"
+
 
 ANTHROPIC_FINISH = {
     "end_turn": "stop",

@@ -12,6 +12,7 @@ import typer
 from sseconform.cli.app import app, check_dialect, fail, refuse_overwrite
 from sseconform.errors import SseconformError
 from sseconform.mask import write_text
+from sseconform.providers import DIALECT_GRAMMAR
 
 if TYPE_CHECKING:  # the command imports its modules when it runs
     from sseconform.gate.diff import Difference
@@ -51,7 +52,8 @@ def gate(
         list[str] | None,
         typer.Option(
             help="The gateway endpoint the scenarios call: chat (/v1/chat/completions), "
-            "messages (/v1/messages), responses (/v1/responses), or all; repeatable "
+            "messages (/v1/messages), responses (/v1/responses), gemini "
+            "(/v1beta/models/MODEL:streamGenerateContent), or all; repeatable "
             "(default: the suite's, else chat).",
         ),
     ] = None,
@@ -373,7 +375,7 @@ def diff(
     # translation as a native upstream, so the two compare piece by piece.
     cb = content_of([x for _, x in b.reads], None if gateway_dialect == "auto" else gateway_dialect)
     spoken = b.dialect if gateway_dialect == "auto" else gateway_dialect
-    grammar = spoken if spoken in ("anthropic", "responses") else "chat"
+    grammar = DIALECT_GRAMMAR.get(spoken or "", "chat")  # whose words name the fields
     diffs = compare(ca, cb, usage=usage, prefix_only=prefix, grammar=grammar)
     if not timing:
         report.write_diff(diffs, sys.stdout, fmt, upstream, gateway)
@@ -389,6 +391,7 @@ def diff(
     tm = measure_recordings(a, b, dialect, gw_dialect, forwarded)
     if tm is None:
         fail("--timing needs both streams to have content with read times (recordings)")
+    tm.grammar = grammar
     timed = judge(tm, budgets)
     report.write_diff(diffs, sys.stdout, fmt, upstream, gateway, tm.to_dict(), timed)
     if _errors(diffs) or any(v.severity == "error" for v in timed):

@@ -34,7 +34,7 @@ def load(
     ] = None,
     endpoint: Annotated[
         list[str] | None,
-        typer.Option(help="chat, messages, responses or all; repeatable (default chat)."),
+        typer.Option(help="chat, messages, responses, gemini or all; repeatable (default chat)."),
     ] = None,
     only: Annotated[
         list[str] | None, typer.Option(help="Only scenarios matching this glob; repeatable.")

@@ -16,6 +16,10 @@ chat       openai-python's stream accumulator: the assistant message (``content`
            ``tool_calls`` joined by index, and every other delta field as it accumulated:
            ``reasoning_content``, ``reasoning_details`` joined by index, ``thinking_blocks``),
            then a ``tool`` message per call
+gemini     Gemini CLI: the user's turn, then a ``model`` turn of the answer's parts as they
+           came, thoughts left out (the CLI keeps them off its history), text joined, each
+           ``functionCall`` part with its ``thoughtSignature``; then a user turn of a
+           ``functionResponse`` per call (its ``id`` where the call had one)
 =========  ======================================================================================
 
 The tool result carries the next turn's ``[sseconform:TAG]``: the replay upstream routes the
@@ -39,6 +43,7 @@ class Assistant:
     #: messages: content blocks; responses: output items; chat: one assistant message
     parts: list[dict[str, Any]] = field(default_factory=list)
     calls: list[str] = field(default_factory=list)  # the call ids, in order
+    names: list[str] = field(default_factory=list)  # gemini: each call's name (its pairing)
     response_id: str | None = None  # responses: the response it continues
 
 
@@ -49,6 +54,8 @@ def assistant_turn(endpoint: str, body: bytes) -> Assistant:
         return _messages(objs)
     if endpoint == "responses":
         return _responses(objs)
+    if endpoint == "gemini":
+        return _gemini(objs)
     return _chat(objs)
 
 
@@ -109,6 +116,31 @@ def _responses(objs: list[dict[str, Any]]) -> Assistant:
         out.parts.append(item)
         if item.get("type") == "function_call":
             out.calls.append(str(item.get("call_id") or ""))
+    return out
+
+
+def _gemini(objs: list[dict[str, Any]]) -> Assistant:
+    """The first candidate's parts, as Gemini CLI keeps them in its history: thought parts
+    left out, neighbouring text parts joined (a signature stays on the part it came with)."""
+    out = Assistant()
+    for obj in objs:
+        candidates = obj.get("candidates")
+        first = candidates[0] if isinstance(candidates, list) and candidates else None
+        content = first.get("content") if isinstance(first, dict) else None
+        parts = content.get("parts") if isinstance(content, dict) else None
+        for part in parts if isinstance(parts, list) else ():
+            if not isinstance(part, dict) or part.get("thought"):
+                continue
+            last = out.parts[-1] if out.parts else None
+            plain = set(part) == {"text"}
+            if plain and last is not None and set(last) == {"text"}:
+                last["text"] += str(part["text"])
+                continue
+            out.parts.append(dict(part))
+            call = part.get("functionCall")
+            if isinstance(call, dict):
+                out.calls.append(str(call.get("id") or ""))
+                out.names.append(str(call.get("name") or ""))
     return out
 
 
@@ -207,6 +239,18 @@ def next_body(
             *body.get("messages", []),
             {"role": "assistant", "content": answer.parts},
             {"role": "user", "content": results},
+        ]
+    elif endpoint == "gemini":
+        responses = []
+        for cid, name in zip(answer.calls, answer.names, strict=True):
+            call: dict[str, Any] = {"name": name, "response": {"output": text}}
+            if cid:
+                call["id"] = cid
+            responses.append({"functionResponse": call})
+        body["contents"] = [
+            *body.get("contents", []),
+            {"role": "model", "parts": answer.parts},
+            {"role": "user", "parts": responses},
         ]
     elif endpoint == "responses":
         outputs = [

@@ -26,6 +26,7 @@ from sseconform.rules.catalog import GATE_RULES, Severity
 from sseconform.rules.chat.rules import d001_done_missing as d001
 from sseconform.rules.chat.rules import e003_truncated as e003
 from sseconform.rules.chat.rules import f001_finish_missing as f001
+from sseconform.rules.gemini.rules import v006_finish_reason_missing as v006
 from sseconform.rules.responses.rules import s028_item_left_open as s028
 from sseconform.rules.responses.rules import s040_terminal_missing as s040
 from sseconform.rules.shared.rules import h003_recording_incomplete as h003
@@ -222,6 +223,7 @@ STREAM_CUT = {
     "chat": frozenset({*_CUT, d001.RULE.code, e003.RULE.code, f001.RULE.code}),
     "anthropic": frozenset({*_CUT, a020.RULE.code}),
     "responses": frozenset({*_CUT, s040.RULE.code, s028.RULE.code}),
+    "gemini": frozenset({*_CUT, v006.RULE.code}),
 }
 
 

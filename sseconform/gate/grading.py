@@ -107,6 +107,7 @@ def _timed(g: Graded, sc: Scenario, served: list[Served], t0: float, budgets: Bu
     g.timing = measure(last, t0, sc.served_dialect, g.content, g.reads, len(g.body), before)
     if g.timing is None:
         return
+    g.timing.grammar = g.grammar
     for f in judge(g.timing, budgets):
         g.locate(f)
 

@@ -35,7 +35,7 @@ class GateOptions:
     suites: list[str] = field(default_factory=lambda: ["builtin:all"])
     profile: str | None = None  # a shipped profile (PROFILES) or a profile file
     headers: list[str] = field(default_factory=list)  # "Name: value"
-    endpoints: list[str] = field(default_factory=list)  # chat, messages, responses or all
+    endpoints: list[str] = field(default_factory=list)  # chat, messages, responses, gemini, all
     only: list[str] = field(default_factory=list)  # globs over scenario names
     upstream_host: str = "127.0.0.1"
     upstream_port: int | None = None  # None: the profile's, else any free port

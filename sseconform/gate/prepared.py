@@ -161,7 +161,7 @@ def prepare(
         rules=rules_for(sc, rec),
         deadline=suite.deadline if suite.deadline is not None else deadline_for(ref.seconds),
         max_bytes=suite.max_bytes if suite.max_bytes is not None else max_bytes_for(rec),
-        url=requests.url(dialect),
+        url=requests.url(dialect, sc.model),
         headers=requests.headers(dialect, sc),
         body_head=head.encode(),
         body_tail=tail.encode(),

@@ -15,8 +15,10 @@ dialect) pairs its gateway serves::
     # supported = false              # the endpoint itself is not served
 
 An *endpoint* is the grammar the gateway serves its clients: ``chat`` (chunks at
-``/v1/chat/completions``), ``messages`` (Anthropic Messages events at ``/v1/messages``) or
-``responses`` (Responses events at ``/v1/responses``). The TOML helpers here (paths, header
+``/v1/chat/completions``), ``messages`` (Anthropic Messages events at ``/v1/messages``),
+``responses`` (Responses events at ``/v1/responses``) or ``gemini`` (Gemini's chunks at
+``/v1beta/models/{model}:streamGenerateContent?alt=sse``; ``{model}`` is the dialect's
+model). The TOML helpers here (paths, header
 tables, ``[dialect.*]`` routes) read suites too, so both say the same thing the same way.
 """
 

@@ -1,5 +1,6 @@
 """What a scenario asks of the gateway: the URL of its endpoint, the headers and the body,
-in the endpoint's own request shape (chat completions, Anthropic Messages or Responses)."""
+in the endpoint's own request shape (chat completions, Anthropic Messages, Responses or
+Gemini's ``generateContent``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from sseconform.gate.profile import UPSTREAM
 from sseconform.gate.scenario import Scenario
 from sseconform.gate.suite import Suite
 from sseconform.mask import RUN
+from sseconform.providers import endpoint_path
 
 __all__ = ["GatewayRequests", "request_body", "substitute"]
 
@@ -26,6 +28,8 @@ REASONING: dict[str, dict[str, Any]] = {
         "store": False,
     },
     "chat": {"reasoning_effort": "medium"},
+    # Gemini CLI: the thoughts shown, and each call's thoughtSignature sent back with it
+    "gemini": {"generationConfig": {"thinkingConfig": {"includeThoughts": True}}},
 }
 
 
@@ -44,7 +48,9 @@ def request_body(
     suite: Suite, sc: Scenario, reference: Content, tag: str | None = None
 ) -> dict[str, Any]:
     """The endpoint's own request shape: chat completions, Anthropic Messages (which needs
-    ``max_tokens`` and always streams usage) or Responses (``input``, flat function tools).
+    ``max_tokens`` and always streams usage), Responses (``input``, flat function tools) or
+    Gemini (``contents`` and ``functionDeclarations``; the model and the stream are asked for
+    in the URL, and usage always comes).
     ``tag`` goes into the prompt as ``[sseconform:TAG]``: the replay upstream finds the
     scenario by it, whatever else is in flight."""
     assert sc.upstream is not None
@@ -65,6 +71,11 @@ def request_body(
             body["tools"] = [
                 {"name": n, "description": about, "input_schema": schema} for n in names
             ]
+    elif suite.endpoint == "gemini":
+        body = {"contents": [{"role": "user", "parts": [{"text": prompt}]}]}
+        if declare:
+            declared = [{"name": n, "description": about, "parameters": schema} for n in names]
+            body["tools"] = [{"functionDeclarations": declared}]
     elif suite.endpoint == "responses":
         body["input"] = prompt
         if declare:
@@ -113,15 +124,17 @@ class GatewayRequests:
         self.extra = headers or []
         RUN.add(key)  # from here on, no writer of the run shows it
 
-    def url(self, dialect: str) -> str:
+    def url(self, dialect: str, model: str | None = None) -> str:
         """The gateway's URL for a dialect's scenarios: a URL given with its path is used as
-        is; a base URL gets the dialect's path (profile, suite, ``[dialect.X] path``)."""
+        is; a base URL gets the dialect's path (profile, suite, ``[dialect.X] path``), with
+        the model in it where the path names one (Gemini's; default: the dialect's)."""
+        path = endpoint_path(self.suite.path_for(dialect), model or self.suite.model_for(dialect))
         if self.gateway.endswith("/chat/completions"):
             if self.suite.endpoint == "chat":
                 return self.gateway
             base = self.gateway.removesuffix("/chat/completions").removesuffix("/v1")
-            return base + self.suite.path_for(dialect)
-        path = self.suite.path_for(dialect).replace(UPSTREAM, self.upstream_url)
+            return base + path
+        path = path.replace(UPSTREAM, self.upstream_url)
         return path if path.startswith("http") else self.gateway + path
 
     def headers(self, dialect: str, sc: Scenario) -> list[tuple[str, str]]:
@@ -134,6 +147,8 @@ class GatewayRequests:
             out["anthropic-version"] = ("anthropic-version", "2023-06-01")
             if self.key:
                 out["x-api-key"] = ("x-api-key", self.key)
+        if self.suite.endpoint == "gemini" and self.key:  # as google-genai and Gemini CLI do
+            out["x-goog-api-key"] = ("x-goog-api-key", self.key)
         for name, value in self.suite.headers_for(dialect, sc).items():
             out[name.lower()] = (name, value.replace(UPSTREAM, self.upstream_url))
         for name, value in self.extra:

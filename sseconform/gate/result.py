@@ -30,7 +30,7 @@ class ScenarioResult:
     note: str = ""
     suite: str = ""
     dialect: str = ""  # the upstream's dialect on the wire
-    endpoint: str = "chat"  # the gateway's endpoint: chat, messages or responses
+    endpoint: str = "chat"  # the gateway's endpoint: chat, messages, responses or gemini
     applicable: bool = True  # False: the gateway's profile says it cannot route this dialect
     upstream_log: list[str] = field(default_factory=list)  # replay's log lines (redacted)
     fixed: list[str] = field(default_factory=list)  # baseline entries no longer seen

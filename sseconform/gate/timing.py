@@ -147,6 +147,9 @@ class Timing:
     #: time it sent nothing at all
     keepalives_in_silence: int = 0
     upstream_quiet_s: float = 0.0
+    #: the grammar the gateway's client reads: what it can be sent before content, and
+    #: while the upstream is silent (``providers.opens_before_content``, ``takes_keepalive``)
+    grammar: str = "chat"
     #: the spread of content arrival on each side (first to last piece)
     upstream_spread_s: float | None = None
     gateway_spread_s: float | None = None

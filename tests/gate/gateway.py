@@ -105,8 +105,16 @@ MODELS = {
 TLS = ssl.create_default_context()
 #: The native endpoints this gateway passes through, and the grammar each serves.
 NATIVE = {"/v1/messages": "anthropic", "/v1/responses": "responses"}
+#: Gemini's streaming call, the model in the path (Gemini CLI's and google-genai's).
+GEMINI_CALL = re.compile(r"^/v1beta/models/([^/:]+):streamGenerateContent$")
 #: A grammar's endpoint (the shape of the requests this gateway reads on its path).
-ENDPOINT = {"anthropic": "messages", "responses": "responses"}
+ENDPOINT = {"anthropic": "messages", "responses": "responses", "gemini": "gemini"}
+#: Where each native grammar is called upstream.
+UPSTREAM_PATH = {
+    "anthropic": "/v1/messages",
+    "responses": "/v1/responses",
+    "gemini": "/v1beta/models/gemini-x:streamGenerateContent?alt=sse",
+}
 #: Seconds of its own silence after which the gateway sends a keepalive: above the built-in
 #: stall (2 s, which must stay a stall) and below the default silence budget (5 s).
 IDLE = 3.0
@@ -161,6 +169,9 @@ class Gateway:
         self.lock = threading.Lock()
         #: the latest content delta of each stream in flight (cross-talk takes another's)
         self.latest: dict[int, str] = {}
+        #: Anthropic signatures served to Gemini clients -> their thinking text: Gemini CLI
+        #: keeps no thought part in its history, and Anthropic verifies the text it signed
+        self.signed: dict[str, str] = {}
         gw = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -193,7 +204,12 @@ class Gateway:
                     time.sleep(1.0)
                 length = int(self.headers.get("content-length", "0"))
                 body = json.loads(self.rfile.read(length) or b"{}")
-                native = NATIVE.get(self.path.split("?", 1)[0])
+                path = self.path.split("?", 1)[0]
+                native = NATIVE.get(path)
+                gemini = GEMINI_CALL.match(path)
+                if gemini is not None:  # the model is in the path, not the body
+                    native, body = "gemini", {**body, "model": gemini.group(1)}
+                    self.heartbeat = False  # a Gemini client fails on any keepalive
                 if native is not None:
                     gw.handle_native(self, body, native)
                 else:
@@ -227,7 +243,7 @@ class Gateway:
         """The upstream's request: the client's conversation forwarded in the upstream's
         shape, with the state it sends back where that upstream verifies it
         (:mod:`.history`), its tools, and the thinking it asked for."""
-        turns = history.read(endpoint, body, "drop-thinking-history" in self.bugs)
+        turns = history.read(endpoint, body, "drop-thinking-history" in self.bugs, self.signed)
         if "strip-tag" in self.bugs:  # a gateway that rewrites the prompt
             for turn in turns:
                 for item in turn.items:
@@ -259,10 +275,15 @@ class Gateway:
                 up["tools"] = [{"type": "function", "name": n, "description": d, "parameters": p}
                                for n, d, p in tools]  # fmt: skip
             return "/v1/responses", up
-        up = {**body, "model": "gpt-x"}
+        up = {**body, "model": "gpt-x", "stream": True}
         if endpoint != "chat" or "strip-tag" in self.bugs or "drop-thinking-history" in self.bugs:
-            up = {k: v for k, v in up.items() if k not in ("input", "thinking", "reasoning")}
+            native = ("input", "thinking", "reasoning", "contents", "generationConfig")
+            up = {k: v for k, v in up.items() if k not in native}
             up = {**up, key: conversation, **thinking}
+        if endpoint != "chat" and tools:
+            up["tools"] = [{"type": "function",
+                            "function": {"name": n, "description": d, "parameters": p}}
+                           for n, d, p in tools]  # fmt: skip
         if "drop-tools" in self.bugs:
             up.pop("tools", None)
         return "/v1/chat/completions", up
@@ -321,7 +342,8 @@ class Gateway:
         if wanted != dialect:
             self._translated(h, body, wanted, dialect, upstream)
             return
-        path = "/v1/messages" if dialect == "anthropic" else "/v1/responses"
+        path = UPSTREAM_PATH[dialect]
+        body = {k: v for k, v in body.items() if dialect != "gemini" or k != "model"}
         if "drop-tools" in self.bugs:
             body = {k: v for k, v in body.items() if k != "tools"}
         if "drop-thinking-history" in self.bugs:
@@ -366,9 +388,14 @@ class Gateway:
                 return
             self._start(h)
 
+            signed = _Signed(self.signed) if grammar == "gemini" else None
+
             def pieces() -> Iterator[bytes]:  # a drop ends the input: the stream was cut
                 try:
-                    yield from resp.iter_raw()
+                    for piece in resp.iter_raw():
+                        if signed is not None:
+                            signed.feed(piece)
+                        yield piece
                 except (httpx.RemoteProtocolError, httpx.ReadError):
                     return
 
@@ -507,9 +534,14 @@ class Gateway:
 
 def _declared(body: dict[str, Any]) -> list[tuple[str, str, Any]]:
     """The client's tools (name, description, JSON schema), from its endpoint's shape (chat's
-    ``function``, Anthropic's ``input_schema``, Responses' flat ``function``)."""
+    ``function``, Anthropic's ``input_schema``, Responses' flat ``function``, Gemini's
+    ``functionDeclarations``)."""
     out = []
-    for tool in body.get("tools") or []:
+    tools = body.get("tools") or []
+    for t in list(tools):  # Gemini's: one tool of function declarations
+        if isinstance(t, dict) and isinstance(t.get("functionDeclarations"), list):
+            tools = [d for d in tools if d is not t] + t["functionDeclarations"]
+    for tool in tools:
         if not isinstance(tool, dict):
             continue
         inner = tool.get("function")
@@ -536,6 +568,13 @@ def _without_thinking(body: dict[str, Any]) -> dict[str, Any]:
         out["input"] = [
             it for it in body["input"] if not isinstance(it, dict) or it.get("type") not in thinking
         ]
+    if isinstance(body.get("contents"), list):  # Gemini: thought parts and their signatures
+        out["contents"] = [
+            {**c, "parts": [{k: v for k, v in p.items() if k != "thoughtSignature"}
+                            for p in c["parts"] if isinstance(p, dict) and not p.get("thought")]}
+            if isinstance(c, dict) and isinstance(c.get("parts"), list) else c
+            for c in body["contents"]
+        ]  # fmt: skip
     return out
 
 
@@ -555,6 +594,13 @@ def _lose_state(obj: dict[str, Any], bugs: set[str]) -> bool:
             block["signature"] = _urlsafe(block["signature"])
     if isinstance(item, dict) and item.get("type") == "reasoning" and "strip-encrypted" in bugs:
         item.pop("encrypted_content", None)
+    for cand in obj.get("candidates") or []:  # Gemini: a part's thoughtSignature
+        for part in ((cand or {}).get("content") or {}).get("parts") or []:
+            if isinstance(part, dict) and isinstance(part.get("thoughtSignature"), str):
+                if "drop-signatures" in bugs:
+                    del part["thoughtSignature"]
+                elif "rewrite-signatures" in bugs:
+                    part["thoughtSignature"] = _urlsafe(part["thoughtSignature"])
     return False
 
 
@@ -575,6 +621,30 @@ def _reset(h: BaseHTTPRequestHandler) -> None:
     sock.close()
     h.close_connection = True
     h.wfile = io.BytesIO()  # what the handler flushes after this goes nowhere
+
+
+class _Signed:
+    """Each Anthropic thinking block's text by its signature, read off the upstream's
+    stream as it passes (a gateway's signature cache)."""
+
+    def __init__(self, into: dict[str, str]) -> None:
+        self.into, self.dec = into, SSEDecoder()
+        self.text: dict[int, str] = {}
+
+    def feed(self, piece: bytes) -> None:
+        for ev in self.dec.feed(piece):
+            try:
+                obj = json.loads(ev.data)
+            except ValueError:
+                continue
+            delta = obj.get("delta") if isinstance(obj, dict) else None
+            if not isinstance(delta, dict):
+                continue
+            at = obj.get("index", 0)
+            if delta.get("type") == "thinking_delta":
+                self.text[at] = self.text.get(at, "") + str(delta.get("thinking", ""))
+            elif delta.get("type") == "signature_delta":
+                self.into[str(delta.get("signature"))] = self.text.get(at, "")
 
 
 class _Pacer:

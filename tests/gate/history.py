@@ -13,6 +13,7 @@ encrypted content (Responses), the thought signature of the call part it came wi
 
 from __future__ import annotations
 
+import base64
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,9 +51,17 @@ def _text(content: Any) -> str:
     return "" if content is None else str(content)
 
 
-def read(endpoint: str, body: Obj, drop_thinking: bool = False) -> list[Turn]:
-    """The client's conversation (``endpoint``: the gateway path's grammar)."""
-    turns = _read_responses(body) if endpoint == "responses" else _read_messages(body)
+def read(
+    endpoint: str, body: Obj, drop_thinking: bool = False, signed: dict[str, str] | None = None
+) -> list[Turn]:
+    """The client's conversation (``endpoint``: the gateway path's grammar; ``signed``: the
+    thinking text of each signature the gateway served a Gemini client)."""
+    if endpoint == "responses":
+        turns = _read_responses(body)
+    elif endpoint == "gemini":
+        turns = _read_gemini(body, signed or {})
+    else:
+        turns = _read_messages(body)
     if drop_thinking:
         for t in turns:
             t.items = [i for i in t.items if i.kind != "thinking"]
@@ -165,6 +174,56 @@ def _read_responses(body: Obj) -> list[Turn]:
     return turns
 
 
+def _read_gemini(body: Obj, signed: dict[str, str]) -> list[Turn]:
+    """Gemini's ``contents``: a thought part's text, a call's ``thoughtSignature`` (the state
+    Gemini verifies; another upstream's state, unwrapped, with the thinking text it signed),
+    results paired with their calls by id, else by name."""
+    turns: list[Turn] = []
+    ids: dict[str, list[str]] = {}  # a call's name -> its ids, for the results without one
+    for n, c in enumerate(body.get("contents") or []):
+        if not isinstance(c, dict):
+            continue
+        who = "assistant" if c.get("role") == "model" else "user"
+        for k, p in enumerate(c.get("parts") or []):
+            if not isinstance(p, dict):
+                continue
+            call, result = p.get("functionCall"), p.get("functionResponse")
+            if isinstance(call, dict):
+                cid = str(call.get("id") or f"call_{n}_{k}")
+                ids.setdefault(str(call.get("name")), []).append(cid)
+                sig = p.get("thoughtSignature")
+                if isinstance(sig, str) and sig:  # another upstream's state, as we wrapped it
+                    state = _unwrapped(sig)
+                    _add(turns, who, Item("thinking", signed.get(state, ""), state=state))
+                item = Item(
+                    "call",
+                    id=cid,
+                    name=str(call.get("name")),
+                    args=json.dumps(call.get("args") or {}),
+                )
+                _add(turns, who, item)  # fmt: skip
+            elif isinstance(result, dict):
+                waiting = ids.get(str(result.get("name"))) or [""]
+                cid = str(result.get("id") or waiting.pop(0))
+                _add(turns, "user", Item("result", json.dumps(result.get("response")), id=cid))
+            elif p.get("thought"):
+                _add(
+                    turns, who, Item("thinking", str(p.get("text", "")), p.get("thoughtSignature"))
+                )
+            elif "text" in p:
+                _add(turns, who, Item("text", str(p["text"])))
+    return turns
+
+
+def _unwrapped(signature: str) -> str:
+    """The state a thoughtSignature carries: the reference translation writes another
+    dialect's state into it as base64 (google-genai requires base64 there)."""
+    try:
+        return base64.b64decode(signature, validate=True).decode("ascii")
+    except (ValueError, UnicodeDecodeError):
+        return signature
+
+
 # -- written in the upstream's shape -------------------------------------------------------
 
 
@@ -270,8 +329,12 @@ def _chat(t: Turn) -> list[Obj]:
 
 def thinking_config(dialect: str, body: Obj) -> Obj:
     """The upstream request's settings for the thinking the client asked for (Anthropic
-    ``thinking``, chat ``reasoning_effort``, Responses ``reasoning``), in its shape."""
-    asked = bool(body.get("thinking") or body.get("reasoning_effort") or body.get("reasoning"))
+    ``thinking``, chat ``reasoning_effort``, Responses ``reasoning``, Gemini's
+    ``thinkingConfig``), in its shape."""
+    gemini = (body.get("generationConfig") or {}).get("thinkingConfig")
+    asked = bool(
+        body.get("thinking") or body.get("reasoning_effort") or body.get("reasoning") or gemini
+    )
     if not asked:
         return {}
     if dialect == "gemini":

@@ -26,7 +26,7 @@ from sseconform.gate.report import endpoint_matrix
 from sseconform.gate.request import GatewayRequests, request_body
 from sseconform.gate.runner import run_suite
 from sseconform.gate.suite import builtin_suite, for_endpoint, load_suite, recordings_dir
-from sseconform.providers import ENDPOINTS
+from sseconform.providers import ENDPOINTS, endpoint_path
 from sseconform.recording.format import Response, write_recording
 from sseconform.replay.plan import load
 from sseconform.replay.served import Served
@@ -82,6 +82,27 @@ def test_responses_request_is_the_responses_api_s_shape() -> None:
     assert tool["type"] == "function" and tool["name"] == "get_weather" and "parameters" in tool
 
 
+def test_gemini_request_is_gemini_s_shape() -> None:
+    """As google-genai and Gemini CLI send it: ``contents`` of parts, one tool of
+    ``functionDeclarations``; the model and the stream are in the URL, usage comes unasked."""
+    body = _body("gemini", usage=True)
+    assert body["contents"] == [
+        {"role": "user", "parts": [{"text": "sseconform gate scenario gemini/anthropic/tool-call"}]}
+    ]
+    [tool] = body["tools"]
+    [declared] = tool["functionDeclarations"]
+    assert declared["name"] == "get_weather" and "parameters" in declared
+    assert not {"model", "stream", "messages", "stream_options"} & set(body)
+
+
+def test_gemini_asks_for_thoughts_as_gemini_cli_does() -> None:
+    suite = for_endpoint(builtin_suite("anthropic"), "gemini")
+    sc = next(s for s in suite.scenarios if s.name.endswith("/agent-loop"))
+    ref = content_of([load(sc.recording).body], "anthropic")
+    body = request_body(suite, sc, ref)
+    assert body["generationConfig"] == {"thinkingConfig": {"includeThoughts": True}}
+
+
 def _run(endpoint: str, gateway: str, key: str | None = "k") -> GatewayRequests:
     suite = for_endpoint(builtin_suite("anthropic"), endpoint)
     return GatewayRequests(suite, gateway, "http://127.0.0.1:9", key)
@@ -92,7 +113,18 @@ def _run(endpoint: str, gateway: str, key: str | None = "k") -> GatewayRequests:
     "gateway", ["http://127.0.0.1:4000", "http://127.0.0.1:4000/v1/chat/completions"]
 )
 def test_each_endpoint_has_its_path(endpoint: str, gateway: str) -> None:
-    assert _run(endpoint, gateway).url("anthropic") == "http://127.0.0.1:4000" + ENDPOINTS[endpoint]
+    path = endpoint_path(ENDPOINTS[endpoint], "sseconform-anthropic")
+    assert _run(endpoint, gateway).url("anthropic") == "http://127.0.0.1:4000" + path
+
+
+def test_gemini_names_the_model_in_the_path() -> None:
+    run = _run("gemini", "http://127.0.0.1:4000")
+    assert run.url("openai") == (
+        "http://127.0.0.1:4000/v1beta/models/sseconform-openai:streamGenerateContent?alt=sse"
+    )
+    assert run.url("openai", "gemini-2.5-flash").endswith(
+        "/gemini-2.5-flash:streamGenerateContent?alt=sse"
+    )
 
 
 def test_messages_requests_carry_anthropic_headers() -> None:
@@ -102,6 +134,8 @@ def test_messages_requests_carry_anthropic_headers() -> None:
     assert headers["x-api-key"] == "k" and headers["authorization"] == "Bearer k"
     chat = dict(_run("chat", "http://127.0.0.1:4000").headers("anthropic", sc))
     assert "anthropic-version" not in chat and "x-api-key" not in chat
+    gemini = dict(_run("gemini", "http://127.0.0.1:4000").headers("anthropic", sc))
+    assert gemini["x-goog-api-key"] == "k" and "anthropic-version" not in gemini
 
 
 def test_for_endpoint_names_the_scenarios_apart() -> None:
@@ -118,7 +152,7 @@ def test_a_suite_file_names_its_endpoint(tmp_path: Path) -> None:
     path.write_text(f'endpoint = "messages"\n[[scenario]]\nname = "a"\nrecording = "{TOOL}"\n')
     assert load_suite(str(path)).endpoint == "messages"
     path.write_text(f'endpoint = "grpc"\n[[scenario]]\nname = "a"\nrecording = "{TOOL}"\n')
-    with pytest.raises(UsageError, match="endpoint: one of chat, messages, responses"):
+    with pytest.raises(UsageError, match="endpoint: one of chat, messages, responses, gemini"):
         load_suite(str(path))
 
 
@@ -185,7 +219,9 @@ def _gate_native(
     return {s.name: s for s in result.scenarios}
 
 
-NATIVE_PAIRS = [("messages", "anthropic"), ("responses", "responses")]
+NATIVE_PAIRS = [("messages", "anthropic"), ("responses", "responses"), ("gemini", "gemini")]
+#: The check code that says a pass-through's stream was cut short, per endpoint.
+CUT = {"messages": "A020", "responses": "S040", "gemini": "V006"}
 
 
 @pytest.mark.parametrize(("endpoint", "dialect"), NATIVE_PAIRS)
@@ -201,7 +237,7 @@ def test_a_correct_pass_through_passes(tmp_path: Path, endpoint: str, dialect: s
         assert s.verdict == "pass", (name, [(f.code, f.message) for f in s.findings])
     assert got[f"{endpoint}/{dialect}/text"].endpoint == endpoint
     codes = {f.code for f in got[dropped].findings if f.severity == "error"}
-    assert codes >= {"A020" if dialect == "anthropic" else "S040"}, codes
+    assert codes >= {CUT[endpoint]}, codes
 
 
 @pytest.mark.parametrize(("endpoint", "dialect"), NATIVE_PAIRS)
@@ -213,7 +249,7 @@ def test_an_abort_mirrored_is_a_warning_a_clean_end_an_error(
     stream cleanly fails (no client can tell the cut answer from a whole one)."""
     only = {"dropped-mid-stream"}
     scenario = f"{endpoint}/{dialect}/dropped-mid-stream"
-    cut = "A020" if dialect == "anthropic" else "S040"
+    cut = CUT[endpoint]
     clean = _gate_native(tmp_path / "clean", endpoint, dialect, set(), only)[scenario]
     assert clean.verdict == "fail"
     assert cut in {f.code for f in clean.findings if f.severity == "error"}
@@ -229,7 +265,7 @@ def test_an_abort_mirrored_is_a_warning_a_clean_end_an_error(
 
 TRANSLATED_PAIRS = [
     (e, d)
-    for e, own in (("messages", "anthropic"), ("responses", "responses"))
+    for e, own in (("messages", "anthropic"), ("responses", "responses"), ("gemini", "gemini"))
     for d in ("anthropic", "gemini", "responses", "openai")
     if d != own
 ]
@@ -290,7 +326,34 @@ def test_a_pass_through_that_loses_the_state_fails_the_scenario_that_has_it(
     assert got["messages/anthropic/text"].verdict == "pass"
 
 
-FORWARDING = [("messages", "anthropic"), ("messages", "gemini"), ("responses", "responses")]
+@pytest.mark.parametrize(
+    ("bug", "keys"),
+    [
+        ("drop-signatures", ["diff:lost:state.thought-signature", "turn2:history:refused"]),
+        ("rewrite-signatures", ["diff:changed:state.thought-signature", "turn2:history:refused"]),
+        ("drop-thinking-history", ["turn2:history:refused", "turn2:history:lost"]),
+    ],
+)
+def test_a_gemini_pass_through_that_loses_thought_signatures_fails(
+    tmp_path: Path, bug: str, keys: list[str]
+) -> None:
+    """A function call part's ``thoughtSignature`` reaches a Gemini client byte for byte and
+    comes back with the part on turn 2, or Gemini refuses the history (HTTP 400, its own
+    message); the scenarios without a call still pass."""
+    got = _gate_native(tmp_path, "gemini", "gemini", {bug}, only={"agent-loop", "text"})
+    s = got["gemini/gemini/agent-loop"]
+    errors = [f for f in s.findings if f.severity == "error"]
+    assert s.verdict == "fail" and [f.key for f in errors] == keys, errors
+    assert got["gemini/gemini/text"].verdict == "pass"
+
+
+FORWARDING = [
+    ("messages", "anthropic"),
+    ("messages", "gemini"),
+    ("responses", "responses"),
+    ("gemini", "gemini"),
+    ("gemini", "anthropic"),
+]
 
 
 @pytest.mark.parametrize(("endpoint", "dialect"), FORWARDING)
@@ -392,8 +455,8 @@ def test_gate_over_every_endpoint_prints_the_matrix(tmp_path: Path) -> None:
     assert run.code == 0, run.both
     text = report.read_text()
     head = next(line for line in text.splitlines() if line.startswith("scenario "))
-    assert head.split() == ["scenario", "chat", "messages", "responses"]
-    assert re.search(r"^anthropic/text +pass +pass +pass$", text, re.M), text
+    assert head.split() == ["scenario", "chat", "messages", "responses", "gemini"]
+    assert re.search(r"^anthropic/text +pass +pass +pass +pass$", text, re.M), text
 
 
 @pytest.mark.parametrize(("status", "verdict"), [(500, "pass"), (502, "pass"), (400, "fail")])

@@ -100,6 +100,15 @@ def test_a_correct_gateway_conforms_under_load(tmp_path: Path) -> None:
 
 
 @needs_locust
+def test_a_correct_gateway_conforms_under_load_on_the_gemini_endpoint(tmp_path: Path) -> None:
+    """The Gemini route under load: every stream read in Gemini's grammar and compared with
+    its upstream's, from every dialect (the test gateway translates the other three)."""
+    run, r = _load(tmp_path, set(), "--speed", "0", "--endpoint", "gemini", users=6, seconds=4)
+    assert r["requests"] >= 6 and r["nonconforming"] == 0, (r["codes"], r["examples"])
+    assert run.code == 0
+
+
+@needs_locust
 def test_memory_per_simulated_user_is_bounded(tmp_path: Path) -> None:
     """Each user holds a session and one stream's grader (never the stream): Locust's peak
     memory grows by well under a MiB per user (figures: bench_load_memory.py)."""

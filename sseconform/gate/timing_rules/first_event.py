@@ -5,6 +5,7 @@ from __future__ import annotations
 from sseconform.findings import Finding
 from sseconform.gate.timing import Budgets, Timing, timed
 from sseconform.gate.timing_rules.base import TimingRule
+from sseconform.providers import opens_before_content
 from sseconform.rules.catalog import Severity
 from sseconform.rules.docs import RuleDoc
 
@@ -12,6 +13,8 @@ from sseconform.rules.docs import RuleDoc
 def _check(tm: Timing, b: Budgets) -> Finding | None:
     added = tm.added_first_event_s
     if added is None or added <= b.first_event:
+        return None
+    if not opens_before_content(tm.grammar):  # its first event is its first content
         return None
     return timed(
         "first-event",
@@ -31,7 +34,8 @@ RULE = TimingRule(
         what=(
             "Compares when the client got the stream's first event (the role chunk, "
             "`message_start`, `response.created`) with when the upstream sent its own. "
-            "Over the `first-event` budget (0.5 s by default) it is a finding."
+            "Over the `first-event` budget (0.5 s by default) it is a finding. Not on the "
+            "gemini endpoint: a Gemini stream has no event before its first content."
         ),
         why=(
             "An upstream sends its first event at once, then thinks. A gateway that only "

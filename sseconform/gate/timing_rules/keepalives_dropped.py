@@ -5,6 +5,7 @@ from __future__ import annotations
 from sseconform.findings import Finding
 from sseconform.gate.timing import Budgets, Timing, timed
 from sseconform.gate.timing_rules.base import TimingRule
+from sseconform.providers import takes_keepalive
 from sseconform.rules.catalog import Severity
 from sseconform.rules.docs import RuleDoc
 
@@ -12,6 +13,8 @@ from sseconform.rules.docs import RuleDoc
 def _check(tm: Timing, b: Budgets) -> Finding | None:
     silence = tm.longest_silence_s
     if silence is None or silence <= b.silence or not tm.keepalives_in_silence:
+        return None
+    if not takes_keepalive(tm.grammar):  # nothing the gateway could have sent
         return None
     return timed(
         "keepalives-dropped",
@@ -32,7 +35,8 @@ RULE = TimingRule(
             "Finds the longest time the client got no byte while the upstream was alive; "
             "over the `silence` budget (5 s by default), when the upstream sent keepalives "
             "in that time (Anthropic's `event: ping`, SSE comments) and the gateway "
-            "forwarded none and sent none of its own, it is a finding."
+            "forwarded none and sent none of its own, it is a finding. Not on the gemini "
+            "endpoint: its clients take no keepalive (an SSE comment breaks them)."
         ),
         why=(
             "Providers ping so that a long thinking phase survives the idle timeouts "

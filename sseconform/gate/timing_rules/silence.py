@@ -6,6 +6,7 @@ from __future__ import annotations
 from sseconform.findings import Finding
 from sseconform.gate.timing import Budgets, Timing, timed
 from sseconform.gate.timing_rules.base import TimingRule
+from sseconform.providers import takes_keepalive
 from sseconform.rules.catalog import Severity
 from sseconform.rules.docs import RuleDoc
 
@@ -13,6 +14,8 @@ from sseconform.rules.docs import RuleDoc
 def _check(tm: Timing, b: Budgets) -> Finding | None:
     silence = tm.longest_silence_s
     if silence is None or silence <= b.silence or tm.keepalives_in_silence:
+        return None
+    if not takes_keepalive(tm.grammar):  # the client's grammar has no keepalive to send
         return None
     if tm.upstream_quiet_s <= b.silence:
         return None
@@ -36,7 +39,8 @@ RULE = TimingRule(
         what=(
             "Finds the longest time the client got no byte while the upstream was alive; "
             "over the `silence` budget, when the upstream itself was silent that long (no "
-            "keepalive: Gemini and OpenAI send none while they think), it is a warning."
+            "keepalive: Gemini and OpenAI send none while they think), it is a warning. Not "
+            "on the gemini endpoint, whose clients take no keepalive."
         ),
         why=(
             "Nothing was dropped, but the same idle timeouts cut the stream. A gateway can "
