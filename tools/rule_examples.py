@@ -130,9 +130,12 @@ def example(code: str, grammar: str, case: Path) -> dict[str, str] | None:
     parts = []
     if shown[0] is not events[0]:
         parts.append("…\n\n")
-    for ev in shown:
+    for ev, after in zip(shown, [*shown[1:], None], strict=True):
         pointer = finding.pointer if ev.frame == at else ""
         parts.append(_event_text(text[ev.offset : ev.end], pointer))
+        between = text[ev.end : after.offset] if after is not None else ""
+        if between.strip():  # lines in no event between the two shown (a comment)
+            parts.append(_event_text(between, ""))
     if shown[-1] is events[-1]:
         parts.append("(the stream ends here)\n\n")
     first, last = shown[0].frame, shown[-1].frame

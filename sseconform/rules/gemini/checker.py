@@ -10,7 +10,9 @@ other is J003. Then the chunk moves the stream's state (``state.CandidateState``
 candidate's index, its parts in order (text, thoughts, function calls whole or streamed by
 Vertex in pieces), its finishReason, usage, the ids. The rules' checks, each in its rule
 module, decide what to report, called at the moments of ``hooks.py``. Every finding is
-located at the start of the chunk it is about; findings about the end at the last chunk.
+located at the start of the chunk it is about; findings about the end at the last chunk. A
+comment line (a wire anomaly of the decoder's) is held until the chunk it sits in or comes
+before, the first one Gemini's SDKs cannot read, or the end.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ from sseconform.rules.lane import Run
 from sseconform.rules.native import is_chat_chunk
 from sseconform.rules.schema import validator, violations
 from sseconform.rules.shared.rules.w003_crlf_framing import RULE as W003
-from sseconform.sse.decoder import Event
+from sseconform.sse import events as kinds
+from sseconform.sse.decoder import Anomaly, Event
 
 __all__ = ["CHECKER", "GeminiChecker"]
 
@@ -60,6 +63,10 @@ class GeminiChecker(Checker):
         self._array: ArrayReader | None = None
         self._framed = False
         self._opening = b""
+        #: The first comment line since the last chunk, until the chunk after it (only when
+        #: a rule checks comments)
+        self._comments = moment.COMMENT_LINE.wanted(self._at)
+        self._comment: Anomaly | None = None
 
     @property
     def state(self) -> CandidateState:
@@ -108,9 +115,28 @@ class GeminiChecker(Checker):
     def _array_problem(self, message: str, offset: int, line: int) -> None:
         moment.ARRAY_FRAMING.fire(self._at, self, message, offset, line)
 
+    # -- comment lines ---------------------------------------------------------------------
+
+    def _anomalies(self, found: list[Anomaly]) -> None:
+        if self._comments and self._comment is None:
+            self._comment = next((a for a in found if a.kind == kinds.COMMENT), None)
+        super()._anomalies(found)
+
+    def lane_template(self) -> DeltaTemplate | None:
+        """None while a comment waits for its chunk: the chunk goes the full way."""
+        return None if self._comment is not None else super().lane_template()
+
+    def _comment_at(self, ev: Event) -> None:
+        a = self._comment
+        assert a is not None
+        self._comment = None
+        moment.COMMENT_LINE.fire(self._at, self, ev, a.detail, a.line, a.offset)
+
     # -- chunks ----------------------------------------------------------------------------
 
     def _on_event(self, ev: Event) -> None:
+        if self._comment is not None and self._comment.offset < ev.end:
+            self._comment_at(ev)
         if self._tmpl is not None and self._by_template(ev):
             return
         self._frame_start = self._emitted
@@ -287,6 +313,8 @@ class GeminiChecker(Checker):
     # -- the end ---------------------------------------------------------------------------
 
     def _end_of_stream(self) -> None:
+        if self._comment is not None and self._last is not None:
+            self._comment_at(self._last)
         moment.END.fire(self._at, self)
 
 

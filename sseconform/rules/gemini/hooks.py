@@ -26,6 +26,12 @@ EVENT_LINE: Moment[Any, [Event, str]] = HOOKS.moment(
     "event-line",
     "(ev, name): an `event:` line (Gemini names no event)",
 )
+COMMENT_LINE: Moment[Any, [Event, str, int, int]] = HOOKS.moment(
+    "comment-line",
+    "(ev, text, line, offset): a comment line (`: ...`, its text after the colon) before or "
+    "in the chunk ``ev``, or after the last chunk (``ev``: the last), at its line and byte; "
+    "the first of those before one chunk",
+)
 DONE_SENTINEL: Moment[Any, [Event]] = HOOKS.moment(
     "done-sentinel",
     "(ev): a `data: [DONE]`",

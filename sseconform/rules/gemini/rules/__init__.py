@@ -28,6 +28,7 @@ from sseconform.rules.gemini.rules import (
     v018_done_in_gemini,
     v019_event_line_in_gemini,
     v020_json_array_malformed,
+    v021_comment_in_gemini,
 )
 
 __all__ = [
@@ -52,4 +53,5 @@ __all__ = [
     "v018_done_in_gemini",
     "v019_event_line_in_gemini",
     "v020_json_array_malformed",
+    "v021_comment_in_gemini",
 ]
