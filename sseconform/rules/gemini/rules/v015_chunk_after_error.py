@@ -16,13 +16,20 @@ if TYPE_CHECKING:
 RULE = define(
     "V015",
     "chunk-after-error",
-    Severity.WARNING,
+    Severity.ERROR,
     ERROR_SHAPE,
     "A chunk after an error chunk.",
     RuleDoc(
         what="The stream went on after a chunk with `error`, which ends it.",
-        why="Clients stop at the error: whatever follows is lost.",
-        clients="google-genai raises at the error chunk; Gemini CLI stops the turn there.",
+        why=(
+            "The error says the answer failed, and what follows it makes the failure look "
+            "like an answer to a client that does not stop there."
+        ),
+        clients=(
+            "google-genai raises at the error chunk: what follows is never read. Gemini CLI "
+            '(its SDK reads a `data: {"error": ...}` event as an empty chunk) goes on: it '
+            "shows the chunks after the error as the answer, and never the error."
+        ),
         fix="End the stream after the error chunk.",
     ),
 )

@@ -1,0 +1,40 @@
+"""Gemini CLI's part of the heavy matrix is current (the gemini grammar, beside google-genai):
+a file of its own, so its long run (one CLI run per case, a minute or more) goes to a test
+worker of its own, as Claude Code's and Codex's do.
+
+Needs ``bash tests/interop/heavy/install_gemini.sh`` (pinned versions, a cache of its own
+outside the clone); skipped when it is absent, unless ``SSECONFORM_REQUIRE_HEAVY=1``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.interop.heavy.clients import (
+    GEMINI_CLI_VERSION,
+    GEMINI_NODE_VERSION,
+    heavy_clients,
+)
+from tests.interop.heavy.test_heavy_matrix import assert_current
+from tests.interop.matrix.clients import Client
+
+GEMINI_CLI = "gemini-cli"
+INSTALL = Path(__file__).resolve().parent / "install_gemini.sh"
+
+
+def test_install_script_pins_the_same_versions() -> None:
+    script = INSTALL.read_text()
+    assert re.search(rf"^GEMINI_CLI_VERSION={re.escape(GEMINI_CLI_VERSION)}$", script, re.M)
+    assert re.search(rf"^NODE_VERSION={re.escape(GEMINI_NODE_VERSION)}\b", script, re.M)
+
+
+@pytest.mark.parametrize(
+    "client",
+    [c for c in heavy_clients() if c.name == GEMINI_CLI],
+    ids=lambda c: f"{c.grammar}-{c.name}",
+)
+def test_gemini_cli_matrix_is_current(client: Client) -> None:
+    assert_current(client)
