@@ -458,7 +458,12 @@ def gemini_text(root: Path) -> Path:
         candidate: dict[str, Any] = {"content": {"parts": [{"text": piece}], "role": "model"}}
         if last:
             candidate["finishReason"] = "STOP"
-        usage: dict[str, Any] = {"promptTokenCount": 9, "totalTokenCount": 9 + 8 * (i + 1)}
+        out = 8 * (i + 1)  # the counts so far, adding up (rule V009)
+        usage: dict[str, Any] = {
+            "promptTokenCount": 9,
+            "candidatesTokenCount": out,
+            "totalTokenCount": 9 + out,
+        }
         if last:
             usage = {
                 "promptTokenCount": 9,

@@ -471,7 +471,6 @@ class Gem:
         self.model = model
         self.prompt_tokens = prompt_tokens
         self.response_id = s.rid(23, string.ascii_letters + string.digits + "-_")
-        self.out = 0
         self.gap = (0.15, 0.35)
 
     def ev(
@@ -482,10 +481,11 @@ class Gem:
             candidate["finishReason"] = finish
         candidate["index"] = 0
         candidate.update(cand)
-        self.out += sum(max(1, len(p.get("text", "")) // 4) for p in parts)
+        # before the last chunk, the prompt's count alone (as real captures show it early):
+        # a total that adds up, and no count that the final one goes below (rules V009, V010)
         meta = usage or {
             "promptTokenCount": self.prompt_tokens,
-            "totalTokenCount": self.prompt_tokens + self.out,
+            "totalTokenCount": self.prompt_tokens,
             "promptTokensDetails": [{"modality": "TEXT", "tokenCount": self.prompt_tokens}],
         }
         obj = {
