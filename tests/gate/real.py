@@ -184,14 +184,19 @@ def assert_located(scenarios: dict[str, dict[str, Any]]) -> None:
             assert f["excerpt"] and data[f["offset"] :].startswith(f["excerpt"].encode()), f
 
 
-def assert_only_known(scenarios: dict[str, dict[str, Any]]) -> None:
+def assert_only_known(
+    scenarios: dict[str, dict[str, Any]], racy: frozenset[str] = frozenset()
+) -> None:
     """No false alarm and no surprise: each graded scenario passes or fails only for the
-    baseline's deviations, and each of those still happens (the baseline is exact)."""
+    baseline's deviations, and each of those still happens (the baseline is exact), but in
+    ``racy``: scenarios whose deviation depends on a race inside the gateway, which may pass
+    (each named, with why, in the baseline's note)."""
     for name, s in sorted(scenarios.items()):
         if s["verdict"] == "not-applicable":
             continue
         assert s["verdict"] in ("pass", "known"), (name, s["verdict"], s["findings"])
-        assert s["baseline_fixed"] == [], (name, s["baseline_fixed"])
+        if name not in racy:
+            assert s["baseline_fixed"] == [], (name, s["baseline_fixed"])
 
 
 def scorecard(scenarios: dict[str, dict[str, Any]], what: str) -> str:
