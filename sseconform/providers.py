@@ -183,6 +183,52 @@ GEMINI_FINISH = {
 }
 #: Responses API end states -> chat finish_reason.
 RESPONSES_FINISH = {"completed": "stop", "max_output_tokens": "length"}
+#: Gemini's finishReason values beyond GEMINI_FINISH's (a gateway may pass any of them on).
+GEMINI_OTHER_FINISH = frozenset(
+    {"FINISH_REASON_UNSPECIFIED", "OTHER", "MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL",
+     "TOO_MANY_TOOL_CALLS", "MISSING_THOUGHT_SIGNATURE", "NO_IMAGE", "IMAGE_PROHIBITED_CONTENT",
+     "IMAGE_RECITATION", "IMAGE_OTHER"}
+)  # fmt: skip
+#: The key a native stream's finish is under (a cheap test before a parse).
+FINISH_KEYS = {ANTHROPIC: '"stop_reason"', RESPONSES: '"status"', GEMINI: '"finishReason"'}
+#: How each native grammar may end, in :func:`native_finish`'s words.
+KNOWN_FINISH: dict[str, frozenset[str]] = {
+    ANTHROPIC: frozenset(ANTHROPIC_FINISH),
+    RESPONSES: frozenset(
+        {"completed", "incomplete (max_output_tokens)", "incomplete (content_filter)", "failed"}
+    ),
+    GEMINI: frozenset(GEMINI_FINISH) | GEMINI_OTHER_FINISH,
+}
+
+
+def native_finish(dialect: str, obj: Any) -> str | None:
+    """How a native event says the answer ended, in its own words: Anthropic's
+    ``stop_reason``; a Responses terminal event's status, with ``incomplete_details.reason``
+    in brackets (``incomplete (max_output_tokens)``); Gemini's first candidate's
+    ``finishReason``. None: this event says nothing of it."""
+    if not isinstance(obj, dict):
+        return None
+    if dialect == ANTHROPIC:
+        delta = obj.get("delta")
+        reason = delta.get("stop_reason") if isinstance(delta, dict) else None
+        return reason if isinstance(reason, str) else None
+    if dialect == RESPONSES:
+        resp = obj.get("response")
+        terminal = ("response.completed", "response.incomplete", "response.failed")
+        if obj.get("type") not in terminal or not isinstance(resp, dict):
+            return None
+        status = resp.get("status")
+        details = resp.get("incomplete_details")
+        why = details.get("reason") if isinstance(details, dict) else None
+        if not isinstance(status, str):
+            return None
+        return f"{status} ({why})" if isinstance(why, str) else status
+    if dialect == GEMINI:
+        candidates = obj.get("candidates")
+        first = candidates[0] if isinstance(candidates, list) and candidates else None
+        reason = first.get("finishReason") if isinstance(first, dict) else None
+        return reason if isinstance(reason, str) else None
+    return None
 #: Any native finish reason -> what a gateway should have sent (for check's messages).
 NATIVE_FINISH = {**ANTHROPIC_FINISH, **GEMINI_FINISH, **RESPONSES_FINISH}
 

@@ -81,9 +81,11 @@ class Content:
     ends: list[int] = field(default_factory=list)
     #: the opaque state a client must send back on its next turn (:mod:`.state`)
     state: State = field(default_factory=State)
-    #: an Anthropic stream's own ``stop_reason`` (the model holds it folded into a chat
-    #: finish_reason, where a value Anthropic never sends, such as ``error``, became
-    #: ``stop``): what a message about it quotes, and what tells it apart
+    #: a native stream's own word for how it ended - Anthropic's ``stop_reason``, a
+    #: Responses terminal status (``incomplete (REASON)``), Gemini's first candidate's
+    #: ``finishReason`` - as :func:`providers.native_finish` reads it (the model holds it
+    #: folded into a chat finish_reason, where a value the provider never sends, such as
+    #: ``error``, became ``stop``): what a message about it quotes, and what tells it apart
     native_finish: str | None = None
 
     def where(self, choice: int, name: str, char: int) -> Loc | None:
@@ -147,8 +149,9 @@ class _Builder:
         self.c.ends.append(ev.end)
         if self._state is not None:
             self._state.feed(ev.data, ev.frame, ev.offset)
-        if self.c.dialect == providers.ANTHROPIC and '"stop_reason"' in ev.data:
-            self._stop_reason(ev.data)
+        if self.c.native_finish is None and self.c.dialect in providers.FINISH_KEYS:
+            if providers.FINISH_KEYS[self.c.dialect] in ev.data:
+                self._native_finish(ev.data)
         if '"usage' in ev.data:  # usage, usageMetadata: where a native stream's counts are
             self._usage_loc = loc
         if self.c.dialect == providers.OPENAI:  # a chunk stream is read as it is
@@ -167,15 +170,13 @@ class _Builder:
         for frame in self._translator.feed(ev):
             self._frame(frame, loc)
 
-    def _stop_reason(self, data: str) -> None:
+    def _native_finish(self, data: str) -> None:
         try:
             obj = orjson.loads(data)
         except orjson.JSONDecodeError:
             return
-        delta = obj.get("delta") if isinstance(obj, dict) else None
-        reason = delta.get("stop_reason") if isinstance(delta, dict) else None
-        if isinstance(reason, str) and self.c.native_finish is None:
-            self.c.native_finish = reason
+        assert self.c.dialect is not None
+        self.c.native_finish = providers.native_finish(self.c.dialect, obj)
 
     def _frame(self, frame: object, loc: Loc) -> None:
         m = self.c.model

@@ -127,14 +127,17 @@ def compare(
                 gateway.last,
             )
         out += _calls(pre, idx, a, b, upstream, gateway, prefix_only)
-        # a stop_reason Anthropic never sends (``error``) folds into a known finish: it
-        # differs from the upstream's whatever that folded to
-        unknown = gateway.native_finish not in (None, *providers.ANTHROPIC_FINISH)
-        if not prefix_only and (a.finish_reason != b.finish_reason or (unknown and idx == 0)):
+        # a finish the gateway's grammar never sends (``stop_reason: error``, ``incomplete
+        # (error)``) folds into a known one: it differs from the upstream's whatever that
+        # folded to
+        native = gateway.native_finish if idx == 0 else None
+        known = providers.KNOWN_FINISH.get(gateway.dialect or "")
+        unknown = native is not None and known is not None and native not in known
+        if not prefix_only and (a.finish_reason != b.finish_reason or unknown):
             field = words.finish_field(grammar)
             got, want = (words.finish_value(grammar, x.finish_reason) for x in (b, a))
-            if grammar == "anthropic" and idx == 0 and gateway.native_finish is not None:
-                got = gateway.native_finish  # the gateway's own value, not a re-encoding
+            if native is not None and grammar != "chat":
+                got = native  # the gateway's own value, not a re-encoding
             out.append(
                 Difference(
                     f"{pre}{field}",

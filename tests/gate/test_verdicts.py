@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from sseconform.gate import report
 from sseconform.gate.options import GateOptions, prepare_suites
 from sseconform.gate.result import ScenarioResult, SuiteResult
@@ -180,6 +182,70 @@ def test_a_stop_reason_is_quoted_as_the_gateway_sent_it() -> None:
     assert d.field == "stop_reason" and d.kind == "changed"
     assert d.message == "stop_reason 'error', the upstream's maps to 'end_turn'"
     assert compare(up, content_of([_messages("end_turn")], "anthropic"), grammar="anthropic") == []
+
+
+def _responses(status: str, reason: str | None) -> bytes:
+    """A Responses stream of one text, ending ``status`` with ``incomplete_details.reason``."""
+    details = {"reason": reason} if reason else None
+    item = {
+        "type": "message",
+        "id": "msg_1",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": "Hi", "annotations": []}],
+    }
+    done = {
+        "id": "resp_1",
+        "object": "response",
+        "status": status,
+        "model": "m",
+        "output": [item],
+        "incomplete_details": details,
+    }
+    events = [
+        ("response.created", {"response": {**done, "status": "in_progress", "output": []}}),
+        ("response.output_item.added", {"output_index": 0, "item": {**item, "content": []}}),
+        ("response.output_text.delta", {"output_index": 0, "content_index": 0,
+                                        "item_id": "msg_1", "delta": "Hi"}),
+        ("response.output_item.done", {"output_index": 0, "item": item}),
+        (f"response.{status}", {"response": done}),
+    ]  # fmt: skip
+    return b"".join(
+        f"event: {n}\ndata: {json.dumps({'type': n, 'sequence_number': i, **o})}\n\n".encode()
+        for i, (n, o) in enumerate(events)
+    )
+
+
+def _gemini(finish: str) -> bytes:
+    chunk = {"candidates": [{"content": {"parts": [{"text": "Hi"}], "role": "model"},
+                             "finishReason": finish, "index": 0}]}  # fmt: skip
+    return f"data: {json.dumps(chunk)}\r\n\r\n".encode()
+
+
+@pytest.mark.parametrize(
+    ("dialect", "upstream", "gateway", "field", "said"),
+    [
+        ("responses", _responses("incomplete", "max_output_tokens"),
+         _responses("incomplete", "error"), "status",
+         "status 'incomplete (error)', the upstream's maps to 'incomplete (max_output_tokens)'"),
+        ("gemini", _gemini("MAX_TOKENS"), _gemini("LENGTH"), "finishReason",
+         "finishReason 'LENGTH', the upstream's maps to 'MAX_TOKENS'"),
+    ],
+)  # fmt: skip
+def test_a_finish_no_grammar_has_is_quoted_as_the_gateway_sent_it(
+    dialect: str, upstream: bytes, gateway: bytes, field: str, said: str
+) -> None:
+    """As for Anthropic's ``stop_reason``: a Responses ``incomplete_details.reason`` or a
+    Gemini ``finishReason`` the provider never sends is named as sent, and differs from the
+    upstream's even where both fold to one chat finish."""
+    from sseconform.gate.content import content_of
+    from sseconform.gate.diff import compare
+
+    up = content_of([upstream], dialect)
+    diffs = compare(up, content_of([gateway], dialect), grammar=dialect)
+    [d] = [x for x in diffs if x.field == field]
+    assert d.kind == "changed" and d.message == said, diffs
+    assert [x for x in compare(up, content_of([upstream], dialect), grammar=dialect)] == []
 
 
 def test_reasoning_relabelled_as_text_is_one_finding() -> None:
