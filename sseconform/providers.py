@@ -229,6 +229,8 @@ def native_finish(dialect: str, obj: Any) -> str | None:
         reason = first.get("finishReason") if isinstance(first, dict) else None
         return reason if isinstance(reason, str) else None
     return None
+
+
 #: Any native finish reason -> what a gateway should have sent (for check's messages).
 NATIVE_FINISH = {**ANTHROPIC_FINISH, **GEMINI_FINISH, **RESPONSES_FINISH}
 

@@ -149,9 +149,9 @@ class _Builder:
         self.c.ends.append(ev.end)
         if self._state is not None:
             self._state.feed(ev.data, ev.frame, ev.offset)
-        if self.c.native_finish is None and self.c.dialect in providers.FINISH_KEYS:
-            if providers.FINISH_KEYS[self.c.dialect] in ev.data:
-                self._native_finish(ev.data)
+        key = providers.FINISH_KEYS.get(self.c.dialect or "")
+        if self.c.native_finish is None and key is not None and key in ev.data:
+            self._native_finish(ev.data)
         if '"usage' in ev.data:  # usage, usageMetadata: where a native stream's counts are
             self._usage_loc = loc
         if self.c.dialect == providers.OPENAI:  # a chunk stream is read as it is
