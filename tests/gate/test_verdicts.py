@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -202,7 +203,7 @@ def _responses(status: str, reason: str | None) -> bytes:
         "output": [item],
         "incomplete_details": details,
     }
-    events = [
+    events: list[tuple[str, dict[str, Any]]] = [
         ("response.created", {"response": {**done, "status": "in_progress", "output": []}}),
         ("response.output_item.added", {"output_index": 0, "item": {**item, "content": []}}),
         ("response.output_text.delta", {"output_index": 0, "content_index": 0,
