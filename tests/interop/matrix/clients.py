@@ -429,6 +429,14 @@ def light_clients() -> list[Client]:
             "pip install -e '.[dev]'",
             fields=ALL_FIELDS - {"ids"},  # Gemini's calls need no id (the API sends none)
         ),
+        Client(
+            "ai-sdk-google",
+            "gemini",
+            _node_version(*ai, "@ai-sdk/google"),
+            _node_runner("ai-google"),
+            NODE_INSTALL,
+            fields=ALL_FIELDS - {"ids"},  # as google-genai's: a call without one gets the SDK's
+        ),
     ]
     return with_profiles(found)
 

@@ -8,10 +8,11 @@
 // tool-error other than the undeclared-tool one), is reported in "raised".
 //
 // Clients: ai-openai-compatible (chat), ai-anthropic and anthropic-sdk (Anthropic Messages),
-// ai-openai-responses (OpenAI Responses).
+// ai-openai-responses (OpenAI Responses), ai-google (Gemini's streamGenerateContent?alt=sse).
 
 import Anthropic from '@anthropic-ai/sdk';
 import { createAnthropic } from '@ai-sdk/anthropic';
+import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { jsonSchema, streamText, tool } from 'ai';
@@ -35,6 +36,16 @@ const ANTHROPIC_FINISH = {
   refusal: 'content_filter',
 };
 
+// A finish part as the matrix's finish. Gemini has no finish for tool calls: its STOP ends an
+// answer with calls too, and the AI SDK's Google provider names STOP with calls `tool-calls`.
+// That is what the STOP meant, and the matrix reads Gemini's STOP as `stop`
+// (reading.GEMINI_FINISHES), so it is `stop` here.
+function finish(job, part) {
+  const { finishReason: unified, rawFinishReason: raw } = part;
+  if (job.client === 'ai-google' && unified === 'tool-calls' && raw === 'STOP') return 'stop';
+  return AI_FINISH[unified] ?? (unified == null ? null : `other:${unified}`);
+}
+
 function raised(error) {
   if (typeof error === 'string') return error; // tool errors arrive as their message
   if (!(error instanceof Error)) return `${typeof error}: ${String(error)}`;
@@ -52,14 +63,22 @@ function model(job) {
       return createAnthropic({ baseURL: v1, apiKey: KEY })('claude-test');
     case 'ai-openai-responses':
       return createOpenAI({ baseURL: v1, apiKey: KEY }).responses('gpt-test');
+    case 'ai-google':
+      // POST {baseURL}/models/gemini-2.5-flash:streamGenerateContent?alt=sse
+      return createGoogleGenerativeAI({ baseURL: `${job.url}/v1beta`, apiKey: KEY })(
+        'gemini-2.5-flash',
+      );
     default:
       throw new Error(`unknown client ${job.client}`);
   }
 }
 
 // streamText with the case's tool names declared (input: any object, no execute), so calls
-// are parsed and validated as an application's would be.
+// are parsed and validated as an application's would be. For ai-google the raw chunks are
+// counted too: a body it read no chunk from (no `data:` event: Gemini's JSON-array framing) is
+// noted, so that failure is told apart from a stream it read that left the finish out.
 async function aiSdk(job) {
+  const counted = job.client === 'ai-google';
   const tools = {};
   for (const name of job.tools) {
     tools[name] = tool({ inputSchema: jsonSchema({ type: 'object' }) });
@@ -69,13 +88,18 @@ async function aiSdk(job) {
     prompt: 'hi',
     tools: job.tools.length ? tools : undefined,
     maxRetries: 0,
+    includeRawChunks: counted,
     abortSignal: AbortSignal.timeout(TIMEOUT_MS),
     onError: () => {},
   });
   const out = { text: '', calls: [], finish: null, rawFinish: null, raised: null, notes: [] };
   const errors = [];
+  let chunks = 0;
   for await (const part of result.fullStream) {
     switch (part.type) {
+      case 'raw':
+        chunks += 1;
+        break;
       case 'text-delta':
         out.text += part.text;
         break;
@@ -88,7 +112,7 @@ async function aiSdk(job) {
         break;
       case 'finish':
         out.rawFinish = part.rawFinishReason ?? part.finishReason ?? null;
-        out.finish = AI_FINISH[part.finishReason] ?? (part.finishReason == null ? null : `other:${part.finishReason}`);
+        out.finish = finish(job, part);
         break;
       case 'error':
         errors.push(part.error);
@@ -101,6 +125,7 @@ async function aiSdk(job) {
     }
   }
   if (errors.length) out.raised = raised(errors[0]);
+  if (counted && chunks === 0) out.notes.push('read no chunk');
   return out;
 }
 
