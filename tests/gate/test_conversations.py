@@ -122,9 +122,18 @@ def test_a_history_forwarded_without_its_thinking_fails_turn_2(
 
 
 def test_a_gateway_that_forwards_no_tools_fails_each_turn(tmp_path: Path) -> None:
-    got = _gate(tmp_path, "chat", {"drop-tools"})
-    s = got["anthropic/agent-loop"]
-    assert _errors(s) == ["diff:lost:request.tools", "turn2:diff:lost:request.tools"]
+    """Every dialect's conversation loses its tools on both turns; a single-turn scenario
+    that declares none (``text``), through the same gateway, is not charged with losing
+    them."""
+    got = _gate(tmp_path, "chat", {"drop-tools"}, ("agent-loop", "text"))
+    for dialect in DIALECTS:
+        s = got[f"{dialect}/agent-loop"]
+        assert s.verdict == "fail", dialect
+        assert _errors(s) == ["diff:lost:request.tools", "turn2:diff:lost:request.tools"], s
+        text = got[f"{dialect}/text"]
+        assert text.verdict == "pass", (dialect, [f.message for f in text.findings])
+        assert not [f for f in text.findings if f.field == "request.tools"], text.findings
+        assert text.upstream_requests == 1 and not text.turns  # single-turn: untouched
 
 
 # -- the next turn, as each endpoint's agent sends it ---------------------------------------

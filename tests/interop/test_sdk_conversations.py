@@ -2,10 +2,13 @@
 it, against the replay upstream, which checks turn 2's history as the provider does.
 Measured: what each SDK sends back that the upstream accepts, and, for the mistakes
 users make, what the SDK raises when turn 2 is refused (class, status, error type and code,
-message) and how many requests reached the upstream (a 400 is not retried)."""
+message) and how many requests reached the upstream (a 400 is not retried). openai-python's
+chat completions loop goes through the test gateway (tests/gate/gateway.py), in front of
+each provider, with and without a gateway mistake."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import time
@@ -16,20 +19,25 @@ import anthropic
 import openai
 import pytest
 from anthropic.types import MessageParam, ParsedMessage, ThinkingConfigParam, ToolParam
+from openai.lib.streaming.chat import ChatCompletionStreamState
+from openai.types.chat import ChatCompletionFunctionToolParam, ChatCompletionMessageParam
 from openai.types.responses import (
     FunctionToolParam,
     ResponseIncludable,
     ResponseInputParam,
     ResponseOutputItem,
 )
+from openai.types.shared import ReasoningEffort
 from openai.types.shared_params import Reasoning
 
+from sseconform.replay.history import Issued, Returned
 from sseconform.replay.plan import Loaded, load
 from sseconform.replay.routing import FAULT_HEADER
 from sseconform.replay.scenario import ReplayRule
 from sseconform.replay.server import ReplayServer
 from sseconform.sse import SSEDecoder
 from tests.conftest import ROOT
+from tests.gate.gateway import Gateway
 from tests.translate.make_recordings import RESPONSES_TOOL
 
 HOST = "127.0.0.1"
@@ -45,7 +53,7 @@ WEATHER = '{"temperature_c": 18, "sky": "sunny"}'  # what the user's tool return
 
 @functools.cache
 def _rec(name: str) -> Loaded:
-    dialect = "anthropic" if name.endswith("-anthropic.jsonl") else "responses"
+    dialect = name.removesuffix(".jsonl").rsplit("-", 1)[1]  # agent-loop-DIALECT.jsonl
     return load(str(RECORDINGS / dialect / name))
 
 
@@ -62,6 +70,9 @@ def _recorded_text(name: str) -> str:
             out.append(delta["text"])
         elif obj.get("type") == "response.output_text.delta":
             out.append(delta)
+        for candidate in obj.get("candidates") or []:  # Gemini: the parts that are no thought
+            parts = candidate.get("content", {}).get("parts", [])
+            out += [p["text"] for p in parts if "text" in p and not p.get("thought")]
     return "".join(out)
 
 
@@ -110,15 +121,16 @@ def _answered(server: ReplayServer) -> list[tuple[str | None, int, str]]:
 
 A_MODEL = "claude-sonnet-4-6"  # the recording's 4-5 makes this SDK warn (deprecated)
 THINKING: ThinkingConfigParam = {"type": "enabled", "budget_tokens": 2048}
+WEATHER_SCHEMA: dict[str, object] = {
+    "type": "object",
+    "properties": {"city": {"type": "string"}, "unit": {"enum": ["celsius", "fahrenheit"]}},
+    "required": ["city"],
+}
 A_TOOLS: list[ToolParam] = [
     {
         "name": "get_weather",
         "description": "Current weather for a city.",
-        "input_schema": {
-            "type": "object",
-            "properties": {"city": {"type": "string"}, "unit": {"enum": ["celsius", "fahrenheit"]}},
-            "required": ["city"],
-        },
+        "input_schema": WEATHER_SCHEMA,
     }
 ]
 A_USER: MessageParam = {"role": "user", "content": "Weather in Lisbon?"}
@@ -504,3 +516,257 @@ def test_responses_request_count_sees_retries_a_500_on_turn_two_is_sent_three_ti
     assert caught.value.status_code == 500
     assert responses_upstream.requests_seen == 4
     assert _answered(responses_upstream)[1:] == [(R_ANSWER, 500, "error response")] * 3
+
+
+# -- openai-python, chat completions through a gateway -------------------------------------
+#
+# The chat user's loop, through the test gateway (tests/gate/gateway.py), which translates
+# each provider's stream into chat chunks and forwards the chat history back in the
+# provider's shape: the provider's state (a thinking signature, encrypted reasoning, a
+# thought signature) rides in the chunks' ``reasoning_details`` (``reasoning_content``: the
+# thinking text), fields the SDK's types do not declare and keeps as pydantic extras.
+
+C_TOOLS: list[ChatCompletionFunctionToolParam] = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "description": "Current weather for a city.",
+            "parameters": WEATHER_SCHEMA,
+        },
+    }
+]
+C_USER: ChatCompletionMessageParam = {"role": "user", "content": "Weather in Lisbon?"}
+C_EFFORT: ReasoningEffort = "medium"  # a chat client asking for thinking, as gate's does
+CHAT_DIALECTS = ("anthropic", "gemini", "responses")
+
+
+def _loop_and_answer(dialect: str) -> tuple[str, str]:
+    return f"agent-loop-{dialect}.jsonl", f"agent-answer-{dialect}.jsonl"
+
+
+@contextlib.contextmanager
+def _chat_gateway(
+    dialect: str, bugs: set[str]
+) -> Iterator[tuple[ReplayServer, Gateway, openai.OpenAI]]:
+    """The replay upstream (turn 1's recording once, then the answer), the gateway in front
+    of it, and the client as its users make it (the SDK's own max_retries=2)."""
+    with (
+        contextlib.contextmanager(_two_turns)(dialect, *_loop_and_answer(dialect)) as upstream,
+        Gateway(upstream.url, bugs).running() as gateway,
+        openai.OpenAI(base_url=gateway.url + "/v1", api_key="sk-test") as client,
+    ):
+        yield upstream, gateway, client
+
+
+def _chat_from_stream_state(
+    client: openai.OpenAI, dialect: str, messages: list[ChatCompletionMessageParam]
+) -> dict[str, Any]:
+    """``create(stream=True)``, the chunks accumulated by the SDK's own
+    ``ChatCompletionStreamState``; the final message as the SDK sends a model back."""
+    state = ChatCompletionStreamState(input_tools=C_TOOLS)
+    for chunk in client.chat.completions.create(
+        model=f"sseconform-{dialect}", messages=messages, tools=C_TOOLS,
+        reasoning_effort=C_EFFORT, stream=True,
+    ):  # fmt: skip
+        state.handle_chunk(chunk)
+    return state.get_final_completion().choices[0].message.model_dump(exclude_unset=True)
+
+
+def _chat_from_stream_helper(
+    client: openai.OpenAI, dialect: str, messages: list[ChatCompletionMessageParam]
+) -> dict[str, Any]:
+    """``chat.completions.stream()``: the final completion's message, dumped."""
+    with client.chat.completions.stream(
+        model=f"sseconform-{dialect}", messages=messages, tools=C_TOOLS,
+        reasoning_effort=C_EFFORT,
+    ) as stream:  # fmt: skip
+        message = stream.get_final_completion().choices[0].message
+    return message.model_dump(exclude_unset=True)
+
+
+def _chat_from_deltas(
+    client: openai.OpenAI, dialect: str, messages: list[ChatCompletionMessageParam]
+) -> dict[str, Any]:
+    """``create(stream=True)`` accumulated by hand as openai's function-calling guide does:
+    the content, and each tool call by its index with its arguments joined; nothing else
+    the deltas carry (the thinking and its state are not kept)."""
+    content = ""
+    calls: dict[int, dict[str, Any]] = {}
+    for chunk in client.chat.completions.create(
+        model=f"sseconform-{dialect}", messages=messages, tools=C_TOOLS,
+        reasoning_effort=C_EFFORT, stream=True,
+    ):  # fmt: skip
+        for choice in chunk.choices:
+            content += choice.delta.content or ""
+            for tc in choice.delta.tool_calls or []:
+                function = tc.function.model_dump(exclude_none=True) if tc.function else {}
+                if tc.index not in calls:
+                    calls[tc.index] = {"id": tc.id, "type": "function", "function": function}
+                else:
+                    calls[tc.index]["function"]["arguments"] += function.get("arguments", "")
+    return {"role": "assistant", "content": content, "tool_calls": list(calls.values())}
+
+
+CHAT_READERS: dict[str, Callable[..., dict[str, Any]]] = {
+    "create-stream-state": _chat_from_stream_state,
+    "stream-final-message": _chat_from_stream_helper,
+    "create-stream-deltas": _chat_from_deltas,
+}
+
+
+def _chat_history(assistant: dict[str, Any]) -> list[ChatCompletionMessageParam]:
+    """Turn 2's messages: the question, the assistant message, the tool's result for its
+    call."""
+    [call] = assistant["tool_calls"]
+    result: ChatCompletionMessageParam = {
+        "role": "tool", "tool_call_id": call["id"], "content": WEATHER,
+    }  # fmt: skip
+    return [C_USER, cast(ChatCompletionMessageParam, assistant), result]
+
+
+def _recorded_call(name: str) -> str:
+    """The call a turn-1 recording issues, read with json: Anthropic's ``tool_use`` id,
+    Responses' ``call_id``, Gemini's function name (its calls carry no id)."""
+    for ev in SSEDecoder().feed(_rec(name).body):
+        obj = json.loads(ev.data)
+        block, item = obj.get("content_block") or {}, obj.get("item") or {}
+        if block.get("type") == "tool_use":
+            return str(block["id"])
+        if obj.get("type") == "response.output_item.done" and item.get("type") == "function_call":
+            return str(item["call_id"])
+        for candidate in obj.get("candidates") or []:
+            for part in candidate["content"]["parts"]:
+                if "functionCall" in part:
+                    return str(part["functionCall"]["name"])
+    raise AssertionError(f"{name} issues no call")
+
+
+def _forwarded_pairs(dialect: str, body: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """(the calls, the results' references to them) of the history the upstream got."""
+    if dialect == "anthropic":
+        blocks = [b for m in body["messages"] if isinstance(m["content"], list)
+                  for b in m["content"]]  # fmt: skip
+        return (
+            [b["id"] for b in blocks if b["type"] == "tool_use"],
+            [b["tool_use_id"] for b in blocks if b["type"] == "tool_result"],
+        )
+    if dialect == "responses":
+        items = body["input"]
+        return (
+            [i["call_id"] for i in items if i.get("type") == "function_call"],
+            [i["call_id"] for i in items if i.get("type") == "function_call_output"],
+        )
+    parts = [p for c in body["contents"] for p in c["parts"]]
+    return (
+        [p["functionCall"]["name"] for p in parts if "functionCall" in p],
+        [p["functionResponse"]["name"] for p in parts if "functionResponse" in p],
+    )
+
+
+@pytest.mark.parametrize("reader", ["create-stream-state", "stream-final-message"])
+@pytest.mark.parametrize("dialect", CHAT_DIALECTS)
+def test_chat_loop_through_a_gateway_sends_the_message_back_and_gets_the_answer(
+    dialect: str, reader: str
+) -> None:
+    """The final message, dumped as the SDK dumps a model it sends (``exclude_unset``),
+    keeps the state the gateway streamed as extras; the gateway puts it back where the
+    provider verifies it, with the tool's result paired with the call the provider
+    issued, and the upstream answers turn 2."""
+    loop, answer = _loop_and_answer(dialect)
+    read = CHAT_READERS[reader]
+    with _chat_gateway(dialect, set()) as (upstream, gateway, client):
+        assistant = read(client, dialect, [C_USER])
+        [call] = assistant["tool_calls"]
+        assert call["function"]["name"] == "get_weather"
+        issued_call = call["function"]["name"] if dialect == "gemini" else call["id"]
+        assert issued_call == _recorded_call(loop)
+        assert assistant["reasoning_details"]  # the state, kept as the SDK's extras
+
+        final = read(client, dialect, _chat_history(assistant))
+        assert final["content"] == _recorded_text(answer)
+        assert final["content"] == "It is 18 °C and sunny in Lisbon right now."
+        assert "tool_calls" not in final or not final["tool_calls"]
+        assert gateway.requests == 2
+
+    assert _answered(upstream) == [(loop, 200, "complete"), (answer, 200, "complete")]
+    turn2 = upstream.served[1]
+    issued = Issued.of([_rec(loop)]).values
+    assert issued and turn2.returned == Returned(frozenset(issued), 1)  # the state, unchanged
+    calls, results = _forwarded_pairs(dialect, json.loads(turn2.request))
+    assert calls == results == [_recorded_call(loop)]
+
+
+ANTHROPIC_THINKING_FIRST = (
+    "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found "
+    "`tool_use`. When `thinking` is enabled, a final `assistant` message must start with a "
+    "thinking block."
+)
+GEMINI_NO_SIGNATURE = (
+    "Function call is missing a thought_signature in functionCall parts. This is required "
+    "for tools to work correctly. Additional data, function call `default_api:get_weather` , "
+    "position 1."
+)
+#: (dialect, the gateway's bugs, the user's reader, the provider's error body)
+CHAT_REFUSALS: dict[str, tuple[str, set[str], str, dict[str, Any]]] = {
+    # the user keeps everything; the gateway forwards the history without its thinking
+    "gateway-drops-thinking-history": (
+        "anthropic", {"drop-thinking-history"}, "create-stream-state",
+        {"type": "error",
+         "error": {"type": "invalid_request_error", "message": ANTHROPIC_THINKING_FIRST}},
+    ),
+    # a faithful gateway; the user keeps only the content and the calls
+    "deltas-by-hand-anthropic": (
+        "anthropic", set(), "create-stream-deltas",
+        {"type": "error",
+         "error": {"type": "invalid_request_error", "message": ANTHROPIC_THINKING_FIRST}},
+    ),
+    "deltas-by-hand-gemini": (
+        "gemini", set(), "create-stream-deltas",
+        {"error": {"code": 400, "message": GEMINI_NO_SIGNATURE, "status": "INVALID_ARGUMENT"}},
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(CHAT_REFUSALS))
+def test_chat_refused_turn_two_raises_bad_request_from_create(case: str) -> None:
+    """Measured, openai-python 3.57.0: the provider's 400, passed through by the gateway
+    as it came (status and JSON body), is raised by ``create(stream=True)`` itself (no
+    stream to iterate) as ``openai.BadRequestError``: ``status_code`` 400, ``body`` the
+    body's ``error`` object, ``message`` "Error code: 400 - " and the provider's message.
+    Anthropic's error gives ``type`` "invalid_request_error", ``code`` and ``param`` None;
+    Gemini's gives ``code`` "400" (its ``error.code``, an int in the body, as a string),
+    ``type`` and ``param`` None.
+    A 400 is not retried (max_retries=2): two requests reach the gateway and the upstream.
+
+    The gateway's ``drop-thinking-history`` (the client sent the thinking back; the
+    upstream's request lost it) and a user who accumulates the deltas by hand as the
+    function-calling guide does (content and calls: ``reasoning_content`` and
+    ``reasoning_details`` are left behind) get the same refusal from Anthropic with
+    thinking on: the assistant turn that calls a tool must start with its thinking. Gemini
+    refuses the hand-accumulated call too: the call it signed came back without its thought
+    signature."""
+    dialect, bugs, reader, provider_body = CHAT_REFUSALS[case]
+    loop, answer = _loop_and_answer(dialect)
+    message = provider_body["error"]["message"]
+    with _chat_gateway(dialect, bugs) as (upstream, gateway, client):
+        messages = _chat_history(CHAT_READERS[reader](client, dialect, [C_USER]))
+        events = None
+        with pytest.raises(openai.BadRequestError) as caught:
+            events = client.chat.completions.create(
+                model=f"sseconform-{dialect}", messages=messages, tools=C_TOOLS,
+                reasoning_effort=C_EFFORT, stream=True,
+            )  # fmt: skip
+        assert events is None  # raised by create(stream=True) itself: no stream to iterate
+        assert gateway.requests == 2  # turn 1, then turn 2 once: a 400 is not retried
+    err = caught.value
+    assert err.status_code == 400
+    assert err.response.json() == provider_body  # passed through by the gateway as it came
+    assert err.body == provider_body["error"]  # the SDK keeps the body's "error" object
+    if dialect == "anthropic":
+        assert (err.type, err.code, err.param) == ("invalid_request_error", None, None)
+    else:
+        assert (err.type, err.code, err.param) == (None, "400", None)
+    assert err.message == f"Error code: 400 - {message}"
+    assert upstream.requests_seen == 2
+    assert _answered(upstream) == [(loop, 200, "complete"), (answer, 400, f"refused: {message}")]
