@@ -72,6 +72,7 @@ class Client:
     choices: str = "first"
     fields: frozenset[str] = ALL_FIELDS
     versions: dict[str, str] = field(default_factory=dict)
+    cases: frozenset[str] | None = None  # its grammar's case ids it is run over (None: all)
 
 
 # -- helpers ------------------------------------------------------------------------------------
