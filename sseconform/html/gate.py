@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 from sseconform.findings import Finding
+from sseconform.gate import rules as _registered  # noqa: F401  the gate's rules, whose docs a page shows
 from sseconform.gate.report import ENDPOINT_ORDER, MARKS, totals
 from sseconform.gate.result import ScenarioResult, SuiteResult
 from sseconform.html.page import anchors, attr, esc, page, rule_link, rules_section
