@@ -183,11 +183,16 @@ GEMINI_FINISH = {
 }
 #: Responses API end states -> chat finish_reason.
 RESPONSES_FINISH = {"completed": "stop", "max_output_tokens": "length"}
-#: Gemini's finishReason values beyond GEMINI_FINISH's (a gateway may pass any of them on).
-GEMINI_OTHER_FINISH = frozenset(
-    {"FINISH_REASON_UNSPECIFIED", "OTHER", "MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL",
-     "TOO_MANY_TOOL_CALLS", "MISSING_THOUGHT_SIGNATURE", "NO_IMAGE", "IMAGE_PROHIBITED_CONTENT",
-     "IMAGE_RECITATION", "IMAGE_OTHER"}
+#: finishReason values of the Gemini API and Vertex AI (google-genai's ``FinishReason``): the
+#: one list (rule V004 and the gate's reading of a gateway's finish).
+GEMINI_FINISH_REASONS = frozenset(
+    {
+        "FINISH_REASON_UNSPECIFIED", "STOP", "MAX_TOKENS", "SAFETY", "RECITATION", "LANGUAGE",
+        "OTHER", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "MALFORMED_FUNCTION_CALL",
+        "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_OTHER", "IMAGE_RECITATION",
+        "NO_IMAGE", "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS", "MISSING_THOUGHT_SIGNATURE",
+        "MALFORMED_RESPONSE",
+    }
 )  # fmt: skip
 #: The key a native stream's finish is under (a cheap test before a parse).
 FINISH_KEYS = {ANTHROPIC: '"stop_reason"', RESPONSES: '"status"', GEMINI: '"finishReason"'}
@@ -197,7 +202,7 @@ KNOWN_FINISH: dict[str, frozenset[str]] = {
     RESPONSES: frozenset(
         {"completed", "incomplete (max_output_tokens)", "incomplete (content_filter)", "failed"}
     ),
-    GEMINI: frozenset(GEMINI_FINISH) | GEMINI_OTHER_FINISH,
+    GEMINI: GEMINI_FINISH_REASONS,
 }
 
 

@@ -4,18 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from sseconform.providers import GEMINI_FINISH_REASONS
 from sseconform.sse.decoder import Event
 
-#: finishReason values of the Gemini API and Vertex AI (google-genai's ``FinishReason``).
-FINISH_REASONS = frozenset(
-    {
-        "FINISH_REASON_UNSPECIFIED", "STOP", "MAX_TOKENS", "SAFETY", "RECITATION", "LANGUAGE",
-        "OTHER", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "MALFORMED_FUNCTION_CALL",
-        "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_OTHER", "IMAGE_RECITATION",
-        "NO_IMAGE", "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS", "MISSING_THOUGHT_SIGNATURE",
-        "MALFORMED_RESPONSE",
-    }
-)  # fmt: skip
+#: finishReason values of the Gemini API and Vertex AI (the one list, in providers).
+FINISH_REASONS = GEMINI_FINISH_REASONS
 
 
 @dataclass(slots=True)
