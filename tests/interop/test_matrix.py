@@ -14,7 +14,7 @@ import os
 import pytest
 
 from tests.interop.matrix.cases import GRAMMARS, discover
-from tests.interop.matrix.check import problems
+from tests.interop.matrix.check import SAMPLE, heavy_subset, problems
 from tests.interop.matrix.clients import Client, light_clients
 from tests.interop.matrix.outcome import OUTCOMES
 from tests.interop.matrix.run import load
@@ -34,6 +34,32 @@ def test_matrix_is_current(client: Client) -> None:
     assert not found, "\n".join(found)
 
 
+def test_a_heavy_client_reruns_every_changed_case_and_a_sample() -> None:
+    """What CI runs a heavy CLI over at its committed version: a case whose bytes (or
+    corrections) changed, or that has no row, always; of the unchanged, a few per outcome."""
+    grammar = "gemini"
+    committed = json.loads(json.dumps(load(grammar)["clients"]["gemini-cli"]))
+    client = Client("gemini-cli", grammar, lambda: "0", lambda jobs, server: {}, "", heavy=True)
+    ids = sorted(committed["cases"])
+    edited, new = ids[-1], ids[-2]
+    committed["cases"][edited]["sha"] = "0" * 16
+    del committed["cases"][new]
+    chosen = heavy_subset(grammar, client, committed)
+    assert {edited, new} <= chosen
+    rest = chosen - {edited, new}
+    by_outcome: dict[str, int] = {}
+    for case in rest:
+        outcome = committed["cases"][case]["outcome"]
+        by_outcome[outcome] = by_outcome.get(outcome, 0) + 1
+    outcomes = {r["outcome"] for c, r in committed["cases"].items() if c != edited}
+    assert set(by_outcome) == outcomes, "every outcome sampled"
+    assert all(n <= SAMPLE for n in by_outcome.values()), by_outcome
+    limited = Client(
+        "x", grammar, lambda: "0", lambda jobs, server: {}, "", cases=frozenset(ids[:2])
+    )
+    assert heavy_subset(grammar, limited, committed) <= set(ids[:2])
+
+
 @pytest.mark.parametrize("grammar", GRAMMARS)
 def test_matrix_file_is_well_formed(grammar: str) -> None:
     data = load(grammar)
@@ -43,6 +69,7 @@ def test_matrix_file_is_well_formed(grammar: str) -> None:
         assert set(entry["client"]) == {"name", "version"}
         for case, result in entry["cases"].items():
             assert result["outcome"] in OUTCOMES, (name, case)
+            assert len(result.get("sha", "")) == 16, f"{name} {case}: no digest of the case"
             assert "127.0.0.1:" not in result["detail"] or "PORT" in result["detail"]
         stale = set(entry["cases"]) - cases
         assert not stale, f"{name} has results for cases that are gone: {sorted(stale)}"

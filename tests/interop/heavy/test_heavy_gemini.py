@@ -1,6 +1,7 @@
 """Gemini CLI's part of the heavy matrix is current (the gemini grammar, beside google-genai):
-a file of its own, so its long run (one CLI run per case, a minute or more) goes to a test
-worker of its own, as Claude Code's and Codex's do.
+a file of its own, so its run (one CLI run per case, a minute and a half for every case) goes
+to a test worker of its own, as Claude Code's and Codex's do; which cases CI runs:
+test_heavy_matrix.py.
 
 Needs ``bash tests/interop/heavy/install_gemini.sh`` (pinned versions, a cache of its own
 outside the clone); skipped when it is absent, unless ``SSECONFORM_REQUIRE_HEAVY=1``.

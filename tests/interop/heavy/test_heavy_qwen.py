@@ -3,8 +3,9 @@ clients): a file of its own, so its run goes to a test worker of its own, as Gem
 
 CI has no time for every chat case in a whole CLI (a run costs about 2 s of CPU): Qwen Code is
 run over ``QWEN_CASES`` only (one fail case per chat rule that is an error, and three valid
-streams; clients.py says which and why), two runs at a time, in about 45 s; its rows in
-``tests/interop/matrix/chat.json`` are those cases.
+streams; clients.py says which and why), two runs at a time, in about 80 s; its rows in
+``tests/interop/matrix/chat.json`` are those cases, and CI runs the ones that changed and a
+sample of the rest (test_heavy_matrix.py says how).
 
 Needs ``bash tests/interop/heavy/install_qwen.sh`` (pinned versions, a cache of its own outside
 the clone); skipped when it is absent, unless ``SSECONFORM_REQUIRE_HEAVY=1``.

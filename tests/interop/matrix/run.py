@@ -11,6 +11,7 @@ detail. Clients that were not run this time (heavy ones without ``--heavy``, oth
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import time
@@ -18,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tests.interop.matrix.cases import GRAMMARS, discover
+from tests.interop.matrix.cases import GRAMMARS, Case, discover
 from tests.interop.matrix.clients import Client, Job, clients
 from tests.interop.matrix.outcome import classify
 from tests.interop.matrix.reading import correct, expectations, read
@@ -81,11 +82,26 @@ def load(grammar: str) -> dict[str, Any]:
     return data
 
 
+def digest(case: Case, fix: dict[str, Any]) -> str:
+    """What a case's outcome depends on besides the client: its bytes and its corrections (not
+    its ``known`` list, which is for the tests). Kept beside each outcome, so a test can tell
+    which committed rows a changed case has made stale without running every case."""
+    meaning = {k: v for k, v in fix.items() if k != "known"}
+    h = hashlib.sha256(case.body)
+    h.update(json.dumps(meaning, sort_keys=True).encode())
+    return h.hexdigest()[:16]
+
+
 def measure(
-    grammar: str, chosen: Sequence[Client], root: Path | None = None, log: bool = False
+    grammar: str,
+    chosen: Sequence[Client],
+    root: Path | None = None,
+    log: bool = False,
+    only: frozenset[str] | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """Each available client's entry (``{"client", "cases"}``) by name, and the clients that
-    could not run with how to install them."""
+    could not run with how to install them. ``only``: the case ids to run (None: each client's
+    own set)."""
     cases = discover(grammar, root)
     fixes = expectations(grammar)
     entries: dict[str, Any] = {}
@@ -97,14 +113,18 @@ def measure(
                 missing.append(f"{client.name} ({grammar}): not installed; {client.missing}")
                 continue
             jobs = []
+            sums: dict[str, str] = {}
             for case in cases:
                 if root is None and client.cases is not None and case.id not in client.cases:
                     continue  # a client run over a subset of its grammar's cases (CI time)
+                if only is not None and case.id not in only:
+                    continue
                 meant = read(grammar, case.body)
                 meant[0] = correct(meant.get(0) or meant[min(meant)], fixes.get(case.id, {}))
                 followup = FOLLOWUPS[grammar] if client.followup else None
                 url = server.add(f"{n}.{case.key}", case.body, followup)
                 jobs.append(Job(case, url, meant))
+                sums[case.id] = digest(case, fixes.get(case.id, {}))
             started = time.monotonic()
             results = client.run(jobs, server) if jobs else {}
             took = time.monotonic() - started
@@ -118,7 +138,11 @@ def measure(
                 outcome, detail = classify(
                     job.meant, got, choices=client.choices, fields=client.fields
                 )
-                entry: dict[str, Any] = {"outcome": outcome, "detail": detail}
+                entry: dict[str, Any] = {
+                    "outcome": outcome,
+                    "detail": detail,
+                    "sha": sums[job.case.id],
+                }
                 seen = server.requests(f"{n}.{job.case.key}")
                 lines = [s.line() for s in seen]
                 if log:
