@@ -52,10 +52,16 @@ def _load(tmp: Path, bugs: set[str], *args: str, users: int = 20, seconds: int =
 #: What each corruption reads as. Cross-talk puts another stream's latest delta in place of
 #: the first one: usually other text (changed); when the other stream is further along the
 #: same recording, the text of a later delta of this one (duplicated), which the alignment
-#: may also read as this stream's first delta gone (lost: CI saw one such stream in 17).
+#: may also read as this stream's first delta gone (lost: CI saw one such stream in 17), or
+#: as text the upstream never sent where the first delta was (extra: one stream in 18).
 CODES = {
     "load-corrupt": {"diff:lost:text"},
-    "cross-talk": {"diff:changed:text", "diff:duplicated:text", "diff:lost:text"},
+    "cross-talk": {
+        "diff:changed:text",
+        "diff:duplicated:text",
+        "diff:lost:text",
+        "diff:extra:text",
+    },
 }
 
 
