@@ -55,19 +55,22 @@ SLOW_GROUPS: dict[str, tuple[str, ...]] = {
 #: short files fill the cores around them instead of the run waiting at its end on one
 #: long file that started late (``--dist loadfile`` hands out files in collection order).
 FIRST = (
-    "interop/heavy/test_heavy_gemini.py",
-    "interop/heavy/test_heavy_matrix.py",
-    "interop/heavy/test_heavy_codex.py",
-    "interop/heavy/test_heavy_qwen.py",
     "gate/test_litellm.py",
     "gate/test_ccr.py",
     "translate/test_targets.py",
-    "gate/test_llm_proxy_server.py",
-    "gate/test_claude_code_proxy.py",
-    "gate/test_portkey.py",
-    "integrations/",
-    "interop/test_matrix.py",
+    "load/test_load.py",
     "gate/test_timing.py",
+    "hostile/test_masked_gate.py",
+    "interop/test_matrix.py",
+    "fuzz/test_properties.py",
+    "gate/test_llm_proxy_server.py",
+    "gate/test_concurrency.py",
+    "gate/test_portkey.py",
+    "hostile/test_masked_outputs.py",
+    "interop/heavy/test_heavy_opencode.py",
+    "gate/test_claude_code_proxy.py",
+    "integrations/",
+    "interop/heavy/",
 )
 
 

@@ -156,6 +156,11 @@ UPSTREAM_CAUSED = {
         "appear and that clients must skip what they do not know: a gateway that passes a new "
         "type on is faithful, and a client that fails on it fails on Anthropic's own stream.",
     ),
+    "S046": (
+        "It stays a warning because a gateway can only pass on the usage its upstream reports: "
+        "a chat upstream asked without `stream_options.include_usage` sends none, and counts "
+        "made up in its place would be worse than none."
+    ),
     "S013": (
         "It stays an info because OpenAI itself sends a resumed stream, to a client that asked "
         "for it with `starting_after`: the clients measured here read it through their create "

@@ -63,6 +63,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from tests.interop.heavy.opencode import opencode_clients
 from tests.interop.matrix.clients import KEY, Client, Job, with_profiles
 from tests.interop.matrix.outcome import Answer, Got, first_line
 from tests.interop.matrix.reading import ANTHROPIC_FINISHES, Call
@@ -537,8 +538,9 @@ def _qwen_run(jobs: Sequence[Job], server: MockServer) -> dict[str, Got]:
 
 
 def heavy_clients() -> list[Client]:
-    """Claude Code, Codex (Codex again for open-responses, a profile of its grammar), Gemini CLI
-    and Qwen Code; ``version()`` is None where the cache lacks them."""
+    """Claude Code, Codex (Codex again for open-responses, a profile of its grammar), Gemini CLI,
+    Qwen Code and OpenCode (once per grammar); ``version()`` is None where the cache lacks
+    them."""
     found = [
         Client(
             "claude-code",
@@ -566,7 +568,9 @@ def heavy_clients() -> list[Client]:
             GEMINI_INSTALL,
             heavy=True,
             followup=False,
-            fields=frozenset({"text", "calls"}),  # no finish in its output; its own call ids
+            fields=frozenset(
+                {"text", "calls", "arguments"}
+            ),  # no finish in its output; its own call ids
         ),
         Client(
             "qwen-code",
@@ -576,8 +580,9 @@ def heavy_clients() -> list[Client]:
             QWEN_INSTALL,
             heavy=True,
             followup=False,
-            fields=frozenset({"text", "calls", "ids"}),  # no finish in its output
+            fields=frozenset({"text", "calls", "ids", "arguments"}),  # no finish in its output
             cases=frozenset(QWEN_CASES),
         ),
+        *opencode_clients(),
     ]
     return with_profiles(found)

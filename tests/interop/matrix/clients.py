@@ -41,7 +41,7 @@ LANGCHAIN_VENV = Path(
 )
 LANGCHAIN_INSTALL = "bash tests/interop/matrix/install_langchain.sh"
 NODE_INSTALL = "(cd tests/interop/node && npm ci --ignore-scripts --no-audit --no-fund)"
-ALL_FIELDS = frozenset({"text", "calls", "ids", "finish"})
+ALL_FIELDS = frozenset({"text", "calls", "ids", "arguments", "finish"})
 
 
 @dataclass(frozen=True)

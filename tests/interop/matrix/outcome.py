@@ -80,7 +80,9 @@ def value(arguments: Any) -> tuple[Any, bool]:
     return arguments, True
 
 
-def _calls(meant: tuple[Call, ...], got: tuple[Call, ...], ids: bool) -> list[str]:
+def _calls(
+    meant: tuple[Call, ...], got: tuple[Call, ...], ids: bool, arguments: bool = True
+) -> list[str]:
     diffs = []
     if len(got) != len(meant):
         names = [c.name for c in got]
@@ -98,7 +100,7 @@ def _calls(meant: tuple[Call, ...], got: tuple[Call, ...], ids: bool) -> list[st
         elif ids and g.id != m.id:
             diffs.append(f"call {i} id {shown} (meant {m.id!r})")
         got_args, _ = value(g.arguments)
-        if m.cut:
+        if m.cut or not arguments:
             continue  # the finish says the call was cut; how a client keeps the rest is its own
         if not m.parsed:
             diffs.append(
@@ -138,7 +140,7 @@ def classify(
     got: Got,
     *,
     choices: str = "first",
-    fields: frozenset[str] = frozenset({"text", "calls", "ids", "finish"}),
+    fields: frozenset[str] = frozenset({"text", "calls", "ids", "arguments", "finish"}),
 ) -> tuple[str, str]:
     """The outcome and its detail: ``choices`` is ``all`` for a client that reports every
     choice, ``first`` for one that reads a single answer; ``fields`` are what it reports."""
@@ -172,7 +174,7 @@ def classify(
             if "finish" in fields:
                 found += _finish(m, g.finish)
         if "calls" in fields:
-            found += _calls(m.calls, g.calls, "ids" in fields)
+            found += _calls(m.calls, g.calls, "ids" in fields, "arguments" in fields)
         diffs += [where + d for d in found]
     if diffs:
         return WRONG, "; ".join(diffs) + notes

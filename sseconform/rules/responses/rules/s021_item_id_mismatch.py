@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 RULE = define(
     "S021",
     "item-id-mismatch",
-    Severity.WARNING,
+    Severity.ERROR,
     "refs-resolve",
     "`item_id` is not the id of the item at `output_index`.",
     RuleDoc(
@@ -29,8 +29,8 @@ RULE = define(
         ),
         clients=(
             "openai-python: keys by `output_index` and is not affected. Clients keyed by "
-            "`item_id` (the AI SDK keys text and reasoning parts by it, from its source; not "
-            "measured here) attach the delta to no part or to another one."
+            "`item_id` attach the delta to no part or to another one: OpenCode's AI SDK "
+            "fails the turn (measured below)."
         ),
         fix="Repeat the added item's `id` as `item_id` in every event about it.",
     ),

@@ -27,7 +27,10 @@ RULE = define(
         why=(
             "OpenAI reports usage in the terminal event; clients and gateways meter tokens from it."
         ),
-        clients="openai-python: returns `usage` None; token accounting in the caller gets nothing.",
+        clients=(
+            "openai-python: returns `usage` None; token accounting in the caller gets nothing. "
+            "OpenCode's AI SDK reads the terminal event as no finish, and its loop asks again."
+        ),
         fix=USAGE_COMPLETED,
     ),
 )
