@@ -253,10 +253,14 @@ def test_find_capacity_reports_the_highest_level_that_held(tmp_path: Path) -> No
     user holds, more do not; the search stops at the first level that broke."""
     run, r = _load(tmp_path, {"load-corrupt"}, *TEXT, "--speed", "0", "--find-capacity",
                    "--step-time", "3s", users=8)  # fmt: skip
-    cap = r["capacity"]
-    assert cap["highest_passing_users"] == 1, (cap, r["levels"])
-    assert cap["broke_at"]["users"] == 2 and "did not conform" in cap["broke_at"]["why"], cap
-    assert max(lv["users"] for lv in r["levels"]) <= 4  # stopped early, not at 8
+    cap, levels = r["capacity"], r["levels"]
+    # how many users it takes for two streams to overlap often enough: the machine's speed
+    # (at 2 users, a quick machine may finish each stream before the other starts)
+    assert "did not conform" in cap["broke_at"]["why"], cap
+    assert [lv["users"] for lv in levels][-1] == cap["broke_at"]["users"] <= 4, levels  # early
+    assert all(lv["nonconforming"] == 0 for lv in levels[:-1]), levels
+    assert levels[-1]["nonconforming"] > 0, levels
+    assert cap["highest_passing_users"] == levels[-2]["users"] >= 1, (cap, levels)
     assert run.code == 0  # a level held: the capacity is the result
     assert cap["summary"].startswith("1 user; at 2 users")
 

@@ -37,7 +37,7 @@ SEEN = {
 
 
 def test_claude_code_on_litellm_s_messages_deviations() -> None:
-    [client] = [c for c in heavy_clients() if c.grammar == "anthropic"]
+    [client] = [c for c in heavy_clients() if c.name == "claude-code"]
     if client.version() is None:
         if REQUIRE:
             pytest.fail(f"{client.name} is not installed: {client.missing}")

@@ -38,7 +38,8 @@ SAMPLE = [
 
 @pytest.mark.parametrize("grammar", ["anthropic", "responses"])
 def test_the_agent_reads_the_translation(grammar: str, tmp_path: Path) -> None:
-    [client] = [c for c in heavy_clients() if c.grammar == grammar]
+    agent = {"anthropic": "claude-code", "responses": "codex"}[grammar]
+    [client] = [c for c in heavy_clients() if c.grammar == grammar and c.name == agent]
     if client.version() is None:
         if REQUIRE:
             pytest.fail(f"{client.name} is not installed: {client.missing}")
