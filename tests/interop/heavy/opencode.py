@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from sseconform.rules.catalog import BASE_GRAMMAR
+from tests.interop.heavy.cache import cache_dir
 from tests.interop.matrix.clients import KEY, Client, Job
 from tests.interop.matrix.outcome import Answer, Got, first_line
 from tests.interop.matrix.reading import Call
@@ -45,10 +46,9 @@ from tests.interop.matrix.server import MockServer
 OPENCODE_VERSION = "1.18.33"
 RIPGREP_VERSION = "13.0.0-4+b2"
 OPENCODE_INSTALL = "bash tests/interop/heavy/install_opencode.sh"
-OPENCODE_CACHE = Path(
-    os.environ.get("SSECONFORM_HEAVY_OPENCODE")
-    or Path(os.environ.get("TMPDIR") or "/tmp")
-    / f"sseconform-ci-heavy-opencode-{OPENCODE_VERSION}-ripgrep-{RIPGREP_VERSION}"
+OPENCODE_CACHE = cache_dir(
+    "SSECONFORM_HEAVY_OPENCODE",
+    f"sseconform-ci-heavy-opencode-{OPENCODE_VERSION}-ripgrep-{RIPGREP_VERSION}",
 )
 OPENCODE = OPENCODE_CACHE / "opencode-linux-x64" / "bin" / "opencode"
 RIPGREP_DIR = OPENCODE_CACHE / "ripgrep" / "usr" / "bin"

@@ -21,7 +21,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.interop.heavy.clients import CLAUDE_CODE_VERSION, CODEX_VERSION, heavy_clients
+from tests.interop.heavy.clients import (
+    CLAUDE_CODE_VERSION,
+    CODEX_VERSION,
+    GEMINI_CLI_VERSION,
+    GEMINI_NODE_VERSION,
+    QWEN_CODE_VERSION,
+    QWEN_NODE_VERSION,
+    heavy_clients,
+)
+from tests.interop.heavy.opencode import OPENCODE_VERSION, RIPGREP_VERSION
 from tests.interop.matrix.check import problems
 from tests.interop.matrix.clients import Client
 
@@ -30,10 +39,27 @@ CLAUDE_CODE = "claude-code"
 INSTALL = Path(__file__).resolve().parent / "install.sh"
 
 
-def test_install_script_pins_the_same_versions() -> None:
-    script = INSTALL.read_text()
-    assert re.search(rf"^CLAUDE_CODE_VERSION={re.escape(CLAUDE_CODE_VERSION)}$", script, re.M)
-    assert re.search(rf"^CODEX_VERSION={re.escape(CODEX_VERSION)}$", script, re.M)
+#: Each install script's pins, as the clients' modules know them.
+PINS = {
+    "install.sh": {"CLAUDE_CODE_VERSION": CLAUDE_CODE_VERSION, "CODEX_VERSION": CODEX_VERSION},
+    "install_gemini.sh": {
+        "GEMINI_CLI_VERSION": GEMINI_CLI_VERSION,
+        "NODE_VERSION": GEMINI_NODE_VERSION,
+    },
+    "install_qwen.sh": {"QWEN_CODE_VERSION": QWEN_CODE_VERSION, "NODE_VERSION": QWEN_NODE_VERSION},
+    "install_opencode.sh": {
+        "OPENCODE_VERSION": OPENCODE_VERSION,
+        "RIPGREP_VERSION": RIPGREP_VERSION,
+    },
+}
+
+
+@pytest.mark.parametrize("script", sorted(PINS))
+def test_install_scripts_pin_the_versions_the_tests_expect(script: str) -> None:
+    """A pin changed in one place only would install one version and judge another."""
+    text = (INSTALL.parent / script).read_text()
+    for name, version in PINS[script].items():
+        assert re.search(rf"^{name}={re.escape(version)}(\s|$)", text, re.M), (script, name)
 
 
 def assert_current(client: Client) -> None:

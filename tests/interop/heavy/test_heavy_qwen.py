@@ -13,16 +13,11 @@ the clone); skipped when it is absent, unless ``SSECONFORM_REQUIRE_HEAVY=1``.
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import pytest
 
 from sseconform.rules.catalog import RULES, Severity
 from tests.interop.heavy.clients import (
     QWEN_CASES,
-    QWEN_CODE_VERSION,
-    QWEN_NODE_VERSION,
     heavy_clients,
 )
 from tests.interop.heavy.test_heavy_matrix import assert_current
@@ -31,15 +26,8 @@ from tests.interop.matrix.clients import Client
 from tests.interop.matrix.run import load
 
 QWEN_CODE = "qwen-code"
-INSTALL = Path(__file__).resolve().parent / "install_qwen.sh"
 #: An error rule left out of the subset, with the reason (clients.py's QWEN_CASES says it too).
 LEFT_OUT = {"N003": "an unknown finish string, as F006's, and Qwen Code reports no finish"}
-
-
-def test_install_script_pins_the_same_versions() -> None:
-    script = INSTALL.read_text()
-    assert re.search(rf"^QWEN_CODE_VERSION={re.escape(QWEN_CODE_VERSION)}$", script, re.M)
-    assert re.search(rf"^NODE_VERSION={re.escape(QWEN_NODE_VERSION)}\b", script, re.M)
 
 
 def test_the_subset_is_one_case_per_error_rule() -> None:
