@@ -160,6 +160,10 @@ def opens_before_content(grammar: str) -> bool:
     return grammar != "gemini"
 
 
+#: OpenAI chat's finish_reason values: what a translation into chat writes.
+CHAT_FINISH_REASONS = ("stop", "length", "tool_calls", "content_filter")
+#: ... and, with the deprecated ``function_call``, every one a reader of chat knows.
+CHAT_FINISH_KNOWN = frozenset({*CHAT_FINISH_REASONS, "function_call"})
 ANTHROPIC_FINISH = {
     "end_turn": "stop",
     "stop_sequence": "stop",

@@ -11,6 +11,7 @@ into a grammar's default.
 
 from __future__ import annotations
 
+from sseconform.providers import CHAT_FINISH_KNOWN
 from sseconform.translate.encode import anthropic_stop, responses_status
 from sseconform.translate.to_gemini import gemini_finish
 
@@ -23,8 +24,6 @@ _FINISH_FIELD = {
     "responses": "status",
     "gemini": "finishReason",
 }
-#: The chat finish reasons each grammar has a word for (another is shown as it came).
-_KNOWN = frozenset({"stop", "length", "tool_calls", "function_call", "content_filter"})
 #: The token counts, by their chat names, as each grammar names them (None: no such count:
 #: Anthropic reports no total).
 _USAGE: dict[str, dict[str, str | None]] = {
@@ -54,8 +53,8 @@ def finish_field(grammar: str) -> str:
 def finish_value(grammar: str, reason: str | None) -> str | None:
     """A chat ``finish_reason`` as the grammar writes it: ``end_turn``, or ``incomplete
     (max_output_tokens)``."""
-    if reason is None or grammar == "chat" or reason not in _KNOWN:
-        return reason
+    if reason is None or grammar == "chat" or reason not in CHAT_FINISH_KNOWN:
+        return reason  # another is shown as it came
     if grammar == "anthropic":
         return anthropic_stop(reason)
     if grammar == "gemini":

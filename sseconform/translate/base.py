@@ -15,12 +15,12 @@ from typing import Any
 
 import orjson
 
+from sseconform.providers import CHAT_FINISH_REASONS
+
 DONE = "[DONE]"
 DELTA_SUFFIX = b',"logprobs":null,"finish_reason":null}]}\n\n'
 #: A chunk or error frame as a dict, "[DONE]", or (in byte mode) a frame already serialized.
 Frame = dict[str, Any] | str | bytes
-
-FINISH_REASONS = ("stop", "length", "tool_calls", "content_filter")
 
 
 def serialize(frame: Frame) -> bytes:
@@ -260,7 +260,7 @@ class Emitter:
         elif reason == "tool_calls" and not c.calls:
             reason = "stop"  # no call was made: tool_calls would promise one
         c.finished = True
-        self._chunk(index, {}, reason if reason in FINISH_REASONS else "stop")
+        self._chunk(index, {}, reason if reason in CHAT_FINISH_REASONS else "stop")
 
     def set_usage(
         self,

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sseconform.providers import CHAT_FINISH_REASONS
 from sseconform.sse import Event
 from sseconform.translate.base import DONE, MALFORMED, Emitter, Frame, Guarded, loads, stable_id
 from sseconform.translate.lane import Candidate, Unnumbered
@@ -181,9 +182,7 @@ class OpenAITranslator(Guarded, Unnumbered):
                 self._tool(index, c, tc)
         reason = ch.get("finish_reason")
         if isinstance(reason, str) and reason:
-            c.finish = (
-                reason if reason in ("stop", "length", "tool_calls", "content_filter") else "stop"
-            )
+            c.finish = reason if reason in CHAT_FINISH_REASONS else "stop"
 
     def _tool(self, index: int, c: _Choice, tc: dict[str, Any]) -> None:
         raw = tc.get("function")

@@ -63,10 +63,6 @@ STOP_REASONS = frozenset(
     }
 )
 
-#: OpenAI's finish reasons: one of them as a stop_reason is a translation left undone.
-OPENAI_FINISH_REASONS = frozenset(
-    {"stop", "length", "tool_calls", "content_filter", "function_call"}
-)
 
 #: Open blocks tracked at once; a stream that opens more without closing them is broken
 #: already, and this keeps its state bounded.

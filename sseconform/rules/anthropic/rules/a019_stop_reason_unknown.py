@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from sseconform.providers import CHAT_FINISH_KNOWN
 from sseconform.rules.anthropic.hooks import STOP_REASON
 from sseconform.rules.anthropic.invariants import STOP_THEN_MESSAGE_STOP
-from sseconform.rules.anthropic.state import OPENAI_FINISH_REASONS, STOP_REASONS
+from sseconform.rules.anthropic.state import STOP_REASONS
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
 
@@ -48,7 +49,7 @@ RULE = define(
 @STOP_REASON.on(RULE)
 def check(c: AnthropicChecker, ev: Event, reason: str) -> None:
     """A stop_reason the Messages API does not have (an OpenAI one is A033's)."""
-    if reason not in STOP_REASONS and reason not in OPENAI_FINISH_REASONS:
+    if reason not in STOP_REASONS and reason not in CHAT_FINISH_KNOWN:
         c.report(
             RULE, f"stop_reason {reason!r} is none of the Messages API's", ev, "/delta/stop_reason"
         )

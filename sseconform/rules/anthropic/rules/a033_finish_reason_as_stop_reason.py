@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from sseconform.providers import CHAT_FINISH_KNOWN
 from sseconform.rules.anthropic.hooks import STOP_REASON
 from sseconform.rules.anthropic.invariants import NO_FOREIGN_SHAPES
-from sseconform.rules.anthropic.state import OPENAI_FINISH_REASONS
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
 
@@ -47,7 +47,7 @@ RULE = define(
 @STOP_REASON.on(RULE)
 def check(c: AnthropicChecker, ev: Event, reason: str) -> None:
     """An OpenAI finish_reason as the stop_reason: a translation left undone."""
-    if reason in OPENAI_FINISH_REASONS:
+    if reason in CHAT_FINISH_KNOWN:
         c.report(
             RULE, f"stop_reason {reason!r} is an OpenAI finish_reason", ev, "/delta/stop_reason"
         )
