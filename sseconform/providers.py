@@ -198,6 +198,12 @@ GEMINI_FINISH_REASONS = frozenset(
         "MALFORMED_RESPONSE",
     }
 )  # fmt: skip
+#: thoughtSignature values Gemini takes in place of one it issued, skipping its check: Gemini
+#: CLI's (its history hardening puts it on a call part that came without a signature, measured
+#: in tests/interop/heavy/test_agent_turns.py) and the one Google's docs give for a history
+#: whose calls another model made. The history still lacks the model's thoughts.
+GEMINI_CLI_SIGNATURE = "skip_thought_signature_validator"
+GEMINI_SKIP_SIGNATURES = frozenset({GEMINI_CLI_SIGNATURE, "context_engineering_is_the_way_to_go"})
 #: The key a native stream's finish is under (a cheap test before a parse).
 FINISH_KEYS = {ANTHROPIC: '"stop_reason"', RESPONSES: '"status"', GEMINI: '"finishReason"'}
 #: How each native grammar may end, in :func:`native_finish`'s words.

@@ -31,6 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from sseconform.providers import GEMINI_CLI_SIGNATURE
 from sseconform.replay.whole import anthropic_delta, events, json_or_empty
 
 __all__ = ["Assistant", "assistant_turn", "next_body"]
@@ -121,7 +122,9 @@ def _responses(objs: list[dict[str, Any]]) -> Assistant:
 
 def _gemini(objs: list[dict[str, Any]]) -> Assistant:
     """The first candidate's parts, as Gemini CLI keeps them in its history: thought parts
-    left out, neighbouring text parts joined (a signature stays on the part it came with)."""
+    left out, neighbouring text parts joined (a signature stays on the part it came with),
+    and the first call part that came without a signature given Gemini CLI's own
+    (``GEMINI_CLI_SIGNATURE``, which Gemini takes: the turn goes on without the thoughts)."""
     out = Assistant()
     for obj in objs:
         candidates = obj.get("candidates")
@@ -141,6 +144,9 @@ def _gemini(objs: list[dict[str, Any]]) -> Assistant:
             if isinstance(call, dict):
                 out.calls.append(str(call.get("id") or ""))
                 out.names.append(str(call.get("name") or ""))
+    first = next((p for p in out.parts if isinstance(p.get("functionCall"), dict)), None)
+    if first is not None and not first.get("thoughtSignature"):
+        first["thoughtSignature"] = GEMINI_CLI_SIGNATURE
     return out
 
 

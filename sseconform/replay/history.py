@@ -20,7 +20,8 @@ What is checked, per dialect (only what a request's history holds; a first turn 
   message (chat carries no verified state).
 - gemini: a ``functionCall`` part (or ``function_call``: the JSON takes both spellings) of
   a call this upstream issued with a ``thoughtSignature`` carries that signature back,
-  unchanged.
+  unchanged, or one of the values Gemini takes to skip its check (``GEMINI_SKIP_SIGNATURES``:
+  Gemini CLI sends one when it has none).
 
 "Issued" is what the recordings being served hold: every signature, encrypted content and
 response id in them (a recording is the provider's own answer, replayed).
@@ -38,6 +39,7 @@ import orjson
 
 from sseconform.model.state import EMBEDDED as THOUGHT
 from sseconform.model.state import StateFolder, sent_back
+from sseconform.providers import GEMINI_SKIP_SIGNATURES
 from sseconform.replay.plan import Loaded
 from sseconform.replay.routing import RequestBody
 from sseconform.replay.whole import fold
@@ -358,7 +360,7 @@ def _gemini(obj: dict[str, Any], issued: Issued) -> Refusal | None:
                     "is required for tools to work correctly. Additional data, function call "
                     f"`default_api:{name}` , position {j + 1}."
                 )
-            if sig is not None and sig not in issued.values:
+            if sig is not None and sig not in issued.values and sig not in GEMINI_SKIP_SIGNATURES:
                 return _gemini_error(f"contents[{i}].parts[{j}]: Thought signature is not valid.")
     return None
 

@@ -16,6 +16,7 @@ import openai
 import pytest
 
 from sseconform.model.state import StateFolder
+from sseconform.providers import GEMINI_CLI_SIGNATURE, GEMINI_SKIP_SIGNATURES
 from sseconform.replay.history import Issued, check_history
 from sseconform.replay.plan import Loaded, load
 from sseconform.replay.routing import RequestBody
@@ -173,6 +174,10 @@ def test_gemini_a_signed_call_comes_back_with_its_signature(
         "Function call is missing a thought_signature in functionCall parts"
     )
     assert _check("gemini", body({**call, "thoughtSignature": "bm9wZQ=="}), issued) is not None
+    # the values Gemini takes to skip its check: Gemini CLI's, and the one Google's docs give
+    for skip in sorted(GEMINI_SKIP_SIGNATURES):
+        assert _check("gemini", body({**call, "thoughtSignature": skip}), issued) is None, skip
+    assert GEMINI_CLI_SIGNATURE in GEMINI_SKIP_SIGNATURES
 
 
 # -- through a running replay upstream, read by the providers' own SDKs -------------------------

@@ -1,15 +1,16 @@
 """Real agents run two turns through the test gateway (tests/gate/gateway.py) against the replay
 upstream, which checks each history as the provider does: Claude Code with thinking on calls
 ``Glob``, runs it and sends the signed thinking back; Codex CLI calls ``exec_command``, runs it
-and sends the encrypted reasoning back. What the agents' second requests carry, and what each
+and sends the encrypted reasoning back; Gemini CLI calls ``glob``, runs it and sends the call
+part back with its ``thoughtSignature``. What the agents' second requests carry, and what each
 agent does when a gateway loses the state (or the upstream refuses it), is measured here, so a
 change in either agent shows.
 
 The turn-1 recordings call a tool no agent has; each test makes a variant, in its temp folder,
 that calls one the agent runs without asking, every other byte kept (the signature, the
 encrypted content). One CLI run per test, offline, 127.0.0.1 only. Needs
-``bash tests/interop/heavy/install.sh``; skipped without it unless
-``SSECONFORM_REQUIRE_HEAVY=1``.
+``bash tests/interop/heavy/install.sh`` (and ``install_gemini.sh``); skipped without them
+unless ``SSECONFORM_REQUIRE_HEAVY=1``.
 """
 
 from __future__ import annotations
@@ -22,21 +23,30 @@ from typing import Any
 import pytest
 
 from sseconform.gate.content import content_of
+from sseconform.providers import GEMINI_CLI_SIGNATURE
 from sseconform.replay.plan import Loaded, load
 from sseconform.sse import SSEDecoder
 from tests.conftest import ROOT
-from tests.interop.heavy.clients import CLAUDE, INSTALL, codex_binary
+from tests.interop.heavy.clients import (
+    CLAUDE,
+    GEMINI_ENTRY,
+    GEMINI_INSTALL,
+    INSTALL,
+    codex_binary,
+)
 from tests.interop.heavy.turns import (
     THINKING_BUDGET,
     Obj,
     Run,
     Upstream,
     anthropic_call,
+    gemini_call,
     issued_state,
     responses_call,
     rewrite_recording,
     run_claude,
     run_codex,
+    run_gemini,
     upstream,
 )
 
@@ -46,6 +56,8 @@ ANTHROPIC_LOOP = RECORDINGS / "anthropic" / "agent-loop-anthropic.jsonl"
 ANTHROPIC_ANSWER = RECORDINGS / "anthropic" / "agent-answer-anthropic.jsonl"
 RESPONSES_LOOP = RECORDINGS / "responses" / "agent-loop-responses.jsonl"
 RESPONSES_ANSWER = RECORDINGS / "responses" / "agent-answer-responses.jsonl"
+GEMINI_LOOP = RECORDINGS / "gemini" / "agent-loop-gemini.jsonl"
+GEMINI_ANSWER = RECORDINGS / "gemini" / "agent-answer-gemini.jsonl"
 PROMPT = "List the .txt files here."
 GLOB = {"pattern": "*.txt"}
 SHELL = {"cmd": "echo hi"}
@@ -62,12 +74,12 @@ NOT_THINKING_FIRST = (
 STRIPS = "[thinking] server rejected a thinking block; stripping all thinking blocks and retrying."
 
 
-def _need(present: bool, name: str) -> None:
+def _need(present: bool, name: str, install: str = INSTALL) -> None:
     if present:
         return
     if REQUIRE:
-        pytest.fail(f"{name} is not installed: run {INSTALL}")
-    pytest.skip(f"{name} is not installed: run {INSTALL}")
+        pytest.fail(f"{name} is not installed: run {install}")
+    pytest.skip(f"{name} is not installed: run {install}")
 
 
 def _text(path: Path) -> str:
@@ -341,3 +353,90 @@ def test_codex_when_the_upstream_refuses_turn_2(tmp_path: Path) -> None:
     assert errors == failed and len(failed) == 1, run.events
     assert json.loads(failed[0]) == json.loads(refusal.body)  # the body, as the provider sent it
     assert _said(run) == []
+
+
+# -- Gemini CLI ---------------------------------------------------------------------------------
+
+
+def _gemini(tmp_path: Path, bugs: set[str]) -> tuple[Run, Upstream, str]:
+    """Gemini CLI through the gateway with ``bugs``: its run, the upstream, and the signature
+    turn 1's call part was issued with."""
+    _need(GEMINI_ENTRY.is_file(), "Gemini CLI", GEMINI_INSTALL)
+    loop = rewrite_recording(GEMINI_LOOP, tmp_path / "loop-glob.jsonl", gemini_call("glob", GLOB))
+    [signature] = issued_state(load(str(GEMINI_LOOP)))
+    assert issued_state(load(str(loop))) == {signature}
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "notes.txt").write_text("hi\n")
+    with upstream("gemini", loop, GEMINI_ANSWER, bugs) as up:
+        run = run_gemini(up.gateway.url, work, PROMPT)
+        up.settled()
+    for seen in up.replay.seen:
+        assert seen.method == "POST" and seen.path.endswith(":streamGenerateContent?alt=sse")
+    return run, up, signature
+
+
+def _gemini_turn2(up: Upstream) -> tuple[Obj, Obj]:
+    """Turn 2's model part (the call) and the function response after it."""
+    *_, model, results = up.replay.seen[1].json["contents"]
+    assert model["role"] == "model" and results["role"] == "user"
+    [call] = model["parts"]  # the thought part is not in Gemini CLI's history
+    [response] = results["parts"]
+    return call, response
+
+
+def _gemini_result(run: Run) -> Obj:
+    [result] = [e for e in run.events if e.get("type") == "result"]
+    return result
+
+
+def _gemini_said(run: Run) -> str:
+    return "".join(
+        str(e.get("content") or "")
+        for e in run.events
+        if e.get("type") == "message" and e.get("role") == "assistant"
+    )
+
+
+def test_gemini_cli_sends_the_signature_back_through_a_faithful_gateway(tmp_path: Path) -> None:
+    run, up, signature = _gemini(tmp_path, set())
+    assert run.returncode == 0, run.stderr
+    assert up.refusals() == [None, None] and not any("refused" in line for line in up.log)
+    call, response = _gemini_turn2(up)
+    assert call["thoughtSignature"] == signature  # byte for byte, on the call's part
+    assert (call["functionCall"]["name"], call["functionCall"]["args"]) == ("glob", GLOB)
+    answered = response["functionResponse"]
+    assert answered["name"] == "glob" and answered["id"] == call["functionCall"]["id"]
+    assert "notes.txt" in answered["response"]["output"]  # glob ran, in the work folder
+    assert _gemini_result(run)["status"] == "success"
+    assert _gemini_said(run) == _text(GEMINI_ANSWER)
+
+
+def test_gemini_cli_through_a_gateway_that_drops_the_signature(tmp_path: Path) -> None:
+    """The call part reaches Gemini CLI without its ``thoughtSignature``: Gemini CLI gives it
+    its own skip value (its history hardening), which Gemini takes, so turn 2 goes on without
+    the model's thoughts and nothing shows the loss (the gate reports it:
+    ``diff:lost:state.thought-signature``)."""
+    run, up, _ = _gemini(tmp_path, {"drop-signatures"})
+    assert run.returncode == 0, run.stderr
+    assert up.refusals() == [None, None]
+    call, _ = _gemini_turn2(up)
+    assert call["thoughtSignature"] == GEMINI_CLI_SIGNATURE
+    assert _gemini_said(run) == _text(GEMINI_ANSWER)
+
+
+def test_gemini_cli_when_the_upstream_refuses_turn_2(tmp_path: Path) -> None:
+    """A signature the gateway changed on the way is refused (400, Gemini's own message);
+    Gemini CLI does not retry a 400: its result is an error quoting the provider's body, and
+    it exits non-zero."""
+    run, up, signature = _gemini(tmp_path, {"rewrite-signatures"})
+    call, _ = _gemini_turn2(up)
+    assert call["thoughtSignature"] not in (signature, GEMINI_CLI_SIGNATURE)
+    refusal = up.refusals()[1]
+    assert refusal is not None and refusal.status == 400
+    assert refusal.reason == "contents[1].parts[0]: Thought signature is not valid."
+    assert len(up.replay.seen) == 2, up.log
+    result = _gemini_result(run)
+    assert result["status"] == "error" and refusal.reason in result["error"]["message"]
+    assert run.returncode != 0
+    assert _gemini_said(run) == ""

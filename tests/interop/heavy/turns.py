@@ -1,6 +1,6 @@
 """Two-turn agent runs, for test_agent_turns.py: a turn-1 recording made to call a tool the
 agent runs, a replay upstream that keeps what each request carried, behind the test gateway,
-and one run of Claude Code or Codex CLI against it (offline, 127.0.0.1 only).
+and one run of Claude Code, Codex CLI or Gemini CLI against it (offline, 127.0.0.1 only).
 
 A variant of a recording changes only the call: the events that carry its name or arguments
 are re-serialised; every other event (the thinking and its signature, the reasoning item and
@@ -31,7 +31,18 @@ from sseconform.replay.scenario import ReplayRule
 from sseconform.replay.server import ReplayServer
 from sseconform.sse import SSEDecoder
 from tests.gate.gateway import Gateway
-from tests.interop.heavy.clients import CLAUDE, _env, _lines, codex_binary, run_cli
+from tests.interop.heavy.clients import (
+    CLAUDE,
+    GEMINI_COMPILE_CACHE,
+    GEMINI_ENTRY,
+    GEMINI_MODEL,
+    GEMINI_NODE,
+    GEMINI_SETTINGS,
+    _env,
+    _lines,
+    codex_binary,
+    run_cli,
+)
 from tests.interop.matrix.clients import KEY
 
 Obj = dict[str, Any]
@@ -75,7 +86,8 @@ def rewrite_recording(src: Path, dest: Path, rewrite: Rewrite) -> Path:
             continue
         if json.dumps(obj, sort_keys=True) != before:
             name = f"event: {ev.event}\n" if ev.event else ""
-            raw = f"{name}data: {json.dumps(obj, separators=(',', ':'))}\n\n".encode()
+            nl = "\r\n" if raw.endswith(b"\r\n\r\n") else "\n"  # Gemini's framing kept
+            raw = f"{name}data: {json.dumps(obj, separators=(',', ':'))}{nl}{nl}".encode()
         out.append((t, raw))
     assert not body[start:].strip(), f"{src}: the recording ends inside an event"
     writer = RecordingWriter(dest, request=reader.request, force=True, masker=Masker())
@@ -130,6 +142,21 @@ def responses_call(name: str, args: Obj) -> Rewrite:
         response = obj.get("response")
         for it in response.get("output") or [] if isinstance(response, dict) else []:
             item(it)
+        return True
+
+    return rewrite
+
+
+def gemini_call(name: str, args: Obj) -> Rewrite:
+    """Each ``functionCall`` part becomes a call of ``name`` with ``args`` (its
+    ``thoughtSignature``, beside it in the part, kept)."""
+
+    def rewrite(obj: Obj) -> bool:
+        for candidate in obj.get("candidates") or []:
+            for part in (candidate.get("content") or {}).get("parts") or []:
+                if isinstance(part.get("functionCall"), dict):
+                    part["functionCall"]["name"] = name
+                    part["functionCall"]["args"] = args
         return True
 
     return rewrite
@@ -299,6 +326,35 @@ def run_codex(url: str, work: Path, prompt: str) -> Run:
         )
         env = _env(home, {"CODEX_HOME": str(home), "SSECONFORM_LOOPBACK_KEY": KEY})
         run = run_cli([str(codex), "exec", "--skip-git-repo-check", "--json", prompt], work, env)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    return Run(run.returncode, _lines(run.stdout), run.stderr)
+
+
+def run_gemini(url: str, work: Path, prompt: str) -> Run:
+    """Gemini CLI ``-p`` in ``work``, through ``url``: the matrix's settings (the API key,
+    nothing sent anywhere but the route, one retry) with room for a call and its answer (three
+    session turns); read-only tools run without asking in this mode."""
+    home = Path(tempfile.mkdtemp(prefix="sseconform-gemini-"))
+    try:
+        settings = json.loads(json.dumps(GEMINI_SETTINGS))
+        settings["model"] = {"name": GEMINI_MODEL, "maxSessionTurns": 3}
+        (home / ".gemini").mkdir()
+        (home / ".gemini" / "settings.json").write_text(json.dumps(settings))
+        env = _env(
+            home,
+            {
+                "GEMINI_API_KEY": KEY,
+                "GOOGLE_GEMINI_BASE_URL": url,
+                "GEMINI_CLI_CUSTOM_HEADERS": "x-test-provider: gemini",
+                "GEMINI_CLI_NO_RELAUNCH": "1",
+                "NODE_COMPILE_CACHE": str(GEMINI_COMPILE_CACHE),
+                "GEMINI_CLI_TRUST_WORKSPACE": "true",
+                "NO_COLOR": "1",
+            },
+        )
+        argv = [str(GEMINI_NODE), str(GEMINI_ENTRY), "-p", prompt, "--output-format"]
+        run = run_cli([*argv, "stream-json"], work, env)
     finally:
         shutil.rmtree(home, ignore_errors=True)
     return Run(run.returncode, _lines(run.stdout), run.stderr)
