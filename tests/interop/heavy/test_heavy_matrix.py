@@ -26,11 +26,10 @@ from tests.interop.heavy.clients import (
     CODEX_VERSION,
     GEMINI_CLI_VERSION,
     GEMINI_NODE_VERSION,
-    QWEN_CODE_VERSION,
-    QWEN_NODE_VERSION,
     heavy_clients,
 )
 from tests.interop.heavy.opencode import OPENCODE_VERSION, RIPGREP_VERSION
+from tests.interop.heavy.qwen import QWEN_CODE_VERSION, QWEN_NODE_VERSION
 from tests.interop.matrix.check import problems
 from tests.interop.matrix.clients import Client
 

@@ -1,10 +1,10 @@
-"""Qwen Code's part of the heavy matrix is current (the chat grammar, beside the light chat
-clients): a file of its own, so its run goes to a test worker of its own, as Gemini CLI's does.
+"""Qwen Code's part of the heavy matrix is current, on the three grammars it speaks (chat,
+anthropic, gemini: tests/interop/heavy/qwen.py): a file of its own, so its runs go to a test
+worker of their own, as Gemini CLI's do.
 
-CI has no time for every chat case in a whole CLI (a run costs about 2 s of CPU): Qwen Code is
-run over ``QWEN_CASES`` only (one fail case per chat rule that is an error, and three valid
-streams; clients.py says which and why), two runs at a time, in about 80 s; its rows in
-``tests/interop/matrix/chat.json`` are those cases, and CI runs the ones that changed and a
+On chat Qwen Code is run over ``QWEN_CASES`` only (one fail case per chat rule that is an error,
+and three valid streams; qwen.py says which and why: a run costs about 2 s of CPU), on anthropic
+and gemini over every case; its rows are those cases, and CI runs the ones that changed and a
 sample of the rest (test_heavy_matrix.py says how).
 
 Needs ``bash tests/interop/heavy/install_qwen.sh`` (pinned versions, a cache of its own outside
@@ -16,17 +16,15 @@ from __future__ import annotations
 import pytest
 
 from sseconform.rules.catalog import RULES, Severity
-from tests.interop.heavy.clients import (
-    QWEN_CASES,
-    heavy_clients,
-)
+from tests.interop.heavy.clients import heavy_clients
+from tests.interop.heavy.qwen import QWEN_CASES
 from tests.interop.heavy.test_heavy_matrix import assert_current
 from tests.interop.matrix.cases import discover
 from tests.interop.matrix.clients import Client
 from tests.interop.matrix.run import load
 
 QWEN_CODE = "qwen-code"
-#: An error rule left out of the subset, with the reason (clients.py's QWEN_CASES says it too).
+#: An error rule left out of the subset, with the reason (qwen.py's QWEN_CASES says it too).
 LEFT_OUT = {"N003": "an unknown finish string, as F006's, and Qwen Code reports no finish"}
 
 

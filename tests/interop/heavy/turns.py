@@ -31,6 +31,7 @@ from sseconform.replay.scenario import ReplayRule
 from sseconform.replay.server import ReplayServer
 from sseconform.sse import SSEDecoder
 from tests.gate.gateway import Gateway
+from tests.interop.heavy.cli import cli_env, json_lines, run_cli
 from tests.interop.heavy.clients import (
     CLAUDE,
     GEMINI_COMPILE_CACHE,
@@ -38,10 +39,7 @@ from tests.interop.heavy.clients import (
     GEMINI_MODEL,
     GEMINI_NODE,
     GEMINI_SETTINGS,
-    _env,
-    _lines,
     codex_binary,
-    run_cli,
 )
 from tests.interop.matrix.clients import KEY
 
@@ -284,7 +282,7 @@ def run_claude(url: str, work: Path, prompt: str, tool: str) -> Run:
     ``tool`` allowed without asking, two turns at most."""
     home = Path(tempfile.mkdtemp(prefix="sseconform-claude-"))
     try:
-        env = _env(
+        env = cli_env(
             home,
             {
                 "ANTHROPIC_BASE_URL": url,
@@ -301,7 +299,7 @@ def run_claude(url: str, work: Path, prompt: str, tool: str) -> Run:
         debug = "\n".join(p.read_text(errors="replace") for p in home.glob(".claude/debug/*.txt"))
     finally:
         shutil.rmtree(home, ignore_errors=True)
-    return Run(run.returncode, _lines(run.stdout), run.stderr, debug)
+    return Run(run.returncode, json_lines(run.stdout), run.stderr, debug)
 
 
 def run_codex(url: str, work: Path, prompt: str) -> Run:
@@ -324,11 +322,11 @@ def run_codex(url: str, work: Path, prompt: str) -> Run:
             "stream_idle_timeout_ms = 10000\n"
             'http_headers = { "x-test-provider" = "responses" }\n'
         )
-        env = _env(home, {"CODEX_HOME": str(home), "SSECONFORM_LOOPBACK_KEY": KEY})
+        env = cli_env(home, {"CODEX_HOME": str(home), "SSECONFORM_LOOPBACK_KEY": KEY})
         run = run_cli([str(codex), "exec", "--skip-git-repo-check", "--json", prompt], work, env)
     finally:
         shutil.rmtree(home, ignore_errors=True)
-    return Run(run.returncode, _lines(run.stdout), run.stderr)
+    return Run(run.returncode, json_lines(run.stdout), run.stderr)
 
 
 def run_gemini(url: str, work: Path, prompt: str) -> Run:
@@ -341,7 +339,7 @@ def run_gemini(url: str, work: Path, prompt: str) -> Run:
         settings["model"] = {"name": GEMINI_MODEL, "maxSessionTurns": 3}
         (home / ".gemini").mkdir()
         (home / ".gemini" / "settings.json").write_text(json.dumps(settings))
-        env = _env(
+        env = cli_env(
             home,
             {
                 "GEMINI_API_KEY": KEY,
@@ -357,4 +355,4 @@ def run_gemini(url: str, work: Path, prompt: str) -> Run:
         run = run_cli([*argv, "stream-json"], work, env)
     finally:
         shutil.rmtree(home, ignore_errors=True)
-    return Run(run.returncode, _lines(run.stdout), run.stderr)
+    return Run(run.returncode, json_lines(run.stdout), run.stderr)

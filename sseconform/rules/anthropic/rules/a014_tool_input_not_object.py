@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 RULE = define(
     "A014",
     "tool-input-not-object",
-    Severity.WARNING,
+    Severity.ERROR,
     TOOL_INPUT_JSON,
     "A tool block's input joins into JSON that is not an object.",
     RuleDoc(
@@ -31,7 +31,8 @@ RULE = define(
         ),
         clients=(
             "anthropic-python, @anthropic-ai/sdk, @ai-sdk/anthropic and Claude Code pass the "
-            "value on as it is; the tool or the next request fails (not measured here)."
+            "value on as it is, and the tool or the next request fails; Qwen Code takes the "
+            "call for a malformed one and asks the model again."
         ),
         fix=(
             '..."delta":{"type":"input_json_delta","partial_json":"{\\"city\\": \\"Paris\\"}"}}\n\n'

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 RULE = define(
     "V003",
     "call-id-repeated",
-    Severity.WARNING,
+    Severity.ERROR,
     WHOLE_CALLS,
     "Two functionCall parts with the same id.",
     RuleDoc(
@@ -32,7 +32,8 @@ RULE = define(
         ),
         clients=(
             "google-genai and Gemini CLI merge no parts: each functionCall part is a call of "
-            "its own, so both read two calls with one id and Gemini CLI runs the tool twice."
+            "its own, so both read two calls with one id and Gemini CLI runs the tool twice; "
+            "Qwen Code keeps one call per id, and the second call is lost."
         ),
         fix=(
             "One part per call, each with its own id:\n"
