@@ -14,7 +14,7 @@ import os
 import pytest
 
 from tests.interop.matrix.cases import GRAMMARS, discover
-from tests.interop.matrix.check import SAMPLE, heavy_subset, problems
+from tests.interop.matrix.check import heavy_subset, problems
 from tests.interop.matrix.clients import Client, light_clients
 from tests.interop.matrix.outcome import OUTCOMES
 from tests.interop.matrix.run import load
@@ -53,7 +53,7 @@ def test_a_heavy_client_reruns_every_changed_case_and_a_sample() -> None:
         by_outcome[outcome] = by_outcome.get(outcome, 0) + 1
     outcomes = {r["outcome"] for c, r in committed["cases"].items() if c != edited}
     assert set(by_outcome) == outcomes, "every outcome sampled"
-    assert all(n <= SAMPLE for n in by_outcome.values()), by_outcome
+    assert all(n <= client.sample for n in by_outcome.values()), by_outcome
     limited = Client(
         "x", grammar, lambda: "0", lambda jobs, server: {}, "", cases=frozenset(ids[:2])
     )

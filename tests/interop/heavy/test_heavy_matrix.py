@@ -4,9 +4,10 @@ case.
 
 A whole CLI run costs seconds of CPU, so at the version its rows were measured at a heavy
 client is run over the cases that changed since (each row keeps a digest of its case's bytes
-and corrections) and a sample of the rest, three per outcome (``check.heavy_subset``); every
-case with ``SSECONFORM_HEAVY_FULL=1``, when the pinned version is not the committed one, and
-always by the refresh command (``python -m tests.interop.matrix.run --heavy``).
+and corrections) and a sample of the rest, two per outcome (one for Qwen Code:
+``check.heavy_subset``); every case with ``SSECONFORM_HEAVY_FULL=1``, when the pinned
+version is not the committed one, and always by the refresh command
+(``python -m tests.interop.matrix.run --heavy``).
 
 Needs ``bash tests/interop/heavy/install.sh`` (pinned versions, a cache outside the clone);
 skipped when they are absent, unless ``SSECONFORM_REQUIRE_HEAVY=1``. Select with

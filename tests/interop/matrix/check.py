@@ -13,14 +13,12 @@ from tests.interop.matrix.run import REFRESH, digest, load, measure
 
 #: Run a heavy client over every case, not only the changed ones and the sample.
 FULL = os.environ.get("SSECONFORM_HEAVY_FULL") == "1"
-#: Unchanged cases a heavy client is run over anyway, per outcome: that it still gives them.
-SAMPLE = 3
 
 
 def heavy_subset(grammar: str, client: Client, committed: dict[str, Any]) -> frozenset[str]:
     """The cases a heavy client is run over when its committed rows are for the version it is
     pinned at: every case whose bytes or corrections changed since they were measured (or that
-    has no row), and the first :data:`SAMPLE` unchanged cases of each outcome. A whole CLI run
+    has no row), and the first ``client.sample`` unchanged cases of each outcome. A whole CLI run
     costs seconds of CPU, and a pinned client reads the same bytes the same way (a full run,
     ``SSECONFORM_HEAVY_FULL=1`` or the refresh command, shows it)."""
     fixes = expectations(grammar)
@@ -35,7 +33,7 @@ def heavy_subset(grammar: str, client: Client, committed: dict[str, Any]) -> fro
             changed.add(case.id)
         else:
             kept.setdefault(row["outcome"], []).append(case.id)
-    sample = {case for ids in kept.values() for case in sorted(ids)[:SAMPLE]}
+    sample = {case for ids in kept.values() for case in sorted(ids)[: client.sample]}
     return frozenset(changed | sample)
 
 

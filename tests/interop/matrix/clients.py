@@ -73,6 +73,8 @@ class Client:
     fields: frozenset[str] = ALL_FIELDS
     versions: dict[str, str] = field(default_factory=dict)
     cases: frozenset[str] | None = None  # its grammar's case ids it is run over (None: all)
+    #: heavy: the unchanged cases rerun per outcome at the committed version (check.heavy_subset)
+    sample: int = 2
 
 
 # -- helpers ------------------------------------------------------------------------------------
