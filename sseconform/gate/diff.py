@@ -129,10 +129,13 @@ def compare(
         out += _calls(pre, idx, a, b, upstream, gateway, prefix_only)
         # a finish the gateway's grammar never sends (``stop_reason: error``, ``incomplete
         # (error)``) folds into a known one: it differs from the upstream's whatever that
-        # folded to
+        # folded to, unless the upstream sent that very value (passed through as it came)
         native = gateway.native_finish if idx == 0 else None
         known = providers.KNOWN_FINISH.get(gateway.dialect or "")
         unknown = native is not None and known is not None and native not in known
+        unknown = unknown and not (
+            upstream.dialect == gateway.dialect and upstream.native_finish == native
+        )
         if not prefix_only and (a.finish_reason != b.finish_reason or unknown):
             field = words.finish_field(grammar)
             got, want = (words.finish_value(grammar, x.finish_reason) for x in (b, a))

@@ -245,6 +245,21 @@ def test_identical_streams_have_no_difference() -> None:
     assert compare(up.content(), gw.content(), usage=True) == []
 
 
+@pytest.mark.parametrize("dialect", [None, "gemini"])
+def test_a_finish_no_grammar_knows_passed_through_as_it_came_is_no_difference(
+    dialect: str | None,
+) -> None:
+    """A Gemini finishReason the provider never sends, passed through unchanged, is the
+    upstream's own: the stream compares equal to itself (found by the property test)."""
+    body = (
+        b'data: {"candidates":[{"content":{"role":"model","parts":[{"text":"Hi"}]},"index":0,'
+        b'"finishReason":"}STOP"}],"responseId":"r1","modelVersion":"gemini-x"}\n\n'
+    )
+    content = content_of([body], dialect)
+    assert compare(content, content) == []
+    assert compare(content, content, grammar="gemini") == []
+
+
 def test_a_different_split_into_chunks_is_the_same_content() -> None:
     up, _, gw, _ = pair(HELLO, ["H", "ello w", "orld"])
     assert compare(up.content(), gw.content()) == []
