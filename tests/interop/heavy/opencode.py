@@ -38,6 +38,7 @@ from typing import Any
 
 from sseconform.rules.catalog import BASE_GRAMMAR
 from tests.interop.heavy.cache import cache_dir
+from tests.interop.heavy.cli import cli_env
 from tests.interop.matrix.clients import KEY, Client, Job
 from tests.interop.matrix.outcome import Answer, Got, first_line
 from tests.interop.matrix.reading import Call
@@ -173,15 +174,14 @@ def _answer(
 
 
 def _serve(grammar: str, jobs: Sequence[Job], home: Path) -> subprocess.Popen[str]:
-    env = {
-        "PATH": f"{RIPGREP_DIR}:{os.environ.get('PATH', '/usr/bin:/bin')}",
-        "HOME": str(home),
-        "TMPDIR": str(home),
-        "NO_PROXY": "127.0.0.1",
-        "no_proxy": "127.0.0.1",
-        "OPENCODE_CONFIG_CONTENT": json.dumps(_config(grammar, jobs)),
-        **QUIET,
-    }
+    env = cli_env(
+        home,
+        {
+            "PATH": f"{RIPGREP_DIR}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+            "OPENCODE_CONFIG_CONTENT": json.dumps(_config(grammar, jobs)),
+            **QUIET,
+        },
+    )
     argv = [str(OPENCODE), "serve", "--hostname", "127.0.0.1", "--port", "0"]
     return subprocess.Popen(
         argv,
