@@ -233,18 +233,33 @@ def _check_recording(
         if why is not None and not damaged:
             shared.ERROR_BODY.fire(checker.shared, checker, resp.status, why)
         return _finish_recording(path, reader, checker, check_body=False, damaged=damaged)
-    settings = _forced_by_request(reader, _resumed_by_url(reader, settings))
+    settings = _forced_by_request(reader, _resumed_by_url(reader, _whole_by_url(reader, settings)))
     damage: list[RecordingError] = []
     reads = _reads(reader, damage)
     head: list[bytes] = _head_of(reads) if grammar == AUTO else []
     checker = _checker(grammar, b"".join(head), settings)
     checker.feed_all(head)
-    if resp is not None:
+    if resp is not None and not checker.settings.whole:  # a non-streaming answer is JSON
         ctype = resp.header("content-type") or ""
         if ctype.split(";")[0].strip().lower() != "text/event-stream":
             shared.CONTENT_TYPE.fire(checker.shared, checker, ctype)
     damaged = _read_all(reader, checker, feed=True, reads=(reads, damage))
     return _finish_recording(path, reader, checker, check_body=True, damaged=damaged)
+
+
+def _whole_by_url(reader: RecordingReader, settings: Settings | None) -> Settings | None:
+    """A recording of Gemini's non-streaming call says so in its URL (``:generateContent``):
+    its body is one JSON object, not a stream."""
+    url = (reader.request or {}).get("url")
+    if not isinstance(url, str) or (settings is not None and settings.whole):
+        return settings
+    try:
+        path = urlsplit(url).path
+    except ValueError:  # a URL urlsplit refuses (a bad IPv6 host): nothing said by it
+        return settings
+    if providers.dialect_of_path(path)[0] != providers.GEMINI or "streamG" in path:
+        return settings
+    return replace(settings or Settings(), whole=True)
 
 
 def _resumed_by_url(reader: RecordingReader, settings: Settings | None) -> Settings | None:

@@ -17,6 +17,7 @@ from sseconform.safetext import printable
 
 if TYPE_CHECKING:
     from sseconform.api import FileResult
+    from sseconform.config import CheckConfig
     from sseconform.report import Reporter
 
 
@@ -125,6 +126,14 @@ def check(
             metavar="N",
         ),
     ] = None,
+    non_streaming: Annotated[
+        bool,
+        typer.Option(
+            "--non-streaming",
+            help="The bodies answer Gemini's non-streaming generateContent: one JSON object "
+            "each (--grammar gemini). A recording's URL says it by itself.",
+        ),
+    ] = False,
 ) -> None:
     """Check streams against the chunk grammar, the JSON Schemas and the five invariants."""
     from sseconform import baseline as bl
@@ -148,9 +157,7 @@ def check(
             bl.check_target(str(write_baseline), updating, force=force)
     except SseconformError as exc:
         fail(str(exc))
-    if resumed or starting_after is not None:
-        conf.settings.resumed = True
-        conf.settings.starting_after = starting_after
+    _declared(conf, resumed, starting_after, non_streaming)
     if files.count("-") > 1:
         fail("standard input (-) can be given only once")
     is_strict = conf.strict
@@ -245,3 +252,17 @@ def _html_reporter(results: Sequence[FileResult], out: TextIO, strict: bool) -> 
         if r.error is None
     }
     out.write(render(results, strict, events))
+
+
+def _declared(
+    conf: CheckConfig, resumed: bool, starting_after: int | None, non_streaming: bool
+) -> None:
+    """What the user declared of the streams that no body says of itself (a recording's URL
+    says it too: see ``api``)."""
+    if resumed or starting_after is not None:
+        conf.settings.resumed = True
+        conf.settings.starting_after = starting_after
+    if non_streaming:
+        if conf.grammar != "gemini":
+            fail("--non-streaming: only Gemini's generateContent is read whole (--grammar gemini)")
+        conf.settings.whole = True

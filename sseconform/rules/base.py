@@ -52,6 +52,10 @@ class Settings:
     #: OpenAI then ends the call with ``finish_reason: "stop"`` (F007 does not apply). Read
     #: from a recording's request; None when nothing says.
     forced_function: bool | None = None
+    #: The body answers a non-streaming call (Gemini's ``:generateContent``): one JSON object,
+    #: not a stream. Declared (``--non-streaming``) or read from a recording's URL, never
+    #: guessed from the body (a stream that is one bare object is not an event stream).
+    whole: bool = False
 
     def enabled_codes(self) -> frozenset[str]:
         def match(code: str, pats: list[str]) -> bool:
@@ -382,6 +386,12 @@ class Checker:
         for c in chunks:
             self.feed(c)
 
+    @property
+    def json_framed(self) -> bool:
+        """The body is framed as JSON (Gemini's array, or one object), not as SSE: a body
+        with no event in it is then no W018 (the framing's own rule says what is wrong)."""
+        return False
+
     def finish(self) -> list[Finding]:
         """End of body: stream-level rules, then all diagnostics in stream order."""
         if self._finished:
@@ -397,7 +407,7 @@ class Checker:
         if events:
             self._events(events)
         self._place(None)
-        if self.frames == 0 and self.bytes:
+        if self.frames == 0 and self.bytes and not self.json_framed:
             shared.NOT_SSE.fire(self.shared, self, self.bytes, _looks_like(self._head_bytes))
         else:  # a body that is not SSE has no stream to end: what would follow is W018's
             self._end_of_stream()

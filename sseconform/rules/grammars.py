@@ -53,8 +53,10 @@ def detect(head: bytes) -> str:
     starts with an error event is told by the error's shape; anything else (chunks, not JSON,
     nothing) is chat, whose rules then say what is wrong with it.
     """
-    if head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"[" and any(k in head for k in _GEMINI_KEYS):
-        return "gemini"  # Gemini without alt=sse: one JSON array of chunks
+    if head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"[", b"{") and any(
+        k in head for k in _GEMINI_KEYS
+    ):  # Gemini without alt=sse (one JSON array of chunks), or its non-streaming answer
+        return "gemini"
     for block in head.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n\n"):
         event = None
         data = []

@@ -16,9 +16,9 @@ import pytest
 from sseconform import FileResult, Settings, check_bytes, check_chunks
 from sseconform.api import check_file
 from sseconform.rules.catalog import GRAMMAR_INVARIANTS, RULES, Severity, doc
-from sseconform.rules.gemini.array import ArrayReader
 from sseconform.rules.gemini.rules import INVARIANTS
 from sseconform.rules.grammars import checker_for, detect
+from sseconform.sse.jsonarray import ArrayReader
 from tests.conftest import CASES, REAL_STREAMS, case_settings
 from tests.test_cases import decoded_events, starts_a_line, where_of
 
@@ -105,15 +105,16 @@ def test_auto_detection_picks_gemini(case: Path) -> None:
     assert result.grammar == "gemini" and result.codes == _expected(case)
 
 
-def _array_located(body: bytes, diagnostics: list[Any], name: str) -> None:
-    """A JSON-array body: a chunk's finding at its element's first byte and line, V020 at
-    the byte it is about (its line counted from the body)."""
+def _array_located(body: bytes, diagnostics: list[Any], name: str, single: bool = False) -> None:
+    """A JSON-array body (or one object, ``single``): a chunk's finding at its element's
+    first byte and line, V020 and V022 at the byte they are about (its line counted from
+    the body)."""
     starts: dict[int, tuple[int, int]] = {}
 
     def element(_text: str, offset: int, line: int) -> None:
         starts[len(starts) + 1] = (offset, line)
 
-    reader = ArrayReader(element, lambda *_: None, 1 << 20)
+    reader = ArrayReader(element, lambda *_: None, 1 << 20, single=single)
     reader.feed(body)
     for d in diagnostics:
         if d.frame is not None:
@@ -123,8 +124,8 @@ def _array_located(body: bytes, diagnostics: list[Any], name: str) -> None:
 
 
 def _assert_located(body: bytes, settings: Settings, diagnostics: list[Any], name: str) -> None:
-    if body.lstrip()[:1] == b"[":
-        _array_located(body, diagnostics, name)
+    if settings.whole or body.lstrip()[:1] == b"[":
+        _array_located(body, diagnostics, name, settings.whole)
         return
     events = decoded_events(body, settings)
     starts = {ev.frame: (ev.frame, ev.line, ev.offset) for ev in events}

@@ -26,7 +26,6 @@ from sseconform.rules.catalog import Rule
 from sseconform.rules.delta_template import DeltaTemplate
 from sseconform.rules.finding import Finding
 from sseconform.rules.gemini import hooks as moment
-from sseconform.rules.gemini.array import ArrayReader
 from sseconform.rules.gemini.hooks import HOOKS
 from sseconform.rules.gemini.state import CandidateState, FirstCall
 from sseconform.rules.lane import Run
@@ -35,6 +34,7 @@ from sseconform.rules.schema import validator, violations
 from sseconform.rules.shared.rules.w003_crlf_framing import RULE as W003
 from sseconform.sse import events as kinds
 from sseconform.sse.decoder import Anomaly, Event
+from sseconform.sse.jsonarray import ArrayReader
 
 __all__ = ["CHECKER", "GeminiChecker"]
 
@@ -61,12 +61,20 @@ class GeminiChecker(Checker):
         #: Without ``alt=sse`` the body is one JSON array of chunks: None until the first
         #: bytes that are not white space say which framing it is
         self._array: ArrayReader | None = None
-        self._framed = False
+        self._framed = self.settings.whole
+        if self.settings.whole:  # one GenerateContentResponse: said, never guessed
+            self._array = ArrayReader(
+                self._element, self._whole_problem, self.settings.max_event, single=True
+            )
         self._opening = b""
         #: The first comment line since the last chunk, until the chunk after it (only when
         #: a rule checks comments)
         self._comments = moment.COMMENT_LINE.wanted(self._at)
         self._comment: Anomaly | None = None
+
+    @property
+    def json_framed(self) -> bool:
+        return self._array is not None
 
     @property
     def state(self) -> CandidateState:
@@ -114,6 +122,9 @@ class GeminiChecker(Checker):
 
     def _array_problem(self, message: str, offset: int, line: int) -> None:
         moment.ARRAY_FRAMING.fire(self._at, self, message, offset, line)
+
+    def _whole_problem(self, message: str, offset: int, line: int) -> None:
+        moment.WHOLE_FRAMING.fire(self._at, self, message, offset, line)
 
     # -- comment lines ---------------------------------------------------------------------
 

@@ -111,6 +111,11 @@ ARRAY_FRAMING: Moment[Any, [str, int, int]] = HOOKS.moment(
     "(message, offset, line): a JSON-array body (no `alt=sse`) that is not one array of "
     "chunks: a stray byte between elements, an element cut, the array not closed",
 )
+WHOLE_FRAMING: Moment[Any, [str, int, int]] = HOOKS.moment(
+    "whole-framing",
+    "(message, offset, line): a non-streaming answer (``:generateContent``) that is not one "
+    "JSON object: none, a byte after it, the object cut",
+)
 END: Moment[Any, []] = HOOKS.moment(
     "end",
     "(): after the last chunk",

@@ -29,6 +29,7 @@ from sseconform.rules.gemini.rules import (
     v019_event_line_in_gemini,
     v020_json_array_malformed,
     v021_comment_in_gemini,
+    v022_whole_body_malformed,
 )
 
 __all__ = [
@@ -54,4 +55,5 @@ __all__ = [
     "v019_event_line_in_gemini",
     "v020_json_array_malformed",
     "v021_comment_in_gemini",
+    "v022_whole_body_malformed",
 ]

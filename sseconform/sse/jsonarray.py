@@ -1,11 +1,14 @@
-"""Google's other framing of ``streamGenerateContent``: without ``alt=sse`` the body is one
-JSON array, streamed an element at a time (``[{...}``, then ``,\\r\\n{...}``, then ``]``).
+"""The two JSON framings of Google's API, beside SSE: without ``alt=sse``,
+``streamGenerateContent`` answers one JSON array streamed an element at a time (``[{...}``,
+then ``,\\r\\n{...}``, then ``]``); ``generateContent`` (no streaming) answers one JSON
+object.
 
-:class:`ArrayReader` hands each element on whole, with its place in the body (byte offset,
-line, element number), as the SSE decoder hands on an event's data; what lies between the
-elements that is not a comma or white space, and an array never closed, it reports. Memory
-holds one element (at most ``max_element`` bytes) and never grows with the body. Strings
-are skipped a run at a time (one regular expression), so braces in text are never counted.
+:class:`ArrayReader` hands each element (or the one object) on whole, with its place in the
+body (byte offset, line, element number), as the SSE decoder hands on an event's data; what
+lies between the elements that is not a comma or white space, and an array never closed (an
+object cut, or a byte after it), it reports. Memory holds one element (at most
+``max_element`` bytes) and never grows with the body. Strings are skipped a run at a time
+(one regular expression), so braces in text are never counted.
 """
 
 from __future__ import annotations
@@ -27,18 +30,23 @@ BEFORE, BETWEEN, INSIDE, AFTER = range(4)
 
 class ArrayReader:
     """Elements of a streamed JSON array, each handed to ``element(text, offset, line)``;
-    ``problem(message, offset, line)`` hears what is not the framing (once each kind)."""
+    ``problem(message, offset, line)`` hears what is not the framing (once each kind).
+    ``single``: the body is one JSON object, not an array (a non-streaming answer)."""
 
     def __init__(
         self,
         element: Callable[[str, int, int], None],
         problem: Callable[[str, int, int], None],
         max_element: int,
+        *,
+        single: bool = False,
     ) -> None:
         self._element = element
         self._problem = problem
         self.max_element = max_element
-        self.state = BEFORE
+        self.single = single
+        #: a one-object body opens on its object, as an array's body does after its ``[``
+        self.state = BETWEEN if single else BEFORE
         self.offset = 0  # bytes read before the current feed's first byte
         self.line = 1  # the line the current feed's first byte is on
         self.elements = 0
@@ -71,21 +79,37 @@ class ArrayReader:
             elif self.state == BETWEEN and c == b"," and not self._comma and self.elements:
                 self._comma = True
                 i += 1
-            elif self.state == BETWEEN and c == b"]":
+            elif self.state == BETWEEN and c == b"]" and not self.single:
                 self.state = AFTER
                 i += 1
             else:
-                self._once("stray", "a byte outside the array's elements", *self._place(data, i))
+                self._stray(data, i)
                 i += 1
         self.line += data.count(b"\n")
         self.offset += n
 
     def close(self) -> None:
-        """The end of the body: an array not closed (or an element cut) is reported."""
+        """The end of the body: an array not closed (or an element cut) is reported; a
+        one-object body with no object, or its object cut."""
+        what = "its JSON object" if self.single else "an element of the array"
         if self.state == INSIDE:
-            self._once("cut", "the body ends inside an element of the array", *self._start)
-        elif self.state in (BEFORE, BETWEEN):
+            self._once("cut", f"the body ends inside {what}", *self._start)
+        elif self.single and not self.elements:
+            self._once("open", "the body holds no JSON object", self.offset, self.line)
+        elif self.state in (BEFORE, BETWEEN) and not self.single:
             self._once("open", "the body ends before the array's closing ]", self.offset, self.line)
+
+    def _stray(self, data: bytes, i: int) -> None:
+        """A byte that is not the framing, quoted (one byte: the same however the body was
+        split into reads)."""
+        if not self.single:
+            where = "outside the array's elements"
+        elif self.elements:
+            where = "after the body's JSON object"
+        else:
+            where = "where the body's JSON object should begin"
+        seen = data[i : i + 1].decode("latin-1")
+        self._once("stray", f"{seen!r}: a byte {where}", *self._place(data, i))
 
     def _place(self, data: bytes, i: int) -> tuple[int, int]:
         return self.offset + i, self.line + data.count(b"\n", 0, i)
@@ -139,8 +163,8 @@ class ArrayReader:
             self._buf.append(piece)
 
     def _done(self) -> None:
-        self.state = BETWEEN
         self.elements += 1
+        self.state = AFTER if self.single else BETWEEN
         offset, line = self._start
         if self._size > self.max_element:
             self._once("large", f"an element over {self.max_element} bytes", offset, line)
