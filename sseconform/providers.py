@@ -67,6 +67,17 @@ GRAMMAR_PATH: dict[str, str] = {
 }
 
 
+def non_streaming_path(path: str) -> str | None:
+    """Gemini's non-streaming call where its streaming one is served (the same route, with
+    ``:generateContent`` and no ``alt=sse``); None for a path that is no such call."""
+    base, _, query = path.partition("?")
+    if ":streamGenerateContent" not in base:
+        return None
+    base = base.replace(":streamGenerateContent", ":generateContent")
+    rest = "&".join(p for p in query.split("&") if p and p != "alt=sse")
+    return base + ("?" + rest if rest else "")
+
+
 def endpoint_path(path: str, model: str) -> str:
     """An endpoint's path with its model filled in (Gemini names the model in the path)."""
     return path.replace(MODEL, model)

@@ -57,6 +57,15 @@ def gate(
             "(default: the suite's, else chat).",
         ),
     ] = None,
+    non_streaming: Annotated[
+        bool,
+        typer.Option(
+            "--non-streaming",
+            help="Ask each scenario without streaming: Gemini's MODEL:generateContent (with "
+            "--endpoint gemini). The answer must be one JSON object holding what the upstream "
+            "streamed, and an upstream failure an HTTP error; no timing is graded.",
+        ),
+    ] = False,
     only: Annotated[
         list[str] | None,
         typer.Option(help="Run only scenarios whose name matches this glob; repeatable."),
@@ -192,6 +201,7 @@ def gate(
         profile=gateway_profile,
         headers=header or [],
         endpoints=endpoint or [],
+        non_streaming=non_streaming,
         only=only or [],
         upstream_host=upstream_host,
         upstream_port=upstream_port,

@@ -23,6 +23,7 @@ from sseconform import providers
 from sseconform.model import Reassembler
 from sseconform.model.state import State, StateFolder
 from sseconform.sse import Event, SSEDecoder
+from sseconform.sse.jsonarray import ElementDecoder
 from sseconform.translate import Translator, detect_event, translator_for
 
 __all__ = ["Content", "Loc", "content_of"]
@@ -222,17 +223,23 @@ def _totals(m: Reassembler) -> dict[tuple[int, str], int]:
 
 class ContentFolder:
     """:func:`content_of` as it arrives: ``feed(bytes)`` any split, then ``finish()``. Holds
-    what the content is (text, calls, usage), never the bytes."""
+    what the content is (text, calls, usage), never the bytes. ``whole``: the body answers a
+    non-streaming call (Gemini's ``:generateContent``), one JSON object read as one chunk."""
 
-    def __init__(self, dialect: str | None = None, *, include_usage: bool = True) -> None:
+    def __init__(
+        self, dialect: str | None = None, *, include_usage: bool = True, whole: bool = False
+    ) -> None:
         self._b = _Builder(dialect, include_usage)
-        self._dec = SSEDecoder()
+        self._dec: SSEDecoder | ElementDecoder = (
+            ElementDecoder(single=True) if whole else SSEDecoder()
+        )
 
     def feed(self, data: bytes) -> None:
         event = self._b.event
         for ev in self._dec.feed(data):
             event(ev)
-        self._dec.take_anomalies()
+        if isinstance(self._dec, SSEDecoder):
+            self._dec.take_anomalies()
 
     def lengths(self) -> dict[tuple[int, str], int]:
         """How much of each field has arrived so far (characters; a call's argument bytes):
@@ -247,14 +254,19 @@ class ContentFolder:
 
 
 def content_of(
-    reads: Iterable[bytes], dialect: str | None = None, *, include_usage: bool = True
+    reads: Iterable[bytes],
+    dialect: str | None = None,
+    *,
+    include_usage: bool = True,
+    whole: bool = False,
 ) -> Content:
     """Fold a body (its reads, in order) into :class:`Content`; ``dialect`` None: detected.
 
     A native stream's usage is translated into a usage chunk (``include_usage``), so it can
-    be compared with the one a gateway sends when asked.
+    be compared with the one a gateway sends when asked. ``whole``: a non-streaming answer
+    (one JSON object), as :class:`ContentFolder` reads it.
     """
-    folder = ContentFolder(dialect, include_usage=include_usage)
+    folder = ContentFolder(dialect, include_usage=include_usage, whole=whole)
     for data in reads:
         folder.feed(data)
     return folder.finish()

@@ -31,6 +31,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from sseconform.providers import GEMINI_CLI_SIGNATURE
 from sseconform.replay.whole import anthropic_delta, events, json_or_empty
 
@@ -48,9 +50,17 @@ class Assistant:
     response_id: str | None = None  # responses: the response it continues
 
 
-def assistant_turn(endpoint: str, body: bytes) -> Assistant:
-    """The assistant turn a client of ``endpoint`` reads out of the stream ``body``."""
-    objs = [data for _, data in events(body) if isinstance(data, dict)]
+def assistant_turn(endpoint: str, body: bytes, *, whole: bool = False) -> Assistant:
+    """The assistant turn a client of ``endpoint`` reads out of the stream ``body`` (or, with
+    ``whole``, out of the one object that answers a non-streaming call)."""
+    if whole:
+        try:
+            obj = orjson.loads(body)
+        except orjson.JSONDecodeError:  # no answer a client could read: no turn to send
+            obj = None
+        objs = [obj] if isinstance(obj, dict) else []
+    else:
+        objs = [data for _, data in events(body) if isinstance(data, dict)]
     if endpoint == "messages":
         return _messages(objs)
     if endpoint == "responses":

@@ -250,3 +250,51 @@ def _said_anything(c: Content) -> bool:
     return any(
         ch.text or ch.reasoning or ch.refusal or ch.tool_calls for ch in c.model.choices.values()
     )
+
+
+# -- a non-streaming client ----------------------------------------------------------------
+
+
+def grade_whole(
+    g: Graded,
+    sc: Scenario,
+    ref: References,
+    complete: bool,
+    reason: str,
+    upstream_requests: int,
+) -> None:
+    """A client that asked without streaming (Gemini's ``:generateContent``) gets one
+    answer or one status: whatever failed upstream, a 2xx must hold the whole clean answer
+    (the upstream's, or a retry's) and a failure must reach it as an HTTP error. No error
+    frame can be sent, so none is looked for."""
+    if not g.ok_status:
+        if ref.expect == "content":
+            g.add(rules.expect.CONTENT, f"HTTP {g.status}: the upstream answered 200")
+        else:
+            g.note = (
+                f"rejected with HTTP {g.status} (the upstream failed; its client gets the status)"
+            )
+        return
+    checked(g)
+    if not complete:
+        if ref.dropped:  # the client raises on the cut body: the failure is not hidden
+            _mirrored(g, reason)
+        else:
+            g.add(rules.transport.INCOMPLETE, f"the gateway's answer did not end cleanly: {reason}")
+        return
+    failed_once = ref.expect in ("error", "rejected") and upstream_requests < 2
+    if failed_once:
+        rule = rules.expect.REJECTED if ref.expect == "rejected" else rules.expect.FAILURE_AS_ANSWER
+        g.add(
+            rule,
+            f"the upstream failed ({sc.fault}) and the gateway answered the non-streaming call "
+            f"with HTTP {g.status}: its client takes the body for the whole answer",
+            frame=1 if g.body else None,
+            offset=0 if g.body else None,
+        )
+        return
+    if upstream_requests > 1:
+        g.note = f"retried ({upstream_requests} upstream requests)"
+    case = _Case(g, sc, ref, complete, reason, upstream_requests, False, "content", ref.clean)
+    _compared(case)
+    g.note = g.note or "whole content"

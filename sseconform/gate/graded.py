@@ -13,6 +13,7 @@ from sseconform.gate.content import Content, content_of
 from sseconform.gate.timing import Timing
 from sseconform.providers import ENDPOINT_DIALECT, ENDPOINT_GRAMMAR
 from sseconform.recording.format import RecordingReader
+from sseconform.rules.base import Settings
 from sseconform.rules.catalog import Rule, Severity
 
 __all__ = ["RETRIED", "Graded", "checked", "retried"]
@@ -22,9 +23,17 @@ class Graded:
     """Findings for one scenario, each located in the gateway's recorded body."""
 
     def __init__(
-        self, path: str, status: int | None, allow: list[str], endpoint: str = "chat"
+        self,
+        path: str,
+        status: int | None,
+        allow: list[str],
+        endpoint: str = "chat",
+        *,
+        whole: bool = False,
     ) -> None:
         self.path = path
+        #: the answer to a non-streaming call (Gemini's ``:generateContent``): one object
+        self.whole = whole
         self.status = status
         self.allow = set(allow)
         self.grammar = ENDPOINT_GRAMMAR[endpoint]
@@ -53,7 +62,7 @@ class Graded:
         # read as the endpoint's clients read it: chunks, or Anthropic / Responses events
         # through the reference translation, so it compares with the upstream by meaning
         dialect = ENDPOINT_DIALECT[endpoint]
-        self.content = content_of([self.body], dialect) if self.ok_status else None
+        self.content = content_of([self.body], dialect, whole=whole) if self.ok_status else None
         self.starts = self.content.starts if self.content is not None else []
         #: check's diagnostics when the stream was checked as it arrived (``load``): None,
         #: check the recording at ``path``
@@ -71,7 +80,7 @@ class Graded:
         """A stream that was checked and folded as it arrived, never kept: findings are
         located by frame and offset, with no excerpt."""
         g = cls.__new__(cls)
-        g.path, g.status, g.allow, g.headers = "", status, set(allow), set()
+        g.path, g.status, g.allow, g.headers, g.whole = "", status, set(allow), set(), False
         g.grammar = g.check_grammar = ENDPOINT_GRAMMAR[endpoint]
         g.findings, g.note, g.body, g.reads, g.timing = [], "", b"", [], None
         g.content = content if g.ok_status else None
@@ -133,7 +142,8 @@ def checked(g: Graded) -> None:
     """``check`` on the gateway's recording: errors fail, warnings are listed."""
     diagnostics = g.diagnostics
     if diagnostics is None:
-        diagnostics = check_file(g.path, grammar=g.check_grammar).diagnostics
+        settings = Settings(whole=True) if g.whole else None
+        diagnostics = check_file(g.path, settings, grammar=g.check_grammar).diagnostics
     for d in diagnostics:
         if d.code in g.allow:
             continue

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from sseconform.findings import Finding
 from sseconform.gate import rules
 from sseconform.gate.content import Content, content_of, describe
-from sseconform.gate.expectations import grade
+from sseconform.gate.expectations import grade, grade_whole
 from sseconform.gate.graded import Graded, checked, retried
 from sseconform.gate.references import References
 from sseconform.gate.scenario import Scenario
@@ -65,6 +65,7 @@ def grade_recording(
     bound: str | None = None,
     grammar: str | None = None,
     tools: list[str] | None = None,
+    streaming: bool = True,
 ) -> Graded:
     """The findings (and note) for the gateway's answer recorded at ``path``, given what the
     upstream logged of the scenario's requests (``served``). With ``budgets``, its timing
@@ -72,8 +73,10 @@ def grade_recording(
     ``bound``: the bound the answer broke (the recording stopped there), a finding alone.
     ``grammar``: what ``check`` reads the answer as, when not the endpoint's own.
     ``tools``: the tools the client's request declared, each of which the upstream's
-    request must declare too."""
-    g = Graded(path, status, allow, endpoint)
+    request must declare too. ``streaming`` False: the client asked without streaming
+    (Gemini's ``:generateContent``): its answer is one object, graded by
+    :func:`~.expectations.grade_whole`, and has no timing."""
+    g = Graded(path, status, allow, endpoint, whole=not streaming)
     g.check_grammar = grammar or g.grammar
     if bound is not None:
         _bound(g, bound, reason)
@@ -81,10 +84,13 @@ def grade_recording(
         g.add(rules.transport.NO_RESPONSE, f"no answer from the gateway: {reason}")
     elif _reached(g, sc, served, bool(ref.faults)):
         _forwarded(g, tools or [], served)
-        grade(g, sc, ref, complete, reason, len(served), _whole_answer(served))
+        if streaming:
+            grade(g, sc, ref, complete, reason, len(served), _whole_answer(served))
+        else:
+            grade_whole(g, sc, ref, complete, reason, len(served))
         if not g.ok_status:
             _error_path(g, served)
-        if g.ok_status and budgets is not None:
+        if g.ok_status and budgets is not None and streaming:
             _timed(g, sc, served, t0, budgets)
     return g
 

@@ -15,12 +15,13 @@ from dataclasses import dataclass, field
 
 from sseconform import baseline as bl
 from sseconform.errors import UsageError
+from sseconform.gate.aimed import for_endpoint, non_streaming
 from sseconform.gate.known import apply_baseline, apply_known, baseline_of
 from sseconform.gate.profile import Profile, Route, load_profile, parse_header
 from sseconform.gate.result import ScenarioResult, SuiteResult
 from sseconform.gate.runner import run_suite, unique_slugs
 from sseconform.gate.scenario import Scenario
-from sseconform.gate.suite import Suite, for_endpoint, load_suite
+from sseconform.gate.suite import Suite, load_suite
 from sseconform.gate.timing import parse_budget
 from sseconform.providers import ENDPOINTS
 
@@ -51,6 +52,8 @@ class GateOptions:
     baseline: str | None = None  # known deviations (a gate baseline file)
     budgets: list[str] = field(default_factory=list)  # timing budgets: NAME=SECONDS
     evidence: bool = False  # keep what the HTML page shows
+    #: ask Gemini's generateContent, not streamGenerateContent (the gemini endpoint only)
+    non_streaming: bool = False
 
     def load_profile(self) -> Profile | None:
         return load_profile(self.profile) if self.profile else None
@@ -126,7 +129,16 @@ def prepare_suites(options: GateOptions, profile: Profile | None = None) -> list
         if options.max_bytes is not None:
             su.max_bytes = options.max_bytes
         su.timing = {**su.timing, **budgets}
+    if options.non_streaming:
+        suites = [_non_streaming(su) for su in suites]
     return suites
+
+
+def _non_streaming(suite: Suite) -> Suite:
+    try:
+        return non_streaming(suite)
+    except ValueError as exc:
+        raise UsageError(f"--non-streaming: {exc} (give --endpoint gemini)") from None
 
 
 def run_gate(

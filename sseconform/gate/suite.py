@@ -73,7 +73,6 @@ Anthropic) before the stream, the connection dropped mid-stream, and a 2 s stall
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -96,10 +95,10 @@ from sseconform.gate.profile import (
 )
 from sseconform.gate.scenario import EXPECTS, HISTORY, RESULT, Scenario, Turn
 from sseconform.gate.timing import DEFAULT_BUDGETS, Budgets
-from sseconform.providers import ENDPOINT_GRAMMAR, ENDPOINTS
+from sseconform.providers import ENDPOINT_GRAMMAR, ENDPOINTS, non_streaming_path
 from sseconform.replay.faults import parse_faults
 
-__all__ = ["BUILTINS", "Suite", "builtin_suite", "for_endpoint", "load_suite", "recordings_dir"]
+__all__ = ["BUILTINS", "Suite", "builtin_suite", "load_suite", "recordings_dir"]
 
 SUITE_KEYS = frozenset(
     {
@@ -164,6 +163,9 @@ class Suite:
     profile: Profile | None = None
     endpoint: str = "chat"
     timing: dict[str, float] = field(default_factory=dict)  # budget name -> seconds
+    #: False: each scenario is asked without streaming (Gemini's ``:generateContent``), and
+    #: the gateway's answer is one JSON object (:func:`non_streaming`)
+    streaming: bool = True
 
     @property
     def budgets(self) -> Budgets:
@@ -216,7 +218,8 @@ class Suite:
 
     def path_for(self, dialect: str) -> str:
         if self.endpoint != "chat":  # the dialect's and suite's paths are the chat endpoint's
-            return self.endpoint_route.path or ENDPOINTS[self.endpoint]
+            path = self.endpoint_route.path or ENDPOINTS[self.endpoint]
+            return path if self.streaming else non_streaming_path(path) or path
         profile_path = self.profile.path if self.profile is not None else None
         return self.route(dialect).path or self.path or profile_path or DEFAULT_PATH
 
@@ -230,20 +233,6 @@ class Suite:
                 out = {n: x for n, x in out.items() if n.lower() != k.lower()}
                 out[k] = v
         return out
-
-
-def for_endpoint(suite: Suite, endpoint: str) -> Suite:
-    """The suite aimed at one endpoint. Off the chat endpoint its scenario names start with
-    the endpoint (``messages/anthropic/text``), so reports and baselines keep them apart."""
-    if endpoint == suite.endpoint:
-        return suite
-    renamed = [
-        dataclasses.replace(sc, name=sc.name if endpoint == "chat" else f"{endpoint}/{sc.name}")
-        for sc in suite.scenarios
-    ]
-    return dataclasses.replace(
-        suite, name=f"{suite.name} ({endpoint})", scenarios=renamed, endpoint=endpoint
-    )
 
 
 def recordings_dir() -> Path:

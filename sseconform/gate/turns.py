@@ -77,7 +77,7 @@ class Conversation:
         issued = ready.ref.clean.state.values()
         recordings = self.run.later_turns[sc.name]
         for k, (turn, rec) in enumerate(zip(sc.turns, recordings, strict=True), start=2):
-            answer = assistant_turn(endpoint, answered)
+            answer = assistant_turn(endpoint, answered, whole=not self.run.suite.streaming)
             if not answer.calls:
                 base.findings.append(
                     Finding.of(
@@ -132,6 +132,7 @@ class Conversation:
             sc, ref, out, outcome.progress.status, served, complete=outcome.complete,
             reason=outcome.reason, allow=run.suite.allow, endpoint=run.suite.endpoint,
             bound=outcome.bound, grammar=run.suite.grammar, tools=ready.tools,
+            streaming=run.suite.streaming,
         )  # fmt: skip
         for f in g.findings:
             found.append(dataclasses.replace(f, message=f"turn {k}: {f.message}", turn=k))

@@ -17,13 +17,14 @@ from dataclasses import dataclass, field
 import orjson
 
 from sseconform.findings import Finding
+from sseconform.gate.aimed import for_endpoint
 from sseconform.gate.content import ContentFolder
 from sseconform.gate.grading import grade_stream
 from sseconform.gate.prepared import Prepared, Schedule, not_applicable
 from sseconform.gate.prepared import prepare as prepare_scenario
 from sseconform.gate.profile import load_profile
 from sseconform.gate.request import GatewayRequests
-from sseconform.gate.suite import Suite, for_endpoint, load_suite
+from sseconform.gate.suite import Suite, load_suite
 from sseconform.gate.upstream import Upstream
 from sseconform.providers import ENDPOINT_DIALECT, ENDPOINT_GRAMMAR
 from sseconform.replay.scenario import ReplayRule

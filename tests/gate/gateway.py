@@ -56,6 +56,15 @@ does for the provider's own models) and translates any other dialect into that g
 - ``drop-thinking-history``: a conversation's history is forwarded without its thinking
   (thinking and redacted thinking blocks, reasoning items, their state), on every path.
 
+Gemini's non-streaming call (``:generateContent``) is answered as a gateway that always
+streams upstream answers it: its own streaming route asked on loopback, the stream folded
+into one GenerateContentResponse (an upstream failure: an HTTP error in Gemini's shape).
+Its mistakes:
+
+- ``stream-for-whole``: the stream is passed on as it came (SSE for a JSON call);
+- ``failure-as-answer``: an upstream that failed mid-stream gets answered with 200 and the
+  text it had sent, finished with ``STOP``.
+
 A conversation's history is forwarded in the upstream's shape, the state the client sends
 back put where the upstream verifies it (:mod:`.history`).
 
@@ -87,7 +96,9 @@ from typing import Any
 
 import httpx
 
+from sseconform.gate.content import content_of
 from sseconform.providers import carries_token
+from sseconform.replay.whole import fold
 from sseconform.sse import SSEDecoder
 from sseconform.translate import serialize, translate_body, translator_for
 from tests.gate import history
@@ -107,6 +118,10 @@ TLS = ssl.create_default_context()
 NATIVE = {"/v1/messages": "anthropic", "/v1/responses": "responses"}
 #: Gemini's streaming call, the model in the path (Gemini CLI's and google-genai's).
 GEMINI_CALL = re.compile(r"^/v1beta/models/([^/:]+):streamGenerateContent$")
+#: Gemini's non-streaming call.
+GEMINI_WHOLE = re.compile(r"^/v1beta/models/([^/:]+):generateContent$")
+#: The request headers a non-streaming call's inner streaming request keeps.
+KEPT = ("x-test-provider", "x-test-upstream", "x-goog-api-key", "authorization")
 #: A grammar's endpoint (the shape of the requests this gateway reads on its path).
 ENDPOINT = {"anthropic": "messages", "responses": "responses", "gemini": "gemini"}
 #: Where each native grammar is called upstream.
@@ -205,6 +220,9 @@ class Gateway:
                 length = int(self.headers.get("content-length", "0"))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 path = self.path.split("?", 1)[0]
+                if GEMINI_WHOLE.match(path):
+                    gw.handle_whole(self, path, body)
+                    return
                 native = NATIVE.get(path)
                 gemini = GEMINI_CALL.match(path)
                 if gemini is not None:  # the model is in the path, not the body
@@ -371,6 +389,34 @@ class Gateway:
                 pace.flush()  # a dropped upstream: the stream just ends (as Portkey does)
                 if "abort-on-drop" in self.bugs:
                     _reset(h)
+
+    def handle_whole(self, h: BaseHTTPRequestHandler, path: str, body: dict[str, Any]) -> None:
+        """Gemini's ``:generateContent``: this gateway's own streaming route, asked on
+        loopback, its stream folded into one answer (replay's fold: the providers' own); a
+        failure becomes an HTTP error, the upstream's status where it had one."""
+        inner = path.replace(":generateContent", ":streamGenerateContent") + "?alt=sse"
+        headers = {k: v for k, v in h.headers.items() if k.lower() in KEPT}
+        with httpx.Client(timeout=httpx.Timeout(30.0)) as client:
+            resp = client.post(self.url + inner, json=body, headers=headers)
+        if resp.status_code >= 400:
+            self._raw(h, resp.status_code, resp.content, _passed(resp))
+            return
+        if "stream-for-whole" in self.bugs:
+            self._raw(h, 200, resp.content)
+            return
+        whole = fold("gemini", resp.content)
+        if whole.status == 200:
+            self._raw(h, 200, whole.body)
+        elif "failure-as-answer" in self.bugs:
+            choice = content_of([resp.content], "gemini").model.choices.get(0)
+            said = choice.text if choice is not None else ""
+            part = {"content": {"parts": [{"text": said}], "role": "model"}}
+            self._json(h, 200, {"candidates": [{**part, "finishReason": "STOP", "index": 0}]})
+        elif whole.status:
+            self._raw(h, whole.status, whole.body)
+        else:  # the stream was cut: no answer
+            error = {"code": 502, "message": "upstream stream cut", "status": "UNAVAILABLE"}
+            self._json(h, 502, {"error": error})
 
     def _translated(
         self, h: BaseHTTPRequestHandler, body: dict[str, Any], source: str, grammar: str,

@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
+from sseconform.gate.aimed import for_endpoint
 from sseconform.gate.result import ScenarioResult
 from sseconform.gate.runner import run_suite
-from sseconform.gate.suite import builtin_suite, for_endpoint
+from sseconform.gate.suite import builtin_suite
 from sseconform.replay.routing import tag_of
 from tests.gate.gateway import Gateway
 from tests.gate.test_gate import free_port, gate_cli

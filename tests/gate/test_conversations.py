@@ -16,10 +16,11 @@ import orjson
 import pytest
 
 from sseconform.errors import UsageError
+from sseconform.gate.aimed import for_endpoint
 from sseconform.gate.conversation import assistant_turn, next_body
 from sseconform.gate.result import ScenarioResult, SuiteResult
 from sseconform.gate.runner import run_suite
-from sseconform.gate.suite import builtin_suite, for_endpoint, load_suite, recordings_dir
+from sseconform.gate.suite import builtin_suite, load_suite, recordings_dir
 from sseconform.html.gate import render
 from sseconform.recording.redact import Redactor
 from sseconform.replay.history import returned_of

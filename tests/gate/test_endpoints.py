@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from sseconform.errors import UsageError
+from sseconform.gate.aimed import for_endpoint
 from sseconform.gate.content import content_of
 from sseconform.gate.grading import grade_recording
 from sseconform.gate.profile import load_profile
@@ -25,7 +26,7 @@ from sseconform.gate.references import references
 from sseconform.gate.report import endpoint_matrix
 from sseconform.gate.request import GatewayRequests, request_body
 from sseconform.gate.runner import run_suite
-from sseconform.gate.suite import builtin_suite, for_endpoint, load_suite, recordings_dir
+from sseconform.gate.suite import builtin_suite, load_suite, recordings_dir
 from sseconform.providers import ENDPOINTS, endpoint_path
 from sseconform.recording.format import Response, write_recording
 from sseconform.replay.plan import load

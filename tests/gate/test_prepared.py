@@ -10,10 +10,11 @@ from typing import Any, cast
 import pytest
 
 from sseconform.gate import references as refs_module
+from sseconform.gate.aimed import for_endpoint
 from sseconform.gate.prepared import Prepared, not_applicable, prepare
 from sseconform.gate.request import GatewayRequests
 from sseconform.gate.runner import SuiteRun
-from sseconform.gate.suite import for_endpoint, load_suite
+from sseconform.gate.suite import load_suite
 from sseconform.gate.upstream import Upstream
 from sseconform.load.plan import LoadSettings
 from sseconform.load.plan import prepare as load_plan

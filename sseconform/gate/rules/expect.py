@@ -92,3 +92,21 @@ CONTENT_OR_ERROR = define_gate(
         fix="Retry and stream the whole answer, or end with the grammar's error event.",
     ),
 )
+FAILURE_AS_ANSWER = define_gate(
+    "expect:failure-as-answer",
+    Severity.ERROR,
+    "The upstream failed; the gateway answered a non-streaming call with 200.",
+    RuleDoc(
+        what="The client asked without streaming (Gemini's `:generateContent`), the "
+        "upstream failed (mid-stream, or with a status) and the gateway answered HTTP 200 "
+        "all the same: with what it had of the answer, or with an error inside the body.",
+        why="A non-streaming client has one way to learn of a failure: the status. A 200 is "
+        "an answer, so the partial one is taken as whole and nothing is retried.",
+        clients="google-genai's `models.generate_content` returns the 200's response as the "
+        "answer (a body with no candidates reads as `.text` None, no error raised); Gemini "
+        "CLI's non-streaming calls (its summaries and checks) use what they get.",
+        fix="Answer a non-streaming call only once the upstream has finished; when it fails, "
+        'answer with an HTTP error in Gemini\'s shape (`{"error": {"code", "message", '
+        '"status"}}`), the upstream\'s status where it had one, or retry before answering.',
+    ),
+)
