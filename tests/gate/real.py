@@ -18,8 +18,10 @@ from typing import Any, TypeVar
 import httpx
 import pytest
 
+from sseconform.gate.aimed import NON_STREAMING
 from sseconform.recording.format import RecordingReader
 from sseconform.sse import SSEDecoder
+from sseconform.sse.jsonarray import ElementDecoder
 from tests.cli.helpers import run_cli
 from tests.conftest import ROOT
 
@@ -163,8 +165,9 @@ def body(path: str) -> bytes:
         return b"".join(b for _, b in RecordingReader(fp, path).reads())
 
 
-def event_starts(data: bytes) -> list[int]:
-    dec = SSEDecoder()
+def event_starts(data: bytes, whole: bool = False) -> list[int]:
+    """Where each event starts (``whole``: the one object of a non-streaming answer)."""
+    dec = ElementDecoder(single=True) if whole else SSEDecoder()
     return [ev.offset for ev in dec.feed(data) + dec.finish()]
 
 
@@ -178,7 +181,7 @@ def assert_located(scenarios: dict[str, dict[str, Any]]) -> None:
             if f["offset"] is None:
                 continue
             data = bodies[f["turn"] - 1]
-            starts = event_starts(data)
+            starts = event_starts(data, s["name"].startswith(NON_STREAMING))
             assert f["offset"] in starts, (s["name"], f)
             assert f["frame"] is not None and starts[f["frame"] - 1] == f["offset"], (s["name"], f)
             assert f["excerpt"] and data[f["offset"] :].startswith(f["excerpt"].encode()), f

@@ -153,6 +153,41 @@ def test_default_suites_through_litellm(
     assert data["passed"], printed
 
 
+WHOLE_BASELINE = Path(__file__).with_name("litellm-gemini-generate-known.json")
+
+
+def test_gemini_non_streaming_through_litellm(proxy: tuple[str, int], tmp_path: Path) -> None:
+    """LiteLLM's Gemini route asked without streaming (``:generateContent``, as google-genai's
+    ``generate_content`` asks): every built-in scenario, each answer one object holding what
+    the upstream streamed, each upstream failure an HTTP error."""
+    url, upstream = proxy
+    data, printed = real.gate(
+        tmp_path,
+        "--gateway", url,
+        "--gateway-profile", "litellm",
+        "--endpoint", "gemini",
+        "--non-streaming",
+        "--speed", "0",  # no timing is graded of one answer: the upstream need not pace
+        "--upstream-port", str(upstream),
+        "--key", MASTER_KEY,
+        "--baseline", str(WHOLE_BASELINE),
+    )  # fmt: skip
+    scenarios = {s["name"]: s for s in data["scenarios"]}
+    names = {
+        f"gemini:generateContent/{s.name}" for d in DIALECTS for s in builtin_suite(d).scenarios
+    }
+    assert set(scenarios) == names
+    real.assert_located(scenarios)
+    timed = [f for s in scenarios.values() for f in s["findings"] if f["source"] == "timing"]
+    assert timed == []  # one answer has no timing to grade
+    where = f"gemini endpoint, non-streaming, baseline tests/gate/{WHOLE_BASELINE.name}"
+    real.write_scorecard(
+        "SSECONFORM_LITELLM_SCORECARD", real.scorecard(scenarios, f"LiteLLM ({where})")
+    )
+    real.assert_only_known(scenarios, frozenset())
+    assert data["passed"], printed
+
+
 def test_scorecard_has_a_column_per_endpoint() -> None:
     """After every endpoint ran: one table, scenario by endpoint (CI prints it)."""
     if set(_BY_ENDPOINT) != set(ENDPOINTS):
