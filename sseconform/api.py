@@ -253,13 +253,7 @@ def _whole_by_url(reader: RecordingReader, settings: Settings | None) -> Setting
     url = (reader.request or {}).get("url")
     if not isinstance(url, str) or (settings is not None and settings.whole):
         return settings
-    try:
-        path = urlsplit(url).path
-    except ValueError:  # a URL urlsplit refuses (a bad IPv6 host): nothing said by it
-        return settings
-    if providers.dialect_of_path(path)[0] != providers.GEMINI or "streamG" in path:
-        return settings
-    return replace(settings or Settings(), whole=True)
+    return replace(settings or Settings(), whole=True) if providers.asks_whole(url) else settings
 
 
 def _resumed_by_url(reader: RecordingReader, settings: Settings | None) -> Settings | None:

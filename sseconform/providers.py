@@ -300,6 +300,13 @@ def detect(body_head: bytes, url: str | None = None) -> str | None:
     return None
 
 
+def asks_whole(url: str) -> bool:
+    """Does a request URL (or path) ask Gemini's non-streaming call, ``:generateContent``,
+    whose answer is one JSON object?"""
+    path = _path_of(url).split("?", 1)[0].rstrip("/")
+    return path.endswith(":generateContent") and dialect_of_path(path)[0] == GEMINI
+
+
 def _path_of(url: str) -> str:
     m = re.match(r"^[a-z]+://[^/]+(/[^?#]*)", url)
     return m.group(1) if m else url

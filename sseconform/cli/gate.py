@@ -380,10 +380,14 @@ def diff(
         b = load(gateway)
     except SseconformError as exc:
         fail(str(exc))
-    ca = content_of([x for _, x in a.reads], dialect)
+    if timing and (a.whole or b.whole):
+        fail("--timing: a non-streaming answer (generateContent) has no timing to compare")
+    ca = content_of([x for _, x in a.reads], dialect, whole=a.whole)
     # Any grammar is read by meaning: a native gateway stream goes through the same reference
-    # translation as a native upstream, so the two compare piece by piece.
-    cb = content_of([x for _, x in b.reads], None if gateway_dialect == "auto" else gateway_dialect)
+    # translation as a native upstream, so the two compare piece by piece (a non-streaming
+    # answer, its recording's URL says, as one object).
+    spoken_as = None if gateway_dialect == "auto" else gateway_dialect
+    cb = content_of([x for _, x in b.reads], spoken_as, whole=b.whole)
     spoken = b.dialect if gateway_dialect == "auto" else gateway_dialect
     grammar = DIALECT_GRAMMAR.get(spoken or "", "chat")  # whose words name the fields
     diffs = compare(ca, cb, usage=usage, prefix_only=prefix, grammar=grammar)

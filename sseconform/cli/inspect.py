@@ -37,6 +37,14 @@ def inspect(
         Path | None, typer.Option(help="Save the final screen as HTML.", metavar="FILE")
     ] = None,
     force: Annotated[bool, typer.Option(help="Replace existing export files.")] = False,
+    non_streaming: Annotated[
+        bool,
+        typer.Option(
+            "--non-streaming",
+            help="The body answers Gemini's non-streaming generateContent: one JSON object. "
+            "A recording's URL says it by itself.",
+        ),
+    ] = False,
 ) -> None:
     """Watch a stream reassemble: text, reasoning, tool-call arguments, diagnostics, gaps.
 
@@ -64,8 +72,9 @@ def inspect(
         except SseconformError as exc:
             fail(str(exc))
         view = StreamView(
-            name, dialect=dialect, stall=stall, status=rec.status if rec is not None else None
-        )
+            name, dialect=dialect, stall=stall, status=rec.status if rec is not None else None,
+            whole=non_streaming or (rec is not None and rec.whole),
+        )  # fmt: skip
         import time
         from contextlib import nullcontext
 

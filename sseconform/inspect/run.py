@@ -18,6 +18,7 @@ from typing import IO
 from rich.console import Console, RenderableType
 from rich.live import Live
 
+from sseconform import providers
 from sseconform.errors import InputError
 from sseconform.inspect.render import SUMMARY, Budget, render
 from sseconform.inspect.state import StreamView
@@ -45,6 +46,12 @@ class Recording:
         self.reader = reader
         resp = reader.response
         self.status = resp.status if resp is not None else None
+
+    @property
+    def whole(self) -> bool:
+        """Its URL asked Gemini's non-streaming call (``:generateContent``): one object."""
+        url = (self.reader.request or {}).get("url")
+        return isinstance(url, str) and providers.asks_whole(url)
 
     def reads(self) -> Iterator[tuple[float, bytes]]:
         try:

@@ -17,7 +17,7 @@ import time
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import orjson
@@ -32,6 +32,7 @@ from sseconform.rules.grammars import checker_for
 from sseconform.rules.shared.rules import h001_http_error_status as h001
 from sseconform.safetext import printable
 from sseconform.sse import Event, SSEDecoder
+from sseconform.sse.jsonarray import ElementDecoder
 from sseconform.translate import Translator, detect_event, translator_for
 
 __all__ = ["EventRow", "Stall", "StreamView", "summarize"]
@@ -152,7 +153,13 @@ class StreamView:
         stall: float = 1.0,
         settings: Settings | None = None,
         status: int | None = None,
+        whole: bool = False,
     ) -> None:
+        """``whole``: the body answers Gemini's non-streaming call, one object (shown as one
+        chunk, checked as ``check --non-streaming`` does)."""
+        if whole:
+            settings = replace(settings or Settings(), whole=True)
+            dialect = dialect or providers.GEMINI
         self.lock = threading.RLock()
         self._readers = 0
         self.source = source
@@ -174,7 +181,9 @@ class StreamView:
         self.stalls: deque[Stall] = deque(maxlen=STALLS)
         self.stall_count = 0
         self._last_t: float | None = None
-        self._decoder = SSEDecoder()
+        self._decoder: SSEDecoder | ElementDecoder = (
+            ElementDecoder(single=True) if whole else SSEDecoder()
+        )
         self._held: list[tuple[float, Event]] = []
         self._translator: Translator | None = None
         self._settings = settings

@@ -41,6 +41,8 @@ class Loaded:
     t_head: float
     reads: list[tuple[float, bytes]]
     complete: bool
+    #: its request asked Gemini's non-streaming call: the body is one JSON object
+    whole: bool = False
 
     @cached_property
     def body(self) -> bytes:
@@ -97,8 +99,9 @@ def load(path: str) -> Loaded:
     t_head = (resp.t or 0.0) if resp else 0.0
     reason = resp.reason if resp else "OK"
     loaded = Loaded(
-        p.name, path, dialect, model, status, reason, headers, t_head, reads, reader.complete
-    )
+        p.name, path, dialect, model, status, reason, headers, t_head, reads, reader.complete,
+        whole=url is not None and providers.asks_whole(url),
+    )  # fmt: skip
     loaded.__dict__["body"] = body  # joined once here, shared by every response
     return loaded
 

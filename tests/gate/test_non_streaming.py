@@ -14,8 +14,11 @@ from sseconform.errors import UsageError
 from sseconform.gate.aimed import for_endpoint, non_streaming
 from sseconform.gate.options import GateOptions, prepare_suites
 from sseconform.gate.runner import run_suite
-from sseconform.gate.suite import builtin_suite
+from sseconform.gate.suite import builtin_suite, recordings_dir
 from sseconform.providers import non_streaming_path
+from sseconform.recording.format import Response, write_recording
+from sseconform.replay.plan import load
+from sseconform.replay.whole import fold
 from tests.cli.helpers import run_cli
 from tests.gate.gateway import Gateway
 from tests.gate.test_gate import free_port
@@ -135,3 +138,19 @@ def test_cli(tmp_path: Path) -> None:
         cwd=tmp_path,
     )  # fmt: skip
     assert bad.code == 2 and "--endpoint gemini" in bad.err
+
+
+def test_diff_reads_a_non_streaming_recording_whole(tmp_path: Path) -> None:
+    """A gateway's ``:generateContent`` answer (its recording's URL says so) against the
+    upstream's stream: the same content; ``--timing`` has nothing to compare."""
+    gemini = recordings_dir() / "gemini" / "text-gemini.jsonl"
+    whole = fold("gemini", load(str(gemini)).body)
+    assert whole.status == 200
+    rec = tmp_path / "answer.jsonl"
+    url = "http://127.0.0.1:9/v1beta/models/sseconform-gemini:generateContent"
+    head = Response(200, "OK", headers=[("content-type", "application/json")], t=0.01)
+    write_recording(rec, [(0.02, whole.body)], response=head, request={"url": url})
+    same = run_cli("diff", "--gateway-from", "gemini", gemini, rec, cwd=tmp_path)
+    assert same.code == 0 and "same content" in same.out, same.out + same.err
+    timed = run_cli("diff", "--timing", "--gateway-from", "gemini", gemini, rec, cwd=tmp_path)
+    assert timed.code == 2 and "no timing" in timed.err

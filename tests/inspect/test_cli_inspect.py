@@ -145,6 +145,23 @@ def test_gemini_is_checked_in_its_own_grammar(wd: Path) -> None:
     assert "gemini grammar)" in out and "no grammar of its own" not in out
 
 
+def test_a_non_streaming_gemini_answer_is_read_whole(wd: Path) -> None:
+    """A recording of ``:generateContent`` says so in its URL; a raw body takes
+    ``--non-streaming``: one object, one event, what ``check`` finds in it (V022 for a cut
+    one)."""
+    answer = (CASES / "gemini" / "pass" / "non-streaming-answer" / "stream.sse").read_bytes()
+    rec = wd / "answer.jsonl"
+    url = "http://127.0.0.1:9/v1beta/models/gemini-test:generateContent"
+    head = Response(200, "OK", headers=[("content-type", "application/json")], t=0.01)
+    write_recording(rec, [(0.02, answer)], response=head, request={"url": url})
+    out = summary(inspect(wd, rec, "--no-live", "--speed", "0"))
+    assert "dialect gemini \u2192 chunks" in header(out) and "events 1 " in header(out)
+    assert "diagnostics (0, gemini grammar)" in out
+    cut = CASES / "gemini" / "fail" / "V022-object-cut" / "stream.sse"
+    out = summary(inspect(wd, cut, "--no-live", "--non-streaming"))
+    assert diagnostic_codes(out) == ["V022", "V006"], out
+
+
 def test_chunk_recording_with_parallel_calls(wd: Path) -> None:
     out = summary(inspect(wd, PARALLEL, "--no-live", "--speed", "0"))
     head = header(out)

@@ -18,7 +18,7 @@ from rich.console import Console
 from sseconform.inspect.render import SUMMARY, Budget, render, sparkline
 from sseconform.inspect.state import StreamView, summarize
 from sseconform.recording.format import RecordingReader
-from tests.conftest import ROOT
+from tests.conftest import CASES, ROOT
 from tests.snapshot import compare
 
 SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
@@ -217,3 +217,17 @@ def test_sparkline_marks_stalls() -> None:
     line = sparkline([0.001, 0.01, 2.0], stall=1.0)
     assert len(line.plain) == 3 and line.plain[-1] == "\u2588"
     assert any("red" in str(span.style) for span in line.spans)
+
+
+def test_a_non_streaming_gemini_answer_is_one_event() -> None:
+    """Gemini's generateContent answer (one object): read as one chunk, checked in the
+    gemini grammar as ``check --non-streaming`` checks it, fed a byte at a time."""
+    body = (CASES / "gemini" / "pass" / "non-streaming-answer" / "stream.sse").read_bytes()
+    view = StreamView("answer.json", whole=True)
+    for i in range(len(body)):
+        view.feed(0.5, body[i : i + 1])
+    view.finish()
+    text = screen(view)
+    assert "gemini \u2192 chunks" in text and "events 1" in text and "lookup" in text
+    assert "diagnostics (0, gemini grammar)" in text
+    compare(SNAPSHOTS / "non-streaming-gemini.txt", text)
