@@ -138,6 +138,64 @@ def test_anthropic_lane_changes_nothing(events: list[bytes], cuts: list[int], en
     _same(body, cuts, "anthropic", Settings(max_line=400, max_event=1 << 20))
 
 
+#: A block of each kind: its start's content_block and its deltas' key.
+BLOCKS = {
+    "text": ({"type": "text", "text": ""}, "text"),
+    "thinking": ({"type": "thinking", "thinking": "", "signature": ""}, "thinking"),
+    "tool_use": ({"type": "tool_use", "id": "toolu_l", "name": "f", "input": {}}, "partial_json"),
+}
+PING = _event("ping", {"type": "ping"})
+
+
+def _blocks(spec: list[tuple[str, int, list[tuple[int | None, str]]]]) -> bytes:
+    """Blocks one after another, each ``(kind, index, deltas)``; a delta ``(None, _)`` is a
+    ping, ``(k, text)`` a delta of the block's kind naming block ``index + k`` (0: its own;
+    else a closed or never opened one)."""
+    out = [ANTHROPIC_HEAD, STOP_0]
+    for kind, index, deltas in spec:
+        block, key = BLOCKS[kind]
+        start = {"type": "content_block_start", "index": index, "content_block": block}
+        out.append(_event("content_block_start", start))
+        for k, text in deltas:
+            out.append(PING if k is None else _anthropic_delta(index + k, text, key))
+        out.append(_event("content_block_stop", {"type": "content_block_stop", "index": index}))
+    out.append(MESSAGE_END)
+    return b"".join(out)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(sorted(BLOCKS)),
+            st.integers(min_value=1, max_value=4),
+            st.lists(st.tuples(st.sampled_from([0, 0, 0, 0, 1, -1, None]), TEXTS), max_size=12),
+        ),
+        max_size=6,
+    ),
+    st.lists(st.integers(min_value=0, max_value=10_000), max_size=12),
+)
+def test_anthropic_blocks_share_their_kind_s_template(
+    spec: list[tuple[str, int, list[tuple[int | None, str]]]], cuts: list[int]
+) -> None:
+    """One template serves every block of its kind (its index filled in at the block's
+    start, found again after a ping): deltas naming another block (closed, or never opened),
+    indexes used twice and pings between deltas are found as the full path finds them."""
+    _same(_blocks(spec), cuts, "anthropic", Settings(max_line=400, max_event=1 << 20))
+
+
+def test_a_later_block_s_deltas_go_through_the_lane() -> None:
+    """The second text block's deltas are matched from its first, with no new cut."""
+    deltas: list[tuple[int | None, str]] = [(0, w) for w in ("a", "b", "c") * 30]
+    body = _blocks([("text", 1, deltas), ("text", 2, deltas), ("text", 3, deltas)])
+    c = AnthropicChecker(Settings())
+    c.feed(body)
+    assert c.finish() == []
+    # slow: message_start, four starts and stops, the message end, and one delta: the first
+    assert c.frames - c.lane_events == 12
+    _same(body, [], "anthropic", Settings())
+
+
 def test_anthropic_tool_input_through_the_lane() -> None:
     """A tool block's input streamed in pieces the lane takes: the input it checks is whole."""
     start = _event(

@@ -24,7 +24,7 @@ from typing import Any
 from sseconform.jsonstr import JSON_STRING
 from sseconform.rules.lane import JSON
 from sseconform.sse.template import INT as INT_PATTERN
-from sseconform.sse.template import SEQ, VALUE, Cut, Template, cut
+from sseconform.sse.template import NUM, SEQ, VALUE, Cut, Template, cut
 
 __all__ = ["DeltaTemplate", "make_template"]
 
@@ -53,22 +53,23 @@ class DeltaTemplate(Template):
         self.taken = 0  # events the lane took on their bytes
         self.pattern: re.Pattern[str] | None = None
 
-    def match(self, d: str) -> tuple[str, int] | None:
-        """The value's text and the sequence number (-1: none) when ``d`` fits, else None."""
+    def match(self, d: str) -> tuple[str, int, tuple[int, ...]] | None:
+        """The value's text, the sequence number (-1: none) and the number holes' values
+        when ``d`` fits, else None."""
         pattern = self.pattern
         if pattern is None:
             got = self._walk(d)
             if got is not None:
                 self.hits += 1
-                if self.hits == self.COMPILE_AFTER:
+                if self.hits == self.COMPILE_AFTER and NUM not in self.holes:
                     self.pattern = _pattern(self.segments, self.holes)
             return got
         m = pattern.fullmatch(d)
         if m is None:
             return None
-        return _text(m.group(VALUE)), (int(m.group(SEQ)) if SEQ in self.holes else -1)
+        return _text(m.group(VALUE)), (int(m.group(SEQ)) if SEQ in self.holes else -1), ()
 
-    def _walk(self, d: str) -> tuple[str, int] | None:
+    def _walk(self, d: str) -> tuple[str, int, tuple[int, ...]] | None:
         if not d.startswith(self.head):
             return None
         segs = self.segments
@@ -80,17 +81,20 @@ class DeltaTemplate(Template):
             if end < pos + 2 or not d.endswith(tail):
                 return None
             m = JSON_STRING.fullmatch(d, pos, end)
-            return None if m is None else (_text(m.group()), -1)
+            return None if m is None else (_text(m.group()), -1, ())
         literal = ""
         seq = -1
+        numbers: list[int] = []
         for j, hole in enumerate(holes):
-            m = (INT if hole == SEQ else JSON_STRING).match(d, pos)
+            m = (INT if hole in (SEQ, NUM) else JSON_STRING).match(d, pos)
             if m is None:
                 return None
             if hole == VALUE:
                 literal = m.group()
             elif hole == SEQ:
                 seq = int(m.group())
+            elif hole == NUM:
+                numbers.append(int(m.group()))
             pos = m.end()
             nxt = segs[j + 1]
             if not d.startswith(nxt, pos):
@@ -98,7 +102,7 @@ class DeltaTemplate(Template):
             pos += len(nxt)
         if pos != len(d):
             return None
-        return _text(literal), seq
+        return _text(literal), seq, tuple(numbers)
 
 
 def _text(literal: str) -> str:

@@ -91,7 +91,8 @@ def cut(
     """Cut ``data`` (parsed: ``obj``) around the string at ``path`` (keys and list indexes),
     its top-level ``obfuscation`` string, with ``seq`` its top-level ``sequence_number``, and
     every whole number in the object at the top-level key ``numbers`` (counts that grow, as
-    Gemini's usage); proven by a probe parse. None when the cut is not certain."""
+    Gemini's usage), or the number there (an Anthropic block's index, so one template serves
+    every block of its kind); proven by a probe parse. None when the cut is not certain."""
     key = path[-1]
     if type(key) is not str or PROBE in data or str(PROBE_SEQ)[:9] in data:
         return None
@@ -147,6 +148,11 @@ def _holes(
         if within is None:
             return None
         holes += [(m.start(1), m.end(1), NUM) for m in _NUMBER.finditer(data, *within)]
+    elif numbers is not None and type(obj.get(numbers)) is int:  # one number: a block's index
+        found = list(re.finditer(f'"{re.escape(numbers)}":\\s*({INT})(?![0-9])', data))
+        if len(found) != 1:
+            return None
+        holes.append((found[0].start(1), found[0].end(1), NUM))
     holes.sort()
     if any(a[1] > b[0] for a, b in itertools.pairwise(holes)):
         return None
@@ -181,7 +187,7 @@ def _proven(
         if _at(parent, where[-1:]) != marker:
             return False
         parent[where[-1]] = int(data[a:b]) if kind == SEQ else json.loads(data[a:b])
-    if nums and (numbers is None or _put_back(probe.get(numbers), nums) != len(nums)):
+    if nums and (numbers is None or _put_back_at(probe, numbers, nums) != len(nums)):
         return False
     try:
         return bool(probe == obj)
@@ -234,6 +240,18 @@ def _value_span(data: str, key: str, string: re.Pattern[str]) -> tuple[int, int]
     return None
 
 
+def _put_back_at(probe: dict[str, Any], key: str, nums: dict[int, int]) -> int:
+    """The probe numbers at ``key`` put back (one number there, or every one within):
+    how many."""
+    value = probe.get(key)
+    if type(value) is int:
+        if value not in nums:
+            return 0
+        probe[key] = nums[value]
+        return 1
+    return _put_back(value, nums)
+
+
 def _put_back(node: Any, nums: dict[int, int]) -> int:
     """Each probe number in ``node`` replaced by the number it stands for; how many."""
     n = 0
@@ -284,9 +302,12 @@ class Run:
         self.numbers: list[list[int]] = []
 
     @classmethod
-    def one(cls, text: str, seq: int) -> Run:
-        """A single delta matched on its decoded data (its value's text)."""
-        return cls(1, [seq], text, [], plain=False)
+    def one(cls, text: str, seq: int, numbers: tuple[int, ...] = ()) -> Run:
+        """A single delta matched on its decoded data (its value's text, its number holes'
+        values)."""
+        run = cls(1, [seq], text, [], plain=False)
+        run.numbers = [[n] for n in numbers]
+        return run
 
     def raw(self) -> bytes:
         """The literals, one after the other."""
@@ -376,6 +397,17 @@ class Template:
         self.lines = 2 if cut.event is None else 3
         self.form: _Form | None = None  # made on the first take: many are never used
 
+    def filled(self, value: int) -> Cut:
+        """The cut with its one number hole filled in with ``value``: what every event of
+        this template with that number is, but for its other holes (the probe parse proved
+        the hole takes any whole number). A block's index, known at its start, so the lane
+        matches its deltas with one hole fewer."""
+        j = self.holes.index(NUM)
+        segs = self.segments
+        joined = segs[j] + str(value) + segs[j + 1]
+        holes = self.holes[:j] + self.holes[j + 1 :]
+        return Cut(self.event, (*segs[:j], joined, *segs[j + 2 :]), holes)
+
     def take(self, buf: bytes, at: int, limit: int) -> Run:
         """The run of events in ``buf`` from ``at`` that fit, up to the first that does not:
         each ends with its blank line and is at most ``limit`` bytes without it.
@@ -440,7 +472,10 @@ class _Form:
 
     def columns(self, events: bytes) -> list[list[bytes]]:
         """The holes of ``events`` (a run of them, each of the template's lengths), one list
-        a hole: the expression's split gives, per event, an empty gap and its holes."""
+        a hole: one hole's values are what the expression finds; with more, its split gives,
+        per event, an empty gap and its holes."""
+        if len(self.pieces) == 2:  # one hole: its values alone (no gaps to step over)
+            return [self.matchers.each.findall(events)]
         parts = self.matchers.each.split(events)
         step = len(self.pieces)
         return [parts[h::step] for h in range(1, step)]

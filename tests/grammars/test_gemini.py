@@ -287,3 +287,23 @@ def test_an_empty_function_call_part_is_no_split_call() -> None:
     assert _check(body).codes == set()
     split = body.replace(b'{"functionCall":{}}', b'{"functionCall":{"args":{"b":2}}}', 1)
     assert _check(split).codes == {"V001"}
+
+
+@pytest.mark.parametrize("tag", ["<think>", "\\u003cthink>", "\\u003Cthinking>"])
+def test_a_tag_in_a_long_run_of_text_chunks_is_found_however_it_is_written(tag: str) -> None:
+    """The byte lane takes a run of text chunks whole unless a text could open with a tag:
+    one written raw or as its JSON escape is found as the full path finds it."""
+    chunk = (
+        'data: {"candidates":[{"content":{"parts":[{"text":"%s"}],"role":"model"},'
+        '"index":0}],"modelVersion":"gemini-test"}\r\n\r\n'
+    )
+    texts = ["Hello", " world"] * 20 + [tag + "x"] + ["more"] * 20
+    last = (
+        'data: {"candidates":[{"content":{"parts":[{"text":"."}],"role":"model"},'
+        '"finishReason":"STOP","index":0}],"modelVersion":"gemini-test"}\r\n\r\n'
+    )
+    body = ("".join(chunk % t for t in texts) + last).encode()
+    fast = check_bytes(body, grammar="gemini")
+    slow = check_bytes(body, Settings(memo=False), grammar="gemini")
+    assert fast.codes == slow.codes == {"V007"}
+    assert fast.diagnostics == slow.diagnostics

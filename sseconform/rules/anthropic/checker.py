@@ -34,10 +34,17 @@ from sseconform.rules.lane import Run
 from sseconform.rules.native import is_chat_chunk
 from sseconform.rules.schema import validator, violations
 from sseconform.sse.decoder import Event
+from sseconform.sse.template import NUM
 
 __all__ = ["CHECKER", "AnthropicChecker"]
 
 _Handler = Callable[[Event, dict[str, Any]], None]
+
+
+#: The delta a block of each type streams, whose template is armed at the block's start
+#: (a tool block's: ``INPUT_DELTA``).
+ARMED_DELTA = {"text": "text_delta", "thinking": "thinking_delta"}
+INPUT_DELTA = "input_json_delta"
 
 
 def schema_name(kind: str) -> str:
@@ -68,6 +75,12 @@ class AnthropicChecker(Checker):
         self._memo = self.settings.memo
         self._frame_start = 0
         self._at = HOOKS.table(self._enabled)
+        #: delta type -> a proven template of its deltas whose block index is a hole: one
+        #: cut serves every block of the kind (filled in with the block's index at its
+        #: start, or when its next delta fits after a ping)
+        self._library: dict[str, DeltaTemplate] = {}
+        #: the block the held template's deltas must belong to (their index is checked)
+        self._armed: Block | None = None
 
     @property
     def state(self) -> StreamState:
@@ -114,8 +127,14 @@ class AnthropicChecker(Checker):
         handler(ev, obj)
 
     def _template_take(self, t: DeltaTemplate, run: Run) -> int:
-        if t.target is not None:  # a tool block: its input grows by the run's pieces
-            self._input_piece(t.target, run.text(run.n), run.n)
+        """The run's deltas up to the first of another block than the armed one (still
+        open): a tool block's input grows by their pieces; text and thinking deltas of the
+        block's own kind need nothing more than the full path gave the first."""
+        b = self._armed
+        if b is None or self._s.open.get(b.index) is not b:
+            return 0
+        if b.tool:
+            self._input_piece(b, run.text(run.n), run.n)
         return run.n
 
     def _untyped(self, ev: Event, obj: dict[str, Any]) -> None:
@@ -218,8 +237,23 @@ class AnthropicChecker(Checker):
             b.signed = bool(block.get("signature"))
         if len(s.open) < MAX_OPEN_BLOCKS or index in s.open:
             s.open[index] = b
+            self._arm(b)
         if index >= s.next_index:
             s.next_index = index + 1
+
+    def _arm(self, b: Block) -> None:
+        """A block begun with nothing to say of it: the template of its kind's deltas (made
+        for an earlier block) takes them from the first, none of them decoded."""
+        kind = ARMED_DELTA.get(b.type) or (INPUT_DELTA if b.tool else None)
+        t = self._library.get(kind) if kind is not None else None
+        if t is not None and self._memoizing():
+            self._drop_template()
+            self._hold(t, b)
+
+    def _hold(self, known: DeltaTemplate, b: Block) -> None:
+        """The kind's template, its index filled in with ``b``'s, as the one held."""
+        eol = self._lane.eol if self._lane is not None else b"\n"
+        self._tmpl, self._armed = DeltaTemplate(known.filled(b.index), None, eol), b
 
     def _block_delta(self, ev: Event, obj: dict[str, Any]) -> None:
         s = self._s
@@ -243,7 +277,7 @@ class AnthropicChecker(Checker):
                 self._remember(ev, obj, "partial_json", b)
             return
         if kind == "text_delta" and b.type == "text":
-            self._remember(ev, obj, "text", None)
+            self._remember(ev, obj, "text", b)
             return
         allowed = BLOCK_DELTAS.get(b.type)
         if kind not in DELTA_TYPES:
@@ -255,7 +289,7 @@ class AnthropicChecker(Checker):
         elif kind == "signature_delta":
             b.signed = True
         elif kind == "thinking_delta" and b.type == "thinking":
-            self._remember(ev, obj, "thinking", None)
+            self._remember(ev, obj, "thinking", b)
 
     def _input_piece(self, b: Block, piece: str, deltas: int = 1) -> None:
         """One input_json_delta of a tool block (or ``deltas`` of them, their pieces joined):
@@ -267,19 +301,38 @@ class AnthropicChecker(Checker):
                 b.parts.append(piece)
             b.size = size
 
-    def _remember(self, ev: Event, obj: dict[str, Any], key: str, target: Block | None) -> None:
-        """Keep a delta that found nothing as the template of the next ones
-        (rules/delta_template.py): only while the message is under way and no cut is held."""
+    def _memoizing(self) -> bool:
+        """May the event just read be the template of the next ones: nothing said of it,
+        the message under way, no cut held?"""
         s = self._s
-        if (
+        return (
             self._memo
             and self._emitted == self._frame_start
-            and ev.data_lines == 1
-            and ev.event == "content_block_delta"
             and s.pending_cut is None
             and s.ended is None
-        ):
-            self._learn(ev, obj, ("delta", key), target)
+        )
+
+    def _remember(self, ev: Event, obj: dict[str, Any], key: str, b: Block) -> None:
+        """Keep a delta that found nothing as the template of the next ones
+        (rules/delta_template.py), its block index a hole; the kind's template already made
+        is taken again when this delta fits it."""
+        if not (self._memoizing() and ev.data_lines == 1 and ev.event == "content_block_delta"):
+            return
+        delta = obj["delta"]
+        kind = delta["type"]
+        known = self._library.get(kind)
+        if known is not None:
+            got = known.match(ev.data)
+            if got is not None and got[2] == (b.index,):
+                self._hold(known, b)
+                return
+        self._learn(ev, obj, ("delta", key), None, numbers="index")
+        t = self._tmpl
+        if t is not None:
+            self._armed = b
+            if t.holes.count(NUM) == 1:
+                self._library[kind] = t
+                self._hold(t, b)
 
     def _block_stop(self, ev: Event, obj: dict[str, Any]) -> None:
         s = self._s

@@ -48,6 +48,8 @@ RULE = define(
 
 #: How reasoning text opens when a gateway passes it through as text.
 THINK_TAGS = ("<think>", "<thinking>")
+#: "<" in a JSON string literal: itself, or its one escape (either case of its hex digits)
+_LESS_THAN = (b"<", b"\\u003c", b"\\u003C")
 #: Other APIs' reasoning fields, found in a Gemini part.
 REASONING_KEYS = ("reasoning_content", "reasoning", "thinking", "reasoning_details")
 
@@ -75,5 +77,8 @@ def check_keys(c: GeminiChecker, ev: Event, part: dict[str, Any], pointer: str) 
 @TEXT_RUN.on(RULE)
 def check_run(c: GeminiChecker, run: Run, thought: bool, veto: list[Rule]) -> None:
     """A run of text chunks one of which opens with a reasoning tag."""
-    if not thought and any(t.lstrip().startswith(THINK_TAGS) for t in run.texts()):
+    raw = run.raw() if run.literals else None
+    if thought or (raw is not None and not any(lt in raw for lt in _LESS_THAN)):
+        return  # no text holds a tag's "<", raw or escaped: nothing to read one by one
+    if any(t.lstrip().startswith(THINK_TAGS) for t in run.texts()):
         veto.append(RULE)

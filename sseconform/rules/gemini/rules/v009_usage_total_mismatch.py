@@ -84,7 +84,5 @@ def check_run(
     if total is None:
         return
     parts = [by_key[k] for k in PARTS if k in by_key]
-    if not parts or any(
-        t != s for t, s in zip(total, map(sum, zip(*parts, strict=True)), strict=True)
-    ):
+    if not parts or total != list(map(sum, zip(*parts, strict=True))):
         veto.append(RULE)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
@@ -54,6 +53,6 @@ def check_run(
         if key is None:
             continue
         seq = [before[key], *col] if key in before else col
-        if any(a > b for a, b in itertools.pairwise(seq)):
+        if seq != sorted(seq):  # not going down: already in order (one C-level pass)
             veto.append(RULE)
             return
