@@ -11,12 +11,12 @@ its ``obfuscation`` padding, counts that grow) parses to the same object but for
   with the values put back, to the object itself. None when that cannot be shown.
 - :class:`Template`: a cut as the bytes of a whole event in the form the decoder reads
   without a remark (``event: NAME``, ``data: ``, one line end each); ``take`` matches the
-  run of events that follow in a few C calls, whatever its length: one expression (one per
-  template lengths, compiled once) finds how far events of the template's lengths follow,
-  each hole one JSON string (an integer for a number) exactly as the parser reads one; a
-  second cuts out the holes; the events written again from the template and those holes
-  must be the bytes read (which proves every head and piece); one UTF-8 decode of all the
-  values (:class:`Run`).
+  run of events that follow in a few C calls, whatever its length: one pass of one
+  expression (one per template lengths, compiled once) cuts out the holes of the events of
+  the template's lengths that follow, each hole one JSON string (an integer for a number)
+  exactly as the parser reads one; the events written again from the template and those
+  holes must be the bytes read (which proves every head and piece); one UTF-8 decode of all
+  the values (:class:`Run`).
 
 One implementation for both, so they cannot drift apart (they did once: a 5000-digit
 sequence number; now at most 19 digits, one pattern). The ``sse`` layer imports no JSON
@@ -412,10 +412,10 @@ class Template:
         """The run of events in ``buf`` from ``at`` that fit, up to the first that does not:
         each ends with its blank line and is at most ``limit`` bytes without it.
 
-        A few C calls a run, whatever its length: one expression (compiled once for every
-        template of the same lengths) finds how far events of the template's lengths, with
-        a JSON string or a number in each hole, follow each other; a second cuts out their
-        holes; the events written again from the template and those holes must then be the
+        A few C calls a run, whatever its length: one pass of one expression (compiled once
+        for every template of the same lengths) cuts out the holes of the events of the
+        template's lengths, with a JSON string or a number in each hole, that follow each
+        other; the events written again from the template and those holes must then be the
         very bytes read, which proves every head and piece at once."""
         form = self.form
         if form is None:
@@ -423,12 +423,12 @@ class Template:
         if not buf.startswith(form.head, at):
             return NONE
         m = form.matchers
-        end = m.run.match(buf, at).end()  # type: ignore[union-attr]  # it matches empty too
-        if end == at:
+        cols = form.columns(buf, at)
+        if not cols[0]:
             return NONE
-        cols = form.columns(buf[at:end])
         written = form.write(cols)
-        if len(written) != end - at or not buf.startswith(written, at):
+        end = at + len(written)
+        if not buf.startswith(written, at):
             cols, end = form.fitting(buf, at, cols)
             if not cols[0]:
                 return NONE
@@ -470,15 +470,25 @@ class _Form:
         #: one hole: the bytes between two events' values
         self.glue = self.tail + self.head
 
-    def columns(self, events: bytes) -> list[list[bytes]]:
-        """The holes of ``events`` (a run of them, each of the template's lengths), one list
-        a hole: one hole's values are what the expression finds; with more, its split gives,
-        per event, an empty gap and its holes."""
+    def columns(self, buf: bytes, at: int) -> list[list[bytes]]:
+        """The holes of the run of events of the template's lengths from ``at``, one list a
+        hole, in one pass: the expression takes an event, or else the whole rest of the
+        buffer (so its matches follow each other from ``at``, and end at the first byte that
+        is not such an event). One hole's values are what it finds (the rest adds an empty
+        one); with more, its split gives, per event, an empty gap and its holes (the rest:
+        none)."""
+        view = memoryview(buf)[at:]
         if len(self.pieces) == 2:  # one hole: its values alone (no gaps to step over)
-            return [self.matchers.each.findall(events)]
-        parts = self.matchers.each.split(events)
+            values: list[bytes] = self.matchers.each.findall(view)
+            if values and not values[-1]:
+                values.pop()
+            return [values]
+        parts = self.matchers.each.split(view)
         step = len(self.pieces)
-        return [parts[h::step] for h in range(1, step)]
+        cols = [parts[h::step] for h in range(1, step)]
+        if cols[0] and cols[0][-1] is None:
+            cols = [col[:-1] for col in cols]
+        return cols
 
     def write(self, cols: list[list[bytes]]) -> bytes:
         """The events whose holes are ``cols``, written from the template."""
@@ -522,11 +532,10 @@ def _first_over(cols: list[list[bytes]], fixed: int, limit: int) -> int:
 
 
 class _Matchers(NamedTuple):
-    """The two expressions of a template's lengths: ``run`` matches events of those
-    lengths one after the other, ``each`` reads the holes of one; ``fixed``: the bytes of an
+    """The expression of a template's lengths: ``each`` reads the holes of one event of
+    those lengths, or else takes the rest of the buffer whole; ``fixed``: the bytes of an
     event but its holes and blank line."""
 
-    run: re.Pattern[bytes]
     each: re.Pattern[bytes]
     fixed: int
 
@@ -539,18 +548,16 @@ def _matchers(
     sep: bytes,
     string: re.Pattern[bytes],
 ) -> _Matchers:
-    """The expressions for a template whose head and pieces have these lengths: each as
+    """The expression for a template whose head and pieces have these lengths: each as
     so many bytes (what they are is proven after), each hole one JSON string (``string``,
-    possessive: it ends at its own closing quote) or a whole number, then the blank line."""
-    one = [b".{%d}" % head]
+    possessive: it ends at its own closing quote) or a whole number, then the blank line;
+    or else the rest of the buffer, so one pass ends where the run does."""
     each = [b".{%d}" % head]
     for hole, size in zip(holes, pieces, strict=True):
         body = b"(?:" + (INT.encode() if hole in (SEQ, NUM) else string.pattern) + b")"
-        one += [body, b".{%d}" % size]
         each += [b"(" + body + b")", b".{%d}" % size]
     end = re.escape(sep)
     return _Matchers(
-        re.compile(b"(?:" + b"".join(one) + end + b")*+", re.DOTALL),
-        re.compile(b"".join(each) + end, re.DOTALL),
+        re.compile(b"".join(each) + end + b"|(?:.+)", re.DOTALL),
         head + sum(pieces),
     )
