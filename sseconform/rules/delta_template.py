@@ -40,14 +40,13 @@ class DeltaTemplate(Template):
     event), which pays for its compilation only on a long run of deltas. The lane matches
     whole events on their bytes (``take``)."""
 
-    __slots__ = ("head", "hits", "pattern", "taken", "target")
+    __slots__ = ("hits", "pattern", "taken", "target")
 
     #: Matches before the template is compiled (a compile costs about a thousand matches).
     COMPILE_AFTER = 64
 
     def __init__(self, cut: Cut, target: Any, eol: bytes = b"\n") -> None:
         super().__init__(cut, JSON, eol)
-        self.head = self.segments[0]
         self.target = target  # where the value goes: the checker that made it knows
         self.hits = 0  # matches of decoded events (match)
         self.taken = 0  # events the lane took on their bytes
@@ -58,51 +57,17 @@ class DeltaTemplate(Template):
         when ``d`` fits, else None."""
         pattern = self.pattern
         if pattern is None:
-            got = self._walk(d)
-            if got is not None:
-                self.hits += 1
-                if self.hits == self.COMPILE_AFTER and NUM not in self.holes:
-                    self.pattern = _pattern(self.segments, self.holes)
-            return got
+            got = self.fits(d)  # the lane's own reading of a decoded event (sse/template.py)
+            if got is None:
+                return None
+            self.hits += 1
+            if self.hits == self.COMPILE_AFTER and NUM not in self.holes:
+                self.pattern = _pattern(self.segments, self.holes)
+            return _text(got[0]), got[1], got[2]
         m = pattern.fullmatch(d)
         if m is None:
             return None
         return _text(m.group(VALUE)), (int(m.group(SEQ)) if SEQ in self.holes else -1), ()
-
-    def _walk(self, d: str) -> tuple[str, int, tuple[int, ...]] | None:
-        if not d.startswith(self.head):
-            return None
-        segs = self.segments
-        pos = len(self.head)
-        holes = self.holes
-        if len(holes) == 1:  # the value alone (Anthropic's deltas): what lies between the ends
-            tail = segs[1]
-            end = len(d) - len(tail)
-            if end < pos + 2 or not d.endswith(tail):
-                return None
-            m = JSON_STRING.fullmatch(d, pos, end)
-            return None if m is None else (_text(m.group()), -1, ())
-        literal = ""
-        seq = -1
-        numbers: list[int] = []
-        for j, hole in enumerate(holes):
-            m = (INT if hole in (SEQ, NUM) else JSON_STRING).match(d, pos)
-            if m is None:
-                return None
-            if hole == VALUE:
-                literal = m.group()
-            elif hole == SEQ:
-                seq = int(m.group())
-            elif hole == NUM:
-                numbers.append(int(m.group()))
-            pos = m.end()
-            nxt = segs[j + 1]
-            if not d.startswith(nxt, pos):
-                return None
-            pos += len(nxt)
-        if pos != len(d):
-            return None
-        return _text(literal), seq, tuple(numbers)
 
 
 def _text(literal: str) -> str:

@@ -43,6 +43,8 @@ VALUE, SEQ, PAD, NUM = "value", "seq", "pad", "num"
 PROBE = "sseconform-lane-probe"
 PROBE_SEQ = 987654321987
 _SEQ = re.compile(r'"sequence_number":\s*(' + INT + ")(?![0-9])")
+#: A whole number as the lane reads one, in decoded data.
+_WHOLE = re.compile(INT)
 #: A whole number as a JSON value (after ``:``, ``[`` or ``,``; before ``,``, ``]`` or ``}``).
 _NUMBER = re.compile(r"[:\[,]\s*(" + INT + r")(?![0-9])(?=\s*[,\]}])")
 
@@ -396,6 +398,41 @@ class Template:
         #: the lines of one event, its blank line too (what the decoder is told it skipped)
         self.lines = 2 if cut.event is None else 3
         self.form: _Form | None = None  # made on the first take: many are never used
+
+    def fits(self, d: str) -> tuple[str, int, tuple[int, ...]] | None:
+        """One event's decoded data against the cut (both ``check`` and ``translate`` match
+        a decoded event so): its value's literal (quotes and all: one JSON string, exactly as
+        the parser reads one), its sequence number (-1: none) and its number holes' values;
+        None when it does not fit."""
+        segs, holes, string = self.segments, self.holes, self.json.string
+        head = segs[0]
+        if not d.startswith(head):
+            return None
+        pos = len(head)
+        if len(holes) == 1:  # the value alone (Anthropic's deltas): what lies between the ends
+            tail = segs[1]
+            end = len(d) - len(tail)
+            if end < pos + 2 or not d.endswith(tail) or string.fullmatch(d, pos, end) is None:
+                return None
+            return d[pos:end], -1, ()
+        literal = ""
+        seq = -1
+        numbers: list[int] = []
+        for j, hole in enumerate(holes):
+            m = (_WHOLE if hole in (SEQ, NUM) else string).match(d, pos)
+            if m is None:
+                return None
+            if hole == VALUE:
+                literal = m.group()
+            elif hole == SEQ:
+                seq = int(m.group())
+            elif hole == NUM:
+                numbers.append(int(m.group()))
+            pos = m.end()
+            if not d.startswith(segs[j + 1], pos):
+                return None
+            pos += len(segs[j + 1])
+        return (literal, seq, tuple(numbers)) if pos == len(d) else None
 
     def filled(self, value: int) -> Cut:
         """The cut with its one number hole filled in with ``value``: what every event of

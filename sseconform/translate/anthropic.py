@@ -15,9 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 from sseconform import providers
-from sseconform.jsonstr import JSON_STRING, is_plain_literal
 from sseconform.sse import Event
-from sseconform.sse.template import cut
+from sseconform.sse.template import Template, cut
 from sseconform.translate.base import DELTA_SUFFIX, MALFORMED, Emitter, Frame, Guarded, loads
 from sseconform.translate.lane import JSON, Candidate, Unnumbered
 from sseconform.translate.state import ANTHROPIC, encrypted, signature
@@ -48,25 +47,21 @@ class AnthropicTranslator(Guarded, Unnumbered):
         try:
             t = self._tmpl
             if t is not None:
-                d = ev.data
-                end = len(d) - t.slen
-                if end >= t.plen + 2 and d.startswith(t.prefix) and d.endswith(t.suffix):
-                    literal = d[t.plen : end]
-                    if is_plain_literal(literal) or (
-                        "\\" not in literal and JSON_STRING.fullmatch(literal)
-                    ):
+                got = t.cut.fits(ev.data)  # the byte lane's reading of a decoded event
+                if got is not None:
+                    literal = got[0]
+                    if "\\" not in literal:
                         # No escape: the literal is the very bytes orjson would write. The emitter
                         # holds nothing between events, so the one frame goes straight out.
-                        if end > t.plen + 2:
+                        if len(literal) > 2:
                             return [t.out_head + literal.encode() + t.out_tail]
                         return []
-                    if JSON_STRING.fullmatch(literal):
-                        value = loads(literal)
-                        if t.call < 0:
-                            self.e.text(value)
-                        else:
-                            self.e.arguments(t.call, value)
-                        return self.e.take()
+                    value = loads(literal)
+                    if t.call < 0:
+                        self.e.text(value)
+                    else:
+                        self.e.arguments(t.call, value)
+                    return self.e.take()
                 self._tmpl = None
             return self._parse(ev)
         except MALFORMED as exc:  # a malformed upstream: the grammar's error frame
@@ -242,13 +237,10 @@ class AnthropicTranslator(Guarded, Unnumbered):
 class _DeltaTemplate:
     """A delta event cut around its literal, and the output bytes around the same literal."""
 
-    __slots__ = ("call", "out_head", "out_tail", "plen", "prefix", "slen", "suffix")
+    __slots__ = ("call", "cut", "out_head", "out_tail")
 
-    def __init__(self, prefix: str, suffix: str, call: int, out_head: bytes, out_tail: bytes):
-        self.prefix = prefix
-        self.suffix = suffix
-        self.plen = len(prefix)
-        self.slen = len(suffix)
+    def __init__(self, cut: Template, call: int, out_head: bytes, out_tail: bytes):
+        self.cut = cut
         self.call = call  # -1: delta.text (content); else the call whose arguments these are
         self.out_head = out_head
         self.out_tail = out_tail
@@ -262,9 +254,9 @@ def _template(
     found = cut(data, obj, ("delta", key), JSON)
     if found is None or len(found.holes) != 1:
         return None
-    prefix, suffix = found.segments
+    t = Template(found, JSON)
     head = e.delta_prefix(0)
     if call < 0:
-        return _DeltaTemplate(prefix, suffix, call, head + b'{"content":', b"}" + DELTA_SUFFIX)
+        return _DeltaTemplate(t, call, head + b'{"content":', b"}" + DELTA_SUFFIX)
     out_head = head + b'{"tool_calls":[{"index":%d,"function":{"arguments":' % call
-    return _DeltaTemplate(prefix, suffix, call, out_head, b"}}]}" + DELTA_SUFFIX)
+    return _DeltaTemplate(t, call, out_head, b"}}]}" + DELTA_SUFFIX)
