@@ -32,6 +32,8 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from sseconform.sse.run import NONE, Run, run_of
+
 __all__ = ["INT", "NUM", "PAD", "SEQ", "VALUE", "Cut", "Json", "Run", "Template", "cut"]
 
 #: A whole number the lane reads (a sequence number, a count): no sign, no leading zero, at
@@ -267,118 +269,6 @@ def _put_back(node: Any, nums: dict[int, int]) -> int:
     return n
 
 
-# -- runs of events that fit ----------------------------------------------------------------
-
-
-class Run:
-    """Consecutive events that fit a template: how many, their value literals (quotes and
-    all), their sequence numbers (none when the template has no number)."""
-
-    __slots__ = (
-        "_all", "_joined", "_raw", "literals", "loads", "n", "numbers", "plain", "seqs", "size",
-    )  # fmt: skip
-
-    def __init__(
-        self,
-        n: int,
-        seqs: list[int],
-        text: str | None,
-        literals: list[bytes],
-        *,
-        plain: bool,
-        loads: Callable[[bytes], Any] | None = None,
-        raw: bytes | None = None,
-        joined: str | None = None,
-    ) -> None:
-        self.n = n
-        self.seqs = seqs
-        self._all = text  # every value, one after the other, when known
-        self._raw = raw  # the literals, one after the other
-        self._joined = joined  # the same decoded, when plain
-        self.literals = literals
-        self.plain = plain  # no literal holds an escape: each one's text is what lies between
-        self.loads = loads  # the parser of the escaped ones
-        #: the bytes of the run's events, blank lines too, when the matcher knows them
-        self.size: int | None = None
-        #: each number hole's values (counts that grow), one list a hole, in the data's order
-        self.numbers: list[list[int]] = []
-
-    @classmethod
-    def one(cls, text: str, seq: int, numbers: tuple[int, ...] = ()) -> Run:
-        """A single delta matched on its decoded data (its value's text, its number holes'
-        values)."""
-        run = cls(1, [seq], text, [], plain=False)
-        run.numbers = [[n] for n in numbers]
-        return run
-
-    def raw(self) -> bytes:
-        """The literals, one after the other."""
-        if self._raw is None:
-            self._raw = b"".join(self.literals)
-        return self._raw
-
-    def texts(self) -> list[str]:
-        """Each value on its own."""
-        if not self.literals:
-            return [] if self._all is None else [self._all]
-        if self.plain:
-            return [lit[1:-1].decode() for lit in self.literals]
-        return self._parsed(self.literals)
-
-    def text(self, k: int) -> str:
-        """The first ``k`` values, one after the other."""
-        if k == self.n:
-            if self._all is None and self._joined is not None:
-                self._all = self._joined.replace('"', "")
-            if self._all is not None:
-                return self._all
-        if self.plain:  # plain literals hold no quote but their own two
-            return b"".join(self.literals[:k]).decode().replace('"', "")
-        return "".join(self._parsed(self.literals[:k]))
-
-    def _parsed(self, literals: list[bytes]) -> list[str]:
-        """The values of valid literals, parsed at once (as one JSON array)."""
-        loads = self.loads
-        assert loads is not None
-        values: list[str] = loads(b"[" + b",".join(literals) + b"]")
-        return values
-
-
-#: No event fits.
-NONE = Run(0, [], None, [], plain=True)
-
-
-def _run(literals: list[bytes], seqs: list[int], others: list[bytes], json: Json) -> Run:
-    """The run of ``literals`` (each one JSON string, as the matcher proved) that are UTF-8,
-    from the first (``others``, the padding, too): one decode of them all, else each on its
-    own up to the first that is not."""
-    n = len(literals)
-    raw = b"".join(literals)
-    try:
-        joined = raw.decode()
-        if others:
-            b"".join(others).decode()
-    except UnicodeDecodeError:
-        pass
-    else:
-        plain = "\\" not in joined
-        got = joined if plain else None
-        return Run(n, seqs, None, literals, plain=plain, loads=json.loads, raw=raw, joined=got)
-    k = 0
-    plain = True
-    while k < n:
-        lit = literals[k]
-        try:
-            lit.decode()
-            if others:
-                others[k].decode()
-        except UnicodeDecodeError:
-            break
-        plain = plain and b"\\" not in lit
-        k += 1
-    return Run(k, seqs[:k], None, literals[:k], plain=plain, loads=json.loads)
-
-
 class Template:
     """A cut as the bytes of a whole event: ``prefix`` (``event: NAME``, ``data: ``, in the
     plain form the decoder reads without a remark) and the segments, around the holes.
@@ -476,9 +366,9 @@ class Template:
         json = self.json
         if end - at > limit + len(self.sep) and not _within(cols, m.fixed, limit):
             k = _first_over(cols, m.fixed, limit)
-            run = _run(literals[:k], seqs[:k], pads[:k], json)
+            run = run_of(literals[:k], seqs[:k], pads[:k], json.loads)
         else:
-            run = _run(literals, seqs, pads, json)
+            run = run_of(literals, seqs, pads, json.loads)
             if run.n == len(literals):
                 run.size = end - at
         if NUM in holes:
