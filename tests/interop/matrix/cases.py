@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from tools.cases import case_settings
+
 ROOT = Path(__file__).resolve().parents[3]
 CASES = ROOT / "tests" / "cases"
 GRAMMARS = ("chat", "anthropic", "responses", "open-responses", "gemini")
@@ -46,7 +48,10 @@ class Case:
 
 
 def discover(grammar: str, root: Path | None = None) -> list[Case]:
-    """Every ``fail/*`` then ``pass/*`` case of a grammar that has a ``stream.sse``."""
+    """Every ``fail/*`` then ``pass/*`` case of a grammar that has a ``stream.sse``, but a
+    non-streaming answer's (``settings.json`` says ``whole``): the matrix serves streams,
+    and google-genai's non-streaming call is measured on those in
+    ``tests/grammars/test_gemini_whole.py``."""
     base = root if root is not None else FOLDERS[grammar]
     out = []
     for kind in ("fail", "pass"):
@@ -54,6 +59,6 @@ def discover(grammar: str, root: Path | None = None) -> list[Case]:
         if not folder.is_dir():
             continue
         for path in sorted(folder.iterdir()):
-            if (path / "stream.sse").is_file():
+            if (path / "stream.sse").is_file() and not case_settings(path).whole:
                 out.append(Case(grammar, f"{kind}/{path.name}", path))
     return out
