@@ -153,4 +153,4 @@ def test_diff_reads_a_non_streaming_recording_whole(tmp_path: Path) -> None:
     same = run_cli("diff", "--gateway-from", "gemini", gemini, rec, cwd=tmp_path)
     assert same.code == 0 and "same content" in same.out, same.out + same.err
     timed = run_cli("diff", "--timing", "--gateway-from", "gemini", gemini, rec, cwd=tmp_path)
-    assert timed.code == 2 and "no timing" in timed.err
+    assert timed.code == 2 and "no timing" in timed.err, timed.err

@@ -43,7 +43,7 @@ def test_case(case: Path) -> None:
 def test_case_through_diff(case: Path) -> None:
     run = run_cli(
         "diff", str(case / "upstream.jsonl"), str(case / "gateway.jsonl"), "--timing",
-        "--format", "json", cwd=case,
+        "--gateway-from", "auto", "--format", "json", cwd=case,
     )  # fmt: skip
     doc = json.loads(run.out)
     assert {f["key"] for f in doc["timing_findings"]} == _expected(case)
