@@ -325,7 +325,7 @@ def _same(body: bytes, cuts: list[int], dialect: str, grammar: str | None) -> No
             on = check_chunks(parts, base, grammar=grammar)
             off = check_chunks([body], replace(base, memo=False), grammar=grammar)
             assert _key(on) == _key(off), grammar
-    for to in ("chat", "anthropic", "responses"):
+    for to in ("chat", "anthropic", "responses", "gemini"):
         if to == grammar:
             continue  # a source in the target's grammar is passed through
         slow = b"".join(translate_body([body], dialect, to=to, fast=False))

@@ -109,6 +109,18 @@ class GeminiEncoder(Encoder):
             obj["responseId"] = self.id
         return b"data: " + orjson.dumps(obj) + EOL
 
+    def lane_writer(self, call: int) -> tuple[bytes, bytes, bool, bytearray | None] | None:
+        """Text deltas as ``_chunk`` writes them, around their literal (a call's arguments
+        wait for the call to be whole: the slow path's)."""
+        if call >= 0 or self.ended or not self.started:
+            return None
+        tail = b'}],"role":"model"},"index":0}]'
+        if self.model:
+            tail += b',"modelVersion":' + orjson.dumps(self.model)
+        if self.id:
+            tail += b',"responseId":' + orjson.dumps(self.id)
+        return b'data: {"candidates":[{"content":{"parts":[{"text":', tail + b"}" + EOL, False, None
+
     def _start(self, chunk: dict[str, Any]) -> list[bytes]:
         self.started = True
         self.model = _str(chunk.get("model"))

@@ -277,8 +277,8 @@ def targets(body: bytes, repeat: int) -> None:
         runs: dict[str, tuple[Callable[[list[bytes]], int], list[bytes]]] = {
             "floor": (run_floor, chunks)
         }
-        for to in ("chat", "anthropic", "responses"):
-            if OWN[source] == to:
+        for to in ("chat", "anthropic", "responses", "gemini"):
+            if OWN[source] == to or source == to:
                 continue
             out = b"".join(translate_body(iter(chunks), source, to=to))
             res = check_bytes(out, grammar=to)

@@ -33,6 +33,7 @@ PAIRS = [
     ("gemini", "anthropic"),
     ("gemini", "responses"),
     *((source, "chat") for source in ("anthropic", "responses", "openai", "gemini")),
+    *((source, "gemini") for source in ("anthropic", "responses", "openai")),
 ]
 
 
@@ -256,7 +257,7 @@ def _variants() -> list[tuple[str, str, bytes]]:
 @pytest.mark.parametrize(("dialect", "body"), [pytest.param(d, b, id=n) for n, d, b in _variants()])
 def test_streams_made_to_trip_it(dialect: str, body: bytes) -> None:
     big = len(body) > 1 << 20  # the huge literal: not a byte at a time
-    for to in ("chat", "anthropic", "responses"):
+    for to in ("chat", "anthropic", "responses", "gemini"):
         if to != dialect:
             _same(body, dialect, to, (0, 64 * 1024, 1 << 20) if big else (0, 1, 5, 64, 4096))
 
@@ -287,7 +288,9 @@ def test_it_takes_most_events_of_a_usual_stream(
 
     monkeypatch.setattr(cls, "feed", counting)
     _out(body, dialect, to, True, 4096)
-    assert fed["n"] < 50, fed  # of over 560 events
+    # of over 560 events; Gemini's target writes a call whole, so its 60 argument pieces
+    # are the slow path's (only text deltas are written on the bytes)
+    assert fed["n"] < (50 + 60 if to == "gemini" else 50), fed
     fed["n"] = 0
     _out(body, dialect, to, False, 4096)
     assert fed["n"] > 560
