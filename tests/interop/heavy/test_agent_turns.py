@@ -2,7 +2,8 @@
 upstream, which checks each history as the provider does: Claude Code with thinking on calls
 ``Glob``, runs it and sends the signed thinking back; Codex CLI calls ``exec_command``, runs it
 and sends the encrypted reasoning back; Gemini CLI calls ``glob``, runs it and sends the call
-part back with its ``thoughtSignature``. What the agents' second requests carry, and what each
+part back with its ``thoughtSignature``; so does OpenCode (the AI SDK's Google provider), the
+thought part too. What the agents' second requests carry, and what each
 agent does when a gateway loses the state (or the upstream refuses it), is measured here, so a
 change in either agent shows.
 
@@ -34,6 +35,7 @@ from tests.interop.heavy.clients import (
     INSTALL,
     codex_binary,
 )
+from tests.interop.heavy.opencode import OPENCODE_INSTALL, opencode_version
 from tests.interop.heavy.turns import (
     THINKING_BUDGET,
     Obj,
@@ -47,6 +49,7 @@ from tests.interop.heavy.turns import (
     run_claude,
     run_codex,
     run_gemini,
+    run_opencode,
     upstream,
 )
 
@@ -440,3 +443,79 @@ def test_gemini_cli_when_the_upstream_refuses_turn_2(tmp_path: Path) -> None:
     assert result["status"] == "error" and refusal.reason in result["error"]["message"]
     assert run.returncode != 0
     assert _gemini_said(run) == ""
+
+
+# -- OpenCode (the AI SDK's Google provider) ------------------------------------------------------
+
+
+def _opencode(tmp_path: Path, bugs: set[str]) -> tuple[Run, Upstream, str]:
+    """OpenCode on the gateway's Gemini route with ``bugs``: its run, the upstream, and the
+    signature turn 1's call part was issued with."""
+    _need(opencode_version() is not None, "OpenCode", OPENCODE_INSTALL)
+    loop = rewrite_recording(GEMINI_LOOP, tmp_path / "loop-glob.jsonl", gemini_call("glob", GLOB))
+    [signature] = issued_state(load(str(loop)))
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "notes.txt").write_text("hi\n")
+    with upstream("gemini", loop, GEMINI_ANSWER, bugs) as up:
+        run = run_opencode(up.gateway.url, work, PROMPT)
+        up.settled()
+    assert len(up.replay.seen) == 2, up.log  # turn 1 and turn 2: no title request
+    return run, up, signature
+
+
+def _opencode_turn2(up: Upstream) -> tuple[Obj, Obj, Obj]:
+    """Turn 2's model turn (its thought part and its call part) and the function response."""
+    *_, model, results = up.replay.seen[1].json["contents"]
+    assert model["role"] == "model" and results["role"] == "user"
+    thought, call = model["parts"]  # OpenCode sends the thought part back too
+    [response] = results["parts"]
+    return thought, call, response
+
+
+def _opencode_error(run: Run) -> Obj | None:
+    errors = [e["error"] for e in run.events if e.get("type") == "error"]
+    return errors[0] if errors else None
+
+
+def _opencode_said(run: Run) -> str:
+    return "".join(p["part"]["text"] for p in run.events if p.get("type") == "text")
+
+
+def test_opencode_sends_the_thought_and_the_signature_back(tmp_path: Path) -> None:
+    run, up, signature = _opencode(tmp_path, set())
+    assert run.returncode == 0, run.stderr
+    assert up.refusals() == [None, None]
+    thought, call, response = _opencode_turn2(up)
+    assert thought["thought"] is True and thought["text"]  # unlike Gemini CLI, it keeps it
+    assert call["thoughtSignature"] == signature  # byte for byte, on the call's part
+    assert (call["functionCall"]["name"], call["functionCall"]["args"]) == ("glob", GLOB)
+    answered = response["functionResponse"]
+    assert answered["name"] == "glob" and "notes.txt" in answered["response"]["content"]
+    assert _opencode_error(run) is None
+    assert _opencode_said(run) == _text(GEMINI_ANSWER)
+
+
+@pytest.mark.parametrize(
+    ("bug", "reason"),
+    [
+        ("drop-signatures", "Function call is missing a thought_signature in functionCall parts"),
+        ("rewrite-signatures", "contents[1].parts[1]: Thought signature is not valid."),
+    ],
+)
+def test_opencode_through_a_gateway_that_loses_the_signature(
+    tmp_path: Path, bug: str, reason: str
+) -> None:
+    """Where Gemini CLI puts its own skip value on a call part that came unsigned, OpenCode
+    sends the part as it got it: without a signature Gemini refuses turn 2 (400), as it does a
+    changed one, and OpenCode does not retry a 400: its turn ends in the provider's error.
+    So for OpenCode a gateway that drops a Gemini signature breaks the agent."""
+    run, up, _ = _opencode(tmp_path, {bug})
+    _, call, _ = _opencode_turn2(up)
+    assert ("thoughtSignature" in call) == (bug == "rewrite-signatures")
+    refusal = up.refusals()[1]
+    assert refusal is not None and refusal.status == 400 and refusal.reason.startswith(reason)
+    error = _opencode_error(run)
+    assert error is not None and error["data"]["statusCode"] == 400, run.events
+    assert error["data"]["isRetryable"] is False and reason in error["data"]["message"]
+    assert _opencode_said(run) == ""

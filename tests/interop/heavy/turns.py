@@ -1,6 +1,7 @@
 """Two-turn agent runs, for test_agent_turns.py: a turn-1 recording made to call a tool the
 agent runs, a replay upstream that keeps what each request carried, behind the test gateway,
-and one run of Claude Code, Codex CLI or Gemini CLI against it (offline, 127.0.0.1 only).
+and one run of Claude Code, Codex CLI, Gemini CLI or OpenCode against it (offline, 127.0.0.1
+only).
 
 A variant of a recording changes only the call: the events that carry its name or arguments
 are re-serialised; every other event (the thinking and its signature, the reasoning item and
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
 import tempfile
 import threading
@@ -41,6 +43,9 @@ from tests.interop.heavy.clients import (
     GEMINI_SETTINGS,
     codex_binary,
 )
+from tests.interop.heavy.opencode import OPENCODE, RIPGREP_DIR
+from tests.interop.heavy.opencode import PROVIDERS as OPENCODE_PROVIDERS
+from tests.interop.heavy.opencode import QUIET as OPENCODE_QUIET
 from tests.interop.matrix.clients import KEY
 
 Obj = dict[str, Any]
@@ -353,6 +358,39 @@ def run_gemini(url: str, work: Path, prompt: str) -> Run:
         )
         argv = [str(GEMINI_NODE), str(GEMINI_ENTRY), "-p", prompt, "--output-format"]
         run = run_cli([*argv, "stream-json"], work, env)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    return Run(run.returncode, json_lines(run.stdout), run.stderr)
+
+
+def run_opencode(url: str, work: Path, prompt: str) -> Run:
+    """``opencode run --format json`` in ``work``, through ``url``'s Gemini route (the AI
+    SDK's Google provider, the matrix's offline settings): a session title given, so no title
+    request reaches the model (one would race turn 1 for its recording), ``glob`` allowed."""
+    home = Path(tempfile.mkdtemp(prefix="sseconform-opencode-"))
+    try:
+        _, path, model = OPENCODE_PROVIDERS["gemini"]
+        options = {"baseURL": url + path, "apiKey": KEY, "headers": {"x-test-provider": "gemini"}}
+        provider = {"npm": "@ai-sdk/google", "name": "gateway", "options": options}
+        config = {
+            "provider": {"gateway": {**provider, "models": {model: {"name": model}}}},
+            "model": f"gateway/{model}",
+            "autoupdate": False,
+            "share": "disabled",
+            "lsp": False,
+            "formatter": False,
+            "permission": {"glob": "allow"},
+        }
+        env = cli_env(
+            home,
+            {
+                "PATH": f"{RIPGREP_DIR}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+                "OPENCODE_CONFIG_CONTENT": json.dumps(config),
+                **OPENCODE_QUIET,
+            },
+        )
+        argv = [str(OPENCODE), "run", "--format", "json", "--title", "sseconform agent turns"]
+        run = run_cli([*argv, prompt], work, env)
     finally:
         shutil.rmtree(home, ignore_errors=True)
     return Run(run.returncode, json_lines(run.stdout), run.stderr)
