@@ -234,6 +234,8 @@ def _check_recording(
             shared.ERROR_BODY.fire(checker.shared, checker, resp.status, why)
         return _finish_recording(path, reader, checker, check_body=False, damaged=damaged)
     settings = _forced_by_request(reader, _resumed_by_url(reader, _whole_by_url(reader, settings)))
+    if grammar == AUTO and settings is not None and settings.whole:
+        grammar = "gemini"  # its URL asked Gemini's generateContent
     damage: list[RecordingError] = []
     reads = _reads(reader, damage)
     head: list[bytes] = _head_of(reads) if grammar == AUTO else []

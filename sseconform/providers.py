@@ -300,11 +300,15 @@ def detect(body_head: bytes, url: str | None = None) -> str | None:
     return None
 
 
+#: Gemini's non-streaming call at the end of a path (a gateway may mount it under a prefix).
+_GEMINI_WHOLE = re.compile(r"/v1(?:beta|alpha)?/models/[^/:]+:generateContent$")
+
+
 def asks_whole(url: str) -> bool:
     """Does a request URL (or path) ask Gemini's non-streaming call, ``:generateContent``,
-    whose answer is one JSON object?"""
-    path = _path_of(url).split("?", 1)[0].rstrip("/")
-    return path.endswith(":generateContent") and dialect_of_path(path)[0] == GEMINI
+    whose answer is one JSON object (at ``/v1beta/models/...``, or under a gateway's
+    prefix)?"""
+    return _GEMINI_WHOLE.search(_path_of(url).split("?", 1)[0].rstrip("/")) is not None
 
 
 def _path_of(url: str) -> str:

@@ -57,6 +57,8 @@ def inspect(
     from sseconform.inspect.state import StreamView
 
     check_dialect(dialect)
+    if non_streaming and dialect not in (None, "gemini"):
+        fail("--non-streaming: only Gemini's generateContent is read whole (--from gemini)")
     for target in (export_svg, export_html):
         if target is not None and holds_data(target) and not force:
             fail(f"{target}: exists (use --force to replace it)")

@@ -27,6 +27,7 @@ from sseconform.rules.chat.rules import d001_done_missing as d001
 from sseconform.rules.chat.rules import e003_truncated as e003
 from sseconform.rules.chat.rules import f001_finish_missing as f001
 from sseconform.rules.gemini.rules import v006_finish_reason_missing as v006
+from sseconform.rules.gemini.rules import v022_whole_body_malformed as v022
 from sseconform.rules.responses.rules import s028_item_left_open as s028
 from sseconform.rules.responses.rules import s040_terminal_missing as s040
 from sseconform.rules.shared.rules import h003_recording_incomplete as h003
@@ -229,8 +230,11 @@ STREAM_CUT = {
 
 def _mirrored(g: Graded, reason: str) -> None:
     """The gateway aborted its client's connection where the upstream dropped: a warning, and
-    the check findings that only say the stream was cut are warnings too."""
+    the check findings that only say the stream was cut are warnings too (of a non-streaming
+    answer, its object cut: V022)."""
     cut = STREAM_CUT.get(g.grammar, frozenset())
+    if g.whole:
+        cut |= {v022.RULE.code}
     g.findings = [
         replace(f, severity=Severity.WARNING) if f.source == "check" and f.code in cut else f
         for f in g.findings

@@ -53,8 +53,9 @@ def detect(head: bytes) -> str:
     starts with an error event is told by the error's shape; anything else (chunks, not JSON,
     nothing) is chat, whose rules then say what is wrong with it.
     """
-    if head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"[", b"{") and any(
-        k in head for k in _GEMINI_KEYS
+    first = head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    if (first == b"[" and any(k in head for k in _GEMINI_KEYS)) or (
+        first == b"{" and any(k in head for k in _GEMINI_ANSWER)
     ):  # Gemini without alt=sse (one JSON array of chunks), or its non-streaming answer
         return "gemini"
     for block in head.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n\n"):
@@ -90,6 +91,8 @@ def detect(head: bytes) -> str:
 
 #: What a Gemini chunk (or Google's error) holds, as its bytes show it.
 _GEMINI_KEYS = (b'"candidates"', b'"usageMetadata"', b'"promptFeedback"', b'"status"')
+#: What only a Gemini answer holds (a bare object with ``status`` may be another API's).
+_GEMINI_ANSWER = _GEMINI_KEYS[:3]
 
 
 def _is_gemini(obj: dict[str, object]) -> bool:

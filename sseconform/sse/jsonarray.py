@@ -96,7 +96,7 @@ class ArrayReader:
         what = "its JSON object" if self.single else "an element of the array"
         if self.state == INSIDE:
             self._once("cut", f"the body ends inside {what}", *self._start)
-        elif self.single and not self.elements:
+        elif self.single and not self.elements and "stray" not in self._said:
             self._once("open", "the body holds no JSON object", self.offset, self.line)
         elif self.state in (BEFORE, BETWEEN) and not self.single:
             self._once("open", "the body ends before the array's closing ]", self.offset, self.line)
@@ -169,7 +169,8 @@ class ArrayReader:
         self.state = AFTER if self.single else BETWEEN
         offset, line = self._start
         if self._size > self.max_element:
-            self._once("large", f"an element over {self.max_element} bytes", offset, line)
+            what = "the body's JSON object is" if self.single else "an element"
+            self._once("large", f"{what} over {self.max_element} bytes", offset, line)
             return
         self._element(b"".join(self._buf).decode("utf-8", "replace"), offset, line)
 

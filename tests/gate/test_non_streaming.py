@@ -12,10 +12,12 @@ import pytest
 
 from sseconform.errors import UsageError
 from sseconform.gate.aimed import for_endpoint, non_streaming
+from sseconform.gate.expectations import _mirrored
+from sseconform.gate.graded import Graded, checked
 from sseconform.gate.options import GateOptions, prepare_suites
 from sseconform.gate.runner import run_suite
 from sseconform.gate.suite import builtin_suite, recordings_dir
-from sseconform.providers import non_streaming_path
+from sseconform.providers import asks_whole, non_streaming_path
 from sseconform.recording.format import Response, write_recording
 from sseconform.replay.plan import load
 from sseconform.replay.whole import fold
@@ -154,3 +156,26 @@ def test_diff_reads_a_non_streaming_recording_whole(tmp_path: Path) -> None:
     assert same.code == 0 and "same content" in same.out, same.out + same.err
     timed = run_cli("diff", "--timing", "--gateway-from", "gemini", gemini, rec, cwd=tmp_path)
     assert timed.code == 2 and "no timing" in timed.err, timed.err
+
+
+def test_a_cut_answer_where_the_upstream_dropped_is_a_warning(tmp_path: Path) -> None:
+    """200, then the connection reset inside the object, where the upstream dropped: the
+    client raises on the cut body (the failure is not hidden), so the cut (V022, V006) and
+    the abort are warnings, as on a stream."""
+    body = b'{"candidates":[{"content":{"parts":[{"text":"Hello wor'
+    rec = tmp_path / "cut.jsonl"
+    url = "http://127.0.0.1:9/v1beta/models/m:generateContent"
+    head = Response(200, "OK", headers=[("content-type", "application/json")], t=0.01)
+    write_recording(rec, [(0.02, body)], response=head, request={"url": url})
+    g = Graded(str(rec), 200, [], "gemini", whole=True)
+    checked(g)
+    _mirrored(g, "connection reset")
+    said = {f.code: f.severity for f in g.findings}
+    assert said == {"V022": "warning", "V006": "warning", "aborted": "warning"}, g.findings
+
+
+def test_a_prefixed_route_asks_whole_too() -> None:
+    assert asks_whole("http://h:1/gemini/v1beta/models/m:generateContent")
+    assert asks_whole("/v1/models/m:generateContent?key=x")
+    assert not asks_whole("http://h:1/gemini/v1beta/models/m:streamGenerateContent?alt=sse")
+    assert not asks_whole("http://h:1/v1/chat/completions")

@@ -125,6 +125,27 @@ def test_a_recording_of_a_non_streaming_call_says_so_in_its_url(
     assert check_file(rec, grammar="auto").codes == codes
 
 
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (b"null", "'n': a byte where the body's JSON object should begin"),
+        (b"", "the body holds no JSON object"),
+        (b'{"candidates": []}\n{}', "'{': a byte after the body's JSON object"),
+    ],
+)
+def test_one_finding_says_what_the_body_is_not(body: bytes, message: str) -> None:
+    found = [d for d in check_bytes(body, Settings(whole=True), grammar="gemini").diagnostics
+             if d.code == "V022"]  # fmt: skip
+    assert [d.message for d in found] == [message]
+
+
+def test_an_object_over_the_event_limit_says_so() -> None:
+    body = b'{"candidates":[{"content":{"parts":[{"text":"' + b"x" * 2000 + b'"}]}}]}'
+    found = check_bytes(body, Settings(whole=True, max_event=1024), grammar="gemini")
+    [v022] = [d for d in found.diagnostics if d.code == "V022"]
+    assert v022.message == "the body's JSON object is over 1024 bytes"
+
+
 def test_a_bare_object_is_no_stream_unless_told() -> None:
     body = ANSWER.read_bytes()
     assert check_bytes(body, grammar="gemini").codes == {"W007", "W018"}

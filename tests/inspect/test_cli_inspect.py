@@ -160,6 +160,8 @@ def test_a_non_streaming_gemini_answer_is_read_whole(wd: Path) -> None:
     cut = CASES / "gemini" / "fail" / "V022-object-cut" / "stream.sse"
     out = summary(inspect(wd, cut, "--no-live", "--non-streaming"))
     assert diagnostic_codes(out) == ["V022", "V006"], out
+    wrong = inspect(wd, cut, "--no-live", "--non-streaming", "--from", "openai")
+    assert "--from gemini" in one_line_error(wrong)
 
 
 def test_chunk_recording_with_parallel_calls(wd: Path) -> None:
