@@ -57,6 +57,7 @@ SLOW_GROUPS: dict[str, tuple[str, ...]] = {
 FIRST = (
     "gate/test_litellm.py",
     "gate/test_ccr.py",
+    "interop/heavy/test_agent_turns.py",  # four agents, two turns each: about 130 s
     "translate/test_targets.py",
     "load/test_load.py",
     "gate/test_timing.py",
