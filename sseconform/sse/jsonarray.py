@@ -192,11 +192,13 @@ class ElementDecoder:
 
     def feed(self, data: bytes) -> list[Event]:
         self._reader.feed(data)
-        out, self._out = self._out, []
-        return out
+        return self._take()
 
     def finish(self) -> list[Event]:
         self._reader.close()
+        return self._take()
+
+    def _take(self) -> list[Event]:
         out, self._out = self._out, []
         return out
 

@@ -11,6 +11,7 @@ import base64
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from sseconform.gate.references import references
 from sseconform.gate.report import endpoint_matrix
 from sseconform.gate.request import GatewayRequests, request_body
 from sseconform.gate.runner import run_suite
-from sseconform.gate.suite import builtin_suite, load_suite, recordings_dir
+from sseconform.gate.suite import Suite, builtin_suite, load_suite, recordings_dir
 from sseconform.providers import ENDPOINTS, endpoint_path
 from sseconform.recording.format import Response, write_recording
 from sseconform.replay.plan import load
@@ -207,9 +208,18 @@ def test_cli_refuses_an_unknown_endpoint(tmp_path: Path) -> None:
 
 
 def _gate_native(
-    tmp_path: Path, endpoint: str, dialect: str, bugs: set[str], only: set[str] | None = None
+    tmp_path: Path,
+    endpoint: str,
+    dialect: str,
+    bugs: set[str],
+    only: set[str] | None = None,
+    aim: Callable[[Suite], Suite] | None = None,
 ) -> dict[str, Any]:
+    """The built-in suite of ``dialect`` through the test gateway's ``endpoint`` (``aim``:
+    aimed further, as ``gate --non-streaming`` aims it), at speed 0: each scenario's result."""
     suite = for_endpoint(builtin_suite(dialect), endpoint)
+    if aim is not None:
+        suite = aim(suite)
     suite.speed = 0
     if only is not None:
         suite.scenarios = [sc for sc in suite.scenarios if sc.name.rsplit("/", 1)[-1] in only]

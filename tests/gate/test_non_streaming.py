@@ -15,7 +15,6 @@ from sseconform.gate.aimed import for_endpoint, non_streaming
 from sseconform.gate.expectations import _mirrored
 from sseconform.gate.graded import Graded, checked
 from sseconform.gate.options import GateOptions, prepare_suites
-from sseconform.gate.runner import run_suite
 from sseconform.gate.suite import builtin_suite, recordings_dir
 from sseconform.providers import asks_whole, non_streaming_path
 from sseconform.recording.format import Response, write_recording
@@ -23,6 +22,7 @@ from sseconform.replay.plan import load
 from sseconform.replay.whole import fold
 from tests.cli.helpers import run_cli
 from tests.gate.gateway import Gateway
+from tests.gate.test_endpoints import _gate_native
 from tests.gate.test_gate import free_port
 
 DIALECTS = ("anthropic", "gemini", "openai", "responses")
@@ -32,15 +32,7 @@ PREFIX = "gemini:generateContent"
 def _gate(
     tmp_path: Path, dialect: str, bugs: set[str], only: set[str] | None = None
 ) -> dict[str, Any]:
-    suite = non_streaming(for_endpoint(builtin_suite(dialect), "gemini"))
-    suite.speed = 0
-    if only is not None:
-        suite.scenarios = [sc for sc in suite.scenarios if sc.name.rsplit("/", 1)[-1] in only]
-    port = free_port()
-    gw = Gateway(f"http://127.0.0.1:{port}", bugs)
-    with gw.running():
-        result = run_suite(suite, gw.url, str(tmp_path), upstream_port=port)
-    return {s.name: s for s in result.scenarios}
+    return _gate_native(tmp_path, "gemini", dialect, bugs, only, aim=non_streaming)
 
 
 def _said(s: Any) -> list[tuple[str, str, str]]:
