@@ -27,8 +27,9 @@ DIALECTS = (OPENAI, ANTHROPIC, GEMINI, RESPONSES)
 
 
 @dataclass(frozen=True)
-class Wire:
-    """One wire format a gateway serves, by its name on each side."""
+class WireNames:
+    """One wire format a gateway serves, by its name on each side (what the wire knows is
+    ``sseconform.wires``)."""
 
     endpoint: str  # what a gateway serves (gate --endpoint, [endpoint.NAME] in a profile)
     path: str  # where it serves it by default ({model}: the model, where the path names it)
@@ -46,10 +47,12 @@ MODEL = "{model}"
 
 #: Every wire format a gateway serves, in report order.
 WIRES = (
-    Wire("chat", "/v1/chat/completions", OPENAI, "chat", ("chat",)),
-    Wire("messages", "/v1/messages", ANTHROPIC, "anthropic", ("anthropic",)),
-    Wire("responses", "/v1/responses", RESPONSES, "responses", ("responses", "open-responses")),
-    Wire("gemini", GEMINI_STREAM, GEMINI, "gemini", ("gemini",)),
+    WireNames("chat", "/v1/chat/completions", OPENAI, "chat", ("chat",)),
+    WireNames("messages", "/v1/messages", ANTHROPIC, "anthropic", ("anthropic",)),
+    WireNames(
+        "responses", "/v1/responses", RESPONSES, "responses", ("responses", "open-responses")
+    ),
+    WireNames("gemini", GEMINI_STREAM, GEMINI, "gemini", ("gemini",)),
 )
 #: endpoint -> its default path, in report order
 ENDPOINTS: dict[str, str] = {w.endpoint: w.path for w in WIRES}
@@ -415,36 +418,3 @@ def error_event(dialect: str | None, framing: bytes = b"\n", *, sequence_number:
     data = json.dumps(error_data(dialect, sequence_number=sequence_number)).encode()
     named = dialect in (ANTHROPIC, RESPONSES)  # both name the event
     return (b"event: error" + nl if named else b"") + b"data: " + data + nl + nl
-
-
-def carries_token(data: str) -> bool:
-    """Does this event carry generated output (text, reasoning, tool arguments) in any dialect?
-
-    Role-only chunks, pings and metadata don't count: time to first token is to the first
-    meaningful delta.
-    """
-    try:
-        obj = json.loads(data)
-    except ValueError:
-        return False
-    if not isinstance(obj, dict):
-        return False
-    kind = obj.get("type")
-    if isinstance(kind, str):  # Anthropic, Responses
-        if kind == "content_block_delta":
-            return True
-        return kind.startswith("response.") and kind.endswith(".delta")
-    choices = obj.get("choices")
-    if isinstance(choices, list):
-        for ch in choices:
-            delta = ch.get("delta") if isinstance(ch, dict) else None
-            if isinstance(delta, dict) and any(
-                delta.get(k) for k in ("content", "reasoning_content", "reasoning", "tool_calls")
-            ):
-                return True
-        return False
-    for cand in obj.get("candidates") or []:  # Gemini
-        parts = ((cand or {}).get("content") or {}).get("parts") or []
-        if any(p.get("text") or p.get("functionCall") for p in parts if isinstance(p, dict)):
-            return True
-    return False

@@ -27,7 +27,6 @@ from typing import IO, Any
 import httpx
 
 from sseconform import providers as prov
-from sseconform.providers import carries_token
 from sseconform.recording.bounds import (
     ACTIVE,
     DECODED,
@@ -41,6 +40,7 @@ from sseconform.recording.format import RecordingWriter, Response
 from sseconform.recording.redact import Redactor
 from sseconform.sse import SSEDecoder
 from sseconform.version import __version__
+from sseconform.wires import carries_token
 
 
 @dataclass

@@ -21,10 +21,10 @@ import orjson
 
 from sseconform import providers
 from sseconform.model import Reassembler
-from sseconform.model.state import State, StateFolder
 from sseconform.sse import Event, SSEDecoder
 from sseconform.sse.jsonarray import ElementDecoder
 from sseconform.translate import Translator, detect_event, translator_for
+from sseconform.wires.state import State, StateFolder
 
 __all__ = ["Content", "Loc", "content_of"]
 

@@ -30,11 +30,11 @@ from typing import Any
 import orjson
 
 from sseconform import providers
-from sseconform.gate import words
 from sseconform.gate.content import Content, Loc, describe
 from sseconform.model import ChoiceState
-from sseconform.model.state import KINDS
 from sseconform.rules.usage import Tokens, read_usage
+from sseconform.wires import by_grammar
+from sseconform.wires.state import KINDS
 
 __all__ = ["Difference", "compare"]
 
@@ -137,8 +137,8 @@ def compare(
             upstream.dialect == gateway.dialect and upstream.native_finish == native
         )
         if not prefix_only and (a.finish_reason != b.finish_reason or unknown):
-            field = words.finish_field(grammar)
-            got, want = (words.finish_value(grammar, x.finish_reason) for x in (b, a))
+            field = by_grammar(grammar).finish_field
+            got, want = (by_grammar(grammar).finish_value(x.finish_reason) for x in (b, a))
             if native is not None and grammar != "chat":
                 got = native  # the gateway's own value, not a re-encoding
             out.append(
@@ -486,7 +486,7 @@ def _usage(upstream: Content, gateway: Content, grammar: str = "chat") -> list[D
     ta, tb = read_usage(ua), read_usage(gb)
     out: list[Difference] = []
     for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
-        name = words.usage_key(grammar, key)
+        name = by_grammar(grammar).usage_key(key)
         if key not in ua or name is None:
             continue
         a, b = _count(ta, ua, key), _count(tb, gb, key)

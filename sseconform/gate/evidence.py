@@ -18,17 +18,17 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from sseconform.gate import words
 from sseconform.gate.content import Content
 from sseconform.recording.format import RecordingReader
 from sseconform.replay.served import MAX_REQUEST
 from sseconform.sse import Event, SSEDecoder
+from sseconform.wires import by_grammar, event_label
 
 if TYPE_CHECKING:  # the runner builds evidence; only the types are needed here
     from sseconform.findings import Finding
     from sseconform.replay.served import Served
 
-__all__ = ["Evidence", "collect", "first_difference", "label_of", "requests_of", "side_of"]
+__all__ = ["Evidence", "collect", "first_difference", "requests_of", "side_of"]
 
 #: Characters kept of one field (text, reasoning, a call's arguments) on one side.
 MAX_TEXT = 32 * 1024
@@ -126,10 +126,10 @@ def side_of(
                 "reasoning": _cap(ch.reasoning),
                 "refusal": _cap(ch.refusal),
                 "calls": calls,
-                "finish": words.finish_value(grammar, ch.finish_reason),
+                "finish": by_grammar(grammar).finish_value(ch.finish_reason),
             }
         )
-    extra: dict[str, Any] = {"finish_field": words.finish_field(grammar)}
+    extra: dict[str, Any] = {"finish_field": by_grammar(grammar).finish_field}
     if m.usage is not None:
         extra["usage"] = _usage_in(grammar, m.usage)
     if m.error is not None:
@@ -143,7 +143,7 @@ def _usage_in(grammar: str, usage: dict[str, Any]) -> dict[str, Any]:
         return usage
     out = {}
     for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
-        name = words.usage_key(grammar, key)
+        name = by_grammar(grammar).usage_key(key)
         if name is not None and key in usage:
             out[name] = usage[key]
     return out
@@ -203,52 +203,6 @@ def first_difference(
     return None
 
 
-_CONTENT_KEYS = ("content", "reasoning_content", "reasoning", "tool_calls", "refusal")
-
-
-def label_of(ev: Event) -> tuple[str, bool]:
-    """A short name for an event on a timeline, and whether it carries content (text,
-    reasoning, a call's name or arguments): what time to first token waits for."""
-    if ev.event:
-        name = ev.event
-        return name[:40], name.endswith("delta") or name == "content_block_start"
-    data = ev.data
-    if data.strip() == "[DONE]":
-        return "[DONE]", False
-    try:
-        obj = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        return "not JSON", False
-    if not isinstance(obj, dict):
-        return "JSON", False
-    kind = obj.get("type")
-    if isinstance(kind, str):  # Anthropic or Responses events without an event: line
-        return kind[:40], kind.endswith("delta")
-    if "error" in obj:
-        return "error", False
-    choices = obj.get("choices")
-    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
-        ch = choices[0]
-        d = ch.get("delta")
-        delta: dict[str, Any] = d if isinstance(d, dict) else {}
-        keys = [k for k in _CONTENT_KEYS if delta.get(k)]
-        if keys:
-            return "delta " + "+".join(keys), True
-        if ch.get("finish_reason"):
-            return f"finish {ch['finish_reason']}"[:40], False
-        return ("role" if delta.get("role") else "chunk"), False
-    if isinstance(choices, list) and obj.get("usage"):
-        return "usage", False
-    cands = obj.get("candidates")
-    if isinstance(cands, list) and cands and isinstance(cands[0], dict):
-        parts = (cands[0].get("content") or {}).get("parts") or []
-        if parts:
-            return "candidate parts", True
-        if cands[0].get("finishReason"):
-            return f"finish {cands[0]['finishReason']}"[:40], False
-    return "chunk", False
-
-
 def _gateway_marks(path: str, ev: Evidence) -> None:
     """Each gateway event at the time the read that completed it arrived."""
     dec = SSEDecoder()
@@ -257,7 +211,7 @@ def _gateway_marks(path: str, ev: Evidence) -> None:
         for e in events:
             ev.gateway_events += 1
             if len(ev.gateway_marks) < MAX_MARKS:
-                label, content = label_of(e)
+                label, content = event_label(e.event, e.data)
                 ev.gateway_marks.append(
                     {"t": round(t, 4), "label": label, "content": content, "frame": e.frame}
                 )
@@ -289,7 +243,7 @@ def _upstream_marks(served: list[Served], t0: float, ev: Evidence) -> None:
             if s.framing != "sse":  # Gemini's JSON array: a write is an element
                 found = [("JSON array element", True)]
             else:
-                found = [label_of(e) for e in dec.feed(plan.payload[offset:end])]
+                found = [event_label(e.event, e.data) for e in dec.feed(plan.payload[offset:end])]
             for label, content in found:
                 ev.upstream_events += 1
                 if len(ev.upstream_marks) < MAX_MARKS:

@@ -12,25 +12,9 @@ from sseconform.gate.scenario import Scenario
 from sseconform.gate.suite import Suite
 from sseconform.mask import RUN
 from sseconform.providers import endpoint_path
+from sseconform.wires import by_endpoint
 
 __all__ = ["GatewayRequests", "request_body", "substitute"]
-
-
-#: How each endpoint's reference agent asks for thinking, and for the state it must send
-#: back on its next turn: Claude Code (``thinking``, which needs ``max_tokens`` above its
-#: budget), Codex (stateless: ``store: false`` and the encrypted reasoning included), a chat
-#: client (``reasoning_effort``).
-REASONING: dict[str, dict[str, Any]] = {
-    "messages": {"max_tokens": 4096, "thinking": {"type": "enabled", "budget_tokens": 2048}},
-    "responses": {
-        "reasoning": {"effort": "medium", "summary": "auto"},
-        "include": ["reasoning.encrypted_content"],
-        "store": False,
-    },
-    "chat": {"reasoning_effort": "medium"},
-    # Gemini CLI: the thoughts shown, and each call's thoughtSignature sent back with it
-    "gemini": {"generationConfig": {"thinkingConfig": {"includeThoughts": True}}},
-}
 
 
 def substitute(value: Any, upstream: str) -> Any:
@@ -47,10 +31,9 @@ def substitute(value: Any, upstream: str) -> Any:
 def request_body(
     suite: Suite, sc: Scenario, reference: Content, tag: str | None = None
 ) -> dict[str, Any]:
-    """The endpoint's own request shape: chat completions, Anthropic Messages (which needs
-    ``max_tokens`` and always streams usage), Responses (``input``, flat function tools) or
-    Gemini (``contents`` and ``functionDeclarations``; the model and the stream are asked for
-    in the URL, and usage always comes).
+    """The endpoint's own request shape (its wire's ``request_body``), with the thinking
+    the scenario asks for as the endpoint's reference agent asks, then the route's and the
+    scenario's own settings.
     ``tag`` goes into the prompt as ``[sseconform:TAG]``: the replay upstream finds the
     scenario by it, whatever else is in flight."""
     assert sc.upstream is not None
@@ -61,42 +44,12 @@ def request_body(
     calls = [c for ch in reference.model.choices.values() for c in ch.tool_calls.values()]
     names = sorted({c.name for c in calls if c.name is not None})
     declare = sc.tools if sc.tools is not None else bool(names)
-    schema: dict[str, Any] = {"type": "object", "properties": {}}
+    wire = by_endpoint(suite.endpoint)
+    model = sc.model or suite.model_for(dialect)
     about = f"a tool of the {sc.name} scenario"
-    body: dict[str, Any] = {"model": sc.model or suite.model_for(dialect), "stream": True}
-    if suite.endpoint == "messages":
-        body["max_tokens"] = 1024
-        body["messages"] = [{"role": "user", "content": prompt}]
-        if declare:
-            body["tools"] = [
-                {"name": n, "description": about, "input_schema": schema} for n in names
-            ]
-    elif suite.endpoint == "gemini":
-        body = {"contents": [{"role": "user", "parts": [{"text": prompt}]}]}
-        if declare:
-            declared = [{"name": n, "description": about, "parameters": schema} for n in names]
-            body["tools"] = [{"functionDeclarations": declared}]
-    elif suite.endpoint == "responses":
-        body["input"] = prompt
-        if declare:
-            body["tools"] = [
-                {"type": "function", "name": n, "description": about, "parameters": schema}
-                for n in names
-            ]
-    else:
-        body["messages"] = [{"role": "user", "content": prompt}]
-        if declare:
-            body["tools"] = [
-                {
-                    "type": "function",
-                    "function": {"name": n, "description": about, "parameters": schema},
-                }
-                for n in names
-            ]
-        if sc.usage:
-            body["stream_options"] = {"include_usage": True}
+    body = wire.request_body(model, prompt, names if declare else None, about, sc.usage)
     if sc.reasoning:
-        body.update(REASONING[suite.endpoint])
+        body.update(wire.reasoning_request)
         if suite.endpoint == "responses" and sc.history == "previous-response":
             body["store"] = True  # the next turn continues the stored response
     body.update(suite.route(dialect).request)
@@ -141,14 +94,8 @@ class GatewayRequests:
         """JSON and the key (as the endpoint's SDKs send it), then the profile's, suite's,
         dialect's and scenario's headers, then ``gate --header``: the later wins, by name."""
         out: dict[str, tuple[str, str]] = {"content-type": ("content-type", "application/json")}
-        if self.key:
-            out["authorization"] = ("authorization", f"Bearer {self.key}")
-        if self.suite.endpoint == "messages":  # as the Anthropic SDKs and Claude Code send it
-            out["anthropic-version"] = ("anthropic-version", "2023-06-01")
-            if self.key:
-                out["x-api-key"] = ("x-api-key", self.key)
-        if self.suite.endpoint == "gemini" and self.key:  # as google-genai and Gemini CLI do
-            out["x-goog-api-key"] = ("x-goog-api-key", self.key)
+        for name, value in by_endpoint(self.suite.endpoint).client_headers(self.key):
+            out[name] = (name, value)
         for name, value in self.suite.headers_for(dialect, sc).items():
             out[name.lower()] = (name, value.replace(UPSTREAM, self.upstream_url))
         for name, value in self.extra:

@@ -10,7 +10,8 @@ A suite is TOML (read with tomllib)::
     max-bytes = 50000000             # bytes kept of the gateway's answer (default: 16 MiB
                                      # plus 16 times the upstream's body)
     speed = 1                        # upstream timing: 1 recorded, 0 as fast as possible
-    allow = ["G010"]                 # check codes that do not fail a scenario
+    allow = ["G010"]                 # check codes that do not fail a scenario, and request
+                                     # keys a gateway's policy allows (request:lost:top_k)
     timing = { first-token = 1.0 }   # timing budgets, seconds (see gate.timing.Budgets):
                                      # first-token, first-event, delay, silence
 
@@ -545,9 +546,9 @@ def builtin_suite(name: str) -> Suite:
 def _first_token(path: Path) -> int:
     """How many reads come before the first one that carries output (at least one): the
     upstream goes quiet there, as a model does while it thinks, after its stream began."""
-    from sseconform.providers import carries_token
     from sseconform.replay.plan import load
     from sseconform.sse import SSEDecoder
+    from sseconform.wires import carries_token
 
     dec = SSEDecoder()
     for n, (_, data) in enumerate(load(str(path)).reads):
@@ -566,9 +567,9 @@ def _mid_stream(path: Path, tokens: int = 2) -> str:
     """A drop just past the ``tokens``-th event that carries output, after a pause of
     :data:`DROP_PAUSE` past the first: mid-stream in every dialect (Responses sends four
     events before its first delta), and for the gateway's client too."""
-    from sseconform.providers import carries_token
     from sseconform.replay.plan import load
     from sseconform.sse import SSEDecoder
+    from sseconform.wires import carries_token
 
     dec = SSEDecoder()
     events = dec.feed(load(str(path)).body) + dec.finish()

@@ -18,13 +18,13 @@ answer is recorded beside the first's (``NAME.turn2.jsonl``).
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Protocol
+import json
+from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
 
 from sseconform.findings import Finding
 from sseconform.gate import rules
-from sseconform.gate.conversation import assistant_turn, next_body
 from sseconform.gate.evidence import MAX_EVENT, Evidence, collect, requests_of
 from sseconform.gate.grading import grade_recording
 from sseconform.gate.references import References, references
@@ -34,6 +34,8 @@ from sseconform.gate.upstream import rules_for
 from sseconform.recording.format import RecordingError, RecordingReader
 from sseconform.replay.history import returned
 from sseconform.replay.plan import Loaded
+from sseconform.wires import assistant_turn, by_endpoint
+from sseconform.wires.base import Assistant
 
 if TYPE_CHECKING:
     from sseconform.gate.prepared import Prepared
@@ -42,7 +44,33 @@ if TYPE_CHECKING:
     from sseconform.replay.served import Served
     from sseconform.replay.server import ReplayServer
 
-__all__ = ["Conversation", "Exchanges"]
+__all__ = ["Conversation", "Exchanges", "next_body"]
+
+
+def _dumped(body: dict[str, object]) -> bytes:
+    """The next request's bytes: a number the accumulation summed past 64 bits (two chunks'
+    unknown field at 2**64-1, added as openai-python adds them) is written as Python writes
+    it, where orjson refuses it."""
+    try:
+        return orjson.dumps(body)
+    except TypeError:
+        return json.dumps(body, ensure_ascii=False).encode()
+
+
+def next_body(
+    endpoint: str,
+    previous: dict[str, Any],
+    answer: Assistant,
+    result: str,
+    tag: str,
+    history: str = "full",
+) -> dict[str, Any]:
+    """The next request: ``previous`` (the request of the turn ``answer`` answered) with the
+    assistant turn and a tool result per call (``result``, then ``[sseconform:TAG]``: the
+    replay upstream routes the turn by the last tag a request holds, the earlier turns'
+    prompts holding theirs), as the endpoint's reference agent sends it."""
+    text = f"{result} [sseconform:{tag}]"
+    return by_endpoint(endpoint).next_body(previous, answer, text, history)
 
 
 class Exchanges(Protocol):
@@ -116,7 +144,7 @@ class Conversation:
         run.server.route_tag(tag, rules_for(sc, rec))
         if run.shared:  # one at a time: an untagged request is this turn's too
             run.server.rules = rules_for(sc, rec)
-        sent = orjson.dumps(body)
+        sent = _dumped(body)
         outcome, served, _ = run.exchange(ready, sent, tag, out)
         found = _history(k, body, served, issued)
         if any(f.code == "refused" for f in found):

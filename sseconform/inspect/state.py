@@ -34,6 +34,8 @@ from sseconform.safetext import printable
 from sseconform.sse import Event, SSEDecoder
 from sseconform.sse.jsonarray import ElementDecoder
 from sseconform.translate import Translator, detect_event, translator_for
+from sseconform.wires import event_type
+from sseconform.wires.chat import CHAT, summarize
 
 __all__ = ["EventRow", "Stall", "StreamView", "summarize"]
 
@@ -71,75 +73,6 @@ class Stall:
 def _short(s: str, n: int = 28) -> str:
     s = printable(s)
     return repr(s if len(s) <= n else s[: n - 1] + "\u2026")
-
-
-def summarize(obj: dict[str, Any]) -> str:
-    """What one chunk (or error frame) carried, in a few words: ``content 'Hi', finish stop``."""
-    err = obj.get("error")
-    if err:
-        msg = err.get("message") if isinstance(err, dict) else err
-        return f"error {_short(str(msg), 40)}"
-    parts: list[str] = []
-    choices = obj.get("choices")
-    if isinstance(choices, list):
-        many = len(choices) > 1
-        for ch in choices:
-            if not isinstance(ch, dict):
-                continue
-            pre = f"[{printable(str(ch.get('index')))}] " if many else ""
-            delta = ch.get("delta")
-            if isinstance(delta, dict):
-                for key in ("role", "content", "reasoning_content", "reasoning", "refusal"):
-                    v = delta.get(key)
-                    if isinstance(v, str) and (v or (key == "content" and not parts)):
-                        parts.append(f"{pre}{key} {_short(v) if key != 'role' else printable(v)}")
-                calls = delta.get("tool_calls")
-                if isinstance(calls, list):
-                    for tc in calls:
-                        if isinstance(tc, dict):
-                            parts.append(pre + _call_summary(tc))
-                if not delta and ch.get("finish_reason") is None:
-                    parts.append(f"{pre}empty delta")
-            fr = ch.get("finish_reason")
-            if fr is not None:
-                parts.append(f"{pre}finish {printable(str(fr))}")
-    usage = obj.get("usage")
-    if isinstance(usage, dict):
-        counts = f"{usage.get('prompt_tokens')}+{usage.get('completion_tokens')}"
-        parts.append(f"usage {printable(counts)}")
-    if not parts:
-        keys = ", ".join(printable(str(k)) for k in list(obj)[:6])
-        return f"(no delta; keys: {keys})" if keys else "(empty object)"
-    return ", ".join(parts)
-
-
-def _call_summary(tc: dict[str, Any]) -> str:
-    bits = [f"call[{tc.get('index', '?')}]"]
-    if tc.get("id"):
-        bits.append(f"id {printable(str(tc['id']))}")
-    fn = tc.get("function")
-    if isinstance(fn, dict):
-        if fn.get("name"):
-            bits.append(f"name {printable(str(fn['name']))}")
-        args = fn.get("arguments")
-        if isinstance(args, str) and args:
-            bits.append(f"args +{_short(args, 20)}")
-    return " ".join(bits)
-
-
-def _carries_token(obj: dict[str, Any]) -> bool:
-    choices = obj.get("choices")
-    if not isinstance(choices, list):
-        return False
-    for ch in choices:
-        d = ch.get("delta") if isinstance(ch, dict) else None
-        if isinstance(d, dict):
-            for key in ("content", "reasoning_content", "reasoning", "refusal"):
-                if isinstance(d.get(key), str) and d[key]:
-                    return True
-            if d.get("tool_calls"):
-                return True
-    return False
 
 
 class StreamView:
@@ -340,7 +273,7 @@ class StreamView:
             self._chunk_event(t, ev)
             return
         assert self._translator is not None
-        native = ev.event or _native_type(ev.data) or "message"
+        native = ev.event or event_type(ev.data) or "message"
         rows: list[str] = []
         for frame in self._translator.feed(ev):
             rows.append(self._frame(frame, t))
@@ -380,7 +313,7 @@ class StreamView:
         return "(frame)"
 
     def _fold(self, obj: dict[str, Any], t: float) -> None:
-        if self.ttft is None and _carries_token(obj):
+        if self.ttft is None and CHAT.carries_token(obj):
             self.ttft = t
         self.model.feed_obj(obj)
 
@@ -428,20 +361,3 @@ class StreamView:
         elif self.state in ("ended", "incomplete", "interrupted"):
             bits.append("no [DONE]")
         return ", ".join(bits) if bits else "-"
-
-
-def _native_type(data: str) -> str | None:
-    """The ``type`` of a native event without a name line (Anthropic and Responses have both)."""
-    try:
-        obj = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        return None
-    if isinstance(obj, dict):
-        kind = obj.get("type")
-        if isinstance(kind, str):
-            return kind
-        if "candidates" in obj:
-            return "candidates"
-        if "error" in obj:
-            return "error"
-    return None

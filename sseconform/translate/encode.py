@@ -58,39 +58,15 @@ import orjson
 from sseconform.translate.base import DELTA_SUFFIX, DONE, Frame, serialize
 from sseconform.translate.lane import Unnumbered
 from sseconform.translate.state import value_of
+from sseconform.wires.messages import stop_reason
+from sseconform.wires.responses import status_of
 
 __all__ = [
     "AnthropicEncoder",
     "ChatWriter",
     "Encoder",
     "ResponsesEncoder",
-    "anthropic_stop",
-    "responses_status",
 ]
-
-
-_STOP = {
-    "stop": "end_turn",
-    "length": "max_tokens",
-    "tool_calls": "tool_use",
-    "function_call": "tool_use",
-    "content_filter": "refusal",
-}
-
-
-def anthropic_stop(reason: str) -> str:
-    """The ``stop_reason`` a chat ``finish_reason`` is written as."""
-    return _STOP.get(reason, "end_turn")
-
-
-def responses_status(reason: str | None) -> tuple[str, str | None]:
-    """The terminal ``status`` and ``incomplete_details.reason`` a ``finish_reason`` is
-    written as: cut answers are incomplete, the others completed."""
-    if reason == "length":
-        return "incomplete", "max_output_tokens"
-    if reason == "content_filter":
-        return "incomplete", "content_filter"
-    return "completed", None
 
 
 def _event(name: str, obj: dict[str, Any]) -> bytes:
@@ -191,7 +167,7 @@ class AnthropicEncoder(Encoder):
         self.model = ""
 
     def _stop_of(self, reason: str) -> str:
-        return anthropic_stop(reason)
+        return stop_reason(reason)
 
     def _start(self, chunk: dict[str, Any]) -> list[bytes]:
         self.started = True
@@ -525,7 +501,7 @@ class ResponsesEncoder(Encoder):
         if not self.started:
             self.ended = True
             return []
-        status, reason = responses_status(self.stop)
+        status, reason = status_of(self.stop)
         out = self._close(status)
         final = {**self.response, "output": self.output, "usage": self._usage()}
         if reason is not None:

@@ -44,16 +44,10 @@ import orjson
 
 from sseconform.translate.encode import Encoder, usage_counts
 from sseconform.translate.state import value_of
+from sseconform.wires.gemini import finish_reason
 
-__all__ = ["GeminiEncoder", "gemini_finish"]
+__all__ = ["GeminiEncoder"]
 
-_FINISH = {
-    "stop": "STOP",
-    "tool_calls": "STOP",
-    "function_call": "STOP",
-    "length": "MAX_TOKENS",
-    "content_filter": "SAFETY",
-}
 #: Google's ``status`` for an HTTP error code.
 _STATUS = {
     400: "INVALID_ARGUMENT",
@@ -79,11 +73,6 @@ def _int(value: Any) -> int:
     return value if type(value) is int and value >= 0 else 0
 
 
-def gemini_finish(reason: str) -> str:
-    """The ``finishReason`` a chat ``finish_reason`` is written as."""
-    return _FINISH.get(reason, "STOP")
-
-
 class GeminiEncoder(Encoder):
     """Chunks to Gemini chunks: one candidate, text and thoughts as they come, each call whole."""
 
@@ -96,7 +85,7 @@ class GeminiEncoder(Encoder):
         self.malformed = False
 
     def _stop_of(self, reason: str) -> str:
-        return gemini_finish(reason)
+        return finish_reason(reason)
 
     def _chunk(self, parts: list[dict[str, Any]], extra: dict[str, Any] | None = None) -> bytes:
         candidate: dict[str, Any] = {"content": {"parts": parts, "role": "model"}, "index": 0}

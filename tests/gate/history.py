@@ -18,8 +18,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from sseconform.gate.request import REASONING
 from sseconform.translate.state import ANTHROPIC, GEMINI, signature
+from sseconform.wires import by_endpoint
 
 Obj = dict[str, Any]
 
@@ -340,5 +340,6 @@ def thinking_config(dialect: str, body: Obj) -> Obj:
     if dialect == "gemini":
         return {"generationConfig": {"thinkingConfig": {"includeThoughts": True}}}
     if dialect == "responses":  # stored or not, as the client asked
-        return {**REASONING["responses"], "store": bool(body.get("store", False))}
-    return REASONING["messages" if dialect == "anthropic" else "chat"]
+        asks = by_endpoint("responses").reasoning_request
+        return {**asks, "store": bool(body.get("store", False))}
+    return dict(by_endpoint("messages" if dialect == "anthropic" else "chat").reasoning_request)

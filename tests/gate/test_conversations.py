@@ -17,16 +17,17 @@ import pytest
 
 from sseconform.errors import UsageError
 from sseconform.gate.aimed import for_endpoint
-from sseconform.gate.conversation import assistant_turn, next_body
 from sseconform.gate.result import ScenarioResult, SuiteResult
 from sseconform.gate.runner import run_suite
 from sseconform.gate.suite import builtin_suite, load_suite, recordings_dir
+from sseconform.gate.turns import next_body
 from sseconform.html.gate import render
 from sseconform.recording.redact import Redactor
 from sseconform.replay.history import returned_of
 from sseconform.replay.plan import load
 from sseconform.replay.routing import RequestBody, tag_of
 from sseconform.translate import translate_body
+from sseconform.wires import assistant_turn
 from tests.gate.gateway import Gateway
 from tests.gate.test_gate import free_port
 from tests.html.dom import Node, parse
@@ -178,9 +179,9 @@ def test_the_assistant_turn_keeps_the_signature_and_the_call(endpoint: str) -> N
 
 
 def _issued() -> set[str]:
-    from sseconform.replay.history import Issued
+    from sseconform.replay.history import issued_of
 
-    return Issued.of([load(str(LOOP))]).values
+    return issued_of([load(str(LOOP))]).values
 
 
 def test_previous_response_sends_the_outputs_alone() -> None:

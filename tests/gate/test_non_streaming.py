@@ -19,7 +19,7 @@ from sseconform.gate.suite import builtin_suite, recordings_dir
 from sseconform.providers import asks_whole, non_streaming_path
 from sseconform.recording.format import Response, write_recording
 from sseconform.replay.plan import load
-from sseconform.replay.whole import fold
+from sseconform.wires import fold
 from tests.cli.helpers import run_cli
 from tests.gate.gateway import Gateway
 from tests.gate.test_endpoints import _gate_native

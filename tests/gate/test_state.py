@@ -13,9 +13,9 @@ import pytest
 from sseconform.gate.content import Content, content_of
 from sseconform.gate.diff import compare
 from sseconform.gate.suite import recordings_dir
-from sseconform.model import state as state_mod
-from sseconform.model.state import StateFolder
 from sseconform.replay.plan import load
+from sseconform.wires import base as state_mod
+from sseconform.wires.state import StateFolder
 from tests.translate.test_corpus import DIALECT, ROWS, needs_corpus
 
 THINKING = recordings_dir() / "anthropic" / "thinking-anthropic.jsonl"

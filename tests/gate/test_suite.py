@@ -11,9 +11,9 @@ from sseconform.errors import InputError, SseconformError, UsageError
 from sseconform.gate.content import content_of
 from sseconform.gate.scenario import EXPECTS, Scenario
 from sseconform.gate.suite import DEFAULT_MODELS, builtin_suite, load_suite, recordings_dir
-from sseconform.providers import carries_token
 from sseconform.replay.plan import load
 from sseconform.sse import SSEDecoder
+from sseconform.wires import carries_token
 
 TEXT = "builtin:anthropic/text-anthropic.jsonl"
 TEXT_PATH = recordings_dir() / "anthropic" / "text-anthropic.jsonl"

@@ -30,7 +30,7 @@ from openai.types.responses import (
 from openai.types.shared import ReasoningEffort
 from openai.types.shared_params import Reasoning
 
-from sseconform.replay.history import Issued, Returned
+from sseconform.replay.history import Returned, issued_of
 from sseconform.replay.plan import Loaded, load
 from sseconform.replay.routing import FAULT_HEADER
 from sseconform.replay.scenario import ReplayRule
@@ -691,7 +691,7 @@ def test_chat_loop_through_a_gateway_sends_the_message_back_and_gets_the_answer(
 
     assert _answered(upstream) == [(loop, 200, "complete"), (answer, 200, "complete")]
     turn2 = upstream.served[1]
-    issued = Issued.of([_rec(loop)]).values
+    issued = issued_of([_rec(loop)]).values
     assert issued and turn2.returned == Returned(frozenset(issued), 1)  # the state, unchanged
     calls, results = _forwarded_pairs(dialect, json.loads(turn2.request))
     assert calls == results == [_recorded_call(loop)]

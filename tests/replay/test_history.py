@@ -15,13 +15,14 @@ import httpx
 import openai
 import pytest
 
-from sseconform.model.state import StateFolder
 from sseconform.providers import GEMINI_CLI_SIGNATURE, GEMINI_SKIP_SIGNATURES
-from sseconform.replay.history import Issued, check_history
+from sseconform.replay.history import check_history, issued_of
 from sseconform.replay.plan import Loaded, load
 from sseconform.replay.routing import RequestBody
 from sseconform.replay.server import ReplayServer
 from sseconform.sse import SSEDecoder
+from sseconform.wires.base import Issued
+from sseconform.wires.state import StateFolder
 from tests.conftest import ROOT
 
 HOST = "127.0.0.1"
@@ -45,12 +46,12 @@ def recs() -> dict[str, Loaded]:
 
 @pytest.fixture(scope="module")
 def issued(recs: dict[str, Loaded]) -> Issued:
-    return Issued.of(recs.values())
+    return issued_of(recs.values())
 
 
 def _thought() -> str:
     """The thinking text the bundled recording signs."""
-    [(_, text)] = Issued.of([load(str(THINKING))]).thinking.items()
+    [(_, text)] = issued_of([load(str(THINKING))]).thinking.items()
     return text
 
 

@@ -12,7 +12,7 @@ import orjson
 import pytest
 
 from sseconform.replay.faults import parse_faults
-from sseconform.replay.history import Issued, Returned, check_history, returned_of
+from sseconform.replay.history import Returned, check_history, returned_of
 from sseconform.replay.routing import (
     MAX_PARSED,
     RequestBody,
@@ -21,6 +21,7 @@ from sseconform.replay.routing import (
     streams,
     tools_of,
 )
+from sseconform.wires.base import Issued
 from tests.replay.conftest import LOADED, TEXT, client, serving
 
 CHAT = "/v1/chat/completions"

@@ -28,8 +28,9 @@ from sseconform.model.reassemble import reassemble
 from sseconform.replay.faults import parse_faults
 from sseconform.replay.plan import load
 from sseconform.replay.server import ReplayServer
-from sseconform.replay.whole import fold, whole_plan
+from sseconform.replay.whole import whole_plan
 from sseconform.sse import decode_all
+from sseconform.wires import fold
 from tests.replay.conftest import (
     HOST,
     LOADED,

@@ -24,14 +24,15 @@ from pathlib import Path
 from typing import Any
 
 from sseconform.mask import Masker
-from sseconform.model.state import StateFolder
 from sseconform.recording.format import RecordingReader, RecordingWriter
-from sseconform.replay.history import Issued, Refusal, check_history
+from sseconform.replay.history import check_history, issued_of
 from sseconform.replay.plan import Loaded, load
 from sseconform.replay.routing import RequestBody
 from sseconform.replay.scenario import ReplayRule
 from sseconform.replay.server import ReplayServer
 from sseconform.sse import SSEDecoder
+from sseconform.wires.base import Refusal
+from sseconform.wires.state import StateFolder
 from tests.gate.gateway import Gateway
 from tests.interop.heavy.cli import cli_env, json_lines, run_cli
 from tests.interop.heavy.clients import (
@@ -203,7 +204,7 @@ class CapturingReplay(ReplayServer):
         super().__init__(recordings, **kwargs)
         self.seen: list[Seen] = []
         if issuing is not None:
-            self.__dict__["issued"] = Issued.of(issuing)  # in place of the cached property
+            self.__dict__["issued"] = issued_of(issuing)  # in place of the cached property
 
     async def _respond(
         self, client: str, method: str, path: str, headers: dict[str, str], body: bytes,
