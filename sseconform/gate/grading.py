@@ -26,9 +26,11 @@ from sseconform.gate.references import References
 from sseconform.gate.scenario import Scenario
 from sseconform.gate.timing import Budgets, measure
 from sseconform.gate.timing_rules import judge
-from sseconform.providers import GRAMMAR_DIALECT
+from sseconform.providers import GRAMMAR_DIALECT, dialect_of_path
 from sseconform.rules.catalog import Severity
 from sseconform.safetext import printable
+from sseconform.wires import by_dialect, by_grammar
+from sseconform.wires.base import Asked
 
 if TYPE_CHECKING:  # what the upstream logged: only read here
     from sseconform.replay.served import Served
@@ -65,6 +67,7 @@ def grade_recording(
     bound: str | None = None,
     grammar: str | None = None,
     tools: list[str] | None = None,
+    asked: Asked | None = None,
     streaming: bool = True,
 ) -> Graded:
     """The findings (and note) for the gateway's answer recorded at ``path``, given what the
@@ -73,9 +76,10 @@ def grade_recording(
     ``bound``: the bound the answer broke (the recording stopped there), a finding alone.
     ``grammar``: what ``check`` reads the answer as, when not the endpoint's own.
     ``tools``: the tools the client's request declared, each of which the upstream's
-    request must declare too. ``streaming`` False: the client asked without streaming
-    (Gemini's ``:generateContent``): its answer is one object, graded by
-    :func:`~.expectations.grade_whole`, and has no timing."""
+    request must declare too. ``asked``: what the client's request asked (its endpoint's
+    wire's reading), which the upstream's request must ask too. ``streaming`` False: the
+    client asked without streaming (Gemini's ``:generateContent``): its answer is one
+    object, graded by :func:`~.expectations.grade_whole`, and has no timing."""
     g = Graded(path, status, allow, endpoint, whole=not streaming)
     g.check_grammar = grammar or g.grammar
     if bound is not None:
@@ -84,6 +88,8 @@ def grade_recording(
         g.add(rules.transport.NO_RESPONSE, f"no answer from the gateway: {reason}")
     elif _reached(g, sc, served, bool(ref.faults)):
         _forwarded(g, tools or [], served)
+        if asked is not None:
+            _asked(g, asked, served)
         if streaming:
             grade(g, sc, ref, complete, reason, len(served), _whole_answer(served))
         else:
@@ -165,6 +171,22 @@ def _forwarded(g: Graded, tools: list[str], served: list[Served]) -> None:
             + ("it" if len(lost) == 1 else "them"),
             field="request.tools",
         )
+
+
+def _asked(g: Graded, asked: Asked, served: list[Served]) -> None:
+    """What reached the upstream of the client's request, parameter by parameter
+    (``gate.rules.request``): the last request the upstream answered from a recording (a
+    retried request's last try) is what the answer came from."""
+    reached = [x for x in served if x.recording is not None and x.asked is not None]
+    if not reached:
+        return
+    last = reached[-1]
+    upstream = by_dialect(dialect_of_path(last.path)[0])
+    client = by_grammar(g.grammar)
+    for d in rules.request.compare(asked, client, last.asked or {}, upstream):
+        if d.rule.code in g.allow or f"{d.rule.code}:{d.param}" in g.allow:
+            continue
+        g.add(d.rule, d.message, severity=d.severity, field=d.param)
 
 
 def _own_answer(g: Graded) -> str:

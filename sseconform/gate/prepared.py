@@ -11,6 +11,7 @@ import bisect
 import dataclasses
 import functools
 from dataclasses import dataclass, field
+from typing import Any
 
 import orjson
 
@@ -25,8 +26,10 @@ from sseconform.recording.redact import Redactor
 from sseconform.replay.plan import Loaded
 from sseconform.replay.routing import RequestBody, tools_of
 from sseconform.replay.scenario import ReplayRule
+from sseconform.wires import by_endpoint
+from sseconform.wires.base import Asked
 
-__all__ = ["Prepared", "Schedule", "not_applicable", "prepare"]
+__all__ = ["Prepared", "Schedule", "asked_of", "not_applicable", "prepare"]
 
 #: Where the tag goes in a prepared request body (each send fills in its own).
 SLOT = "@@sseconform-tag@@"
@@ -88,15 +91,23 @@ class Prepared:
     grammar: str
     #: its place in a load plan (the ``L<index>.`` of a load tag)
     index: int = 0
+    #: whether the body has the tag's slot (a ``request`` that replaced the prompt has not)
+    tagged: bool = True
     #: the tools the request declares: the upstream's request must declare each of them
     tools: list[str] = field(default_factory=list)
+    #: what the request asks, as the endpoint's wire reads it: the upstream's request must
+    #: ask the same (``gate.rules.request``)
+    asked: Asked = field(default_factory=dict)
 
     @property
     def name(self) -> str:
         return self.scenario.name
 
     def body(self, tag: str) -> bytes:
-        """The request body with ``tag`` in its slot."""
+        """The request body with ``tag`` in its slot (a scenario whose ``request`` replaced
+        the prompt has none: its body goes as it is, routed untagged)."""
+        if not self.tagged:
+            return self.body_head
         return self.body_head + tag.encode("ascii") + self.body_tail
 
     def fresh_rules(self) -> list[ReplayRule]:
@@ -151,7 +162,7 @@ def prepare(
     assert dialect is not None
     ref = references(sc, rec, dialect, suite.speed if speed is None else speed)
     text = orjson.dumps(requests.body(sc, ref.clean, SLOT)).decode()
-    head, _, tail = text.partition(SLOT)
+    head, slot, tail = text.partition(SLOT)
     return Prepared(
         scenario=sc,
         endpoint=suite.endpoint,
@@ -165,8 +176,17 @@ def prepare(
         headers=requests.headers(dialect, sc),
         body_head=head.encode(),
         body_tail=tail.encode(),
+        tagged=bool(slot),
         allow=list(suite.allow),
         grammar=suite.grammar,
         index=index,
         tools=tools_of(RequestBody(text.encode())) or [],
+        asked=asked_of(suite.endpoint, orjson.loads(text), requests.headers(dialect, sc)),
     )
+
+
+def asked_of(endpoint: str, body: Any, headers: list[tuple[str, str]]) -> Asked:
+    """What a request to ``endpoint`` asks, as its wire reads it."""
+    if not isinstance(body, dict):
+        return {}
+    return by_endpoint(endpoint).read_request(body, {k.lower(): v for k, v in headers})

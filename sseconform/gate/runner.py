@@ -246,7 +246,8 @@ class SuiteRun:
             sc, ref, out, outcome.progress.status, served, complete=outcome.complete,
             reason=_hinted(outcome.reason), allow=suite.allow, endpoint=suite.endpoint,
             t0=outcome.started, budgets=suite.budgets, bound=outcome.bound,
-            grammar=suite.grammar, tools=ready.tools, streaming=suite.streaming,
+            grammar=suite.grammar, tools=ready.tools, asked=ready.asked,
+            streaming=suite.streaming,
         )  # fmt: skip
         base.expect = ref.expect
         base.status = outcome.progress.status

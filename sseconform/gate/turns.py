@@ -27,6 +27,7 @@ from sseconform.findings import Finding
 from sseconform.gate import rules
 from sseconform.gate.evidence import MAX_EVENT, Evidence, collect, requests_of
 from sseconform.gate.grading import grade_recording
+from sseconform.gate.prepared import asked_of
 from sseconform.gate.references import References, references
 from sseconform.gate.result import ScenarioResult
 from sseconform.gate.scenario import Scenario
@@ -160,6 +161,7 @@ class Conversation:
             sc, ref, out, outcome.progress.status, served, complete=outcome.complete,
             reason=outcome.reason, allow=run.suite.allow, endpoint=run.suite.endpoint,
             bound=outcome.bound, grammar=run.suite.grammar, tools=ready.tools,
+            asked=asked_of(run.suite.endpoint, body, ready.headers),
             streaming=run.suite.streaming,
         )  # fmt: skip
         for f in g.findings:

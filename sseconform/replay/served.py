@@ -6,13 +6,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from sseconform.providers import dialect_of_path
 from sseconform.recording.redact import redact_target, request_secrets, scrub_text
 from sseconform.replay.faults import Faults
 from sseconform.replay.history import Returned, returned_of
 from sseconform.replay.http11 import RequestHead
 from sseconform.replay.plan import Loaded, Plan, make_plan
-from sseconform.replay.routing import RequestBody, tools_of
+from sseconform.replay.routing import MAX_PARSED, RequestBody, tools_of
 from sseconform.safetext import printable
+from sseconform.wires import by_dialect, known_dialect
+from sseconform.wires.base import Asked
 
 __all__ = ["MAX_REQUEST", "Served"]
 
@@ -59,6 +62,9 @@ class Served:
     request: str = ""
     #: when measured and answered whole: the stream its recording would have sent
     streamed: Plan | None = None
+    #: when measured: what the request asks, as its path's wire reads it (None: not a JSON
+    #: object, or a path no wire serves), for the gate's comparison with the client's
+    asked: Asked | None = None
 
     @classmethod
     def refused(
@@ -80,6 +86,7 @@ class Served:
     def measured(
         self, plan: Plan | None, body: RequestBody, secrets: list[str],
         whole: Loaded | None = None, speed: float = 1.0, faults: Faults | None = None,
+        *, headers: dict[str, str] | None = None,
     ) -> None:  # fmt: skip
         """What the gate reads of a request it answered (or refused): its plan, the tools
         it declared, the state its history brought back, and its body as sent; for a
@@ -87,6 +94,11 @@ class Served:
         sent, which is what the client's stream is timed against."""
         self.plan, self.tools, self.returned = plan, tools_of(body), returned_of(body)
         self.request = scrub_text(body.raw[:MAX_REQUEST].decode("utf-8", "replace"), secrets)
+        dialect = dialect_of_path(self.path)[0]
+        readable = known_dialect(dialect) and len(body.raw) <= MAX_PARSED
+        obj = body.obj if readable else None
+        if obj is not None:
+            self.asked = by_dialect(dialect).read_request(obj, headers or {})
         if whole is not None:
             self.streamed = make_plan(whole, speed=speed, faults=faults)
 

@@ -33,7 +33,7 @@ from typing import Any
 from sseconform import providers
 from sseconform.recording.redact import redact_target, request_secrets, scrub_text
 from sseconform.replay.faults import parse_faults, parse_split
-from sseconform.replay.history import Issued, check_history
+from sseconform.replay.history import check_history, issued_of
 from sseconform.replay.http11 import (
     MAX_HEAD,
     BadRequest,
@@ -69,6 +69,7 @@ from sseconform.replay.wire import (
     reset,
     sleep_until,
 )
+from sseconform.wires.base import Issued
 
 #: A write later than this after its schedule counts as late (the upstream falling behind).
 LATE = 0.010
@@ -292,7 +293,7 @@ class ReplayServer:
     @functools.cached_property
     def issued(self) -> Issued:
         """The state the served recordings hold (what a request's history may send back)."""
-        return Issued.of(self.recordings.values())
+        return issued_of(self.recordings.values())
 
     def route_tag(self, tag: str, rules: list[ReplayRule]) -> None:
         """Requests carrying ``[sseconform:TAG]`` are answered by these rules alone."""
@@ -366,7 +367,7 @@ class ReplayServer:
             served = Served(client, method, shown, rec.name, refusal.status, spec, tag=tag)
             served.ending = f"refused: {refusal.reason}"
             if self.measure:
-                served.measured(None, parsed, secrets)
+                served.measured(None, parsed, secrets, headers=headers)
             return await self._early(writer, served, refusal.body, keep)
         stream = streams(path, parsed)
         array = stream and rec.dialect == providers.GEMINI and wants_array(path)
@@ -380,7 +381,8 @@ class ReplayServer:
         )
         served.started = start
         if self.measure:
-            served.measured(plan, parsed, secrets, rec if not stream else None, speed, faults)
+            whole = rec if not stream else None
+            served.measured(plan, parsed, secrets, whole, speed, faults, headers=headers)
         try:
             return await self._execute(
                 plan, writer, start, served, chunked=version != "HTTP/1.0",

@@ -150,6 +150,8 @@ GATE_FAMILIES: dict[str, str] = {
     "within the scenario's bounds.",
     "upstream": "Whether the scenario was tested at all: the upstream reached, its fault fired.",
     "diff": "What the gateway changed of the upstream's content on its way to the client.",
+    "request": "What the gateway forwarded of the client's request: each parameter as the "
+    "upstream received it.",
     "history": "What a conversation's later turn lost: the history the gateway forwarded, "
     "as the provider judges it.",
 }

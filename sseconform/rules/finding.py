@@ -87,9 +87,10 @@ class Finding:
     @property
     def key(self) -> str:
         """What a baseline names: the rule, a difference with its field
-        (``diff:changed:usage.prompt_tokens``), a later turn's after ``turnN:``."""
+        (``diff:changed:usage.prompt_tokens``, ``request:lost:max_output_tokens``), a later
+        turn's after ``turnN:``."""
         key = self.rule_id
-        if self.source == "diff" and self.field:
+        if self.source in ("diff", "request") and self.field:
             key = f"{key}:{self.field}"
         return key if self.turn == 1 else f"turn{self.turn}:{key}"
 

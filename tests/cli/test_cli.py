@@ -448,7 +448,7 @@ def test_rules_lists_every_code(workdir: Path) -> None:
     codes = {r.code for r in gate}
     assert {"transport:silent", "transport:head-too-large", "history:refused"} <= codes
     assert {r.family for r in gate} == {"timing", "expect", "transport", "upstream", "diff",
-                                        "history"}  # fmt: skip
+                                        "history", "request"}  # fmt: skip
     for line, rule in zip(lines, [*RULES.values(), *gate], strict=True):
         assert rule.severity.value in line and rule.summary in line, line
         assert rule.name in line

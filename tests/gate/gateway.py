@@ -56,6 +56,17 @@ does for the provider's own models) and translates any other dialect into that g
 - ``drop-thinking-history``: a conversation's history is forwarded without its thinking
   (thinking and redacted thinking blocks, reasoning items, their state), on every path.
 
+What it forwards of a request, on every path: the client's max tokens in the upstream's words
+(``max_tokens``, ``max_output_tokens``, ``generationConfig.maxOutputTokens``; Anthropic's
+1024 where the client named none, as Anthropic requires one), and on a pass-through the body
+as it came with the provider's feature headers (``anthropic-beta``, ``OpenAI-Beta``). Its
+request mistakes, as real gateways make them:
+
+- ``request-max-tokens``: the upstream's max tokens replaced by a default of 4096;
+- ``request-strip``: sampling, stop sequences, cache markers, ``tool_choice``, structured
+  output and the reasoning request removed from the upstream's request;
+- ``drop-beta``: ``anthropic-beta`` (and ``OpenAI-Beta``) not forwarded.
+
 Gemini's non-streaming call (``:generateContent``) is answered as a gateway that always
 streams upstream answers it: its own streaming route asked on loopback, the stream folded
 into one GenerateContentResponse (an upstream failure: an HTTP error in Gemini's shape).
@@ -97,10 +108,9 @@ from typing import Any
 import httpx
 
 from sseconform.gate.content import content_of
-from sseconform.providers import carries_token
-from sseconform.replay.whole import fold
 from sseconform.sse import SSEDecoder
 from sseconform.translate import serialize, translate_body, translator_for
+from sseconform.wires import carries_token, fold
 from tests.gate import history
 
 MODELS = {
@@ -269,8 +279,9 @@ class Gateway:
         key, conversation = history.write(dialect, turns)
         thinking = history.thinking_config(dialect, body)
         tools = [] if "drop-tools" in self.bugs else _declared(body)
+        most = _max_tokens(body)
         if dialect == "anthropic":
-            up: dict[str, Any] = {"model": "claude", "max_tokens": 1024, "stream": True,
+            up: dict[str, Any] = {"model": "claude", "max_tokens": most or 1024, "stream": True,
                                   key: conversation, **thinking}  # fmt: skip
             if tools:
                 up["tools"] = [{"name": n, "description": d, "input_schema": p}
@@ -278,6 +289,9 @@ class Gateway:
             return "/v1/messages", up
         if dialect == "gemini":
             up = {key: conversation, **thinking}
+            if most is not None:
+                config = {**up.get("generationConfig", {}), "maxOutputTokens": most}
+                up["generationConfig"] = config
             if tools:
                 up["tools"] = [
                     {
@@ -289,6 +303,8 @@ class Gateway:
             return "/v1beta/models/gemini-x:streamGenerateContent?alt=sse", up
         if dialect == "responses":
             up = {"model": "gpt-x", "stream": True, key: conversation, **thinking}
+            if most is not None:
+                up["max_output_tokens"] = most
             if tools:
                 up["tools"] = [{"type": "function", "name": n, "description": d, "parameters": p}
                                for n, d, p in tools]  # fmt: skip
@@ -296,8 +312,11 @@ class Gateway:
         up = {**body, "model": "gpt-x", "stream": True}
         if endpoint != "chat" or "strip-tag" in self.bugs or "drop-thinking-history" in self.bugs:
             native = ("input", "thinking", "reasoning", "contents", "generationConfig")
+            native += ("max_output_tokens", "max_tokens")
             up = {k: v for k, v in up.items() if k not in native}
             up = {**up, key: conversation, **thinking}
+            if most is not None:
+                up["max_completion_tokens"] = most
         if endpoint != "chat" and tools:
             up["tools"] = [{"type": "function",
                             "function": {"name": n, "description": d, "parameters": p}}
@@ -315,6 +334,7 @@ class Gateway:
             return
         usage = bool((body.get("stream_options") or {}).get("include_usage"))
         path, up_body = self._upstream_request(dialect, body)
+        up_body = _misforwarded(up_body, self.bugs)
         if "wrong-path" in self.bugs:
             path = "/v2/complete"
         attempts = 2 if ("retry" in self.bugs or "restart" in self.bugs) else 1
@@ -366,10 +386,12 @@ class Gateway:
             body = {k: v for k, v in body.items() if k != "tools"}
         if "drop-thinking-history" in self.bugs:
             body = _without_thinking(body)
+        body = _misforwarded(body, self.bugs)
+        features = {} if "drop-beta" in self.bugs else _features(h)
         pace = _Pacer(h, self.bugs)
         with httpx.Client(timeout=httpx.Timeout(30.0), verify=TLS) as client:
             try:
-                with client.stream("POST", upstream + path, json=body) as resp:
+                with client.stream("POST", upstream + path, json=body, headers=features) as resp:
                     if resp.status_code >= 400:
                         self._raw(h, resp.status_code, resp.read(), _passed(resp))
                         return
@@ -425,6 +447,7 @@ class Gateway:
         """Another dialect's upstream served in this endpoint's grammar, translated as it
         arrives by sseconform's reference translation (what a correct gateway does)."""
         path, up_body = self._upstream_request(source, body, ENDPOINT[grammar])
+        up_body = _misforwarded(up_body, self.bugs)
         with (
             httpx.Client(timeout=httpx.Timeout(30.0), verify=TLS) as client,
             client.stream("POST", upstream + path, json=up_body) as resp,
@@ -576,6 +599,65 @@ class Gateway:
         h.send_header("content-length", str(len(data)))
         h.end_headers()
         h.wfile.write(data)
+
+
+def _max_tokens(body: dict[str, Any]) -> int | None:
+    """The client's max tokens, in whichever endpoint's words it came."""
+    config = body.get("generationConfig")
+    inner = config.get("maxOutputTokens") if isinstance(config, dict) else None
+    for value in (body.get("max_completion_tokens"), body.get("max_tokens"),
+                  body.get("max_output_tokens"), inner):  # fmt: skip
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return None
+
+
+#: The provider feature headers a pass-through forwards.
+_FEATURES = ("anthropic-beta", "openai-beta")
+
+
+def _features(h: BaseHTTPRequestHandler) -> dict[str, str]:
+    return {k: v for k in _FEATURES if (v := h.headers.get(k))}
+
+
+#: What ``request-strip`` removes, in every wire's words.
+_STRIPPED = frozenset(
+    {"temperature", "top_p", "top_k", "stop", "stop_sequences", "tool_choice",
+     "response_format", "output_format", "output_config", "reasoning_effort", "reasoning",
+     "thinking", "topP", "topK", "stopSequences", "responseMimeType", "responseSchema",
+     "responseJsonSchema", "thinkingConfig", "toolConfig"}
+)  # fmt: skip
+
+
+def _misforwarded(body: dict[str, Any], bugs: set[str]) -> dict[str, Any]:
+    """The upstream's request as a gateway with the request bugs forwards it."""
+    if "request-max-tokens" in bugs:
+        body = dict(body)
+        config = body.get("generationConfig")
+        if isinstance(config, dict):
+            body["generationConfig"] = {**config, "maxOutputTokens": 4096}
+        elif "max_output_tokens" in body or "input" in body:
+            body["max_output_tokens"] = 4096
+        else:
+            key = "max_completion_tokens" if "max_completion_tokens" in body else "max_tokens"
+            body[key] = 4096
+    if "request-strip" in bugs:
+        body = {k: _uncached(v) for k, v in body.items() if k not in _STRIPPED}
+        if isinstance(body.get("generationConfig"), dict):
+            config = body["generationConfig"].items()
+            body["generationConfig"] = {k: v for k, v in config if k not in _STRIPPED}
+        if isinstance(body.get("text"), dict):
+            body["text"] = {k: v for k, v in body["text"].items() if k != "format"}
+    return body
+
+
+def _uncached(value: Any) -> Any:
+    """``value`` without any ``cache_control``, at any depth."""
+    if isinstance(value, list):
+        return [_uncached(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    return {k: _uncached(v) for k, v in value.items() if k != "cache_control"}
 
 
 def _declared(body: dict[str, Any]) -> list[tuple[str, str, Any]]:

@@ -246,6 +246,7 @@ def test_a_correct_pass_through_passes(tmp_path: Path, endpoint: str, dialect: s
             assert s.verdict == "fail", (name, s.findings)
             continue
         assert s.verdict == "pass", (name, [(f.code, f.message) for f in s.findings])
+        assert not [f.message for f in s.findings if f.source == "request"], name
     assert got[f"{endpoint}/{dialect}/text"].endpoint == endpoint
     codes = {f.code for f in got[dropped].findings if f.severity == "error"}
     assert codes >= {CUT[endpoint]}, codes
@@ -292,6 +293,8 @@ def test_a_correct_translating_gateway_passes(tmp_path: Path, endpoint: str, dia
         # a stored response is continued on /v1/responses alone
         want = "not-applicable" if name.endswith("/previous-response") else "pass"
         assert s.verdict == want, (name, [(f.code, f.message) for f in s.findings])
+        # what the client asked reaches the upstream in its words: not even a warning
+        assert not [f.message for f in s.findings if f.source == "request"], name
     assert got[f"{endpoint}/{dialect}/dropped-mid-stream"].expect == "error"
 
 

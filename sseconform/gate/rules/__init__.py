@@ -10,7 +10,7 @@ a code string, so a typo cannot make a finding no page explains.
 from __future__ import annotations
 
 from sseconform.gate import timing_rules
-from sseconform.gate.rules import diff, expect, history, transport, upstream
+from sseconform.gate.rules import diff, expect, history, request, transport, upstream
 from sseconform.rules.catalog import GATE_FAMILIES, GATE_RULES, Rule
 
 __all__ = [
@@ -20,6 +20,7 @@ __all__ = [
     "expect",
     "history",
     "ordered",
+    "request",
     "timing_rules",
     "transport",
     "upstream",
