@@ -7,6 +7,7 @@ import dataclasses
 
 from sseconform.baseline import Baseline, from_findings
 from sseconform.gate.result import ScenarioResult, SuiteResult
+from sseconform.rules.catalog import Severity
 
 __all__ = ["apply_baseline", "apply_known", "baseline_of"]
 
@@ -23,7 +24,7 @@ def apply_known(s: ScenarioResult, baseline: Baseline) -> None:
     however often it is applied)."""
     if not s.applicable:
         return
-    idx = [i for i, f in enumerate(s.findings) if f.severity == "error"]
+    idx = [i for i, f in enumerate(s.findings) if f.severity == Severity.ERROR]
     known, s.fixed = baseline.match(s.name, [s.findings[i].key for i in idx])
     for i, k in zip(idx, known, strict=True):
         if k:
@@ -33,7 +34,7 @@ def apply_known(s: ScenarioResult, baseline: Baseline) -> None:
 def baseline_of(results: list[SuiteResult]) -> Baseline:
     """A baseline that accepts every error of this run (for ``--write-baseline``)."""
     found = {
-        s.name: [f.key for f in s.findings if f.severity == "error"]
+        s.name: [f.key for f in s.findings if f.severity == Severity.ERROR]
         for r in results
         for s in r.scenarios
         if s.applicable

@@ -18,6 +18,7 @@ from sseconform.report.github import write_annotations
 from sseconform.report.junit import Case, CaseSuite, xml
 from sseconform.report.sarif import dump, sarif
 from sseconform.report.subject import Subject, where
+from sseconform.rules.catalog import Severity
 from sseconform.safetext import printable
 
 __all__ = [
@@ -100,8 +101,8 @@ def scorecard(results: SuiteResult | list[SuiteResult]) -> str:
     results = [results] if isinstance(results, SuiteResult) else results
     lines = []
     for s in _scenarios(results):
-        codes = sorted({f.key for f in s.findings if f.severity == "error" and not f.known})
-        known = sorted({f.key for f in s.findings if f.severity == "error" and f.known})
+        codes = sorted({f.key for f in s.findings if f.severity == Severity.ERROR and not f.known})
+        known = sorted({f.key for f in s.findings if f.severity == Severity.ERROR and f.known})
         extra = f"  [{', '.join(codes)}]" if codes else ""
         extra += f"  known [{', '.join(known)}]" if known else ""
         note = f"  ({s.note})" if s.note else ""
@@ -281,7 +282,7 @@ def sarif_document(results: list[SuiteResult]) -> dict[str, Any]:
 
 
 def _case(result: SuiteResult, s: ScenarioResult) -> Case:
-    new = [f for f in s.findings if f.severity == "error" and not f.known]
+    new = [f for f in s.findings if f.severity == Severity.ERROR and not f.known]
     lines = [_scenario_head(s)]
     lines += [f"known: {_line(f)}" for f in s.findings if f.known]
     lines += [f"baseline entry no longer seen: {k}" for k in s.fixed]
@@ -333,7 +334,7 @@ def write_diff(
     for d in diffs:
         up = f"upstream {d.upstream}" if d.upstream is not None else "upstream -"
         gw = f"gateway {d.gateway}" if d.gateway is not None else "gateway -"
-        kind = d.kind if d.severity == "error" else f"{d.kind} ({d.severity})"
+        kind = d.kind if d.severity == Severity.ERROR else f"{d.kind} ({d.severity})"
         out.write(printable(f"{d.field}: {kind}: {d.message}") + "\n")
         out.write(f"    {up}; {gw}\n")
     if diffs:

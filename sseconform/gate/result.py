@@ -9,6 +9,7 @@ from typing import Any
 from sseconform.findings import Finding
 from sseconform.gate.evidence import Evidence
 from sseconform.gate.timing import Timing
+from sseconform.rules.catalog import Severity
 
 __all__ = ["FAILING", "VERDICTS", "ScenarioResult", "SuiteResult"]
 
@@ -48,10 +49,10 @@ class ScenarioResult:
     def verdict(self) -> str:
         if not self.applicable:
             return "not-applicable"
-        new = [f for f in self.findings if f.severity == "error" and not f.known]
+        new = [f for f in self.findings if f.severity == Severity.ERROR and not f.known]
         if new:
             return "unreached" if any(f.source == "upstream" for f in new) else "fail"
-        return "known" if any(f.severity == "error" for f in self.findings) else "pass"
+        return "known" if any(f.severity == Severity.ERROR for f in self.findings) else "pass"
 
     @property
     def passed(self) -> bool:

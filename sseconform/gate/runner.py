@@ -30,6 +30,7 @@ from sseconform.record import Outcome, Request, record
 from sseconform.replay.plan import Loaded
 from sseconform.replay.served import Served
 from sseconform.replay.server import ReplayServer
+from sseconform.rules.catalog import Severity
 
 __all__ = [
     "CONFIRMATIONS",
@@ -163,7 +164,7 @@ def _hinted(reason: str) -> str:
 
 
 def _timing_errors(r: ScenarioResult) -> set[str]:
-    return {f.code for f in r.findings if f.source == "timing" and f.severity == "error"}
+    return {f.code for f in r.findings if f.source == "timing" and f.severity == Severity.ERROR}
 
 
 def confirmed(first: ScenarioResult, second: ScenarioResult) -> ScenarioResult:

@@ -19,6 +19,7 @@ from sseconform.gate import rules as _registered  # noqa: F401  the gate's rules
 from sseconform.gate.report import ENDPOINT_ORDER, MARKS, totals
 from sseconform.gate.result import ScenarioResult, SuiteResult
 from sseconform.html.page import anchors, attr, esc, page, rule_link, rules_section
+from sseconform.rules.catalog import Severity
 from sseconform.version import __version__
 
 __all__ = ["render"]
@@ -103,7 +104,7 @@ def _matrices(scenarios: list[ScenarioResult], ids: dict[int, str]) -> str:
                 s = cell
                 v = s.verdict
                 word = _VERDICT_WORD[v]
-                if v == "pass" and any(f.severity == "warning" for f in s.findings):
+                if v == "pass" and any(f.severity == Severity.WARNING for f in s.findings):
                     word += "+w"
                 row.append(
                     f'<td class="v v-{v}" data-verdict={attr(v)} data-scenario={attr(s.name)}>'
@@ -128,7 +129,7 @@ def _lists(scenarios: list[ScenarioResult], ids: dict[int, str]) -> str:
     if failing:
         out.append("<ul>")
         for s in failing:
-            new = [f for f in s.findings if f.severity == "error" and not f.known]
+            new = [f for f in s.findings if f.severity == Severity.ERROR and not f.known]
             keys = sorted({f.key for f in new})
             said = new[0].message if new else ""
             said = said if len(said) <= _SAID else said[: _SAID - 1] + "\u2026"

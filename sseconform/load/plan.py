@@ -28,6 +28,7 @@ from sseconform.gate.suite import Suite, load_suite
 from sseconform.gate.upstream import Upstream
 from sseconform.providers import ENDPOINT_DIALECT, ENDPOINT_GRAMMAR
 from sseconform.replay.scenario import ReplayRule
+from sseconform.rules.catalog import Severity
 from sseconform.rules.grammars import checker_for
 
 __all__ = [
@@ -203,13 +204,13 @@ class StreamGrader:
             endpoint=self.sc.endpoint,
             bound=bound,
         )
-        errors = [f for f in findings if f.severity == "error"]
+        errors = [f for f in findings if f.severity == Severity.ERROR]
         return StreamOutcome(
             name=self.sc.name,
             status=self.status,
             conforming=not errors,
             errors=[f.key for f in errors],
-            warnings=[f.key for f in findings if f.severity != "error"],
+            warnings=[f.key for f in findings if f.severity != Severity.ERROR],
             message=self.sc.redactor.scrub(_message(errors[0])) if errors else "",
             ttft=None if self.first is None else self.first - self.started,
             gaps=self.gaps,

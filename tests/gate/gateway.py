@@ -311,8 +311,8 @@ class Gateway:
             return "/v1/responses", up
         up = {**body, "model": "gpt-x", "stream": True}
         if endpoint != "chat" or "strip-tag" in self.bugs or "drop-thinking-history" in self.bugs:
-            native = ("input", "thinking", "reasoning", "contents", "generationConfig")
-            native += ("max_output_tokens", "max_tokens")
+            native = ("input", "thinking", "reasoning", "contents", "generationConfig",
+                      "max_output_tokens", "max_tokens")  # fmt: skip
             up = {k: v for k, v in up.items() if k not in native}
             up = {**up, key: conversation, **thinking}
             if most is not None:

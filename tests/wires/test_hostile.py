@@ -61,7 +61,7 @@ def test_numbers_summed_past_64_bits_still_make_a_next_request() -> None:
 
 def test_a_history_with_lists_for_ids_is_refused_not_a_crash() -> None:
     issued = Issued(values={"sig"})
-    bodies = {
+    bodies: dict[str, dict[str, Any]] = {
         "anthropic": {"messages": [
             {"role": "assistant", "content": [
                 {"type": "thinking", "thinking": "t", "signature": ["sig"]},

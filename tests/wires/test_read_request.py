@@ -84,7 +84,7 @@ def test_a_forced_call_reads_alike(endpoint: str, body: dict[str, Any], choice: 
 
 
 def test_thinking_off_reads_as_off_in_each_wire() -> None:
-    off = {
+    off: dict[str, dict[str, Any]] = {
         "chat": {"reasoning_effort": "none"},
         "messages": {"thinking": {"type": "disabled"}},
         "responses": {"reasoning": {"effort": "none"}},
