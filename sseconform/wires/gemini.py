@@ -21,6 +21,7 @@ Each event is a whole ``GenerateContentResponse``: ``candidates[].content.parts[
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, ClassVar
 
 import orjson
@@ -63,6 +64,22 @@ _FINISH = {
 def finish_reason(reason: str) -> str:
     """The ``finishReason`` a chat ``finish_reason`` is written as."""
     return _FINISH.get(reason, "STOP")
+
+
+_MISSING: Any = object()
+
+
+def _either(obj: Any, camel: str, default: Any = _MISSING) -> Any:
+    """``obj[camel]``, or the same key in the proto's snake_case (Gemini's JSON takes both);
+    without ``default``, an object (``{}`` for none)."""
+    found = None
+    if isinstance(obj, dict):
+        found = obj.get(camel)
+        if found is None:
+            found = obj.get(re.sub(r"([A-Z])", lambda m: "_" + m.group(1).lower(), camel))
+    if default is _MISSING:
+        return found if isinstance(found, dict) else {}
+    return default if found is None else found
 
 
 def _refuse(message: str) -> Refusal:
@@ -151,25 +168,30 @@ class GeminiWire(Wire):
         (``toolConfig.functionCallingConfig``: ``ANY`` is required, or one tool when it
         allows one name): ``maxOutputTokens``, ``stopSequences``, ``responseMimeType`` with
         ``responseSchema`` (or ``responseJsonSchema``), ``thinkingConfig`` (a
-        ``thinkingBudget`` of 0 turns thinking off; ``thinkingLevel`` is its effort)."""
+        ``thinkingBudget`` of 0 turns thinking off; ``thinkingLevel`` is its effort). Each
+        key in either spelling the API's JSON takes: lowerCamelCase, or the proto's
+        snake_case (``max_output_tokens``, as LiteLLM writes it)."""
         out: Asked = {}
-        config = as_dict(obj.get("generationConfig"))
+        config = _either(obj, "generationConfig")
         at = "generationConfig."
-        said_number(out, "max_output_tokens", config.get("maxOutputTokens"), at + "maxOutputTokens")
-        for param, key in (("temperature", "temperature"), ("top_p", "topP"), ("top_k", "topK")):
-            said_number(out, param, config.get(key), at + key)
-        stop_of(out, config.get("stopSequences"), at + "stopSequences")
-        if config.get("responseMimeType") == "application/json":
-            schema = "responseSchema" in config or "responseJsonSchema" in config
+        for param, key in (("max_output_tokens", "maxOutputTokens"), ("temperature",
+                           "temperature"), ("top_p", "topP"), ("top_k", "topK")):  # fmt: skip
+            said_number(out, param, _either(config, key, None), at + key)
+        stop_of(out, _either(config, "stopSequences", None), at + "stopSequences")
+        if _either(config, "responseMimeType", None) == "application/json":
+            schema = any(
+                _either(config, k, None) is not None
+                for k in ("responseSchema", "responseJsonSchema")
+            )
             kind = "json_schema" if schema else "json_object"
             words = f"{at}responseMimeType 'application/json'"
             words += " with a schema" if schema else ""
             out["structured_output"] = Said((kind, None, None), words)
-        self._thinking(out, as_dict(config.get("thinkingConfig")), at + "thinkingConfig")
-        calling = as_dict(as_dict(obj.get("toolConfig")).get("functionCallingConfig"))
+        self._thinking(out, _either(config, "thinkingConfig"), at + "thinkingConfig")
+        calling = _either(_either(obj, "toolConfig"), "functionCallingConfig")
         mode = text(calling.get("mode"))
         if mode is not None:
-            names = calling.get("allowedFunctionNames")
+            names = _either(calling, "allowedFunctionNames", None)
             meant = {"ANY": "required", "NONE": "none"}.get(mode, "auto")
             if mode == "ANY" and isinstance(names, list) and len(names) == 1:
                 meant = f"tool:{names[0]}"
@@ -179,15 +201,16 @@ class GeminiWire(Wire):
 
     @staticmethod
     def _thinking(out: Asked, thinking: dict[str, Any], at: str) -> None:
-        budget = number(thinking.get("thinkingBudget"))
-        shown = flag(thinking.get("includeThoughts"))
+        budget = number(_either(thinking, "thinkingBudget", None))
+        shown = flag(_either(thinking, "includeThoughts", None))
         if budget == 0:
             out["reasoning"] = Said(False, f"{at}.thinkingBudget 0")
         elif budget is not None or shown:
             out["reasoning"] = Said(True, f"{at} {json.dumps(thinking, sort_keys=True)}")
         if budget is not None and budget > 0:
             out["reasoning_budget"] = Said(budget, f"{at}.thinkingBudget {budget:g}")
-        said_text(out, "reasoning_effort", thinking.get("thinkingLevel"), at + ".thinkingLevel")
+        level = _either(thinking, "thinkingLevel", None)
+        said_text(out, "reasoning_effort", level, at + ".thinkingLevel")
 
     def request_body(
         self, model: str, prompt: str, tools: list[str] | None, about: str, usage: bool

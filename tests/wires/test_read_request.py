@@ -118,3 +118,19 @@ def test_odd_values_are_no_parameters_and_no_crash(endpoint: str, odd: Any) -> N
     body = odd if isinstance(odd, dict) else {"max_tokens": odd, "thinking": odd, "text": odd}
     asked = by_endpoint(endpoint).read_request(body, {})
     assert "stop" not in asked and "max_output_tokens" not in asked
+
+
+def test_gemini_reads_the_protos_snake_case_too() -> None:
+    """Gemini's JSON takes the proto's field names as well (LiteLLM writes
+    ``generation_config`` keys so): the same meaning."""
+    body = {
+        "generationConfig": {"max_output_tokens": 777, "stop_sequences": ["END"],
+                             "thinking_config": {"thinking_budget": 0}},
+        "tool_config": {"function_calling_config": {"mode": "ANY",
+                                                    "allowed_function_names": ["f"]}},
+    }  # fmt: skip
+    said = by_endpoint("gemini").read_request(body, {})
+    assert said["max_output_tokens"].value == 777
+    assert said["stop"].value == frozenset({"END"})
+    assert said["reasoning"].value is False
+    assert said["tool_choice"].value == "tool:f"
