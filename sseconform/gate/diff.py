@@ -31,7 +31,9 @@ import orjson
 
 from sseconform import providers
 from sseconform.gate.content import Content, Loc, describe
+from sseconform.gate.rules import diff as diff_rules
 from sseconform.model import ChoiceState
+from sseconform.rules.catalog import Rule, Severity
 from sseconform.rules.usage import Tokens, read_usage
 from sseconform.wires import by_grammar
 from sseconform.wires.state import KINDS
@@ -44,12 +46,17 @@ class Difference:
     """One way the gateway's stream means something else than the upstream's."""
 
     field: str  # "text", "reasoning", "tool_calls[1].arguments", "finish_reason", ...
-    kind: str
+    rule: Rule  # one of gate.rules.diff's: LOST, CHANGED, MISSING, ...
     message: str
     upstream: Loc | None = None
     gateway: Loc | None = None
-    #: "error" unless the loss can only be judged on the next turn (see :func:`_state`)
-    severity: str = "error"
+    #: an error unless the loss can only be judged on the next turn (see :func:`_state`)
+    severity: Severity = Severity.ERROR
+
+    @property
+    def kind(self) -> str:
+        """The rule's name within its family (``lost``), as reports print it."""
+        return self.rule.code.removeprefix("diff:")
 
     def to_dict(self) -> dict[str, Any]:
         def loc(x: Loc | None) -> dict[str, int] | None:
@@ -91,7 +98,7 @@ def compare(
                 out.append(
                     Difference(
                         f"{pre}choice",
-                        "missing",
+                        diff_rules.MISSING,
                         f"the gateway never sent choice {idx}",
                         upstream.finish_at.get(idx) or upstream.last,
                         gateway.last,
@@ -103,7 +110,7 @@ def compare(
                 out.append(
                     Difference(
                         f"{pre}choice",
-                        "extra",
+                        diff_rules.EXTRA,
                         f"the gateway sent choice {idx}, the upstream did not",
                         upstream.last,
                         gateway.finish_at.get(idx) or gateway.last,
@@ -144,7 +151,7 @@ def compare(
             out.append(
                 Difference(
                     f"{pre}{field}",
-                    "changed" if b.finish_reason else "missing",
+                    diff_rules.CHANGED if b.finish_reason else diff_rules.MISSING,
                     f"{field} {got!r}, the upstream's maps to {want!r}",
                     upstream.finish_at.get(idx),
                     gateway.finish_at.get(idx) or gateway.last,
@@ -158,7 +165,7 @@ def compare(
         out.append(
             Difference(
                 "error",
-                "extra",
+                diff_rules.EXTRA,
                 f"the gateway sent an error frame ({describe(_message(gw.error))}); "
                 "the upstream did not fail",
                 upstream.last,
@@ -169,7 +176,7 @@ def compare(
         out.append(
             Difference(
                 "error",
-                "missing",
+                diff_rules.MISSING,
                 f"the upstream failed ({describe(_message(up.error))}); the gateway's client "
                 "never got an error frame",
                 upstream.error_at,
@@ -198,7 +205,7 @@ def _relabelled(
         return None
     return Difference(
         f"{pre}reasoning",
-        "relabelled",
+        diff_rules.RELABELLED,
         f"the upstream's {len(reasoning)} chars of reasoning reached the client as "
         f"text ({describe(reasoning)}): a client shows the model's thinking as its answer",
         None,
@@ -239,7 +246,7 @@ def _strings(
             return [
                 Difference(
                     field,
-                    "lost",
+                    diff_rules.LOST,
                     f"{len(lost)} chars the upstream sent are missing at char {p}: "
                     f"{describe(lost)}",
                     at_a,
@@ -252,7 +259,7 @@ def _strings(
         return [
             Difference(
                 field,
-                "lost",
+                diff_rules.LOST,
                 f"{len(mid_a)} chars the upstream sent are missing at char {p}: {describe(mid_a)}",
                 at_a,
                 at_b,
@@ -263,7 +270,7 @@ def _strings(
         return [
             Difference(
                 field,
-                "duplicated" if restart else "extra",
+                diff_rules.DUPLICATED if restart else diff_rules.EXTRA,
                 (
                     f"{len(mid_b)} chars sent twice at char {p}: {describe(mid_b)}"
                     + " (the stream restarted: failover after the first delta?)"
@@ -282,14 +289,14 @@ def _strings(
         return [
             Difference(
                 field,
-                "duplicated",
+                diff_rules.DUPLICATED,
                 f"{twice} chars sent twice from char {p}: the gateway repeats pieces of the "
                 "text (a delta passed on twice, or from two fields of one event?)",
                 at_a,
                 at_b,
             )
         ]
-    kind = "reordered" if sorted(mid_a) == sorted(mid_b) else "changed"
+    kind = diff_rules.REORDERED if sorted(mid_a) == sorted(mid_b) else diff_rules.CHANGED
     return [
         Difference(
             field,
@@ -348,7 +355,7 @@ def _calls(
             out.append(
                 Difference(
                     field,
-                    "missing",
+                    diff_rules.MISSING,
                     f"the upstream's call {i} ({call.name!r}) never reached the client",
                     upstream.call_at.get((idx, call.index)),
                     gateway.last,
@@ -360,7 +367,7 @@ def _calls(
             out.append(
                 Difference(
                     field,
-                    "extra",
+                    diff_rules.EXTRA,
                     f"call {i} ({call.name!r}) was not in the upstream's answer",
                     upstream.last,
                     gateway.call_at.get((idx, call.index)),
@@ -374,7 +381,7 @@ def _calls(
             out.append(
                 Difference(
                     f"{field}.name",
-                    "changed",
+                    diff_rules.CHANGED,
                     f"name {cb.name!r}, the upstream's is {ca.name!r}",
                     at_a,
                     at_b,
@@ -396,7 +403,7 @@ def _calls(
         if ptr is not None:
             diffs = [
                 Difference(
-                    d.field, d.kind, f"{d.message} (first change at {ptr})", d.upstream, d.gateway
+                    d.field, d.rule, f"{d.message} (first change at {ptr})", d.upstream, d.gateway
                 )
                 for d in diffs
             ]
@@ -477,7 +484,7 @@ def _usage(upstream: Content, gateway: Content, grammar: str = "chat") -> list[D
         return [
             Difference(
                 "usage",
-                "missing",
+                diff_rules.MISSING,
                 "usage was asked for and the upstream reported it; the gateway sent none",
                 upstream.usage_at,
                 gateway.last,
@@ -494,7 +501,7 @@ def _usage(upstream: Content, gateway: Content, grammar: str = "chat") -> list[D
             out.append(
                 Difference(
                     f"usage.{name}",
-                    "changed",
+                    diff_rules.CHANGED,
                     f"{name} {_shown(tb, b, key)}, the upstream reported {_shown(ta, a, key)}",
                     upstream.usage_at,
                     gateway.usage_at,
@@ -563,22 +570,22 @@ def _state(upstream: Content, gateway: Content) -> list[Difference]:
             at = next((i for i, (a, b) in enumerate(zip(t.value, other, strict=False)) if a != b),
                       min(len(t.value), len(other)))  # fmt: skip
             out.append(Difference(
-                field, "changed",
+                field, diff_rules.CHANGED,
                 f"{piece}, the gateway's client got {len(other):,} "
                 f"that differ from byte {at}; the provider refuses the next turn that sends "
                 "it back", up_loc, gateway.last))  # fmt: skip
             continue
         if same:
             out.append(Difference(
-                field, "lost",
+                field, diff_rules.LOST,
                 f"{piece}, the gateway's client got none; the "
                 "provider refuses the next turn without it", up_loc, gateway.last))  # fmt: skip
             continue
         carried = "something else in its place" if got.tokens else "none"
         out.append(Difference(
-            field, "lost",
+            field, diff_rules.LOST,
             f"{piece}; the gateway's client got {carried} (no "
             f"byte-for-byte copy in {gateway.dialect or 'its'} stream): unless the gateway "
             "keeps it and sends it back itself, the next turn is refused",
-            up_loc, gateway.last, severity="warning"))  # fmt: skip
+            up_loc, gateway.last, severity=Severity.WARNING))  # fmt: skip
     return out

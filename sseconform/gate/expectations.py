@@ -22,7 +22,7 @@ from sseconform.gate.graded import Graded, checked, retried
 from sseconform.gate.references import References
 from sseconform.gate.scenario import Scenario
 from sseconform.rules.anthropic.rules import a020_message_stop_missing as a020
-from sseconform.rules.catalog import GATE_RULES, Severity
+from sseconform.rules.catalog import Severity
 from sseconform.rules.chat.rules import d001_done_missing as d001
 from sseconform.rules.chat.rules import e003_truncated as e003
 from sseconform.rules.chat.rules import f001_finish_missing as f001
@@ -130,7 +130,7 @@ def _http_error_fails(case: _Case) -> None:
     """``content``: the upstream answered 200 and streamed; an HTTP error hides that."""
     g = case.g
     g.add(
-        GATE_RULES[f"expect:{case.expect}"],
+        rules.expect.BY_EXPECTATION[case.expect],
         f"HTTP {g.status}: the upstream answered 200 and streamed",
     )
 
@@ -182,12 +182,12 @@ def _compared(case: _Case) -> tuple[bool, bool]:
         loc = d.gateway
         where = f"; upstream {d.upstream}" if d.upstream is not None else ""
         g.add(
-            GATE_RULES[f"diff:{d.kind}"],
+            d.rule,
             f"{d.field}: {d.message}{where}",
             frame=loc.frame if loc else None,
             offset=loc.offset if loc else None,
             field=d.field,
-            severity=Severity(d.severity),
+            severity=d.severity,
         )
     return mirrored, any(d.field == "error" for d in diffs)
 

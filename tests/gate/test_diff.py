@@ -16,6 +16,7 @@ import pytest
 
 from sseconform.gate.content import Content, Loc, content_of
 from sseconform.gate.diff import Difference, compare
+from sseconform.gate.rules import diff as diff_rules
 from sseconform.gate.suite import recordings_dir
 from sseconform.replay.plan import load
 from tests.cli.helpers import run_cli
@@ -1010,7 +1011,7 @@ def test_prefix_finish_reasons_are_not_compared() -> None:
 
 
 def test_difference_to_dict() -> None:
-    d = Difference("text", "lost", "m", Loc(2, 10), None)
+    d = Difference("text", diff_rules.LOST, "m", Loc(2, 10), None)
     assert d.to_dict() == {
         "field": "text",
         "kind": "lost",

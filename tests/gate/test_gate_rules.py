@@ -23,17 +23,25 @@ def test_every_expectation_and_bound_has_its_rule() -> None:
     assert {rule.code for rule, _ in BOUNDS.values()} <= set(GATE_RULES)
 
 
-def test_every_difference_kind_has_its_rule() -> None:
-    """The kinds ``gate/diff.py`` makes (``Difference(field, kind, ...)``) are diff rules."""
-    kinds: set[str] = set()
+def test_every_difference_is_made_with_its_rule() -> None:
+    """``gate/diff.py`` makes each ``Difference(field, rule, ...)`` with a diff rule object
+    (``diff_rules.LOST``), never a kind as a string a lookup would have to turn into one."""
+    named: set[str] = set()
+    calls = 0
     for node in ast.walk(ast.parse((GATE / "diff.py").read_text(encoding="utf-8"))):
         if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Difference":
-            arg = node.args[1] if len(node.args) > 1 else None
-            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                kinds.add(arg.value)
-    assert len(kinds) >= 6, kinds  # the walk found the calls
-    diff_kinds = {r.code.split(":")[1] for r in ordered() if r.family == "diff"}
-    assert kinds | {"reordered"} <= diff_kinds, kinds - diff_kinds
+            calls += 1
+            arg = node.args[1]
+            assert not isinstance(arg, ast.Constant), ast.unparse(node)
+            named |= {
+                n.attr
+                for n in ast.walk(arg)
+                if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+                and n.value.id == "diff_rules"
+            }  # fmt: skip
+    assert calls >= 15, calls  # the walk found the calls
+    diff_rules = {r.code.split(":")[1].upper() for r in ordered() if r.family == "diff"}
+    assert len(named) >= 6 and named <= diff_rules, named - diff_rules
 
 
 def test_no_gate_module_names_a_finding_by_string() -> None:
@@ -64,3 +72,13 @@ def test_rule_prints_a_gate_rule_with_every_section(tmp_path: Path) -> None:
             assert f"## {title}" in run.out, (code, title)
     assert "budget: silence" in run_cli("rule", "timing:silence", cwd=tmp_path).out
     assert run_cli("rule", "history:nothing", cwd=tmp_path).code == 2
+
+
+def test_every_expectation_a_scenario_can_name_is_a_rule() -> None:
+    """An expectation's failure is found by its value in a table, never by a code built at
+    run time: every value a suite takes has its rule."""
+    from sseconform.gate.rules.expect import BY_EXPECTATION
+    from sseconform.gate.scenario import EXPECTS
+
+    assert set(EXPECTS) <= set(BY_EXPECTATION)
+    assert all(r.code == f"expect:{name}" for name, r in BY_EXPECTATION.items())

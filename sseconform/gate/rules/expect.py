@@ -110,3 +110,14 @@ FAILURE_AS_ANSWER = define_gate(
         '"status"}}`), the upstream\'s status where it had one, or retry before answering.',
     ),
 )
+
+#: Each scenario's ``expect`` value and the rule its failure is (an expectation is a rule).
+BY_EXPECTATION = {
+    "content": CONTENT,
+    "error": ERROR,
+    "content-or-error": CONTENT_OR_ERROR,
+    "error-then-done": ERROR_THEN_DONE,
+    "rejected": REJECTED,
+    "failover": FAILOVER,
+    "failure-as-answer": FAILURE_AS_ANSWER,
+}
