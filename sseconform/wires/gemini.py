@@ -168,7 +168,8 @@ class GeminiWire(Wire):
         (``toolConfig.functionCallingConfig``: ``ANY`` is required, or one tool when it
         allows one name): ``maxOutputTokens``, ``stopSequences``, ``responseMimeType`` with
         ``responseSchema`` (or ``responseJsonSchema``), ``thinkingConfig`` (a
-        ``thinkingBudget`` of 0 turns thinking off; ``thinkingLevel`` is its effort). Each
+        ``thinkingBudget`` of 0 turns thinking off; a ``thinkingLevel`` asks for thinking at that
+        effort, as Portkey maps ``reasoning_effort``). Each
         key in either spelling the API's JSON takes: lowerCamelCase, or the proto's
         snake_case (``max_output_tokens``, as LiteLLM writes it)."""
         out: Asked = {}
@@ -203,13 +204,13 @@ class GeminiWire(Wire):
     def _thinking(out: Asked, thinking: dict[str, Any], at: str) -> None:
         budget = number(_either(thinking, "thinkingBudget", None))
         shown = flag(_either(thinking, "includeThoughts", None))
+        level = _either(thinking, "thinkingLevel", None)
         if budget == 0:
             out["reasoning"] = Said(False, f"{at}.thinkingBudget 0")
-        elif budget is not None or shown:
+        elif budget is not None or shown or level is not None:
             out["reasoning"] = Said(True, f"{at} {json.dumps(thinking, sort_keys=True)}")
         if budget is not None and budget > 0:
             out["reasoning_budget"] = Said(budget, f"{at}.thinkingBudget {budget:g}")
-        level = _either(thinking, "thinkingLevel", None)
         said_text(out, "reasoning_effort", level, at + ".thinkingLevel")
 
     def request_body(

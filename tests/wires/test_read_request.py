@@ -134,3 +134,10 @@ def test_gemini_reads_the_protos_snake_case_too() -> None:
     assert said["stop"].value == frozenset({"END"})
     assert said["reasoning"].value is False
     assert said["tool_choice"].value == "tool:f"
+
+
+def test_a_gemini_thinking_level_asks_for_thinking() -> None:
+    """Portkey maps a chat ``reasoning_effort`` to ``thinkingLevel``: thinking on."""
+    body = {"generationConfig": {"thinkingConfig": {"thinkingLevel": "medium"}}}
+    said = by_endpoint("gemini").read_request(body, {})
+    assert said["reasoning"].value is True and said["reasoning_effort"].value == "medium"
