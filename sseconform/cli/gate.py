@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
@@ -357,6 +357,15 @@ def diff(
             "silence); repeatable."
         ),
     ] = None,
+    requests: Annotated[
+        bool,
+        typer.Option(
+            "--requests",
+            help="Compare two requests instead: UPSTREAM is what the gateway asked its "
+            "provider (in --from's words), GATEWAY what its client asked it (in "
+            "--gateway-from's); each a JSON body or a recording.",
+        ),
+    ] = False,
 ) -> None:
     """Compare what a gateway's stream means with what its upstream sent; exit 1 if they differ.
 
@@ -376,6 +385,8 @@ def diff(
         check_dialect(gateway_dialect)
     if fmt not in ("text", "json"):
         fail(f"unknown format {fmt!r}; formats: text, json")
+    if requests:
+        _diff_requests(upstream, gateway, dialect, gateway_dialect, fmt)
     try:
         a = load(upstream)
         b = load(gateway)
@@ -411,6 +422,24 @@ def diff(
     report.write_diff(diffs, sys.stdout, fmt, upstream, gateway, tm.to_dict(), timed)
     if _errors(diffs) or any(v.severity == Severity.ERROR for v in timed):
         raise typer.Exit(1)
+
+
+def _diff_requests(
+    upstream: str, gateway: str, dialect: str | None, gateway_dialect: str, fmt: str
+) -> NoReturn:
+    """``diff --requests``: what reached the provider of what the client asked, parameter by
+    parameter, as ``gate`` grades it; exit 1 on an error."""
+    from sseconform.gate import report
+    from sseconform.gate.asked import diff_requests, read_request_file
+
+    try:
+        found = diff_requests(
+            read_request_file(upstream), read_request_file(gateway), dialect, gateway_dialect
+        )
+    except SseconformError as exc:
+        fail(str(exc))
+    report.write_request_diff(found, sys.stdout, fmt, upstream, gateway)
+    raise typer.Exit(1 if any(d.severity == Severity.ERROR for d in found) else 0)
 
 
 def _errors(diffs: list[Difference]) -> bool:

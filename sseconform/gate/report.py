@@ -13,6 +13,7 @@ from typing import Any, TextIO
 from sseconform.findings import Finding
 from sseconform.gate.diff import Difference
 from sseconform.gate.result import VERDICTS, ScenarioResult, SuiteResult
+from sseconform.gate.rules.request import Deviation
 from sseconform.providers import ENDPOINTS
 from sseconform.report.github import write_annotations
 from sseconform.report.junit import Case, CaseSuite, xml
@@ -348,3 +349,24 @@ def write_diff(
     for f in timed or []:
         where = f" (frame {f.frame}, byte {f.offset})" if f.frame is not None else ""
         out.write(printable(f"{f.key} [{f.severity}]: {f.message}{where}") + "\n")
+
+
+def write_request_diff(
+    found: list[Deviation], out: TextIO, fmt: str, upstream: str, client: str
+) -> None:
+    """``sseconform diff --requests``'s output: each parameter the upstream's request lost,
+    changed or added of the client's, with its severity."""
+    if fmt == "json":
+        rows = [
+            {"key": f"{d.rule.code}:{d.param}", "severity": str(d.severity), "message": d.message}
+            for d in found
+        ]
+        out.write(json.dumps({"upstream": upstream, "client": client, "requests": rows}) + "\n")
+        return
+    if not found:
+        out.write(f"{upstream}: asks what {client} asked (every parameter both can say)\n")
+        return
+    for d in found:
+        out.write(f"{d.severity:<7}  {d.rule.code}:{d.param}  {printable(d.message)}\n")
+    errors = sum(d.severity == Severity.ERROR for d in found)
+    out.write(f"{len(found)} difference(s), {errors} error(s)\n")

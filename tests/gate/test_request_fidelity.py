@@ -183,3 +183,62 @@ def test_every_parameter_has_a_policy_and_every_wire_says_only_known_ones() -> N
     assert set(POLICY) == set(PARAMS)
     for endpoint in ("chat", "messages", "responses", "gemini"):
         assert by_endpoint(endpoint).carries <= set(PARAMS), endpoint
+
+
+# -- sseconform diff --requests ----------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_diff_requests_names_each_parameter_and_exits_1_on_an_error(tmp_path: Path) -> None:
+    from tests.cli.helpers import run_cli
+
+    client = tmp_path / "client.json"
+    client.write_text(
+        '{"model": "m", "max_completion_tokens": 777, "tool_choice": "required", '
+        '"temperature": 0.2, "messages": []}'
+    )
+    up = tmp_path / "up.json"
+    up.write_text(
+        '{"model": "c", "max_tokens": 4096, "messages": [], "tool_choice": {"type": "auto"}}'
+    )
+    run = run_cli("diff", "--requests", up, client, "--from", "anthropic", cwd=ROOT)
+    assert run.code == 1, run.both
+    assert run.out.splitlines() == [
+        "error    request:changed:max_output_tokens  request.max_output_tokens: the client "
+        "asked for max_completion_tokens 777; the upstream got max_tokens 4096",
+        "warning  request:lost:temperature  request.temperature: the client asked for "
+        "temperature 0.2; the upstream's request did not say it",
+        "error    request:changed:tool_choice  request.tool_choice: the client asked for "
+        """tool_choice 'required'; the upstream got tool_choice {"type": "auto"}""",
+        "3 difference(s), 2 error(s)",
+    ]
+    same = run_cli("diff", "--requests", client, client, "--from", "openai", cwd=ROOT)
+    assert same.code == 0 and "asks what" in same.out, same.both
+
+
+def test_diff_requests_reads_a_recordings_request_and_its_dialect(tmp_path: Path) -> None:
+    """A recording's URL says its dialect (no --from), its headers carry anthropic-beta."""
+    from tests.cli.helpers import run_cli
+
+    rec = ROOT / "recordings" / "anthropic" / "messages-text.jsonl"
+    client = tmp_path / "client.json"
+    client.write_text('{"model": "m", "max_tokens": 100, "messages": []}')
+    run = run_cli("diff", "--requests", rec, client, "--gateway-from", "anthropic",
+                  "--format", "json", cwd=ROOT)  # fmt: skip
+    assert run.code == 1, run.both
+    rows = __import__("json").loads(run.out)["requests"]
+    assert [r["key"] for r in rows] == ["request:changed:max_output_tokens"]
+    assert "max_tokens 256" in rows[0]["message"]
+
+
+def test_diff_requests_refuses_what_is_no_request(tmp_path: Path) -> None:
+    from tests.cli.helpers import run_cli
+
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1, 2]")
+    run = run_cli("diff", "--requests", bad, bad, "--from", "openai", cwd=ROOT)
+    assert run.code == 2 and "a request body is a JSON object, not list" in run.err, run.both
+    assert "Traceback" not in run.both
+    missing = run_cli("diff", "--requests", tmp_path / "no.json", bad, "--from", "openai", cwd=ROOT)
+    assert missing.code == 2 and "no.json" in missing.err and "Traceback" not in missing.both
