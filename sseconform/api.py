@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 from urllib.parse import parse_qs, urlsplit
 
 from sseconform import providers
@@ -281,13 +281,17 @@ def _forced_by_request(reader: RecordingReader, settings: Settings | None) -> Se
     type ``function``, as chat and Responses write it) says so to the checker: OpenAI then
     finishes the call with ``stop``, and that is not a gateway's fault."""
     body = (reader.request or {}).get("body")
-    choice = body.get("tool_choice") if isinstance(body, dict) else None
-    if not (isinstance(choice, dict) and choice.get("type") == "function"):
-        return settings
     base = settings or Settings()
-    if base.forced_function is not None:
-        return settings
-    return replace(base, forced_function=True)
+    if not isinstance(body, dict) or base.forced_function is not None:
+        return settings  # no request to read, or the caller said
+    return replace(base, forced_function=forces_function(body))
+
+
+def forces_function(body: dict[str, Any]) -> bool:
+    """Does a request force a named function (``tool_choice`` an object of type
+    ``function``, as chat and Responses write it)?"""
+    choice = body.get("tool_choice")
+    return isinstance(choice, dict) and choice.get("type") == "function"
 
 
 def _answering(reader: RecordingReader, grammar: str) -> str:

@@ -68,6 +68,28 @@ def test_a_forced_function_may_finish_with_stop(
 
 
 def test_a_bare_stream_has_no_request_to_tell_by(tmp_path: Path) -> None:
+    """Without the request F007 cannot be judged: a warning that says what decides it."""
     path = tmp_path / "s.sse"
     path.write_bytes(body())
-    assert "F007" in [d.code for d in check_file(path).diagnostics]
+    [f007] = [d for d in check_file(path).diagnostics if d.code == "F007"]
+    assert f007.severity == "warning"
+    assert "check --request FILE" in f007.message
+
+
+@pytest.mark.parametrize(
+    ("tool_choice", "severity"),
+    [({"type": "function", "function": {"name": "get_weather"}}, None), ("auto", "error")],
+)
+def test_check_request_decides_f007_for_a_bare_stream(
+    tmp_path: Path, tool_choice: object, severity: str | None
+) -> None:
+    from tests.cli.helpers import run_cli
+
+    path = tmp_path / "s.sse"
+    path.write_bytes(body())
+    req = tmp_path / "req.json"
+    req.write_text(json.dumps({"model": "gpt-4o", "tool_choice": tool_choice}))
+    run = run_cli("check", path, "--request", req, "--format", "json", cwd=tmp_path)
+    found = [d for f in json.loads(run.out)["files"] for d in f["diagnostics"]]
+    got = [d["severity"] for d in found if d["code"] == "F007"]
+    assert got == ([severity] if severity else []), run.both

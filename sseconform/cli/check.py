@@ -134,6 +134,15 @@ def check(
             "each (--grammar gemini). A recording's URL says it by itself.",
         ),
     ] = False,
+    request: Annotated[
+        Path | None,
+        typer.Option(
+            "--request",
+            help="The request the streams answer (a JSON body): what only it decides (a "
+            "forced function may finish with stop, F007). A recording holds its own.",
+            metavar="FILE",
+        ),
+    ] = None,
 ) -> None:
     """Check streams against the chunk grammar, the JSON Schemas and the five invariants."""
     from sseconform import baseline as bl
@@ -158,6 +167,8 @@ def check(
     except SseconformError as exc:
         fail(str(exc))
     _declared(conf, resumed, starting_after, non_streaming)
+    if request is not None:
+        _asked(conf, request)
     if files.count("-") > 1:
         fail("standard input (-) can be given only once")
     is_strict = conf.strict
@@ -252,6 +263,23 @@ def _html_reporter(results: Sequence[FileResult], out: TextIO, strict: bool) -> 
         if r.error is None
     }
     out.write(render(results, strict, events))
+
+
+def _asked(conf: CheckConfig, request: Path) -> None:
+    """``--request``: the body the streams answer, read for what only a request decides."""
+    import json
+
+    from sseconform.api import forces_function
+
+    try:
+        body = json.loads(request.read_bytes())
+    except OSError as exc:
+        fail(f"{request}: {exc.strerror or exc}")
+    except ValueError as exc:
+        fail(f"{request}: not JSON: {exc}")
+    if not isinstance(body, dict):
+        fail(f"{request}: a request body is a JSON object, not {type(body).__name__}")
+    conf.settings.forced_function = forces_function(body)
 
 
 def _declared(

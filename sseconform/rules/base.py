@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 import orjson
 
-from sseconform.rules.catalog import RULES, Rule
+from sseconform.rules.catalog import RULES, Rule, Severity
 from sseconform.rules.delta_template import DeltaTemplate, make_template
 from sseconform.rules.finding import Finding, printable
 from sseconform.rules.shared import hooks as shared
@@ -135,6 +135,7 @@ class Checker:
         line: int | None = None,
         offset: int | None = None,
         frame: int | None = None,
+        severity: Severity | None = None,
     ) -> None:
         self._emitted += 1
         if code not in self._enabled:
@@ -152,7 +153,13 @@ class Checker:
             offset = ev.offset if offset is None else offset
         self.diagnostics.append(
             Finding.of_rule(
-                code, printable(message), frame, line or 0, offset or 0, printable(pointer)
+                code,
+                printable(message),
+                frame,
+                line or 0,
+                offset or 0,
+                printable(pointer),
+                severity,
             )
         )
 
@@ -190,9 +197,18 @@ class Checker:
 
     # -- what a rule's check reports through (rules/hooks.py) --------------------------------
 
-    def report(self, rule: Rule, message: str, ev: Event | None, pointer: str = "") -> None:
-        """A finding of ``rule``, located at the start of ``ev``."""
-        self._emit(rule.code, message, ev, pointer)
+    def report(
+        self,
+        rule: Rule,
+        message: str,
+        ev: Event | None,
+        pointer: str = "",
+        *,
+        severity: Severity | None = None,
+    ) -> None:
+        """A finding of ``rule``, located at the start of ``ev`` (at the rule's severity
+        unless its check knows less than the rule assumes: ``severity``)."""
+        self._emit(rule.code, message, ev, pointer, severity=severity)
 
     def report_about_file(self, rule: Rule, message: str, offset: int = 0) -> None:
         """A finding about the HTTP response or the recording, not a place in the body

@@ -67,9 +67,12 @@ class Finding:
         line: int,
         offset: int,
         pointer: str = "",
+        severity: Severity | None = None,
     ) -> Finding:
-        """A grammar rule's finding, at the rule's severity."""
-        return cls(code, message, RULES[code].severity, "check", frame, line, offset, pointer)
+        """A grammar rule's finding, at the rule's severity unless the rule's check says
+        another (what it cannot judge without the request, say)."""
+        sev = RULES[code].severity if severity is None else severity
+        return cls(code, message, sev, "check", frame, line, offset, pointer)
 
     @classmethod
     def of(cls, rule: Rule, message: str, **where: Any) -> Finding:

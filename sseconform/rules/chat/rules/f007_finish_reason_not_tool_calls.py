@@ -47,14 +47,22 @@ RULE = define(
 
 @FINISH.on(RULE)
 def check(c: StreamChecker, ev: Event, pos: int, choice: Choice, delta: Any, fr: Any) -> None:
-    """finish_reason stop on a choice that made calls (unless the request forced a named
-    function: OpenAI's own streams then finish with stop)."""
+    """finish_reason stop on a choice that made calls: an error where the request is known
+    and did not force a named function (OpenAI's own streams then finish with stop), a
+    warning where no request says (a bare capture of OpenAI's own answer may be one)."""
     if c.settings.forced_function:
         return
     if fr == "stop" and (choice.calls or choice.untracked_calls):
-        c.report(
-            RULE,
-            f"{len(choice.calls)} call(s) made but finish_reason is 'stop'",
-            ev,
-            f"/choices/{pos}/finish_reason",
-        )
+        said = f"{len(choice.calls)} call(s) made but finish_reason is 'stop'"
+        if c.settings.forced_function is None:  # no request: it decides, and is not known
+            c.report(
+                RULE,
+                f"{said}: an error unless the request forced a named function (OpenAI then "
+                "finishes with stop); give the request (a recording that holds it, or "
+                "`check --request FILE`) to decide",
+                ev,
+                f"/choices/{pos}/finish_reason",
+                severity=Severity.WARNING,
+            )
+            return
+        c.report(RULE, said, ev, f"/choices/{pos}/finish_reason")
