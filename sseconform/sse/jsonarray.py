@@ -60,10 +60,12 @@ class ArrayReader:
         self._escape = False  # after a backslash in a string
         self._said: set[str] = set()
         self._comma = True  # an element may come (after ``[`` or ``,``)
+        self._seen = (0, 1)  # (index in the current feed, its line): _place's count so far
 
     def feed(self, data: bytes) -> None:
         """The next bytes of the body."""
         i, n = 0, len(data)
+        self._seen = (0, self.line)  # the feed's lines counted up to here (see _place)
         while i < n:
             if self.state == INSIDE:
                 i = self._inside(data, i)
@@ -104,6 +106,8 @@ class ArrayReader:
     def _stray(self, data: bytes, i: int) -> None:
         """A byte that is not the framing, quoted (one byte: the same however the body was
         split into reads)."""
+        if "stray" in self._said:
+            return  # said once: no place to count
         if not self.single:
             where = "outside the array's elements"
         elif self.elements:
@@ -114,7 +118,15 @@ class ArrayReader:
         self._once("stray", f"{seen!r}: a byte {where}", *self._place(data, i))
 
     def _place(self, data: bytes, i: int) -> tuple[int, int]:
-        return self.offset + i, self.line + data.count(b"\n", 0, i)
+        """Offset and line of the feed's byte ``i``: lines counted on from the last place
+        asked (places are asked in order within a feed, so a feed's lines are counted once,
+        however many elements or stray bytes it holds)."""
+        at, line = self._seen
+        if i < at:
+            at, line = 0, self.line
+        line += data.count(b"\n", at, i)
+        self._seen = (i, line)
+        return self.offset + i, line
 
     def _once(self, kind: str, message: str, offset: int, line: int) -> None:
         if kind not in self._said:
