@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from sseconform.gate.content import Content
-from sseconform.recording.format import RecordingReader
 from sseconform.replay.served import MAX_REQUEST
 from sseconform.sse import Event, SSEDecoder
 from sseconform.wires import by_grammar, event_label
@@ -203,8 +202,9 @@ def first_difference(
     return None
 
 
-def _gateway_marks(path: str, ev: Evidence) -> None:
-    """Each gateway event at the time the read that completed it arrived."""
+def _gateway_marks(body: bytes, reads: list[tuple[float, int]], ev: Evidence) -> None:
+    """Each gateway event at the time the read that completed it arrived: the answer as the
+    grader read it (its body, each read's time and offset), not read again."""
     dec = SSEDecoder()
 
     def take(t: float, events: list[Event]) -> None:
@@ -217,10 +217,9 @@ def _gateway_marks(path: str, ev: Evidence) -> None:
                 )
 
     t = 0.0
-    with open(path, "rb") as fp:
-        reader = RecordingReader(fp, path)
-        for t, data in reader.reads():
-            take(t, dec.feed(data))
+    ends = [offset for _, offset in reads[1:]] + [len(body)]
+    for (t, start), end in zip(reads, ends, strict=True):
+        take(t, dec.feed(body[start:end]))
     take(t, dec.finish())
 
 
@@ -285,15 +284,16 @@ def collect(
     findings: list[Finding],
     upstream: Content | None,
     gateway: Content | None,
-    recording: str,
     body: bytes,
+    reads: list[tuple[float, int]],
     served: list[Served],
     t0: float,
     pairs: list[tuple[float, float]] | None = None,
     grammar: str = "chat",
 ) -> Evidence:
     """Everything the page shows of one scenario (see the module docstring), in the words
-    of the gateway endpoint's ``grammar``."""
+    of the gateway endpoint's ``grammar``: ``body`` and ``reads`` are the gateway's answer as
+    the grader read it (each read's time and offset in ``body``)."""
     ev = Evidence()
     ev.pairs = [[round(u, 4), round(g, 4)] for u, g in pairs or []]
     raw = _not_json(upstream) | _not_json(gateway)  # both sides of such a call as sent
@@ -302,8 +302,8 @@ def collect(
     ev.first = first_difference(findings, ev.upstream, ev.gateway)
     if gateway is None and body:  # an HTTP error: its body is what the client got
         ev.gateway_extra["body"] = body[:MAX_EVENT].decode("utf-8", "replace")
-    if recording and body:
-        _gateway_marks(recording, ev)
+    if body:
+        _gateway_marks(body, reads, ev)
     _upstream_marks(served, t0, ev)
     for f in findings:
         if f.offset is not None and f.offset < len(body) and f.offset not in ev.events:

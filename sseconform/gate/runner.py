@@ -263,8 +263,8 @@ class SuiteRun:
             first, clean = ref.first, ref.clean
             upstream = clean if first is None or ref.expect == "rejected" else first
             base.evidence = collect(
-                findings=g.findings, upstream=upstream, gateway=g.content, recording=out,
-                body=g.body, served=served, t0=outcome.started,
+                findings=g.findings, upstream=upstream, gateway=g.content, body=g.body,
+                reads=g.reads, served=served, t0=outcome.started,
                 pairs=g.timing.pairs if g.timing is not None else None, grammar=g.grammar,
             )  # fmt: skip
             base.evidence.requests = requests_of(sent, served)

@@ -169,8 +169,8 @@ class Conversation:
         if run.evidence:
             upstream = ref.clean if ref.first is None else ref.first
             ev = collect(
-                findings=g.findings, upstream=upstream, gateway=g.content, recording=out,
-                body=g.body, served=served, t0=outcome.started, grammar=g.grammar,
+                findings=g.findings, upstream=upstream, gateway=g.content, body=g.body,
+                reads=g.reads, served=served, t0=outcome.started, grammar=g.grammar,
             )  # fmt: skip
             ev.turn, ev.requests = k, requests_of(sent, served)
             base.later_evidence.append(ev)

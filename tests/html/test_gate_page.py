@@ -197,7 +197,7 @@ def test_arguments_that_are_not_json_are_compared_as_sent() -> None:
     a, b = content_of([up], "openai"), content_of([gw], "openai")
     findings = [Finding(d.kind, d.message, source="diff", field=d.field) for d in compare(a, b)]
     ev = collect(
-        findings=findings, upstream=a, gateway=b, recording="", body=b"", served=[], t0=0.0
+        findings=findings, upstream=a, gateway=b, body=b"", reads=[], served=[], t0=0.0
     )
     assert ev.upstream is not None and ev.gateway is not None
     assert ev.upstream[0]["calls"][0]["arguments"]["value"] == '{"city": "Paris"}'
