@@ -52,11 +52,16 @@ def issued_of(recordings: Iterable[Loaded]) -> Issued:
 
 
 def check_history(dialect: str | None, body: RequestBody, issued: Issued) -> Refusal | None:
-    """None when the request's history is one the provider accepts (or it has none). A
-    body without the keys a history is made of (nearly every first turn) is not read."""
+    """None when the request is one the provider accepts: its parameters (``Wire.refuse``),
+    then its history (or it has none). A body without the keys a history is made of (nearly
+    every first turn) is not read for one."""
     if not known_dialect(dialect) or len(body.raw) > MAX_READ:
         return None
     wire = by_dialect(dialect)
+    obj = body.obj
+    refused = wire.refuse(obj) if obj is not None else None
+    if refused is not None:
+        return refused
     if not any(key in body.raw for key in wire.history_marks):
         return None
     obj = body.obj
@@ -86,9 +91,9 @@ def returned(obj: dict[str, Any]) -> Returned:
 def returned_of(body: RequestBody) -> Returned | None:
     """:func:`returned` of a request body (None: not a JSON object, or past
     :data:`MAX_READ`); a body without any key that holds either is not read."""
-    if len(body.raw) > MAX_READ:
-        return None
     if not any(mark in body.raw for mark in _RETURNING):
         return NOTHING
+    if len(body.raw) > MAX_READ:
+        return None
     obj = body.obj
     return returned(obj) if obj is not None else None

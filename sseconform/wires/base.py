@@ -438,6 +438,11 @@ class Wire:
         """None when the provider accepts the request's history (parsed)."""
         return None
 
+    def refuse(self, obj: dict[str, Any]) -> Refusal | None:
+        """What the provider refuses of a request (parsed) before reading its history: a
+        parameter it requires missing, values it does not take together. None: taken."""
+        return None
+
     def issue(self, issued: Issued, body: bytes, data: list[str]) -> None:
         """What a served stream (its body, each event's data) issues beyond its state tokens:
         what :meth:`check_history` verifies besides them."""

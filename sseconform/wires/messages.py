@@ -412,6 +412,37 @@ class MessagesWire(Wire):
             )
         return None
 
+    def refuse(self, obj: dict[str, Any]) -> Refusal | None:
+        """What Anthropic refuses (400 ``invalid_request_error``, its own words) of a request
+        with thinking on: a budget under 1024 or not below ``max_tokens``, a ``temperature``
+        other than 1. (A request without ``max_tokens``, which Anthropic refuses too, is still
+        served: the replay upstream answers bare test requests.)"""
+        most = number(obj.get("max_tokens"))
+        thinking = as_dict(obj.get("thinking"))
+        if thinking.get("type") != "enabled":
+            return None
+        budget = number(thinking.get("budget_tokens"))
+        if budget is None:
+            return _refuse("thinking.enabled.budget_tokens: Field required")
+        if budget < 1024:
+            return _refuse(
+                "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"
+            )
+        if most is not None and most <= budget:
+            return _refuse(
+                "`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our "
+                "documentation at https://docs.claude.com/en/docs/build-with-claude/"
+                "extended-thinking#max-tokens-and-context-window-size"
+            )
+        temperature = number(obj.get("temperature"))
+        if temperature is not None and temperature != 1:
+            return _refuse(
+                "`temperature` may only be set to 1 when thinking is enabled. Please consult "
+                "our documentation at https://docs.claude.com/en/docs/build-with-claude/"
+                "extended-thinking#feature-compatibility"
+            )
+        return None
+
     def issue(self, issued: Issued, body: bytes, data: list[str]) -> None:
         """Each signed thinking block's signature and the text it signs."""
         if b"signature_delta" not in body:

@@ -69,7 +69,7 @@ def _turn2_anthropic(
     if not thinking_first:
         assistant = assistant[1:]
     return {
-        "model": "claude-test", "max_tokens": 1024, "stream": True,
+        "model": "claude-test", "max_tokens": 2048, "stream": True,
         "thinking": {"type": "enabled", "budget_tokens": 1024},
         "messages": [
             {"role": "user", "content": "Weather in Paris?"},
@@ -256,3 +256,32 @@ def test_chat_pairs_each_tool_message_with_a_call(issued: Issued) -> None:
         "The following tool_call_ids did not have response messages: call_1"
     )
     assert _check("openai", {"messages": [{"role": "user", "content": "hi"}]}, issued) is None
+
+
+@pytest.mark.parametrize(
+    ("asked", "message"),
+    [
+        ({"max_tokens": 1024, "thinking": {"type": "enabled", "budget_tokens": 1024}},
+         "`max_tokens` must be greater than `thinking.budget_tokens`"),
+        ({"max_tokens": 4096, "thinking": {"type": "enabled", "budget_tokens": 512}},
+         "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"),
+        ({"max_tokens": 4096, "extra_body": {"temperature": 0.2},
+          "thinking": {"type": "enabled", "budget_tokens": 2048}},
+         "`temperature` may only be set to 1 when thinking is enabled"),
+    ],
+)  # fmt: skip
+def test_the_anthropic_sdk_raises_what_anthropic_refuses_of_thinking(
+    shared_server: Any, asked: dict[str, Any], message: str
+) -> None:
+    """A request Anthropic refuses for its thinking settings is refused so: the SDK raises
+    BadRequestError, 400, invalid_request_error, with the provider's words."""
+
+    client = anthropic.Anthropic(base_url=shared_server.url, api_key="k", max_retries=0)
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        client.messages.create(
+            model="claude-test", messages=[{"role": "user", "content": "hi"}], stream=True,
+            **asked,
+        )  # fmt: skip
+    assert caught.value.status_code == 400
+    assert caught.value.body["error"]["type"] == "invalid_request_error"  # type: ignore[index]
+    assert message in caught.value.body["error"]["message"]  # type: ignore[index]

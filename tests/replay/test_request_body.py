@@ -126,9 +126,10 @@ def test_the_server_parses_a_request_body_once(loads_of: Callable[[bytes], int])
     assert loads_of(HISTORY) == 1
 
 
-def test_a_large_body_is_parsed_only_for_its_history(loads_of: Callable[[bytes], int]) -> None:
-    """Past MAX_PARSED routing reads a body by a bounded scan: one without a history is
-    never parsed; one with a history is parsed once, for both history readers."""
+def test_a_large_body_is_never_parsed(loads_of: Callable[[bytes], int]) -> None:
+    """Past MAX_PARSED routing reads a body by a bounded scan, and the history readers read
+    no more than routing parses (a 16 MB array of empty objects is half a gigabyte as Python
+    objects): a large body is never parsed, with or without a history."""
     pad = "x" * MAX_PARSED
     plain = orjson.dumps({"model": "gpt-4o-mini", "stream": True, "pad": pad})
     body = RequestBody(plain)
@@ -141,6 +142,5 @@ def test_a_large_body_is_parsed_only_for_its_history(loads_of: Callable[[bytes],
     body = RequestBody(turn)
     assert model_of(body) == "gpt-4o-mini" and tools_of(body) is None
     assert check_history("openai", body, Issued()) is None
-    returned = returned_of(body)
-    assert returned is not None and returned.results == 1
-    assert loads_of(turn) == 1
+    assert returned_of(body) is None  # not read: unknown, not "nothing came back"
+    assert loads_of(turn) == 0
