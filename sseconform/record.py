@@ -37,8 +37,8 @@ from sseconform.recording.bounds import (
     Interrupted,
     Watchdog,
 )
-from sseconform.recording.format import RecordingWriter, Response
-from sseconform.recording.redact import Redactor
+from sseconform.recording.format import RecordingWriter, Response, open_new
+from sseconform.recording.redact import Redactor, secret_header
 from sseconform.sse import SSEDecoder
 from sseconform.version import __version__
 
@@ -107,10 +107,8 @@ def stored_request(req: Request, redactor: Redactor) -> dict[str, Any]:
     if req.body is not None:
         try:
             body = redactor.body(json.loads(req.body))
-        except ValueError:
-            text = req.body.decode("utf-8", "replace")
-            form = redactor.form(text) if "=" in text else None
-            body = form if form is not None else text
+        except ValueError:  # a form, or text: its secret-named pairs redacted all the same
+            body = redactor.text(req.body.decode("utf-8", "replace"))
     return {
         "method": req.method,
         "url": redactor.url(req.url),
@@ -157,7 +155,7 @@ def record(
     )
     try:
         # the sink's scrubber masked what goes there already
-        raw_fp: IO[bytes] | None = open(raw, "wb" if force else "xb") if raw else None  # noqa: SIM115
+        raw_fp: IO[bytes] | None = open_new(raw, force) if raw else None
     except OSError:
         writer.close(complete=False, reason="could not open the --raw file")
         raise
@@ -325,8 +323,6 @@ def url_problem(url: str) -> str | None:
 
 #: What a header's name must be: an HTTP token.
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
-#: The headers that carry a key: their values are kept out of every message.
-KEY_HEADERS = frozenset({"authorization", "x-api-key", "api-key"})
 
 
 def parse_header(item: str) -> tuple[str, str]:
@@ -342,8 +338,9 @@ def parse_header(item: str) -> tuple[str, str]:
 
 
 def key_values(headers: list[tuple[str, str]]) -> list[str]:
-    """The keys among ``headers`` (see :data:`KEY_HEADERS`), to keep out of messages."""
-    return [v for k, v in headers if k.lower() in KEY_HEADERS]
+    """The credentials among ``headers`` (every header whose name says it holds one:
+    :func:`~sseconform.recording.redact.secret_header`), to keep out of messages."""
+    return [v for k, v in headers if secret_header(k)]
 
 
 def read_body(data: str) -> bytes:

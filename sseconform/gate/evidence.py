@@ -21,6 +21,7 @@ import orjson
 from sseconform.gate import words
 from sseconform.gate.content import Content
 from sseconform.recording.format import RecordingReader
+from sseconform.recording.redact import Redactor
 from sseconform.replay.served import MAX_REQUEST
 from sseconform.sse import Event, SSEDecoder
 
@@ -308,7 +309,11 @@ def _event_bytes(body: bytes, offset: int) -> str:
 
 
 def _request_text(text: str) -> dict[str, Any]:
-    """A request body shown as indented JSON (as sent when it is not JSON), capped."""
+    """A request body shown as indented JSON (as sent when it is not JSON), capped, its
+    secret-named fields redacted as ``record`` redacts them (``api_key``,
+    ``metadata.user_token``: a gateway may forward them), their values masked everywhere
+    from then on."""
+    text = Redactor().text(text)
     with contextlib.suppress(orjson.JSONDecodeError):
         text = orjson.dumps(orjson.loads(text), option=orjson.OPT_INDENT_2).decode()
     return _cap(text)
