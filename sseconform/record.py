@@ -496,7 +496,13 @@ def _tls() -> ssl.SSLContext:
 
 class _Sink:
     """Where each read of the body goes: scrubbed of secrets (:class:`StreamScrubber`), cut
-    at ``max_bytes``, into the recording (and ``--raw``), the callbacks and the progress."""
+    at ``max_bytes``, into the recording (and ``--raw``), the callbacks and the progress.
+
+    Masking never changes what is measured: a read's time is taken as it arrives, before it
+    is masked, and the bytes the scrubber held back (they could have begun a secret) are
+    written with the time they arrived, not the next read's. The masker costs time linear
+    in the bytes, well under what any stream sends, so it runs here, between reads: a
+    thread of its own would buy no time (the GIL) and would make each read wait for it."""
 
     def __init__(
         self,
@@ -515,6 +521,7 @@ class _Sink:
         self.on_progress: Callable[[Progress], None] | None = None
         self.head_at: float | None = None  # when the response head arrived
         self.last_at = 0.0  # when the last read arrived
+        self.held_at = 0.0  # when the bytes the scrubber holds back arrived
 
     def start(self) -> None:
         """The body begins: scrub every secret known by now (the response head's too)."""
@@ -523,15 +530,23 @@ class _Sink:
     def take(self, chunk: bytes) -> None:
         """One read as it arrived; raises :class:`BoundHit` past ``max_bytes``."""
         if chunk:
-            self.last_at = time.monotonic() - self.t0
-            self._keep(self.scrubber.feed(chunk))
+            now = self.last_at = time.monotonic() - self.t0  # before any masking
+            held, held_at = self.scrubber.held, self.held_at
+            out = self.scrubber.feed(chunk)
+            if held and out.startswith(held):  # no secret after all: they came back then
+                self._keep(out[: len(held)], held_at)
+                out = out[len(held) :]
+            if len(self.scrubber.held) <= len(chunk):  # else the older bytes' time stays
+                self.held_at = now
+            self._keep(out, now)
 
     def finish(self) -> None:
-        """Whatever the scrubber held back (the start of a secret that was not one)."""
-        self._keep(self.scrubber.finish())
+        """Whatever the scrubber held back (the start of a secret that was not one), at
+        the time it arrived."""
+        self._keep(self.scrubber.finish(), self.held_at)
 
-    def _keep(self, chunk: bytes) -> None:
-        prog, now, cap = self.prog, self.last_at, self.max_bytes
+    def _keep(self, chunk: bytes, now: float) -> None:
+        prog, cap = self.prog, self.max_bytes
         over = cap is not None and prog.bytes + len(chunk) > cap
         if cap is not None and over:
             chunk = chunk[: max(0, cap - prog.bytes)]

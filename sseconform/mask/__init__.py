@@ -131,6 +131,11 @@ class MaskStream:
         self._held = b""
         self.masked = 0  # pieces in which something was masked
 
+    @property
+    def held(self) -> bytes:
+        """The end of what was fed that is kept back (it could begin a secret)."""
+        return self._held
+
     def feed(self, data: bytes) -> bytes:
         if not self.masker and not self._held:
             return data

@@ -343,6 +343,11 @@ class StreamScrubber:
         self._stream = MaskStream(redactor.masker)
         self.scrubbed = 0
 
+    @property
+    def held(self) -> bytes:
+        """The bytes kept back until the next read shows whether they begin a secret."""
+        return self._stream.held
+
     def feed(self, data: bytes) -> bytes:
         """What of the held bytes and ``data`` can be written now, scrubbed."""
         return self._clean(self._stream.feed(data))
