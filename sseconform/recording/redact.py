@@ -295,8 +295,8 @@ class Redactor:
         return obj
 
     def text(self, text: str, path: str = "request.body") -> str:
-        """A request body as text, secret-named fields redacted: JSON (indented as it
-        came), a form, or neither (cut short, or not a body at all): then every
+        """A request body as text, secret-named fields redacted: JSON (as it came when it
+        held none), a form, or neither (cut short, or not a body at all): then every
         ``"name": value`` pair whose name is a credential's loses its value."""
         try:
             obj = json.loads(text)
@@ -367,9 +367,9 @@ class StreamScrubber:
 
 
 #: A ``"name": value`` pair in JSON text that may be cut short: a string value (its end
-#: quote may be missing) or a bare one.
+#: quote may be missing; read once, never backtracked into) or a bare one.
 _PAIR = re.compile(
-    r'"(?P<name>(?:[^"\\\n]|\\.){1,200})"\s*:\s*(?P<value>"(?:[^"\\]|\\.)*(?:"|$)|[^\s,}\]{\[]+)'
+    r'"(?P<name>(?:[^"\\\n]|\\.){1,200})"\s*:\s*(?P<value>"(?:[^"\\]|\\.)*+(?:"|$)|[^\s,}\]{\[]+)'
 )
 
 _USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://[^/?#@:]*:)[^/?#@]*@")
