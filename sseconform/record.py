@@ -36,8 +36,8 @@ from sseconform.recording.bounds import (
     Interrupted,
     Watchdog,
 )
-from sseconform.recording.format import RecordingWriter, Response
-from sseconform.recording.redact import Redactor
+from sseconform.recording.format import RecordingWriter, Response, open_new
+from sseconform.recording.redact import Redactor, secret_header
 from sseconform.sse import SSEDecoder
 from sseconform.version import __version__
 from sseconform.wires import carries_token
@@ -107,10 +107,8 @@ def stored_request(req: Request, redactor: Redactor) -> dict[str, Any]:
     if req.body is not None:
         try:
             body = redactor.body(json.loads(req.body))
-        except ValueError:
-            text = req.body.decode("utf-8", "replace")
-            form = redactor.form(text) if "=" in text else None
-            body = form if form is not None else text
+        except ValueError:  # a form, or text: its secret-named pairs redacted all the same
+            body = redactor.text(req.body.decode("utf-8", "replace"))
     return {
         "method": req.method,
         "url": redactor.url(req.url),
@@ -157,7 +155,7 @@ def record(
     )
     try:
         # the sink's scrubber masked what goes there already
-        raw_fp: IO[bytes] | None = open(raw, "wb" if force else "xb") if raw else None  # noqa: SIM115
+        raw_fp: IO[bytes] | None = open_new(raw, force) if raw else None
     except OSError:
         writer.close(complete=False, reason="could not open the --raw file")
         raise
@@ -325,8 +323,6 @@ def url_problem(url: str) -> str | None:
 
 #: What a header's name must be: an HTTP token.
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
-#: The headers that carry a key: their values are kept out of every message.
-KEY_HEADERS = frozenset({"authorization", "x-api-key", "api-key"})
 
 
 def parse_header(item: str) -> tuple[str, str]:
@@ -342,8 +338,9 @@ def parse_header(item: str) -> tuple[str, str]:
 
 
 def key_values(headers: list[tuple[str, str]]) -> list[str]:
-    """The keys among ``headers`` (see :data:`KEY_HEADERS`), to keep out of messages."""
-    return [v for k, v in headers if k.lower() in KEY_HEADERS]
+    """The credentials among ``headers`` (every header whose name says it holds one:
+    :func:`~sseconform.recording.redact.secret_header`), to keep out of messages."""
+    return [v for k, v in headers if secret_header(k)]
 
 
 def read_body(data: str) -> bytes:
@@ -499,7 +496,13 @@ def _tls() -> ssl.SSLContext:
 
 class _Sink:
     """Where each read of the body goes: scrubbed of secrets (:class:`StreamScrubber`), cut
-    at ``max_bytes``, into the recording (and ``--raw``), the callbacks and the progress."""
+    at ``max_bytes``, into the recording (and ``--raw``), the callbacks and the progress.
+
+    Masking never changes what is measured: a read's time is taken as it arrives, before it
+    is masked, and the bytes the scrubber held back (they could have begun a secret) are
+    written with the time they arrived, not the next read's. The masker costs time linear
+    in the bytes, well under what any stream sends, so it runs here, between reads: a
+    thread of its own would buy no time (the GIL) and would make each read wait for it."""
 
     def __init__(
         self,
@@ -518,6 +521,7 @@ class _Sink:
         self.on_progress: Callable[[Progress], None] | None = None
         self.head_at: float | None = None  # when the response head arrived
         self.last_at = 0.0  # when the last read arrived
+        self.held_at = 0.0  # when the bytes the scrubber holds back arrived
 
     def start(self) -> None:
         """The body begins: scrub every secret known by now (the response head's too)."""
@@ -526,15 +530,23 @@ class _Sink:
     def take(self, chunk: bytes) -> None:
         """One read as it arrived; raises :class:`BoundHit` past ``max_bytes``."""
         if chunk:
-            self.last_at = time.monotonic() - self.t0
-            self._keep(self.scrubber.feed(chunk))
+            now = self.last_at = time.monotonic() - self.t0  # before any masking
+            held, held_at = self.scrubber.held, self.held_at
+            out = self.scrubber.feed(chunk)
+            if held and out.startswith(held):  # no secret after all: they came back then
+                self._keep(out[: len(held)], held_at)
+                out = out[len(held) :]
+            if len(self.scrubber.held) <= len(chunk):  # else the older bytes' time stays
+                self.held_at = now
+            self._keep(out, now)
 
     def finish(self) -> None:
-        """Whatever the scrubber held back (the start of a secret that was not one)."""
-        self._keep(self.scrubber.finish())
+        """Whatever the scrubber held back (the start of a secret that was not one), at
+        the time it arrived."""
+        self._keep(self.scrubber.finish(), self.held_at)
 
-    def _keep(self, chunk: bytes) -> None:
-        prog, now, cap = self.prog, self.last_at, self.max_bytes
+    def _keep(self, chunk: bytes, now: float) -> None:
+        prog, cap = self.prog, self.max_bytes
         over = cap is not None and prog.bytes + len(chunk) > cap
         if cap is not None and over:
             chunk = chunk[: max(0, cap - prog.bytes)]

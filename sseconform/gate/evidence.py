@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from sseconform.gate.content import Content
+from sseconform.recording.redact import Redactor
 from sseconform.replay.served import MAX_REQUEST
 from sseconform.sse import Event, SSEDecoder
 from sseconform.wires import by_grammar, event_label
@@ -261,7 +262,11 @@ def _event_bytes(body: bytes, offset: int) -> str:
 
 
 def _request_text(text: str) -> dict[str, Any]:
-    """A request body shown as indented JSON (as sent when it is not JSON), capped."""
+    """A request body shown as indented JSON (as sent when it is not JSON), capped, its
+    secret-named fields redacted as ``record`` redacts them (``api_key``,
+    ``metadata.user_token``: a gateway may forward them), their values masked everywhere
+    from then on."""
+    text = Redactor().text(text)
     with contextlib.suppress(orjson.JSONDecodeError):
         text = orjson.dumps(orjson.loads(text), option=orjson.OPT_INDENT_2).decode()
     return _cap(text)

@@ -23,7 +23,9 @@ from sseconform.gate.runner import run_suite, unique_slugs
 from sseconform.gate.scenario import Scenario
 from sseconform.gate.suite import Suite, load_suite
 from sseconform.gate.timing import parse_budget
+from sseconform.mask import RUN
 from sseconform.providers import ENDPOINTS
+from sseconform.recording.redact import credential_values
 
 __all__ = ["GateOptions", "gateway_config", "prepare_suites", "run_gate", "write_baseline"]
 
@@ -153,6 +155,7 @@ def run_gate(
     if not options.gateway:
         raise UsageError("--gateway URL is required")
     headers = [parse_header(h) for h in options.headers]
+    RUN.add_all(credential_values(headers))  # --header's keys: no writer of the run shows them
     known = bl.load(options.baseline, "gate") if options.baseline is not None else None
     profile = options.load_profile()
     suites = prepare_suites(options, profile)
@@ -169,7 +172,7 @@ def run_gate(
         run_suite(
             su,
             options.gateway,
-            os.path.join(options.out, folder) if len(suites) > 1 else options.out,
+            _suite_folder(options.out, folder) if len(suites) > 1 else options.out,
             upstream_host=options.upstream_host,
             upstream_port=options.port(su.profile),
             key=key or (su.profile.key if su.profile else None),
@@ -188,6 +191,15 @@ def run_gate(
     if known is not None:
         apply_baseline(results, known)
     return results
+
+
+def _suite_folder(out: str, name: str) -> str:
+    """A suite's folder inside ``--out``, made a folder: a symlink left at its name (a
+    reused ``--out``) is replaced, never followed, as a recording's is."""
+    path = os.path.join(out, name)
+    if os.path.islink(path):
+        os.unlink(path)
+    return path
 
 
 def write_baseline(results: list[SuiteResult], path: str, *, force: bool = False) -> None:

@@ -26,7 +26,9 @@ from sseconform.gate.profile import load_profile
 from sseconform.gate.request import GatewayRequests
 from sseconform.gate.suite import Suite, load_suite
 from sseconform.gate.upstream import Upstream
+from sseconform.mask import RUN
 from sseconform.providers import ENDPOINT_DIALECT, ENDPOINT_GRAMMAR
+from sseconform.recording.redact import credential_values
 from sseconform.replay.scenario import ReplayRule
 from sseconform.rules.catalog import Severity
 from sseconform.rules.grammars import checker_for
@@ -70,6 +72,7 @@ def prepare(settings: LoadSettings, key: str | None) -> list[Prepared]:
     """Every applicable scenario of the settings' suites (per endpoint), in a fixed order."""
     import fnmatch
 
+    RUN.add_all(credential_values(settings.headers))  # --header's keys, in every process
     profile = load_profile(settings.profile) if settings.profile else None
     suites: list[Suite] = []
     for spec in settings.suites:

@@ -16,6 +16,7 @@ UTF-8 is stored as text, any other as base64. Lines, in order::
 from __future__ import annotations
 
 import base64
+import errno
 import json
 import math
 import os
@@ -282,6 +283,24 @@ def _surrogate(text: str) -> bool:
     return False
 
 
+def open_new(path: str | os.PathLike[str], force: bool = False) -> IO[bytes]:
+    """A file made for writing bytes: a new one, or with ``force`` one that replaces what is
+    there, never through a symlink. A symlink at ``path`` (one left in a reused ``--out``
+    folder, say) is itself replaced and the file it points to left as it was: a forced
+    write must not overwrite whatever a link names."""
+    if not force:
+        return open(path, "xb")  # O_EXCL: refuses any name that is there, a link too
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags, 0o666)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP and not os.path.islink(path):
+            raise
+        os.unlink(path)  # the link, never what it names
+        fd = os.open(path, flags | os.O_EXCL, 0o666)
+    return os.fdopen(fd, "wb")
+
+
 def _masked(obj: Any, masker: Masker) -> Any:
     """``obj`` with every string in it (keys too) masked: a head line stays valid JSON."""
     if not masker:
@@ -298,7 +317,8 @@ def _masked(obj: Any, masker: Masker) -> Any:
 class RecordingWriter:
     """Writes a recording line by line, flushed per read, so nothing received is ever lost.
 
-    Refuses to replace an existing file unless ``force`` is set. Everything it writes goes
+    Refuses to replace an existing file unless ``force`` is set, and never writes through a
+    symlink (:func:`open_new`). Everything it writes goes
     through ``masker`` first (the run's, :data:`sseconform.mask.RUN`, by default): the head
     and end lines whole, the reads as a stream, so a secret split between two reads is still
     masked (a read's held-back end goes out with the next read, at that read's time);
@@ -321,7 +341,7 @@ class RecordingWriter:
         # arrive) are written as they come: the hot path masks once
         self._reads = MaskStream(Masker() if reads_masked else self._masker)
         self._t = 0.0
-        self._fp: IO[bytes] = open(self.path, "wb" if force else "xb")  # noqa: SIM115
+        self._fp: IO[bytes] = open_new(self.path, force)
         header: dict[str, Any] = {
             "format": FORMAT,
             "version": VERSION,

@@ -1,8 +1,12 @@
 """Secrets never reach a recording: headers, query values and body fields are redacted first.
 
 Recordings are meant to be committed as test fixtures, so redaction happens before anything
-is written, is on by default, and says what it did. What counts as a secret is configurable
-(add names, or keep a name the user vouches for), never silently.
+is written, is on by default, and says what it did. A credential is found by what its name
+says (:func:`credential_name`: a header, query parameter or body field whose name holds the
+word key, token, auth, secret, cookie, password and the like, in any case and behind any
+vendor's prefix: ``x-portkey-api-key``, ``cf-aig-authorization``, ``helicone-auth``,
+``accessToken``), not from a list of the names known today. What counts as a secret is
+configurable (add names, or keep a name the user vouches for), never silently.
 
 A peer can echo a secret back ("Incorrect API key provided: sk-..."), in a header or in the
 body. So every value redacted by name is remembered by the run's masker
@@ -15,6 +19,8 @@ a report.
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -31,9 +37,12 @@ __all__ = [
     "SECRET_PARAMS",
     "Redactor",
     "StreamScrubber",
+    "credential_name",
+    "credential_values",
     "redact_target",
     "request_secrets",
     "scrub_text",
+    "secret_header",
     "secret_name",
 ]
 #: Provider keys by their shape: OpenAI's and Anthropic's ``sk-...`` (and OpenAI's masked
@@ -44,7 +53,9 @@ KEY_SHAPES = re.compile(
     rb"|AIza[0-9A-Za-z_-]{30,}"
 )
 
-#: Header names (lower case) whose values are credentials or session state.
+#: Header names (lower case) whose values are credentials or session state, besides every
+#: name :func:`credential_name` takes: those whose words do not say so (Portkey's config
+#: header can carry a provider's key inline).
 SECRET_HEADERS = frozenset(
     {
         "authorization",
@@ -57,6 +68,7 @@ SECRET_HEADERS = frozenset(
         "x-amz-security-token",
         "openai-api-key",
         "anthropic-api-key",
+        "x-portkey-config",
     }
 )
 #: Query parameters and JSON body fields (lower case) that carry credentials.
@@ -67,8 +79,21 @@ SECRET_PARAMS = frozenset(
         "x-api-key", "subscription-key",
     }
 )  # fmt: skip
-#: Name endings that mark a credential too (``refresh_token``, ``x-amz-signature``).
-SECRET_SUFFIXES = ("_api_key", "-api-key", "apikey", "_token", "_secret", "password", "signature")
+#: The words of a name that say it holds a credential: a key, a token, a secret, a
+#: cookie, a password, credentials, a signature, alone or closing a compound
+#: (``apikey``, ``accesstoken``, ``xapikey``), or an auth word (``authorization``,
+#: ``xauth``). Not a count of tokens (``max_tokens``, ``x-ratelimit-remaining-tokens``),
+#: ``author`` or ``authority``, nor a vendor's name that ends like one (``portkey``).
+_CREDENTIAL_WORD = re.compile(
+    r"(?:api|access|app|auth|bearer|client|csrf|id|master|pass|private|refresh|secret"
+    r"|security|service|session|sub|subscription|user|virtual|x|xsrf){0,2}"
+    r"(?:key|token|secrets?|cookies?|password|passwd|passphrase|pwd|credentials?"
+    r"|signature|sig)"
+    r"|auth(?:orization|entication|key|token)?|(?:x|o|basic|digest|proxy)auth"
+)
+#: A name's words: split at anything not a letter or digit and at camelCase humps
+#: (``accessToken``, ``APIKey``).
+_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 #: Entries of a conversation's history whose ``signature`` is the provider's own opaque
 #: state, not a credential (a thinking block, a reasoning entry), and names that are always
 #: state (Gemini's thought signature, as the API and LiteLLM spell it). The state must reach
@@ -87,11 +112,59 @@ def provider_state(name: str, node: dict[str, Any]) -> bool:
 _NOISE = re.compile(r"[\x00-\x20\x7f]+|\[[^\]]*\]$")
 
 
-def secret_name(name: str, names: frozenset[str]) -> bool:
-    """Is ``name`` (a query parameter or body field) a credential's? Read as a server reads
-    it: case, control characters and a PHP-style ``[]`` suffix do not hide it."""
+@functools.lru_cache(maxsize=4096)
+def credential_name(name: str) -> bool:
+    """Does ``name`` (a header's, a query parameter's or a body field's) say it holds a
+    credential? One of its words does (see :data:`_CREDENTIAL_WORD`), in any case, behind
+    any vendor's prefix, however the words are joined (``x-portkey-api-key``,
+    ``cf-aig-authorization``, ``helicone-auth``, ``metadata.user_token``, ``accessToken``).
+    Read as a server reads it: control characters and a PHP-style ``[]`` suffix do not
+    hide it."""
+    words = _WORDS.findall(_NOISE.sub("", name))
+    return any(_CREDENTIAL_WORD.fullmatch(w.lower()) for w in words)
+
+
+def secret_name(
+    name: str, names: frozenset[str] = frozenset(), keep: frozenset[str] = frozenset()
+) -> bool:
+    """Is ``name`` (a query parameter or body field) a credential's: one of ``names`` (lower
+    case) or one :func:`credential_name` takes, and not one of ``keep``?"""
     low = _NOISE.sub("", name.lower())
-    return low in names or low.endswith(SECRET_SUFFIXES)
+    return low not in keep and (low in names or credential_name(name))
+
+
+def secret_header(
+    name: str, names: frozenset[str] = SECRET_HEADERS, keep: frozenset[str] = frozenset()
+) -> bool:
+    """Is ``name`` a header whose value is a credential: one of ``names`` (lower case) or
+    one :func:`credential_name` takes, and not one of ``keep``?"""
+    low = name.strip().lower()
+    return low not in keep and (low in names or credential_name(low))
+
+
+def credential_values(headers: Iterable[tuple[str, str]]) -> list[str]:
+    """The credentials among ``headers`` (secret-named ones' values; each cookie's value,
+    not the attributes around it): the secrets a command that sends them keeps out of
+    everything it writes."""
+    out: list[str] = []
+    for name, value in headers:
+        if secret_header(name):
+            low = name.strip().lower()
+            out += _cookie_values(value, low == "set-cookie") if "cookie" in low else [value]
+    return [v for v in out if v]
+
+
+def _cookie_values(value: str, set_cookie: bool = False) -> list[str]:
+    """The secrets of a ``Cookie`` value (each cookie's value: ``a=1; b=2`` is two) or a
+    ``Set-Cookie`` one (its one cookie's value; ``Path``, ``Expires``, ``HttpOnly`` and the
+    like that follow are no secret, and would mask dates and words everywhere)."""
+    items = value.split(";")[:1] if set_cookie else value.split(";")
+    out = []
+    for item in items:
+        _, eq, val = item.strip().partition("=")
+        if eq:
+            out.append(val.strip().strip('"'))
+    return [v for v in out if len(v) >= MIN_SECRET]
 
 
 @dataclass
@@ -100,6 +173,9 @@ class Redactor:
 
     headers: frozenset[str] = SECRET_HEADERS
     params: frozenset[str] = SECRET_PARAMS
+    #: names (lower case) never redacted, though their words say credential: the user
+    #: vouches for them (``--keep``)
+    keep: frozenset[str] = frozenset()
     found: list[str] = field(default_factory=list)
     #: every secret value redacted so far (and any the caller adds): scrubbed everywhere
     values: set[str] = field(default_factory=set)
@@ -111,17 +187,22 @@ class Redactor:
     def configured(cls, extra: Iterable[str] = (), keep: Iterable[str] = ()) -> Redactor:
         """Defaults plus ``extra`` names, minus ``keep`` names (each a header or a parameter)."""
         add = {n.lower() for n in extra}
-        drop = {n.lower() for n in keep}
-        return cls((SECRET_HEADERS | add) - drop, (SECRET_PARAMS | add) - drop)
+        drop = frozenset(n.lower() for n in keep)
+        return cls((SECRET_HEADERS | add) - drop, (SECRET_PARAMS | add) - drop, drop)
 
     def header_list(self, headers: Iterable[tuple[str, str]], where: str) -> list[list[str]]:
         """Headers with the secret-named ones redacted (their values remembered), and any
         remembered secret scrubbed from the others (a peer that echoes a key back)."""
         out = []
         for name, value in headers:
-            if name.lower() in self.headers:
+            if secret_header(name, self.headers, self.keep):
                 self._note(f"{where}.headers.{name.lower()}")
-                self.remember(value)
+                low = name.strip().lower()
+                if "cookie" in low:  # each cookie's value, not its attributes
+                    for v in _cookie_values(value, low == "set-cookie"):
+                        self.remember(v)
+                else:
+                    self.remember(value)
                 value = REDACTED
             else:
                 clean = self.scrub(value)
@@ -185,30 +266,59 @@ class Redactor:
                 continue
             k, _, v = item.partition("=")
             k, v = unquote_plus(k), unquote_plus(v)
-            if secret_name(k, self.params) and v:
+            if secret_name(k, self.params, self.keep) and v:
                 self._note(f"{where}.{_NOISE.sub('', k)}")
                 self.remember(v)
                 v, changed = REDACTED, True
             out.append((k, v))
         return out, changed
 
-    def body(self, obj: Any, path: str = "request.body") -> Any:
-        """A JSON body with secret-named fields redacted, at any depth."""
+    def body(self, obj: Any, path: str = "request.body", *, names: bool = True) -> Any:
+        """A JSON body with secret-named fields redacted, at any depth. A JSON Schema's
+        ``properties`` (a tool's parameters) are named by the tool's author and hold no
+        value: their names are not read (``names``), what is under them is."""
         if isinstance(obj, dict):
             out = {}
             for k, v in obj.items():
-                if isinstance(k, str) and provider_state(k, obj):
-                    out[k] = v
-                elif isinstance(k, str) and secret_name(k, self.params) and v not in (None, ""):
+                if not isinstance(k, str) or not names or provider_state(k, obj):
+                    out[k] = self.body(v, f"{path}.{k}") if isinstance(k, str) else v
+                elif secret_name(k, self.params, self.keep) and v not in (None, ""):
                     self._note(f"{path}.{k}")
                     self.remember(v)
                     out[k] = REDACTED  # the whole value, whatever its shape
                 else:
-                    out[k] = self.body(v, f"{path}.{k}")
+                    schema = k == "properties" and isinstance(v, dict)
+                    out[k] = self.body(v, f"{path}.{k}", names=not schema)
             return out
         if isinstance(obj, list):
             return [self.body(v, f"{path}[{i}]") for i, v in enumerate(obj)]
         return obj
+
+    def text(self, text: str, path: str = "request.body") -> str:
+        """A request body as text, secret-named fields redacted: JSON (as it came when it
+        held none), a form, or neither (cut short, or not a body at all): then every
+        ``"name": value`` pair whose name is a credential's loses its value."""
+        try:
+            obj = json.loads(text)
+        except ValueError:
+            form = self.form(text, path) if "=" in text else None
+            if form is not None:
+                return form
+            return _PAIR.sub(lambda m: self._pair(m, path), text)
+        clean = self.body(obj, path)
+        return text if clean == obj else json.dumps(clean, ensure_ascii=False)
+
+    def _pair(self, m: re.Match[str], path: str) -> str:
+        name = m.group("name")
+        if not secret_name(name, self.params, self.keep):
+            return m.group(0)
+        self._note(f"{path}.{name}")
+        value = m.group("value")
+        try:
+            self.remember(str(json.loads(value)))
+        except ValueError:  # a string cut short: its characters so far
+            self.remember(value.lstrip('"'))
+        return m.group(0)[: m.start("value") - m.start()] + f'"{REDACTED}"'
 
     def form(self, text: str, path: str = "request.body") -> str | None:
         """A form-encoded body with secret-named fields redacted; None if it is not one."""
@@ -233,6 +343,11 @@ class StreamScrubber:
         self._stream = MaskStream(redactor.masker)
         self.scrubbed = 0
 
+    @property
+    def held(self) -> bytes:
+        """The bytes kept back until the next read shows whether they begin a secret."""
+        return self._stream.held
+
     def feed(self, data: bytes) -> bytes:
         """What of the held bytes and ``data`` can be written now, scrubbed."""
         return self._clean(self._stream.feed(data))
@@ -251,6 +366,12 @@ class StreamScrubber:
         return clean
 
 
+#: A ``"name": value`` pair in JSON text that may be cut short: a string value (its end
+#: quote may be missing; read once, never backtracked into) or a bare one.
+_PAIR = re.compile(
+    r'"(?P<name>(?:[^"\\\n]|\\.){1,200})"\s*:\s*(?P<value>"(?:[^"\\]|\\.)*+(?:"|$)|[^\s,}\]{\[]+)'
+)
+
 _USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://[^/?#@:]*:)[^/?#@]*@")
 
 
@@ -259,10 +380,8 @@ def request_secrets(target: str, headers: dict[str, str]) -> list[str]:
     secret-named query values, a URL's password), longest first: to be scrubbed from
     anything said about it (``replay``'s log and answers)."""
     found: list[str] = []
-    for name in SECRET_HEADERS:
-        value = headers.get(name, "").strip()
-        if value:
-            found += [value, value.partition(" ")[2].strip()]  # "Bearer KEY", "Basic ..."
+    for value in credential_values(headers.items()):
+        found += [value, value.partition(" ")[2].strip()]  # "Bearer KEY", "Basic ..."
     for item in re.split(r"[&;]", target.partition("?")[2]):
         name, eq, value = item.partition("=")
         if eq and value and secret_name(unquote_plus(name, errors="replace"), SECRET_PARAMS):

@@ -205,11 +205,11 @@ def test_a_thinking_signature_in_a_request_body_is_not_taken_for_a_credential() 
         {"type": "thinking", "thinking": "t", "signature": "EuSg4X0Q1UCZ-sig"}]}],
         "contents": [{"role": "model", "parts": [
             {"functionCall": {"name": "f"}, "thoughtSignature": "CsHFyFCQ-sig"}]}],
-        "auth": {"signature": "hmac-secret-value"}}  # fmt: skip
+        "webhook": {"signature": "hmac-secret-value"}}  # fmt: skip
     out = r.body(body)
     assert out["messages"][0]["content"][0]["signature"] == "EuSg4X0Q1UCZ-sig"
     assert out["contents"][0]["parts"][0]["thoughtSignature"] == "CsHFyFCQ-sig"
-    assert out["auth"]["signature"] == "[REDACTED]"
+    assert out["webhook"]["signature"] == "[REDACTED]"
 
 
 # -- suites declare their own conversations ---------------------------------------------------

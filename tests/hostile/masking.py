@@ -8,6 +8,8 @@ gives the key itself), and a key with ``/+=`` (its URL-encoded form differs from
 from __future__ import annotations
 
 import base64
+import hashlib
+import json
 from pathlib import Path
 from urllib.parse import quote
 
@@ -20,6 +22,43 @@ KEYS = {
     "hex": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
     "slashy": "Ab7d/Ef+Gh12=Ij34/Kl56+Mn78Op90Qr",
 }
+#: A long key (164 characters, as some gateways' virtual keys are): every form the masker
+#: looks for grows with it.
+LONG_KEY = (
+    "gw-"
+    + base64.urlsafe_b64encode(
+        hashlib.sha512(b"one").digest() + hashlib.sha512(b"two").digest()
+    ).decode()[:161]
+)
+
+#: Text Gemini writes with ``<>&=`` escaped (Google's JSON writes them as ``\u003c`` and a
+#: slash as ``\/``, as Go's does): HTML, code and URLs give an escape every few bytes.
+_ESCAPED = [
+    '<div class="note">', "if (a < b && c > d) { x = y; }", "</div>", " plain words here, ",
+    "https://example.com/a/b?x=1&y=2", "<p>", " a <= b", " and so on.",
+]  # fmt: skip
+
+
+def escaped_gemini(size: int) -> bytes:
+    """A Gemini stream (CRLF framing, one text part a chunk) of about ``size`` bytes, its
+    JSON written as Google writes it: ``<>&=`` as ``\\u00XX``, ``/`` as ``\\/``."""
+    out: list[bytes] = []
+    n = 0
+    while n < size:
+        i = len(out)
+        text = _ESCAPED[i % len(_ESCAPED)] + _ESCAPED[(i * 3 + 1) % len(_ESCAPED)]
+        obj = {
+            "candidates": [{"content": {"parts": [{"text": text}], "role": "model"}, "index": 0}],
+            "usageMetadata": {"promptTokenCount": 9, "candidatesTokenCount": i + 1},
+            "modelVersion": "gemini-2.5-flash",
+        }
+        data = json.dumps(obj, separators=(",", ":"))
+        for char in "<>&=":
+            data = data.replace(char, f"\\u{ord(char):04x}")
+        line = f"data: {data.replace('/', chr(92) + '/')}\r\n\r\n".encode()
+        out.append(line)
+        n += len(line)
+    return b"".join(out)
 
 
 def forms(key: str) -> dict[str, str]:

@@ -18,17 +18,22 @@ It speaks just enough HTTP/1.1 to be read by httpx, then misbehaves:
 - ``/echo-escaped``: 200, the key ``\\u``-escaped in one delta (and with ``\\/`` for a slash);
 - ``/echo-forms``: 200, the key transformed as careless code echoes it: base64 of it and of
   ``user:key`` (in the text and in response headers), URL-encoded, upper- and lower-cased,
-  and masked as OpenAI masks it (first 8, ``****``, last 4).
+  and masked as OpenAI masks it (first 8, ``****``, last 4);
+- ``/set-cookie``: 200 with a 60 KB ``Set-Cookie`` (a session value no browser would keep),
+  then a Gemini stream of ``?bytes=N`` (2 MB) as Google's JSON writes it, an escape every
+  dozen bytes, as fast as the socket takes it.
 
 Every connection runs on its own daemon thread and stops when the client goes away.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import functools
 import gzip
 import json
+import random
 import re
 import socket
 import threading
@@ -40,6 +45,8 @@ from pathlib import Path
 HOST = "127.0.0.1"
 DRIP = 0.2
 HUGE = 64 * 1024 * 1024
+#: The 60 KB session value ``/set-cookie`` sets.
+COOKIE = base64.b64encode(random.Random(60).randbytes(45_000)).decode()
 
 
 def chunk(text: str, finish: str | None = None) -> bytes:
@@ -140,6 +147,11 @@ def _behave(conn: socket.socket, path: str, key: str, huge: int = HUGE) -> None:
         conn.sendall(chunk("", "stop") + b"data: [DONE]\n\n")
     elif path.endswith("/gzip-bomb"):
         conn.sendall(HEAD + b"content-encoding: gzip\r\n\r\n" + bomb())
+    elif path.endswith("/set-cookie"):
+        from tests.hostile.masking import escaped_gemini
+
+        head = HEAD + f"set-cookie: session={COOKIE}\r\n".encode()
+        conn.sendall(head + b"\r\n" + escaped_gemini(min(huge, 2_000_000)))
     elif path.endswith("/echo-split"):
         third = len(key) // 3
         pieces = [f"key: {key[:third]}", key[third : 2 * third], f"{key[2 * third :]}."]

@@ -196,9 +196,7 @@ def test_arguments_that_are_not_json_are_compared_as_sent() -> None:
     gw += b"data: [DONE]\n\n"
     a, b = content_of([up], "openai"), content_of([gw], "openai")
     findings = [Finding(d.kind, d.message, source="diff", field=d.field) for d in compare(a, b)]
-    ev = collect(
-        findings=findings, upstream=a, gateway=b, body=b"", reads=[], served=[], t0=0.0
-    )
+    ev = collect(findings=findings, upstream=a, gateway=b, body=b"", reads=[], served=[], t0=0.0)
     assert ev.upstream is not None and ev.gateway is not None
     assert ev.upstream[0]["calls"][0]["arguments"]["value"] == '{"city": "Paris"}'
     assert ev.upstream[0]["calls"][1]["arguments"]["value"].startswith("{\n")  # JSON both sides

@@ -12,8 +12,17 @@ from urllib.parse import quote
 
 import pytest
 
-from sseconform.mask import KEEP, REDACTED, MaskedBinary, Masker, MaskStream, environment_secrets
-from tests.hostile.masking import KEYS, forms
+from sseconform.mask import (
+    EDGE,
+    KEEP,
+    MAX_SECRET,
+    REDACTED,
+    MaskedBinary,
+    Masker,
+    MaskStream,
+    environment_secrets,
+)
+from tests.hostile.masking import KEYS, LONG_KEY, escaped_gemini, forms
 
 #: (name, how a careless writer puts the key into text)
 SHAPES: dict[str, Callable[[str], str]] = {
@@ -166,3 +175,76 @@ def test_a_word_like_key_leaves_the_words_alone() -> None:
     assert masker.mask(text) == text
     assert masker.mask(f"key {key}!") == f"key {REDACTED}!"
     assert masker.mask(f"{key[:12]}...") == REDACTED  # the echo, its dots too
+
+
+def cut_anywhere(masker: Masker, data: bytes, seed: str, sizes: tuple[int, ...]) -> list[bytes]:
+    """``data`` through a stream of ``masker`` in writes of random sizes, once per size."""
+    outs = []
+    for most in sizes:
+        rnd = random.Random(f"{seed}{most}")
+        stream, out, at = MaskStream(masker), [], 0
+        while at < len(data):
+            n = rnd.randint(1, most)
+            out.append(stream.feed(data[at : at + n]))
+            at += n
+        out.append(stream.finish())
+        outs.append(b"".join(out))
+    return outs
+
+
+#: How a key stands among Gemini's escapes: plain, every character escaped, its slashes
+#: escaped, an escaped ``<`` on either side of it.
+AMONG_ESCAPES: dict[str, Callable[[str], str]] = {
+    "plain": lambda k: f"the key {k} here",
+    "escaped": lambda k: "".join(f"\\u{ord(c):04x}" for c in k),
+    "slashes": lambda k: k.replace("/", "\\/"),
+    "slashes quoted twice": lambda k: k.replace("/", "\\\\/"),
+    "between escapes": lambda k: f"\\u003c{k}\\u003e",
+    "escaped uppercase": lambda k: "".join(f"\\u{ord(c):04X}" for c in k.upper()),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(AMONG_ESCAPES))
+@pytest.mark.parametrize("kind", ["slashy", "jwt", "long"])
+def test_a_key_among_geminis_escapes_is_masked_cut_anywhere(kind: str, shape: str) -> None:
+    """Escape-heavy bytes (``<>&=`` as ``\\u00XX``, ``/`` as ``\\/``) with the key put
+    into one event: masked whole and cut at any byte, and the same either way."""
+    key = LONG_KEY if kind == "long" else KEYS[kind]
+    events = escaped_gemini(3000).split(b"\r\n\r\n")
+    events[3] = events[3].replace(b"plain words", AMONG_ESCAPES[shape](key).encode(), 1)
+    data = b"\r\n\r\n".join(events)
+    masker = Masker([key])
+    whole = masker.mask_bytes(data)
+    assert shown(key, whole.decode()) == [] and REDACTED.encode() in whole
+    assert whole.count(b"\\u003c") >= data.count(b"\\u003c") - 1  # the others stay
+    for got in cut_anywhere(masker, data, shape, (1, 7, 600)):
+        assert got == whole
+
+
+def test_bytes_without_a_key_pass_whatever_their_escapes() -> None:
+    data = escaped_gemini(20_000)
+    masker = Masker([LONG_KEY, *KEYS.values()])
+    assert masker.mask_bytes(data) == data
+    for got in cut_anywhere(masker, data, "none", (5, 700)):
+        assert got == data
+
+
+def test_a_value_too_long_to_be_a_credential_is_looked_for_by_its_ends() -> None:
+    """A hostile peer's 60 KB cookie: the run looks for its first and last EDGE
+    characters (an echo of it is masked at both ends), never for 60 KB forms."""
+    value = base64.b64encode(random.Random(1).randbytes(45_000)).decode()
+    masker = Masker([value])
+    assert len(value) > MAX_SECRET and masker.secrets == {value[:EDGE], value[-EDGE:]}
+    out = masker.mask(f"echo: {value} end")
+    assert out.startswith(f"echo: {REDACTED}") and out.endswith(f"{REDACTED} end")
+    assert value[:EDGE] not in out and value[-EDGE:] not in out
+    assert Masker([LONG_KEY]).secrets == {LONG_KEY}  # a long key is no such value
+
+
+def test_a_flood_of_pieces_is_masked_token_by_token() -> None:
+    """Every token the peer repeats is a piece of the key: each is masked, the words
+    between them are not."""
+    key = KEYS["sk"]
+    data = f"{key[:12]} and {key[-10:]}; ".encode() * 2000
+    out = Masker([key]).mask_bytes(data)
+    assert out == f"{REDACTED} and {REDACTED}; ".encode() * 2000

@@ -144,6 +144,31 @@ def joined(reads: list[tuple[float, bytes]]) -> bytes:
     return b"".join(b for _, b in reads)
 
 
+#: Seconds a read may be recorded off its schedule, relative to the first byte (CI: four
+#: workers on two cores).
+TOLERANCE = 0.050
+
+
+def timing_errors(
+    original: list[tuple[float, bytes]], recorded: list[tuple[float, bytes]]
+) -> list[float]:
+    """Per original read: when the read holding its first byte arrived, minus when it was
+    recorded, both relative to the first byte (so connection latency does not count)."""
+    ends: list[tuple[int, float]] = []
+    pos = 0
+    for t, data in recorded:
+        pos += len(data)
+        ends.append((pos, t))
+    rec0, orig0 = recorded[0][0], original[0][0]
+    errors = []
+    start = 0
+    for t, data in original:
+        t_rec = next(tr for end, tr in ends if end > start)
+        errors.append(round((t_rec - rec0) - (t - orig0), 4))
+        start += len(data)
+    return errors
+
+
 def body_so_far(path: Path) -> bytes | None:
     """The body a recording being written holds now (None before its header line is whole)."""
     try:

@@ -31,6 +31,7 @@ from tests.record import (
     SELECT,
     SSE_BODY,
     TEXT,
+    TOLERANCE,
     Capture,
     cli_env,
     command,
@@ -39,10 +40,10 @@ from tests.record import (
     read_recording,
     replaying,
     sseconform,
+    timing_errors,
     workdir,
 )
 
-TOLERANCE = 0.050  # seconds, per read, relative to the first byte (CI: 4 workers on 2 cores)
 #: Recorded through the command line at their recorded timing too (one per dialect).
 TIMED_CLI = [p for p in RECORDINGS if p.name in ("text-anthropic.jsonl", "text-gemini.jsonl",
              "thinking-anthropic.jsonl", "error-responses.jsonl")]  # fmt: skip
@@ -76,26 +77,6 @@ def wd(tmp_path: Path) -> Path:
     return workdir(tmp_path)
 
 
-def _timing_errors(
-    original: list[tuple[float, bytes]], recorded: list[tuple[float, bytes]]
-) -> list[float]:
-    """Per original read: when the read holding its first byte arrived, minus when it was
-    recorded, both relative to the first byte (so connection latency does not count)."""
-    ends: list[tuple[int, float]] = []
-    pos = 0
-    for t, data in recorded:
-        pos += len(data)
-        ends.append((pos, t))
-    rec0, orig0 = recorded[0][0], original[0][0]
-    errors = []
-    start = 0
-    for t, data in original:
-        t_rec = next(tr for end, tr in ends if end > start)
-        errors.append(round((t_rec - rec0) - (t - orig0), 4))
-        start += len(data)
-    return errors
-
-
 def _assert_reproduces(path: Path, served: Loaded, *, timing: bool) -> None:
     reader, reads = read_recording(path)
     assert joined(reads) == served.body
@@ -105,7 +86,7 @@ def _assert_reproduces(path: Path, served: Loaded, *, timing: bool) -> None:
     ctype = reader.response.header("content-type")
     assert ctype == dict((k.lower(), v) for k, v in served.headers)["content-type"]
     if timing:
-        errors = _timing_errors(served.reads, reads)
+        errors = timing_errors(served.reads, reads)
         assert max(map(abs, errors)) <= TOLERANCE, errors
 
 
@@ -134,7 +115,7 @@ def test_library_record_reproduces_replay(
         assert outcome.progress.status == served.status
         assert outcome.progress.bytes == len(served.body)
         _assert_reproduces(out, served, timing=False)
-        errors = _timing_errors(served.reads, read_recording(out)[1])
+        errors = timing_errors(served.reads, read_recording(out)[1])
         if max(map(abs, errors)) <= TOLERANCE:
             return
     raise AssertionError(f"two recordings off their schedule by more than {TOLERANCE}: {errors}")

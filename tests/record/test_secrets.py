@@ -61,7 +61,7 @@ BODY = {
     "stream": True,
     "api_key": FIELD,
     "messages": [{"role": "user", "content": "hi"}],
-    "metadata": {"auth": {"API_KEY": NESTED}},
+    "metadata": {"owner": {"API_KEY": NESTED}},
 }
 GEMINI_PATH = "/v1beta/models/gemini-2.0-flash:streamGenerateContent?alt=sse"
 AUTH_HEADER = {
@@ -78,7 +78,7 @@ EXPECT_REDACTED = {
     "request.headers.cookie",
     "request.url.query.key",
     "request.body.api_key",
-    "request.body.metadata.auth.API_KEY",
+    "request.body.metadata.owner.API_KEY",
 }
 
 
@@ -133,7 +133,7 @@ def _assert_stored_redacted(out: Path) -> dict[str, Any]:
         assert stored[name.lower()] == REDACTED
     assert "key=[REDACTED]" in req["url"] and "alt=sse" in req["url"]
     assert req["body"]["api_key"] == REDACTED
-    assert req["body"]["metadata"]["auth"]["API_KEY"] == REDACTED
+    assert req["body"]["metadata"]["owner"]["API_KEY"] == REDACTED
     assert req["body"]["messages"] == BODY["messages"]
     assert set(header["redacted"]) >= EXPECT_REDACTED
     assert isinstance(header["redacted"], list)
