@@ -184,7 +184,7 @@ class Item:
             out[f"content[{i}]"] = (p.acc, self.type == "message")
         for i, p in enumerate(self.summary):
             out[f"summary[{i}]"] = (p.acc, True)
-        if self.body is not None and self.type in BODY_FIELD:
+        if self.body is not None and isinstance(self.type, str) and self.type in BODY_FIELD:
             out[BODY_FIELD[self.type]] = (self.body, True)
         return out
 

@@ -50,7 +50,9 @@ TERMINAL_ONLY = frozenset({"mcp_list_tools"})
 def finished_in(item: Item, output: Any) -> bool:
     """A hosted-tool item that only the terminal output finishes (``TERMINAL_ONLY``): its
     entry at its output_index has its id and a final status."""
-    if item.type not in TERMINAL_ONLY or not isinstance(output, list):
+    if not isinstance(item.type, str) or item.type not in TERMINAL_ONLY:
+        return False
+    if not isinstance(output, list):
         return False
     got = output[item.index] if 0 <= item.index < len(output) else None
     return (

@@ -53,7 +53,7 @@ def check(
     changed = [
         f"{f} {got.get(f)!r} (added as {getattr(item, f)!r})"
         for f in ("id", "type", "call_id", "name")
-        if (f in ("id", "type") or item.type in CALLS)
+        if (f in ("id", "type") or (isinstance(item.type, str) and item.type in CALLS))
         and getattr(item, f) is not None
         and f in got
         and got.get(f) != getattr(item, f)
