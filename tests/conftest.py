@@ -51,27 +51,46 @@ SLOW_GROUPS: dict[str, tuple[str, ...]] = {
 }
 
 
-#: The longest files, longest first (CI's durations): they go to the workers first, so the
-#: short files fill the cores around them instead of the run waiting at its end on one
-#: long file that started late (``--dist loadfile`` hands out files in collection order).
+#: The longest files, longest first (a CI run's durations, summed per file): they go to the
+#: workers first, so the short files fill the cores around them instead of the run waiting at
+#: its end on one long file that started late. ``--dist loadfile`` hands out files in
+#: collection order with ``--no-loadscope-reorder`` (pyproject.toml): by default pytest-xdist
+#: sorts them by their count of tests, which put the few-test gateway and agent files last.
 FIRST = (
-    "gate/test_litellm.py",
-    "gate/test_ccr.py",
-    "interop/heavy/test_agent_turns.py",  # four agents, two turns each: about 130 s
+    "translate/test_lane.py",  # the fast lane against the slow path, a byte at a time: CPU
     "translate/test_targets.py",
-    "load/test_load.py",
-    "gate/test_timing.py",
-    "hostile/test_masked_gate.py",
-    "interop/test_matrix.py",
+    "translate/test_corpus.py",
+    "record/test_record.py",
+    "cli/test_cli.py",
     "fuzz/test_properties.py",
-    "gate/test_llm_proxy_server.py",
-    "gate/test_concurrency.py",
-    "gate/test_portkey.py",
+    "gate/test_litellm.py",
+    "interop/test_matrix.py",
+    "interop/heavy/test_agent_turns.py",  # four agents, two turns each
     "hostile/test_masked_outputs.py",
+    "gate/test_ccr.py",
     "interop/heavy/test_heavy_opencode.py",
-    "gate/test_claude_code_proxy.py",
+    "load/test_load.py",
+    "hostile/test_masked_gate.py",
+    "translate_diff/test_differential.py",
+    "model/test_partial.py",
+    "inspect/test_cli_inspect.py",
+    "gate/test_gate.py",
+    "hostile/test_echoed_secrets.py",
+    "gate/test_timing.py",
+    "interop/test_vercel_ai.py",
+    "replay/test_server.py",
+    "gate/test_endpoints.py",
+    "gate/test_llm_proxy_server.py",
+    "record/test_interrupts.py",
     "integrations/",
+    "cli/test_bad_input.py",
+    "recording/test_hostile_recordings.py",
+    "gate/test_routing.py",
+    "gate/test_concurrency.py",
+    "gate/test_timing_cases.py",
     "interop/heavy/",
+    "gate/test_portkey.py",
+    "gate/test_claude_code_proxy.py",
 )
 
 

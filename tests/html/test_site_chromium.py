@@ -12,9 +12,7 @@ import functools
 import http.server
 import importlib.util
 import json
-import os
 import subprocess
-import sys
 import threading
 import time
 import urllib.request
@@ -25,9 +23,9 @@ from typing import Any
 import pytest
 
 from tests.conftest import DOCS_SITE
+from tests.docs_site import built_site
 from tools.chromium import command, find
 
-ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = find()
 if CHROMIUM is None:
     pytest.skip("Chromium is not installed (apt-get install chromium)", allow_module_level=True)
@@ -78,13 +76,8 @@ class Browser:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The site built (strictly) and served on 127.0.0.1: its base URL."""
-    out = tmp_path_factory.mktemp("docs") / DOCS_SITE
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-d", str(out)],
-        cwd=ROOT, env=env, check=True, capture_output=True, timeout=300,
-    )  # fmt: skip
+    """The site built (strictly; tests/docs_site.py) and served on 127.0.0.1: its base URL."""
+    out = built_site(tmp_path_factory)
     handler = functools.partial(_Quiet, directory=str(out))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
