@@ -11,7 +11,7 @@ Google's JSON writes it, ``<>&=`` as ``\\u00XX`` and ``/`` as ``\\/`` (an escape
 dozen bytes), with one 164-character secret: MB/s, and the time for ten times the bytes
 over the time for the bytes (linear: about 10; the target is at most 15). Before the
 masker decoded escapes in one pass, each escape cost a window of six times the longest
-form: 0.16 MB/s on these bytes (3.4 MB took 21 s), 0.07 MB/s inside ``record``.
+form: 0.13 MB/s on these bytes (3.4 MB took 26 s); ``record`` took 48 s for them.
 
     python tests/benchmarks/bench_mask.py [--quick]
 """
