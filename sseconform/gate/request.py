@@ -31,9 +31,10 @@ def substitute(value: Any, upstream: str) -> Any:
 def request_body(
     suite: Suite, sc: Scenario, reference: Content, tag: str | None = None
 ) -> dict[str, Any]:
-    """The endpoint's own request shape (its wire's ``request_body``), with the thinking
-    the scenario asks for as the endpoint's reference agent asks, then the route's and the
-    scenario's own settings.
+    """The endpoint's own request shape (its wire's ``request_body``), the route's settings,
+    the thinking the scenario asks for as the endpoint's reference agent asks (over the
+    route's: a route's ``max_tokens`` 1024 under a thinking budget of 2048 is a request
+    Anthropic refuses), then the scenario's own settings.
     ``tag`` goes into the prompt as ``[sseconform:TAG]``: the replay upstream finds the
     scenario by it, whatever else is in flight."""
     assert sc.upstream is not None
@@ -48,11 +49,11 @@ def request_body(
     model = sc.model or suite.model_for(dialect)
     about = f"a tool of the {sc.name} scenario"
     body = wire.request_body(model, prompt, names if declare else None, about, sc.usage)
-    if sc.reasoning:
+    body.update(suite.route(dialect).request)
+    if sc.reasoning:  # over the route's settings: Claude Code's max_tokens is above its budget
         body.update(wire.reasoning_request)
         if suite.endpoint == "responses" and sc.history == "previous-response":
             body["store"] = True  # the next turn continues the stored response
-    body.update(suite.route(dialect).request)
     body.update(sc.request)
     return body
 

@@ -22,7 +22,6 @@ from sseconform.recording.redact import Redactor
 from tests.hostile.masking import KEYS, LONG_KEY, escaped_gemini
 from tests.record import (
     SELECT,
-    TOLERANCE,
     joined,
     read_recording,
     replaying,
@@ -52,6 +51,12 @@ def escaped_stream(path: Path) -> Path:
     return path
 
 
+#: Masking 1.5 MB of escapes costs its reader about 0.03 s of CPU while the sender sends, and
+#: CI runs two test workers a core: the bound is what tells a masker that delays the reads
+#: (the regression this guards: 46 s for a 0.45 s stream) from a busy machine's scheduling.
+MASKED_TOLERANCE = 0.25
+
+
 @pytest.mark.parametrize(
     "keys", [[LONG_KEY], [LONG_KEY, KEYS["sk"]]], ids=["a long key", "and one more"]
 )
@@ -67,9 +72,9 @@ def test_the_recorded_times_are_the_senders(tmp_path: Path, keys: list[str]) -> 
             reads = read_recording(out)[1]
             assert joined(reads) == served.body
             errors = timing_errors(served.reads, reads)
-            if max(map(abs, errors)) <= TOLERANCE:
+            if max(map(abs, errors)) <= MASKED_TOLERANCE:
                 return
-    raise AssertionError(f"two recordings off the sender's times by more than {TOLERANCE}")
+    raise AssertionError(f"two recordings off the sender's times by more than {MASKED_TOLERANCE}")
 
 
 def test_bytes_held_back_keep_the_time_they_arrived(tmp_path: Path) -> None:
