@@ -536,6 +536,11 @@ def as_dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def as_list(value: Any) -> list[Any]:
+    """A list where one was expected (a request whose history is no list has none)."""
+    return value if isinstance(value, list) else []
+
+
 def json_or_empty(text: str) -> Any:
     """A tool call's input: its JSON, or what partial-JSON reading makes of JSON cut short (a
     ``max_tokens`` stop can end a call mid-value), as anthropic-sdk reads it."""

@@ -42,6 +42,7 @@ from sseconform.wires.base import (
     Whole,
     Wire,
     as_dict,
+    as_list,
     blocks_of,
     cache_markers,
     dumps,
@@ -486,7 +487,7 @@ class ChatWire(Wire):
     ) -> dict[str, Any]:
         body = dict(previous)
         tools = [{"role": "tool", "tool_call_id": c, "content": text} for c in answer.calls]
-        body["messages"] = [*_list(body.get("messages")), *answer.parts, *tools]
+        body["messages"] = [*as_list(body.get("messages")), *answer.parts, *tools]
         return body
 
     def carries_token(self, obj: dict[str, Any]) -> bool:
@@ -519,11 +520,6 @@ class ChatWire(Wire):
         if isinstance(choices, list) and obj.get("usage"):
             return "usage", False
         return "chunk", False
-
-
-def _list(value: Any) -> list[Any]:
-    """An earlier turn's list (a request whose history is no list has none)."""
-    return value if isinstance(value, list) else []
 
 
 CHAT = ChatWire()

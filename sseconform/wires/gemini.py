@@ -40,6 +40,7 @@ from sseconform.wires.base import (
     Whole,
     Wire,
     as_dict,
+    as_list,
     dumps,
     flag,
     number,
@@ -361,7 +362,7 @@ class GeminiWire(Wire):
                 call["id"] = cid
             responses.append({"functionResponse": call})
         body["contents"] = [
-            *_list(body.get("contents")),
+            *as_list(body.get("contents")),
             {"role": "model", "parts": answer.parts},
             {"role": "user", "parts": responses},
         ]
@@ -391,11 +392,6 @@ class GeminiWire(Wire):
 
     def finish_word(self, reason: str) -> str:
         return finish_reason(reason)
-
-
-def _list(value: Any) -> list[Any]:
-    """An earlier turn's list (a request whose history is no list has none)."""
-    return value if isinstance(value, list) else []
 
 
 GEMINI = GeminiWire()

@@ -44,6 +44,7 @@ from sseconform.wires.base import (
     Whole,
     Wire,
     as_dict,
+    as_list,
     blocks_of,
     cache_markers,
     dumps,
@@ -463,9 +464,9 @@ class MessagesWire(Wire):
     def tool_results(self, obj: dict[str, Any]) -> int:
         return sum(
             1
-            for m in _list(obj.get("messages"))
+            for m in as_list(obj.get("messages"))
             if isinstance(m, dict)
-            for b in _list(m.get("content"))
+            for b in as_list(m.get("content"))
             if isinstance(b, dict) and b.get("type") == "tool_result"
         )
 
@@ -515,7 +516,7 @@ class MessagesWire(Wire):
         body = dict(previous)
         results = [{"type": "tool_result", "tool_use_id": c, "content": text} for c in answer.calls]
         body["messages"] = [
-            *_list(body.get("messages")),
+            *as_list(body.get("messages")),
             {"role": "assistant", "content": answer.parts},
             {"role": "user", "content": results},
         ]
@@ -550,10 +551,6 @@ class MessagesWire(Wire):
 
     def finish_word(self, reason: str) -> str:
         return stop_reason(reason)
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 MESSAGES = MessagesWire()
