@@ -31,10 +31,10 @@ def substitute(value: Any, upstream: str) -> Any:
 def request_body(
     suite: Suite, sc: Scenario, reference: Content, tag: str | None = None
 ) -> dict[str, Any]:
-    """The endpoint's own request shape (its wire's ``request_body``), the route's settings,
-    the thinking the scenario asks for as the endpoint's reference agent asks (over the
-    route's: a route's ``max_tokens`` 1024 under a thinking budget of 2048 is a request
-    Anthropic refuses), then the scenario's own settings.
+    """The endpoint's request as its reference agent sends it (its wire's
+    ``request_body``), the route's settings, the agent's thinking (where the agent always
+    thinks, or the scenario asks) over the route's (a route's ``max_tokens`` 1024 under a
+    thinking budget is a request Anthropic refuses), then the scenario's own settings.
     ``tag`` goes into the prompt as ``[sseconform:TAG]``: the replay upstream finds the
     scenario by it, whatever else is in flight."""
     assert sc.upstream is not None
@@ -48,14 +48,26 @@ def request_body(
     wire = by_endpoint(suite.endpoint)
     model = sc.model or suite.model_for(dialect)
     about = f"a tool of the {sc.name} scenario"
-    body = wire.request_body(model, prompt, names if declare else None, about, sc.usage)
+    body = wire.request_body(model, prompt, names if declare else None, about)
     body.update(suite.route(dialect).request)
-    if sc.reasoning:  # over the route's settings: Claude Code's max_tokens is above its budget
-        body.update(wire.reasoning_request)
+    if sc.reasoning or wire.agent_reasons:
+        merge(body, wire.reasoning_request)
         if suite.endpoint == "responses" and sc.history == "previous-response":
             body["store"] = True  # the next turn continues the stored response
     body.update(sc.request)
+    wire.fit(body, sc.request)
     return body
+
+
+def merge(body: dict[str, Any], extra: dict[str, Any]) -> None:
+    """``extra`` into ``body``, objects into objects (Gemini's thinking goes into the
+    ``generationConfig`` that holds its sampling)."""
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(body.get(key), dict):
+            body[key] = {**body[key]}
+            merge(body[key], value)
+        else:
+            body[key] = value
 
 
 class GatewayRequests:

@@ -378,9 +378,14 @@ class Wire:
     #: wire names them (None: the wire has no such count)
     finish_field: str
     usage_names: ClassVar[dict[str, str | None]] = {}
-    #: how the endpoint's reference agent asks for thinking and for the state it must send
-    #: back on its next turn
+    #: the agent whose requests the endpoint's built-in scenarios ask as (its parameters,
+    #: not its prompt), measured: tests/interop/heavy/agent_requests.json
+    agent: ClassVar[str] = ""
+    #: how that agent asks for thinking and for the state it must send back on its next turn
     reasoning_request: ClassVar[dict[str, Any]] = {}
+    #: whether it asks so on every request (Claude Code, Codex and Gemini CLI do), or only
+    #: where a scenario asks for thinking
+    agent_reasons: ClassVar[bool] = False
     #: what a request body must hold for :meth:`check_history` to have anything to read
     history_marks: tuple[bytes, ...] = ()
     #: what a request body must hold to bring back this wire's state or a tool result
@@ -420,12 +425,17 @@ class Wire:
         return {}
 
     def request_body(
-        self, model: str, prompt: str, tools: list[str] | None, about: str, usage: bool
+        self, model: str, prompt: str, tools: list[str] | None, about: str
     ) -> dict[str, Any]:
-        """A first turn in the wire's request shape: ``prompt`` as the user's message,
-        ``tools`` declared where given (each described as ``about``, taking any object), a
-        stream asked for (and, where the wire asks for it, its usage)."""
+        """A first turn as :attr:`agent` sends it, in the wire's request shape: ``prompt`` as
+        the user's message, ``tools`` declared where given (each described as ``about``,
+        taking any object), a stream and its usage asked for, and the agent's own
+        parameters (its thinking apart: :attr:`reasoning_request`)."""
         raise NotImplementedError
+
+    def fit(self, body: dict[str, Any], own: dict[str, Any]) -> None:
+        """Make ``body`` one the provider takes after a scenario's own settings (``own``)
+        went in, as the agent does: only what ``own`` did not say itself is changed."""
 
     def client_headers(self, key: str | None) -> list[tuple[str, str]]:
         """The headers the wire's SDKs send with a key (the key as a bearer token; a wire

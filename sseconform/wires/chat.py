@@ -264,7 +264,8 @@ def _call_summary(tc: dict[str, Any]) -> str:
 class ChatWire(Wire):
     endpoint, dialect, grammar = "chat", "openai", "chat"
     finish_field = "finish_reason"
-    #: a chat client's own
+    agent = "OpenCode and Qwen Code"
+    #: a chat client's own, where a scenario asks for thinking (neither agent does)
     reasoning_request: ClassVar[dict[str, Any]] = {"reasoning_effort": "medium"}
     history_marks = (b'"tool"', b'"tool_calls"')
     returning_marks = (b"ignature", b"encrypted", b'"tool"')
@@ -333,9 +334,11 @@ class ChatWire(Wire):
             out["reasoning_budget"] = Said(budget, f"reasoning.max_tokens {budget:g}")
 
     def request_body(
-        self, model: str, prompt: str, tools: list[str] | None, about: str, usage: bool
+        self, model: str, prompt: str, tools: list[str] | None, about: str
     ) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": model, "stream": True}
+        """As OpenCode and Qwen Code ask: ``max_tokens``, ``tool_choice`` where tools are
+        declared, the usage at the end of the stream."""
+        body: dict[str, Any] = {"model": model, "max_tokens": 32000, "stream": True}
         body["messages"] = [{"role": "user", "content": prompt}]
         if tools is not None:
             body["tools"] = [
@@ -345,9 +348,15 @@ class ChatWire(Wire):
                 }
                 for n in tools
             ]
-        if usage:
-            body["stream_options"] = {"include_usage": True}
+            body["tool_choice"] = "auto"
+        body["stream_options"] = {"include_usage": True}
         return body
+
+    def fit(self, body: dict[str, Any], own: dict[str, Any]) -> None:
+        """A scenario's own ``max_completion_tokens`` stands alone (the agent's ``max_tokens``
+        beside it would be a second, older word for the same limit)."""
+        if "max_completion_tokens" in own and "max_tokens" not in own:
+            body.pop("max_tokens", None)
 
     def fold(self, events: list[tuple[str | None, Any]]) -> Whole:
         r = Reassembler()

@@ -142,6 +142,11 @@ class _PartState(StateReader):
             add("thought-signature", f"{what} (frame {frame}, part {n})", sig, frame, offset)
 
 
+#: Gemini CLI's system instruction (its prompt apart) and its sampling on every request.
+AGENT_SYSTEM = "You are the sseconform gate, asking as Gemini CLI asks."
+AGENT_SAMPLING = {"temperature": 1, "topP": 0.95, "topK": 64}
+
+
 class GeminiWire(Wire):
     endpoint, dialect, grammar = "gemini", "gemini", "gemini"
     finish_field = "finishReason"
@@ -151,9 +156,12 @@ class GeminiWire(Wire):
         "total_tokens": "totalTokenCount",
     }
     #: Gemini CLI: the thoughts shown, and each call's thoughtSignature sent back with it
+    agent = "Gemini CLI"
+    #: Gemini CLI's on every request: the thoughts shown, within its budget
     reasoning_request: ClassVar[dict[str, Any]] = {
-        "generationConfig": {"thinkingConfig": {"includeThoughts": True}}
+        "generationConfig": {"thinkingConfig": {"includeThoughts": True, "thinkingBudget": 8192}}
     }
+    agent_reasons = True
     history_marks = (b'"functionCall"', b'"function_call"')
     returning_marks = (b"ignature", b"functionResponse", b"function_response")
     state_marks = ("thoughtSignature", "thought_signature")
@@ -215,14 +223,16 @@ class GeminiWire(Wire):
         said_text(out, "reasoning_effort", level, at + ".thinkingLevel")
 
     def request_body(
-        self, model: str, prompt: str, tools: list[str] | None, about: str, usage: bool
+        self, model: str, prompt: str, tools: list[str] | None, about: str
     ) -> dict[str, Any]:
         """``contents`` and ``functionDeclarations``: the model and the stream are asked for
         in the URL, and usage always comes."""
         body: dict[str, Any] = {"contents": [{"role": "user", "parts": [{"text": prompt}]}]}
+        body["systemInstruction"] = {"role": "user", "parts": [{"text": AGENT_SYSTEM}]}
         if tools is not None:
             declared = [{"name": n, "description": about, "parameters": ANY_OBJECT} for n in tools]
             body["tools"] = [{"functionDeclarations": declared}]
+        body["generationConfig"] = dict(AGENT_SAMPLING)
         return body
 
     def client_headers(self, key: str | None) -> list[tuple[str, str]]:

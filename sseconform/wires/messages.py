@@ -137,6 +137,22 @@ def _unanswered(i: int, ids: set[str]) -> Refusal:
     )
 
 
+#: What Claude Code sends that a gateway must carry (its prompt apart): a cache breakpoint's
+#: marker, its user id (a JSON string of ids), the beta features it turns on.
+EPHEMERAL = {"type": "ephemeral"}
+AGENT_IDENTITY = "You are the sseconform gate, asking as Claude Code asks."
+AGENT_SYSTEM = "Answer the user's message; call a tool where one is declared."
+AGENT_USER = '{"device_id":"sseconform-gate","account_uuid":"","session_id":"sseconform-gate"}'
+AGENT_BETAS = (
+    "claude-code-20250219",
+    "interleaved-thinking-2025-05-14",
+    "context-management-2025-06-27",
+    "thinking-token-count-2026-05-13",
+    "advanced-tool-use-2025-11-20",
+    "thinking-display-updates-2026-08-18",
+)
+
+
 class _Signature:
     """A thinking block's signature as it streams in: its pieces (joined once, at the end),
     bounded by the state's own bound (past it, the rest is not kept)."""
@@ -219,11 +235,14 @@ class MessagesWire(Wire):
         "completion_tokens": "output_tokens",
         "total_tokens": None,  # Anthropic reports no total
     }
-    #: Claude Code: ``thinking``, which needs ``max_tokens`` above its budget
+    agent = "Claude Code"
+    #: Claude Code's thinking on every request: its default budget, just under its
+    #: ``max_tokens`` (which must stay above it)
     reasoning_request: ClassVar[dict[str, Any]] = {
-        "max_tokens": 4096,
-        "thinking": {"type": "enabled", "budget_tokens": 2048},
+        "max_tokens": 32000,
+        "thinking": {"type": "enabled", "budget_tokens": 31999},
     }
+    agent_reasons = True
     history_marks = (b'"assistant"', b'"tool_result"')
     returning_marks = (b"ignature", b"redacted_thinking", b"tool_result")
     state_marks = ("signature", "redacted_thinking")
@@ -286,20 +305,48 @@ class MessagesWire(Wire):
             out["reasoning_budget"] = Said(budget, f"thinking.budget_tokens {budget:g}")
 
     def request_body(
-        self, model: str, prompt: str, tools: list[str] | None, about: str, usage: bool
+        self, model: str, prompt: str, tools: list[str] | None, about: str
     ) -> dict[str, Any]:
-        """Messages needs ``max_tokens``, and always streams usage."""
-        body: dict[str, Any] = {"model": model, "stream": True, "max_tokens": 1024}
-        body["messages"] = [{"role": "user", "content": prompt}]
+        """As Claude Code asks: ``max_tokens`` (Messages needs one), the system prompt as
+        blocks, cache breakpoints on the system prompt and the last user block, the user's
+        id in ``metadata``; usage always streams."""
+        body: dict[str, Any] = {"model": model, "stream": True, "max_tokens": 32000}
+        body["system"] = [
+            {"type": "text", "text": AGENT_IDENTITY, "cache_control": EPHEMERAL},
+            {"type": "text", "text": AGENT_SYSTEM, "cache_control": EPHEMERAL},
+        ]
+        content = [{"type": "text", "text": prompt, "cache_control": EPHEMERAL}]
+        body["messages"] = [{"role": "user", "content": content}]
         if tools is not None:
             body["tools"] = [
                 {"name": n, "description": about, "input_schema": ANY_OBJECT} for n in tools
             ]
+        body["metadata"] = {"user_id": AGENT_USER}
         return body
 
+    def fit(self, body: dict[str, Any], own: dict[str, Any]) -> None:
+        """The agent's thinking made to fit a scenario's own settings, as Claude Code does:
+        a ``max_tokens`` at or under its budget brings the budget under it (thinking left out
+        where no budget Anthropic takes, 1024, fits); a ``temperature`` other than 1 or a
+        forced tool, which Anthropic refuses with thinking, leaves thinking out."""
+        if "thinking" in own or not isinstance(body.get("thinking"), dict):
+            return
+        thinking, most = body["thinking"], number(body.get("max_tokens"))
+        budget = number(thinking.get("budget_tokens"))
+        temperature = number(own.get("temperature"))
+        forced = as_dict(own.get("tool_choice")).get("type") in ("any", "tool")
+        if forced or (temperature is not None and temperature != 1):
+            body.pop("thinking")
+        elif most is not None and budget is not None and budget >= most:
+            if most > 1024:
+                body["thinking"] = {**thinking, "budget_tokens": int(most) - 1}
+            else:
+                body.pop("thinking")
+
     def client_headers(self, key: str | None) -> list[tuple[str, str]]:
-        """As the Anthropic SDKs and Claude Code send it."""
+        """As Claude Code sends it: the version, its beta features, the key."""
         out = [*super().client_headers(key), ("anthropic-version", "2023-06-01")]
+        out.append(("anthropic-beta", ",".join(AGENT_BETAS)))
         return [*out, ("x-api-key", key)] if key else out
 
     # -- whole -------------------------------------------------------------------------------

@@ -99,6 +99,11 @@ class _ItemState(StateReader):
         self.items.clear()
 
 
+#: Codex's system prompt goes in ``instructions``; its cache key is its session's id.
+AGENT_INSTRUCTIONS = "You are the sseconform gate, asking as Codex asks."
+AGENT_CACHE_KEY = "sseconform-gate-session"
+
+
 class ResponsesWire(Wire):
     endpoint, dialect, grammar = "responses", "responses", "responses"
     finish_field = "status"
@@ -107,12 +112,15 @@ class ResponsesWire(Wire):
         "completion_tokens": "output_tokens",
         "total_tokens": "total_tokens",
     }
-    #: Codex (stateless): ``store: false`` and the encrypted reasoning included
+    agent = "Codex CLI"
+    #: Codex's on every request (stateless): ``store: false`` and the encrypted reasoning
+    #: included
     reasoning_request: ClassVar[dict[str, Any]] = {
-        "reasoning": {"effort": "medium", "summary": "auto"},
+        "reasoning": {"effort": "medium"},
         "include": ["reasoning.encrypted_content"],
         "store": False,
     }
+    agent_reasons = True
     history_marks = (b'"previous_response_id"', b'"encrypted_content"', b'"function_call_output"')
     returning_marks = (b"encrypted", b"function_call_output")
     state_marks = ("encrypted_content",)
@@ -166,15 +174,19 @@ class ResponsesWire(Wire):
         return out
 
     def request_body(
-        self, model: str, prompt: str, tools: list[str] | None, about: str, usage: bool
+        self, model: str, prompt: str, tools: list[str] | None, about: str
     ) -> dict[str, Any]:
-        """``input`` as one string, flat function tools; usage always comes."""
-        body: dict[str, Any] = {"model": model, "stream": True, "input": prompt}
+        """As Codex asks: ``instructions``, flat function tools with ``tool_choice`` and
+        parallel calls, its prompt cache key (``input`` as one string); usage always comes."""
+        body: dict[str, Any] = {"model": model, "instructions": AGENT_INSTRUCTIONS}
+        body |= {"stream": True, "input": prompt}
         if tools is not None:
             body["tools"] = [
                 {"type": "function", "name": n, "description": about, "parameters": ANY_OBJECT}
                 for n in tools
             ]
+            body |= {"tool_choice": "auto", "parallel_tool_calls": True}
+        body["prompt_cache_key"] = AGENT_CACHE_KEY
         return body
 
     def fold(self, events: list[tuple[str | None, Any]]) -> Whole:

@@ -280,17 +280,24 @@ class Gateway:
         thinking = history.thinking_config(dialect, body)
         tools = [] if "drop-tools" in self.bugs else _declared(body)
         most = _max_tokens(body)
+        sampling, user, cache_key = _sampling(body), _user(body), body.get("prompt_cache_key")
         if dialect == "anthropic":
             up: dict[str, Any] = {"model": "claude", "max_tokens": most or 1024, "stream": True,
-                                  key: conversation, **thinking}  # fmt: skip
+                                  key: conversation, **thinking, **sampling}  # fmt: skip
+            if user is not None:
+                up["metadata"] = {"user_id": user}
             if tools:
                 up["tools"] = [{"name": n, "description": d, "input_schema": p}
                                for n, d, p in tools]  # fmt: skip
             return "/v1/messages", up
         if dialect == "gemini":
             up = {key: conversation, **thinking}
+            words = {"temperature": "temperature", "top_p": "topP", "top_k": "topK"}
+            config = {**up.get("generationConfig", {})}
+            config |= {words[k]: v for k, v in sampling.items()}
             if most is not None:
-                config = {**up.get("generationConfig", {}), "maxOutputTokens": most}
+                config["maxOutputTokens"] = most
+            if config:
                 up["generationConfig"] = config
             if tools:
                 up["tools"] = [
@@ -303,6 +310,9 @@ class Gateway:
             return "/v1beta/models/gemini-x:streamGenerateContent?alt=sse", up
         if dialect == "responses":
             up = {"model": "gpt-x", "stream": True, key: conversation, **thinking}
+            up |= {k: v for k, v in sampling.items() if k != "top_k"}
+            up |= {k: v for k, v in (("safety_identifier", user), ("prompt_cache_key",
+                                     cache_key)) if v is not None}  # fmt: skip
             if most is not None:
                 up["max_output_tokens"] = most
             if tools:
@@ -313,8 +323,11 @@ class Gateway:
         if endpoint != "chat" or "strip-tag" in self.bugs or "drop-thinking-history" in self.bugs:
             native = ("input", "thinking", "reasoning", "contents", "generationConfig",
                       "max_output_tokens", "max_tokens")  # fmt: skip
-            up = {k: v for k, v in up.items() if k not in native}
+            up = {k: v for k, v in up.items() if k not in native + _CHAT_ONLY}
             up = {**up, key: conversation, **thinking}
+            up |= {k: v for k, v in sampling.items() if k != "top_k"}
+            up |= {k: v for k, v in (("user", user), ("prompt_cache_key", cache_key))
+                   if v is not None}  # fmt: skip
             if most is not None:
                 up["max_completion_tokens"] = most
         if endpoint != "chat" and tools:
@@ -599,6 +612,34 @@ class Gateway:
         h.send_header("content-length", str(len(data)))
         h.end_headers()
         h.wfile.write(data)
+
+
+#: What other endpoints' requests hold that a chat upstream has no words for.
+_CHAT_ONLY = ("system", "metadata", "instructions", "include", "store", "systemInstruction",
+              "safety_identifier", "text", "top_k")  # fmt: skip
+
+
+def _sampling(body: dict[str, Any]) -> dict[str, Any]:
+    """The client's temperature, top_p and top_k, in whichever endpoint's words they came."""
+    config = body.get("generationConfig")
+    config = config if isinstance(config, dict) else {}
+    out: dict[str, Any] = {}
+    for key, gemini in (("temperature", "temperature"), ("top_p", "topP"), ("top_k", "topK")):
+        value = body.get(key, config.get(gemini))
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            out[key] = value
+    return out
+
+
+def _user(body: dict[str, Any]) -> str | None:
+    """The end user's id: Messages' ``metadata.user_id``, Responses' ``safety_identifier``,
+    chat's ``user``."""
+    metadata = body.get("metadata")
+    for value in (metadata.get("user_id") if isinstance(metadata, dict) else None,
+                  body.get("safety_identifier"), body.get("user")):  # fmt: skip
+        if isinstance(value, str):
+            return value
+    return None
 
 
 def _max_tokens(body: dict[str, Any]) -> int | None:

@@ -67,10 +67,12 @@ def test_chat_request() -> None:
 
 def test_messages_request_is_anthropic_s_shape() -> None:
     body = _body("messages", usage=True)
-    assert body["max_tokens"] == 1024 and body["stream"] is True
-    assert body["messages"] == [
-        {"role": "user", "content": "sseconform gate scenario messages/anthropic/tool-call"}
-    ]
+    assert body["max_tokens"] == 32000 and body["stream"] is True
+    [message] = body["messages"]
+    assert message["role"] == "user"
+    [block] = message["content"]
+    assert block["text"] == "sseconform gate scenario messages/anthropic/tool-call"
+    assert block["cache_control"] == {"type": "ephemeral"}  # Claude Code's last breakpoint
     [tool] = body["tools"]
     assert set(tool) == {"name", "description", "input_schema"} and tool["name"] == "get_weather"
     assert "stream_options" not in body  # Anthropic streams usage unasked
@@ -102,7 +104,12 @@ def test_gemini_asks_for_thoughts_as_gemini_cli_does() -> None:
     sc = next(s for s in suite.scenarios if s.name.endswith("/agent-loop"))
     ref = content_of([load(sc.recording).body], "anthropic")
     body = request_body(suite, sc, ref)
-    assert body["generationConfig"] == {"thinkingConfig": {"includeThoughts": True}}
+    assert body["generationConfig"] == {
+        "temperature": 1,
+        "topP": 0.95,
+        "topK": 64,
+        "thinkingConfig": {"includeThoughts": True, "thinkingBudget": 8192},
+    }
 
 
 def _run(endpoint: str, gateway: str, key: str | None = "k") -> GatewayRequests:

@@ -41,7 +41,7 @@ _TABLE = (
     "| stop | error | error | warning |\n"
     "| tool_choice | error (but `auto`) | error when loosened, else warning | warning (but "
     "`auto`) |\n"
-    "| parallel_tool_calls | warning | warning | warning |\n"
+    "| parallel_tool_calls | warning (but `true`) | warning | warning (but `true`) |\n"
     "| structured_output | error | error | warning |\n"
     "| reasoning | error (thinking turned off) | error when turned off, else warning | "
     "warning |\n"
@@ -51,7 +51,7 @@ _TABLE = (
     "| prompt_cache_key, user, metadata | warning | warning | - |\n"
     "| stream_usage | warning | warning | - |\n"
     "| service_tier | warning | warning | warning |\n"
-    "| features | error | - | warning |\n"
+    "| features | error | error when a flag is lost, else warning | warning |\n"
 )
 
 LOST = define_gate(
@@ -133,15 +133,22 @@ POLICY: dict[str, Policy] = {
     "user": Policy(W, W, None),
     "metadata": Policy(W, W, None),
     "service_tier": Policy(W, W, W),
-    "features": Policy(E, None, W),
+    "features": Policy(E, E, W),  # changed with none lost: a warning, see _judged
 }
 assert set(POLICY) == set(PARAMS), "every parameter has a policy"
 
 #: How strongly a tool choice forces a call: a lower rank upstream loosened it.
 _FORCE = {"none": 0, "auto": 1, "required": 2}
 #: Parameters compared only when both sides are the same wire: across wires their values
-#: are a judgement (an effort to a budget, one wire's summary words to another's).
-_SAME_WIRE_ONLY = frozenset({"reasoning_effort", "reasoning_budget", "reasoning_summary"})
+#: are a judgement (an effort to a budget, one wire's summary words to another's), or a
+#: provider's own (its feature flags name its own betas).
+_SAME_WIRE_ONLY = frozenset(
+    {"reasoning_effort", "reasoning_budget", "reasoning_summary", "features"}
+)
+#: Parameters that mean something across wires only toward the providers that honour them:
+#: explicit cache breakpoints are Anthropic's (OpenAI and Gemini cache by prefix, unasked;
+#: a gateway that leaves the markers out toward them loses nothing).
+_HONOURED_BY = {"cache_markers": frozenset({"anthropic"})}
 
 
 @dataclass(frozen=True)
@@ -170,6 +177,8 @@ def _deviations(
         if param not in cw.carries or param not in uw.carries:
             continue
         if param in _SAME_WIRE_ONLY and not same:
+            continue
+        if not same and uw.dialect not in _HONOURED_BY.get(param, {uw.dialect}):
             continue
         asked, got, policy = client.get(param), upstream.get(param), POLICY[param]
         if asked is not None and got is None:
@@ -224,13 +233,16 @@ def _judged(
         if how == "added":
             return None if got == "auto" else W
         return E if _loosened(asked, got) else W
+    if param == "parallel_tool_calls" and how != "changed":
+        value = asked if how == "lost" else got
+        return None if value is True else default  # parallel calls are every API's default
     if param == "reasoning":
         if how == "lost":
             return E if asked else None  # a request that turned thinking off lost nothing
         if how == "changed":
             return E if asked and not got else W
-    if param == "features" and how == "lost":
-        return E
+    if param == "features" and how == "changed":
+        return E if set(asked) - set(got) else W  # a flag lost, or only flags added
     return default
 
 

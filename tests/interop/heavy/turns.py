@@ -185,6 +185,7 @@ class Seen:
     method: str
     path: str
     body: bytes
+    headers: dict[str, str] = field(default_factory=dict)  # by lower-case name
 
     @property
     def json(self) -> Obj:
@@ -210,7 +211,7 @@ class CapturingReplay(ReplayServer):
         self, client: str, method: str, path: str, headers: dict[str, str], body: bytes,
         *rest: Any, **options: Any,
     ) -> bool:  # fmt: skip
-        self.seen.append(Seen(method, path, body))
+        self.seen.append(Seen(method, path, body, {k.lower(): v for k, v in headers.items()}))
         return await super()._respond(client, method, path, headers, body, *rest, **options)
 
 
@@ -283,9 +284,12 @@ class Run:
     debug: str = ""
 
 
-def run_claude(url: str, work: Path, prompt: str, tool: str) -> Run:
-    """Claude Code in ``-p`` mode, in ``work``, through ``url``: thinking on (a budget),
-    ``tool`` allowed without asking, two turns at most."""
+def run_claude(
+    url: str, work: Path, prompt: str, tool: str, thinking: int | None = THINKING_BUDGET
+) -> Run:
+    """Claude Code in ``-p`` mode, in ``work``, through ``url``: thinking on (``thinking``
+    as its budget; None: its own default), ``tool`` allowed without asking, two turns at
+    most."""
     home = Path(tempfile.mkdtemp(prefix="sseconform-claude-"))
     try:
         env = cli_env(
@@ -296,7 +300,7 @@ def run_claude(url: str, work: Path, prompt: str, tool: str) -> Run:
                 "ANTHROPIC_CUSTOM_HEADERS": "x-test-provider: anthropic",
                 "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
                 "DISABLE_AUTOUPDATER": "1",
-                "MAX_THINKING_TOKENS": str(THINKING_BUDGET),
+                **({} if thinking is None else {"MAX_THINKING_TOKENS": str(thinking)}),
             },
         )
         argv = [str(CLAUDE), "-p", prompt, "--output-format", "stream-json", "--verbose"]
