@@ -48,7 +48,12 @@ class ResponsesTranslator(Guarded, Unnumbered):
                 self._handle(obj)
                 return self.e.take()
             if self._next_seq is None:
-                self._next_seq = 0  # sequence numbers start at 0, whatever arrives first
+                # from 0, or from where the stream's first event says it starts (a stream
+                # numbered from 1 is not held back waiting for a 0 that never comes)
+                self._next_seq = seq if obj.get("type") == "response.created" else 0
+            if seq < self._next_seq:  # late, or repeated: nothing waits for it any more
+                self._handle(obj)
+                return self.e.take()
             self._pending[seq] = obj
             while self._next_seq in self._pending:
                 self._handle(self._pending.pop(self._next_seq))

@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sseconform import Severity, check_bytes
+from sseconform.sse.events import Event as SSEEvent
 from sseconform.translate import translate_body, translator_for
 from sseconform.translate.jsonpath import ArgsBuilder, parse_path
 
@@ -1166,6 +1167,26 @@ def test_responses_first_event_late() -> None:
     first = frames[0]
     assert isinstance(first, dict)
     assert (first["id"], first["model"], first["created"]) == (R_ID, R_MODEL, R_CREATED)
+
+
+def test_responses_numbered_from_1_are_handed_over_as_they_come() -> None:
+    """A stream whose ``response.created`` is number 1 is not held back for a 0: each delta
+    is translated when it is fed (a gateway's stream graded on arrival, not at its end)."""
+    events = numbered(r_begin(), r_message(0, "a", "b", "c"), r_end())
+    from_one: list[tuple[str | None, Obj]] = []
+    for kind, obj in events:
+        assert isinstance(obj, dict)
+        from_one.append((kind, {**obj, "sequence_number": obj["sequence_number"] + 1}))
+    assert translate(sse(*from_one), "responses") == translate(sse(*events), "responses")
+    translator = translator_for("responses")
+    texts: list[str] = []
+    for n, (kind, obj) in enumerate(from_one):
+        frames = translator.feed(SSEEvent(json.dumps(obj), kind, None, None, n, 0, 0, 1))
+        texts += [f["choices"][0]["delta"].get("content") for f in frames if isinstance(f, dict)
+                  and f.get("choices") and f["choices"][0]["delta"].get("content")]  # fmt: skip
+        if obj["type"] == "response.output_text.delta":
+            assert texts and texts[-1] == obj["delta"], "handed over when fed"
+    assert "".join(texts) == "abc"
 
 
 def test_responses_calls_reasoning_and_text_dense_indexes() -> None:
