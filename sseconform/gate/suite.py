@@ -222,7 +222,8 @@ class Suite:
             path = self.endpoint_route.path or ENDPOINTS[self.endpoint]
             return path if self.streaming else non_streaming_path(path) or path
         profile_path = self.profile.path if self.profile is not None else None
-        return self.route(dialect).path or self.path or profile_path or DEFAULT_PATH
+        own = self.route(dialect).path or self.path  # the suite's and its dialect's word
+        return own or self.endpoint_route.path or profile_path or DEFAULT_PATH
 
     def headers_for(self, dialect: str, scenario: Scenario) -> dict[str, str]:
         """Profile, suite, dialect, then scenario headers: the later wins, by name."""

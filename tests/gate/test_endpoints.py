@@ -206,6 +206,18 @@ def test_bad_endpoint_tables_are_refused(tmp_path: Path, table: str, what: str) 
     assert what in str(info.value) and "[endpoint" in str(info.value)
 
 
+def test_a_profile_s_chat_endpoint_path_is_used(tmp_path: Path) -> None:
+    """``[endpoint.chat] path`` is the chat endpoint's path, as ``[endpoint.messages] path``
+    is the messages endpoint's (it was accepted and ignored); a suite's own word wins."""
+    path = tmp_path / "p.toml"
+    path.write_text('name = "p"\n[endpoint.chat]\npath = "/openai/v1/chat/completions"\n')
+    suite = builtin_suite("anthropic")
+    suite.profile = load_profile(str(path))
+    assert suite.path_for("anthropic") == "/openai/v1/chat/completions"
+    suite.path = "/mine/chat/completions"
+    assert suite.path_for("anthropic") == "/mine/chat/completions"
+
+
 def test_cli_refuses_an_unknown_endpoint(tmp_path: Path) -> None:
     r = run_cli("gate", "--gateway", "http://127.0.0.1:9", "--endpoint", "grpc", cwd=tmp_path)
     assert r.code == 2 and "--endpoint 'grpc'" in r.err and "Traceback" not in r.err
