@@ -270,6 +270,10 @@ def gate(
     if why is not None:
         typer.echo(f"sseconform gate: nothing was tested: {why}{_served(options)}", err=True)
         raise typer.Exit(1)
+    died = report.gateway_down(results)
+    if died is not None:
+        typer.echo(f"sseconform gate: {died}", err=True)
+        raise typer.Exit(1)
     if any(not r.passed for r in results):
         raise typer.Exit(1)
 

@@ -46,6 +46,7 @@ MARKS = {
     "fail": "FAIL",
     "unreached": "UNREACHED",
     "not-applicable": "N/A",
+    "not-graded": "NOT GRADED",
 }
 
 
@@ -58,7 +59,7 @@ def totals(results: list[SuiteResult]) -> str:
     and, when there are any, the other verdicts' counts; with known deviations, how many
     passed clean (``14/14 passed`` must not read as clean when none was)."""
     scs = _scenarios(results)
-    graded = [s for s in scs if s.verdict != "not-applicable"]
+    graded = [s for s in scs if s.verdict not in ("not-applicable", "not-graded")]
     ok = sum(s.passed for s in graded)
     counts = {v: sum(s.verdict == v for s in scs) for v in VERDICTS}
     clean = f"{counts['pass']} clean" if counts["pass"] else "none clean"
@@ -67,10 +68,29 @@ def totals(results: list[SuiteResult]) -> str:
         f"{counts['fail']} failed" if counts["fail"] else "",
         f"{counts['unreached']} upstream not reached" if counts["unreached"] else "",
         f"{counts['not-applicable']} not applicable" if counts["not-applicable"] else "",
+        f"{counts['not-graded']} not graded" if counts["not-graded"] else "",
     ]
     extra = ", ".join(p for p in parts if p)
     nothing = "; nothing was tested" if untested(results) is not None else ""
-    return f"{ok}/{len(graded)} scenarios passed" + (f" ({extra})" if extra else "") + nothing
+    died = gateway_down(results)
+    down = f"; {died}" if died is not None and not nothing else ""
+    counted = f"{ok}/{len(graded)} scenarios passed" + (f" ({extra})" if extra else "")
+    return counted + nothing + down
+
+
+def gateway_down(results: list[SuiteResult]) -> str | None:
+    """That the gateway stopped listening, and in which scenario; None when it did not."""
+    for r in results:
+        if r.down is None:
+            continue
+        after = sum(not s.graded for s in r.scenarios)
+        if not r.down:
+            return f"the gateway at {r.gateway} refused every connection: is it running there?"
+        return (
+            f"the gateway went down during {r.down} (it stopped accepting connections); "
+            f"the {after} scenario(s) after it were not graded"
+        )
+    return None
 
 
 def untested(results: list[SuiteResult]) -> str | None:
@@ -78,9 +98,11 @@ def untested(results: list[SuiteResult]) -> str | None:
     ran: every scenario not applicable (a profile for another endpoint), or none reaching
     the upstream (a gateway not routed to it)."""
     scs = _scenarios(results)
-    graded = [s for s in scs if s.verdict != "not-applicable"]
+    graded = [s for s in scs if s.verdict not in ("not-applicable", "not-graded")]
     if not scs:
         return "the suites hold no scenario"
+    if any(r.down == "" for r in results) and not graded:
+        return gateway_down(results)
     if not graded:
         endpoints = sorted({s.endpoint for s in scs})
         notes = sorted({s.note for s in scs if s.note})
@@ -148,8 +170,8 @@ def endpoint_matrix(scenarios: list[dict[str, Any]]) -> str:
                 cells.append("-")
                 continue
             s = cell
-            if s["verdict"] == "not-applicable":
-                cells.append("n/a")
+            if s["verdict"] in ("not-applicable", "not-graded"):
+                cells.append("n/a" if s["verdict"] == "not-applicable" else "not graded")
                 continue
             errors = sorted({f["key"] for f in s["findings"] if f["severity"] == "error"})
             warned = any(f["severity"] == "warning" for f in s["findings"])
@@ -159,7 +181,11 @@ def endpoint_matrix(scenarios: list[dict[str, Any]]) -> str:
         lines.append(base.ljust(width) + "".join(c.ljust(col) for c in cells))
     sums = []
     for e in endpoints:
-        graded = [r[e] for r in rows.values() if e in r and r[e]["verdict"] != "not-applicable"]
+        graded = [
+            r[e]
+            for r in rows.values()
+            if e in r and r[e]["verdict"] not in ("not-applicable", "not-graded")
+        ]
         sums.append(f"{sum(s['verdict'] == 'pass' for s in graded)}/{len(graded)} pass")
     lines.append("".ljust(width) + "".join(c.ljust(col) for c in sums))
     known = [
@@ -202,6 +228,7 @@ def document(results: list[SuiteResult]) -> dict[str, Any]:
         "profile": next((r.profile for r in results if r.profile), None),
         "passed": all(r.passed for r in results) and untested(results) is None,
         "untested": untested(results),
+        "gateway_down": gateway_down(results),
         "summary": {
             "scenarios": len(scs),
             **{v: sum(s.verdict == v for s in scs) for v in VERDICTS},
@@ -239,7 +266,7 @@ def _text(results: list[SuiteResult], out: TextIO) -> None:
 
 def _scenario_head(s: ScenarioResult) -> str:
     mark = MARKS[s.verdict]
-    if s.verdict == "not-applicable":
+    if s.verdict in ("not-applicable", "not-graded"):
         return printable(f"{mark} {s.name} ({s.note})")
     status = f"HTTP {s.status}" if s.status is not None else "no response"
     note = f", {s.note}" if s.note else ""
@@ -288,7 +315,7 @@ def _case(result: SuiteResult, s: ScenarioResult) -> Case:
     lines += [f"known: {_line(f)}" for f in s.findings if f.known]
     lines += [f"baseline entry no longer seen: {k}" for k in s.fixed]
     kw: dict[str, Any] = {"out": "\n".join(lines), "time": s.seconds}
-    if s.verdict == "not-applicable":
+    if s.verdict in ("not-applicable", "not-graded"):
         kw.update(outcome="skipped", message=s.note)
     elif s.verdict in ("fail", "unreached"):
         kw.update(

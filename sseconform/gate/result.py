@@ -14,8 +14,9 @@ from sseconform.rules.catalog import Severity
 __all__ = ["FAILING", "VERDICTS", "ScenarioResult", "SuiteResult"]
 
 #: A scenario's verdict. ``unreached``: the upstream never saw the request (or refused it, or
-#: its fault never fired), so nothing was tested; ``known``: only baseline deviations.
-VERDICTS = ("pass", "known", "fail", "unreached", "not-applicable")
+#: its fault never fired), so nothing was tested; ``known``: only baseline deviations;
+#: ``not-graded``: the gateway was down when its turn came (not a failure of its own).
+VERDICTS = ("pass", "known", "fail", "unreached", "not-applicable", "not-graded")
 FAILING = frozenset({"fail", "unreached"})
 
 
@@ -33,6 +34,7 @@ class ScenarioResult:
     dialect: str = ""  # the upstream's dialect on the wire
     endpoint: str = "chat"  # the gateway's endpoint: chat, messages, responses or gemini
     applicable: bool = True  # False: the gateway's profile says it cannot route this dialect
+    graded: bool = True  # False: the gateway was down (``note`` says since which scenario)
     upstream_log: list[str] = field(default_factory=list)  # replay's log lines (redacted)
     fixed: list[str] = field(default_factory=list)  # baseline entries no longer seen
     #: what the HTML report shows (both sides' content, timelines, event bytes), when asked
@@ -49,6 +51,8 @@ class ScenarioResult:
     def verdict(self) -> str:
         if not self.applicable:
             return "not-applicable"
+        if not self.graded:
+            return "not-graded"
         new = [f for f in self.findings if f.severity == Severity.ERROR and not f.known]
         if new:
             return "unreached" if any(f.source == "upstream" for f in new) else "fail"
@@ -92,7 +96,10 @@ class SuiteResult:
     upstream: str
     scenarios: list[ScenarioResult]
     profile: str | None = None
+    #: the gateway stopped listening: the scenario in flight then (None: it never went
+    #: down; "" : it was never up)
+    down: str | None = None
 
     @property
     def passed(self) -> bool:
-        return not any(s.failed for s in self.scenarios)
+        return self.down is None and not any(s.failed for s in self.scenarios)

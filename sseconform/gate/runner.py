@@ -19,6 +19,7 @@ from pathlib import Path
 
 from sseconform.gate.evidence import collect, requests_of
 from sseconform.gate.grading import grade_recording
+from sseconform.gate.liveness import Liveness
 from sseconform.gate.prepared import Prepared, not_applicable, prepare
 from sseconform.gate.request import GatewayRequests
 from sseconform.gate.result import ScenarioResult, SuiteResult
@@ -115,10 +116,12 @@ def run_suite(
         )  # fmt: skip
         run.shared = concurrency <= 1
         run.evidence = evidence
+        live = run.live = Liveness(gateway)
         chosen = [sc for sc in suite.scenarios if select is None or select(sc)]
         if concurrency <= 1:
             for sc in chosen:
                 result = run.one(sc, upstream.by_scenario[sc.name])
+                live.after(result)
                 results.append(result)
                 if on_result is not None:
                     on_result(result)
@@ -131,14 +134,16 @@ def run_suite(
                 done: dict[int, ScenarioResult] = {}
                 for future in as_completed(futures):
                     done[futures[future]] = result = future.result()
+                    live.after(result)
                     if on_result is not None:
                         on_result(result)
             results = [done[n] for n in range(len(chosen))]
         again = [n for n, r in enumerate(results) if confirm_timing and _timing_errors(r)]
         for _ in range(CONFIRMATIONS):
-            if not again:
+            if not again or live.down is not None:  # nothing to measure it against now
                 break
             run.shared = concurrency <= 1 or len(again) == 1
+            run.attempt += 1  # its recordings beside the first run's, never over them
             with ThreadPoolExecutor(max_workers=1 if run.shared else concurrency) as pool:
                 later = pool.map(
                     lambda n: run.one(chosen[n], upstream.by_scenario[chosen[n].name]), again
@@ -149,7 +154,9 @@ def run_suite(
                         on_result(results[n])
             again = [n for n in again if _timing_errors(results[n])]
     profile = suite.profile.name if suite.profile is not None else None
-    return SuiteResult(suite.name, gateway.rstrip("/"), server.url, results, profile)
+    return SuiteResult(
+        suite.name, gateway.rstrip("/"), server.url, results, profile, down=live.down
+    )
 
 
 #: How many more times a scenario with a timing error runs: a finding is reported only when
@@ -168,20 +175,32 @@ def _timing_errors(r: ScenarioResult) -> set[str]:
 
 
 def confirmed(first: ScenarioResult, second: ScenarioResult) -> ScenarioResult:
-    """A scenario measured again (apart from the rest of the suite): the later run's
-    result, with only the timing findings both runs had (over several runs: every run). On
-    a loaded machine a run can be late by chance; a gateway that really adds the time does
-    it every time (a false alarm costs more trust than a miss)."""
+    """A scenario measured again (apart from the rest of the suite): the first run's
+    result, its evidence and recording, with only the timing findings every run had. On a
+    loaded machine a run can be late by chance; a gateway that really adds the time does it
+    every time (a false alarm costs more trust than a miss). The later run only confirms: a
+    later run that failed otherwise (the gateway died meanwhile) replaces nothing."""
     both = {f.code for f in first.findings if f.source == "timing"} & {
         f.code for f in second.findings if f.source == "timing"
     }
     dropped = sorted(_timing_errors(first) - both)
-    second.findings = [f for f in second.findings if f.source != "timing" or f.code in both]
+    first.findings = [f for f in first.findings if f.source != "timing" or f.code in both]
+    notes = []
     if dropped:
         names = ", ".join(f"timing:{c}" for c in dropped)
-        note = f"{names} not confirmed by a later run: not reported"
-        second.note = f"{second.note}; {note}" if second.note else note
-    return second
+        notes.append(f"{names} not confirmed by a later run: not reported")
+    had = {f.key for f in first.findings}
+    other = sorted({f.key for f in second.findings if f.source != "timing"} - had)
+    if other:
+        notes.append(
+            f"the confirming run ({second.recording}) also had {', '.join(other[:3])}"
+            + (f" and {len(other) - 3} more" if len(other) > 3 else "")
+            + ": not this scenario's result"
+        )
+    if notes:
+        note = "; ".join(notes)
+        first.note = f"{first.note}; {note}" if first.note else note
+    return first
 
 
 class SuiteRun:
@@ -204,6 +223,10 @@ class SuiteRun:
         self.shared = True
         self.evidence = False
         self._tags = itertools.count(1)
+        #: 0 for the suite's run, then each confirmation run's number
+        self.attempt = 0
+        #: the watch on the gateway: once it is down, no scenario is sent
+        self.live: Liveness | None = None
         #: each scenario's recording's file name (two names may make the same slug)
         names = [sc.name for sc in suite.scenarios]
         self.files = dict(zip(names, unique_slugs(names), strict=True))
@@ -235,12 +258,16 @@ class SuiteRun:
             base.expect = sc.expect or "-"
             base.note = ready
             return base
+        if self.live is not None and self.live.down is not None:
+            return self.live.not_graded(base)
         ref = ready.ref
         tag = f"{self._nonce}.{next(self._tags)}.{slug(sc.name)}"
         server.route_tag(tag, ready.fresh_rules())
         if self.shared:
             server.rules = ready.fresh_rules()
-        out = str(Path(self.out_dir) / f"{self.files.get(sc.name) or slug(sc.name)}.jsonl")
+        again = f".confirm{self.attempt}" if self.attempt else ""
+        name = f"{self.files.get(sc.name) or slug(sc.name)}{again}.jsonl"
+        out = str(Path(self.out_dir) / name)
         sent = ready.body(tag)
         outcome, served, seconds = self.exchange(ready, sent, tag, out)
         g = grade_recording(

@@ -30,6 +30,7 @@ _VERDICT_WORD = {
     "fail": "FAIL",
     "unreached": "unreached",
     "not-applicable": "n/a",
+    "not-graded": "not graded",
 }
 
 
@@ -53,7 +54,7 @@ def render(results: list[SuiteResult]) -> str:
     return page(f"sseconform gate: {gateway}", "\n".join(body))
 
 
-_CARD_ORDER = ("fail", "unreached", "known", "pass", "not-applicable")
+_CARD_ORDER = ("fail", "unreached", "known", "pass", "not-applicable", "not-graded")
 #: Characters of a failure's first message shown in the list of new failures.
 _SAID = 200
 
@@ -212,7 +213,7 @@ def _scenario(s: ScenarioResult, anchor: str) -> str:
         f'<section class="scenario s-{v}" id="{anchor}" data-verdict={attr(v)}>',
         f'<h2><span class="badge v-{v}">{esc(MARKS[v])}</span> {esc(s.name)}</h2>',
     ]
-    if v == "not-applicable":
+    if v in ("not-applicable", "not-graded"):
         out.append(f'<p class="muted">{esc(s.note)}</p></section>')
         return "".join(out)
     out.append(

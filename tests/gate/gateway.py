@@ -34,7 +34,8 @@ through an upstream's silence. On every path (chat, Messages, Responses):
 - ``hold-50ms``: each write held 50 ms (a slow hop);
 - ``drop-keepalive``: the upstream's pings go nowhere, and the gateway sends none of its own;
 - ``cold-start``: its first request waits 1 s before the upstream is called (a gateway that
-  loads a module on first use), every later one is fast.
+  loads a module on first use), every later one is fast;
+- ``die-at:N``: it crashes on its Nth request: that connection reset, none accepted after.
 
 On ``/v1/messages`` and ``/v1/responses`` it passes an upstream of the same grammar through
 (Anthropic Messages events, Responses events: what a gateway in front of Claude Code or Codex
@@ -197,6 +198,10 @@ class Gateway:
         #: Anthropic signatures served to Gemini clients -> their thinking text: Gemini CLI
         #: keeps no thought part in its history, and Anthropic verifies the text it signed
         self.signed: dict[str, str] = {}
+        #: ``die-at:N``: the process "crashes" on its Nth request (that connection reset,
+        #: no connection accepted after it)
+        died = [int(b.split(":", 1)[1]) for b in self.bugs if b.startswith("die-at:")]
+        self.dies_at = died[0] if died else None
         gw = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -227,6 +232,10 @@ class Gateway:
             def post(self) -> None:
                 if "cold-start" in gw.bugs and self.number == 1:
                     time.sleep(1.0)
+                if gw.dies_at is not None and self.number >= gw.dies_at:
+                    gw.server.socket.close()  # no connection accepted from here on
+                    _reset(self)
+                    return
                 length = int(self.headers.get("content-length", "0"))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 path = self.path.split("?", 1)[0]

@@ -237,3 +237,20 @@ def test_confirmed_keeps_what_both_runs_found() -> None:
     assert [f.code for f in got.findings if f.source == "timing"] == ["buffered"]
     assert any(f.code == "E002" for f in got.findings)
     assert got.note == "timing:first-token not confirmed by a later run: not reported"
+
+
+def test_a_confirming_run_that_failed_otherwise_replaces_nothing() -> None:
+    """The gateway died before the confirmation: the first run's findings, recording and
+    upstream requests stay the scenario's, its timing error unconfirmed, and the note says
+    what the confirming run met."""
+    first = ScenarioResult("s", "content", 200, "s.jsonl", 1, 1.0)
+    first.findings = [Finding("first-token", "late", source="timing"),
+                      Finding("H002", "dup"), Finding("F001", "no finish")]  # fmt: skip
+    second = ScenarioResult("s", "content", None, "s.confirm1.jsonl", 0, 0.1)
+    second.findings = [Finding("no-response", "refused", source="transport")]
+    got = confirmed(first, second)
+    assert got is first and got.recording == "s.jsonl" and got.upstream_requests == 1
+    assert [f.code for f in got.findings] == ["H002", "F001"]
+    assert "timing:first-token not confirmed" in got.note
+    assert "the confirming run (s.confirm1.jsonl) also had" in got.note
+    assert "not this scenario's result" in got.note
