@@ -33,8 +33,9 @@ def request_body(
 ) -> dict[str, Any]:
     """The endpoint's request as its reference agent sends it (its wire's
     ``request_body``), the route's settings, the agent's thinking (where the agent always
-    thinks, or the scenario asks) over the route's (a route's ``max_tokens`` 1024 under a
-    thinking budget is a request Anthropic refuses), then the scenario's own settings.
+    thinks, the scenario asks, or its recording thinks) over the route's (a route's
+    ``max_tokens`` 1024 under a thinking budget is a request Anthropic refuses), then the
+    scenario's own settings.
     ``tag`` goes into the prompt as ``[sseconform:TAG]``: the replay upstream finds the
     scenario by it, whatever else is in flight."""
     assert sc.upstream is not None
@@ -50,7 +51,8 @@ def request_body(
     about = f"a tool of the {sc.name} scenario"
     body = wire.request_body(model, prompt, names if declare else None, about)
     body.update(suite.route(dialect).request)
-    if sc.reasoning or wire.agent_reasons:
+    thinks = any(ch.reasoning for ch in reference.model.choices.values())
+    if sc.reasoning or wire.agent_reasons or thinks:  # the provider shows only what is asked
         merge(body, wire.reasoning_request)
         if suite.endpoint == "responses" and sc.history == "previous-response":
             body["store"] = True  # the next turn continues the stored response

@@ -48,6 +48,7 @@ from sseconform.replay.http11 import (
 from sseconform.replay.plan import ABORT, WHOLE, Loaded, Plan, make_plan
 from sseconform.replay.routing import (
     FAULT_HEADER,
+    MAX_PARSED,
     RequestBody,
     Router,
     streams,
@@ -55,6 +56,7 @@ from sseconform.replay.routing import (
 )
 from sseconform.replay.scenario import ReplayRule
 from sseconform.replay.served import Served
+from sseconform.replay.unthought import unthought
 from sseconform.replay.whole import whole_plan
 from sseconform.replay.wire import (
     IDLE_TIMEOUT,
@@ -69,6 +71,7 @@ from sseconform.replay.wire import (
     reset,
     sleep_until,
 )
+from sseconform.wires import by_dialect, known_dialect
 from sseconform.wires.base import Issued
 
 #: A write later than this after its schedule counts as late (the upstream falling behind).
@@ -106,6 +109,8 @@ class ReplayServer:
         if len(set(names)) != len(names):
             raise ValueError("two recordings share a file name; rename one")
         self.recordings = {r.name: r for r in recordings}
+        #: each recording without its thinking (:meth:`shown`), made on first need
+        self._unthought: dict[str, tuple[Loaded, Loaded]] = {}
         self.host = host
         self.port = port
         self.split = parse_split(split)
@@ -290,6 +295,21 @@ class ReplayServer:
 
     # -- requests --------------------------------------------------------------------------
 
+    def shown(self, rec: Loaded, path: str, body: RequestBody, headers: dict[str, str]) -> Loaded:
+        """``rec`` as the provider answers this request: without the thinking it did not
+        ask to see (:mod:`.unthought`; each recording's version made once). A body that
+        holds no conversation (a bare test request) gets the recording as it is."""
+        dialect = providers.dialect_of_path(path)[0]
+        if not known_dialect(dialect) or len(body.raw) > MAX_PARSED or body.obj is None:
+            return rec
+        wire, lower = by_dialect(str(dialect)), {k.lower(): v for k, v in headers.items()}
+        if wire.conversation not in body.obj or wire.shows_thinking(body.obj, lower):
+            return rec
+        made = self._unthought.get(rec.name)
+        if made is None or made[0] is not rec:
+            made = self._unthought[rec.name] = (rec, unthought(rec) or rec)
+        return made[1]
+
     @functools.cached_property
     def issued(self) -> Issued:
         """The state the served recordings hold (what a request's history may send back)."""
@@ -369,6 +389,7 @@ class ReplayServer:
             if self.measure:
                 served.measured(None, parsed, secrets, headers=headers)
             return await self._early(writer, served, refusal.body, keep)
+        rec = self.shown(rec, path, parsed, headers)
         stream = streams(path, parsed)
         array = stream and rec.dialect == providers.GEMINI and wants_array(path)
         framing = ("json-array" if array else "sse") if stream else "json"

@@ -42,6 +42,7 @@ __all__ = [
     "State",
     "StateReader",
     "Token",
+    "Unthinking",
     "Whole",
     "Wire",
     "dumps",
@@ -113,6 +114,10 @@ class Said:
     value: Any
     words: str
 
+
+#: One stream's filter (:meth:`Wire.unthinking`): an event's JSON in, what is sent instead
+#: out (None: the event is left out).
+Unthinking = Callable[[dict[str, Any]], dict[str, Any] | None]
 
 #: What a request asks, by the meaning's own names (:data:`PARAMS`), each as its wire said it.
 Asked = dict[str, Said]
@@ -451,6 +456,26 @@ class Wire:
     def refuse(self, obj: dict[str, Any]) -> Refusal | None:
         """What the provider refuses of a request (parsed) before reading its history: a
         parameter it requires missing, values it does not take together. None: taken."""
+        return None
+
+    #: the request key that holds the conversation: a body without it is no request of
+    #: this wire's provider (a bare test request), answered with the recording as it is
+    conversation: ClassVar[str] = "messages"
+    #: whether the provider's answer shows its thinking when the request says nothing of
+    #: it (Anthropic and Gemini show it only when asked; a chat or Responses reasoning
+    #: model shows what it shows unasked)
+    thinks_unasked: ClassVar[bool] = True
+
+    def shows_thinking(self, obj: dict[str, Any], headers: dict[str, str]) -> bool:
+        """Whether the provider's answer to this request (parsed) shows its thinking: what
+        the request says (thinking off says no), else :attr:`thinks_unasked`."""
+        said = self.read_request(obj, headers).get("reasoning")
+        return self.thinks_unasked if said is None else bool(said.value)
+
+    def unthinking(self) -> Unthinking | None:
+        """A filter of one stream's events into the answer the provider gives a request
+        that did not ask for thinking: the thinking left out, the positions after it
+        renumbered (None: this wire's answers carry none to leave out)."""
         return None
 
     def issue(self, issued: Issued, body: bytes, data: list[str]) -> None:

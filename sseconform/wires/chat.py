@@ -39,6 +39,7 @@ from sseconform.wires.base import (
     Refusal,
     Said,
     StateReader,
+    Unthinking,
     Whole,
     Wire,
     as_dict,
@@ -261,6 +262,11 @@ def _call_summary(tc: dict[str, Any]) -> str:
     return " ".join(bits)
 
 
+#: Where a chat delta carries reasoning (OpenRouter's, DeepSeek's, LiteLLM's words).
+REASONING_KEYS = frozenset({"reasoning_content", "reasoning", "reasoning_details",
+                            "thinking_blocks"})  # fmt: skip
+
+
 class ChatWire(Wire):
     endpoint, dialect, grammar = "chat", "openai", "chat"
     finish_field = "finish_reason"
@@ -407,6 +413,32 @@ class ChatWire(Wire):
         if "system_fingerprint" in first:
             answer["system_fingerprint"] = first["system_fingerprint"]
         return Whole(200, dumps(answer))
+
+    def unthinking(self) -> Unthinking:
+        """Without the reasoning in its deltas (``reasoning_content``, ``reasoning``,
+        ``reasoning_details``, ``thinking_blocks``); a chunk left with nothing to say (no
+        other delta field, no finish, no usage) is left out."""
+
+        def keep(obj: dict[str, Any]) -> dict[str, Any] | None:
+            choices = obj.get("choices")
+            if not isinstance(choices, list) or not choices:
+                return obj
+            if not any(set(as_dict(as_dict(c).get("delta"))) & REASONING_KEYS for c in choices):
+                return obj
+            out, said = [], obj.get("usage") is not None
+            for choice in choices:
+                delta = as_dict(as_dict(choice).get("delta"))
+                if not set(delta) & REASONING_KEYS:
+                    out.append(choice)
+                    said = True
+                    continue
+                rest = {k: v for k, v in delta.items() if k not in REASONING_KEYS}
+                said = said or any(v not in (None, "") for v in rest.values())
+                said = said or as_dict(choice).get("finish_reason") is not None
+                out.append({**choice, "delta": rest})
+            return {**obj, "choices": out} if said else None
+
+        return keep
 
     def error_answer(self, err: Any) -> Whole:
         return openai_error_answer(err)

@@ -37,6 +37,7 @@ from sseconform.wires.base import (
     Refusal,
     Said,
     StateReader,
+    Unthinking,
     Whole,
     Wire,
     as_dict,
@@ -162,6 +163,7 @@ class GeminiWire(Wire):
         "generationConfig": {"thinkingConfig": {"includeThoughts": True, "thinkingBudget": 8192}}
     }
     agent_reasons = True
+    conversation = "contents"
     history_marks = (b'"functionCall"', b'"function_call"')
     returning_marks = (b"ignature", b"functionResponse", b"function_response")
     state_marks = ("thoughtSignature", "thought_signature")
@@ -278,6 +280,43 @@ class GeminiWire(Wire):
             return NO_ANSWER
         answer = {"candidates": [candidates[i] for i in sorted(candidates)], **answer}
         return Whole(200, dumps(answer))
+
+    def shows_thinking(self, obj: dict[str, Any], headers: dict[str, str]) -> bool:
+        """Gemini shows thought parts only where ``includeThoughts`` is true (a budget
+        alone makes it think, unseen)."""
+        config = as_dict(_either(obj, "generationConfig", None))
+        thinking = as_dict(_either(config, "thinkingConfig", None))
+        return _either(thinking, "includeThoughts", None) is True
+
+    def unthinking(self) -> Unthinking:
+        """Without its thought parts (``thought: true``; a signature on another part
+        stays, as Gemini signs calls whether it shows thoughts or not); a chunk left with
+        nothing to say and no finish is left out."""
+
+        def keep(obj: dict[str, Any]) -> dict[str, Any] | None:
+            candidates = obj.get("candidates")
+            if not isinstance(candidates, list):
+                return obj
+            out, said, changed = [], False, False
+            for cand in candidates:
+                content = as_dict(as_dict(cand).get("content"))
+                parts = content.get("parts")
+                if not isinstance(parts, list):
+                    out.append(cand)
+                    said = True
+                    continue
+                kept = [p for p in parts if as_dict(p).get("thought") is not True]
+                said = said or bool(kept) or bool(as_dict(cand).get("finishReason"))
+                if len(kept) == len(parts):
+                    out.append(cand)
+                    continue
+                changed = True
+                out.append({**cand, "content": {**content, "parts": kept}})
+            if not changed:
+                return obj
+            return {**obj, "candidates": out} if said else None
+
+        return keep
 
     def error_answer(self, err: Any) -> Whole:
         err = err if isinstance(err, dict) else {"message": str(err)}

@@ -22,6 +22,7 @@ stop reason, cumulative usage), ``message_stop``; ``ping`` and ``error`` at any 
 
 from __future__ import annotations
 
+import bisect
 import json
 from typing import Any, ClassVar
 
@@ -41,6 +42,7 @@ from sseconform.wires.base import (
     Refusal,
     Said,
     StateReader,
+    Unthinking,
     Whole,
     Wire,
     as_dict,
@@ -140,6 +142,8 @@ def _unanswered(i: int, ids: set[str]) -> Refusal:
 #: What Claude Code sends that a gateway must carry (its prompt apart): a cache breakpoint's
 #: marker, its user id (a JSON string of ids), the beta features it turns on.
 EPHEMERAL = {"type": "ephemeral"}
+#: The blocks a request without thinking does not get.
+THINKING_BLOCKS = ("thinking", "redacted_thinking")
 AGENT_IDENTITY = "You are the sseconform gate, asking as Claude Code asks."
 AGENT_SYSTEM = "Answer the user's message; call a tool where one is declared."
 AGENT_USER = '{"device_id":"sseconform-gate","account_uuid":"","session_id":"sseconform-gate"}'
@@ -243,6 +247,7 @@ class MessagesWire(Wire):
         "thinking": {"type": "enabled", "budget_tokens": 31999},
     }
     agent_reasons = True
+    thinks_unasked = False
     history_marks = (b'"assistant"', b'"tool_result"')
     returning_marks = (b"ignature", b"redacted_thinking", b"tool_result")
     state_marks = ("signature", "redacted_thinking")
@@ -323,6 +328,28 @@ class MessagesWire(Wire):
             ]
         body["metadata"] = {"user_id": AGENT_USER}
         return body
+
+    def unthinking(self) -> Unthinking:
+        """Without its thinking and redacted thinking blocks; the blocks after them
+        renumbered from 0 as Anthropic numbers the blocks it sends."""
+        dropped: set[int] = set()
+        order: list[int] = []  # the same, sorted: how many lie before an index
+
+        def keep(obj: dict[str, Any]) -> dict[str, Any] | None:
+            index = obj.get("index")
+            if not isinstance(index, int) or isinstance(index, bool):
+                return obj
+            block = as_dict(obj.get("content_block"))
+            starts = obj.get("type") == "content_block_start"
+            if starts and block.get("type") in THINKING_BLOCKS and index not in dropped:
+                dropped.add(index)
+                bisect.insort(order, index)
+            if index in dropped:
+                return None
+            before = bisect.bisect_left(order, index)
+            return {**obj, "index": index - before} if before else obj
+
+        return keep
 
     def fit(self, body: dict[str, Any], own: dict[str, Any]) -> None:
         """The agent's thinking made to fit a scenario's own settings, as Claude Code does:

@@ -21,6 +21,7 @@ A stream is typed, numbered events: ``response.created``, per output item
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from typing import Any, ClassVar
@@ -37,6 +38,7 @@ from sseconform.wires.base import (
     Refusal,
     Said,
     StateReader,
+    Unthinking,
     Whole,
     Wire,
     as_dict,
@@ -121,6 +123,7 @@ class ResponsesWire(Wire):
         "store": False,
     }
     agent_reasons = True
+    conversation = "input"
     history_marks = (b'"previous_response_id"', b'"encrypted_content"', b'"function_call_output"')
     returning_marks = (b"encrypted", b"function_call_output")
     state_marks = ("encrypted_content",)
@@ -205,6 +208,42 @@ class ResponsesWire(Wire):
             ):
                 return Whole(200, dumps(data["response"]))
         return NO_ANSWER
+
+    def unthinking(self) -> Unthinking:
+        """Without its reasoning items (and every event of theirs); the items after them
+        renumbered (``output_index`` counts items sent), every event's
+        ``sequence_number`` too, and the response objects' ``output`` without them."""
+        dropped: set[int] = set()
+        order: list[int] = []  # the same, sorted
+        seq: list[int] = []  # the first number seen, then how many were sent
+
+        def keep(obj: dict[str, Any]) -> dict[str, Any] | None:
+            at = obj.get("output_index")
+            item = as_dict(obj.get("item"))
+            if isinstance(at, int) and not isinstance(at, bool):
+                if item.get("type") == "reasoning" and at not in dropped:
+                    dropped.add(at)
+                    bisect.insort(order, at)
+                if at in dropped:
+                    return None
+                before = bisect.bisect_left(order, at)
+                if before:
+                    obj = {**obj, "output_index": at - before}
+            response = obj.get("response")
+            if isinstance(response, dict) and isinstance(response.get("output"), list):
+                kept = [i for i in response["output"] if as_dict(i).get("type") != "reasoning"]
+                if len(kept) < len(response["output"]):
+                    obj = {**obj, "response": {**response, "output": kept}}
+            n = obj.get("sequence_number")
+            if isinstance(n, int) and not isinstance(n, bool):
+                if not seq:
+                    seq.extend((n, 0))
+                if n != seq[0] + seq[1]:
+                    obj = {**obj, "sequence_number": seq[0] + seq[1]}
+                seq[1] += 1
+            return obj
+
+        return keep
 
     def error_answer(self, err: Any) -> Whole:
         return openai_error_answer(err)

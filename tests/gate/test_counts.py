@@ -1,6 +1,6 @@
 """One count for one run: the text totals, the JSON summary, the JUnit counts, the GitHub
 closing line and the HTML page agree on how many scenarios passed (known deviations count
-as passed in all of them), failed, were unreached or not applicable."""
+as passed in all of them), failed, were unreached, not applicable or not graded."""
 
 from __future__ import annotations
 
@@ -26,11 +26,13 @@ def _scenario(name: str, verdict: str) -> ScenarioResult:
         s.findings = [Finding("not-reached", "m", source="upstream")]
     elif verdict == "not-applicable":
         s.applicable = False
+    elif verdict == "not-graded":
+        s.graded = False
     assert s.verdict == verdict
     return s
 
 
-PLAN = {"pass": 3, "known": 7, "fail": 2, "unreached": 1, "not-applicable": 4}
+PLAN = {"pass": 3, "known": 7, "fail": 2, "unreached": 1, "not-applicable": 4, "not-graded": 2}
 
 
 def _results() -> list[SuiteResult]:
@@ -45,7 +47,7 @@ def _written(fmt: str) -> str:
 
 
 def test_every_format_counts_alike() -> None:
-    graded = sum(PLAN.values()) - PLAN["not-applicable"]
+    graded = sum(PLAN.values()) - PLAN["not-applicable"] - PLAN["not-graded"]
     passed = PLAN["pass"] + PLAN["known"]
     line = f"{passed}/{graded} scenarios passed"
     assert line in _written("text")

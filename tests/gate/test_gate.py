@@ -460,8 +460,9 @@ def test_cli_gate_fails(tmp_path: Path, gateway: tuple[str, int], fmt: str) -> N
         assert r.out.rstrip().endswith("1/3 scenarios passed (2 failed)")
     elif fmt == "json":
         doc = json.loads(r.out)
-        keys = {"gateway", "profile", "passed", "untested", "summary", "suites", "scenarios"}
-        assert set(doc) == keys
+        keys = {"gateway", "profile", "passed", "untested", "gateway_down", "summary", "suites",
+                "scenarios"}  # fmt: skip
+        assert set(doc) == keys and doc["gateway_down"] is None
         assert doc["suites"] == [
             {
                 "suite": "builtin:anthropic",
@@ -479,6 +480,7 @@ def test_cli_gate_fails(tmp_path: Path, gateway: tuple[str, int], fmt: str) -> N
             "fail": 2,
             "unreached": 0,
             "not-applicable": 0,
+            "not-graded": 0,
         }
         assert doc["passed"] is False
         assert [s["name"] for s in doc["scenarios"]] == T_STAR
@@ -729,12 +731,11 @@ def test_cli_gateway_not_listening(tmp_path: Path) -> None:
     assert r.code == 1, r.both
     doc = json.loads(r.out)
     assert [s["name"] for s in doc["scenarios"]] == ["anthropic/text", "anthropic/rate-limited"]
-    for s in doc["scenarios"]:
-        assert (s["passed"], s["status"], s["upstream_requests"]) == (False, None, 0)
-        [f] = s["findings"]
-        assert (f["source"], f["code"], f["severity"]) == ("transport", "no-response", "error")
-        assert f["message"].startswith("no answer from the gateway: ")
-        assert (f["frame"], f["offset"], f["excerpt"]) == (None, None, None)
+    for s in doc["scenarios"]:  # nothing listens: nothing was graded, nothing failed
+        assert (s["verdict"], s["status"], s["upstream_requests"]) == ("not-graded", None, 0)
+        assert s["note"] == f"not graded: nothing listens at http://127.0.0.1:{closed}"
+    assert doc["untested"].endswith("refused every connection: is it running there?")
+    assert "nothing was tested" in r.err
 
 
 def test_cli_negative_timeout(tmp_path: Path, gateway: tuple[str, int]) -> None:

@@ -218,7 +218,10 @@ def test_generate_content_answer_joins_the_streamed_parts(
     streamed = [json.loads(e.data) for e in decode_all(rec(name).body)[0]]
     url = server.url + "/v1beta/models/m:generateContent"
     with client() as http:
-        resp = http.post(url, json={"contents": []}, headers=headers_for(name))
+        asks = {"thinkingConfig": {"includeThoughts": True}}  # thought parts shown
+        resp = http.post(
+            url, json={"contents": [], "generationConfig": asks}, headers=headers_for(name)
+        )
     if any("error" in s for s in streamed):
         assert resp.status_code >= 500 and "error" in resp.json()
         return

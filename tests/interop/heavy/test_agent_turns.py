@@ -2,8 +2,8 @@
 upstream, which checks each history as the provider does: Claude Code with thinking on calls
 ``Glob``, runs it and sends the signed thinking back; Codex CLI calls ``exec_command``, runs it
 and sends the encrypted reasoning back; Gemini CLI calls ``glob``, runs it and sends the call
-part back with its ``thoughtSignature``; so does OpenCode (the AI SDK's Google provider), the
-thought part too. What the agents' second requests carry, and what each
+part back with its ``thoughtSignature``; so does OpenCode (the AI SDK's Google provider), which
+asks for no thoughts and so is shown none. What the agents' second requests carry, and what each
 agent does when a gateway loses the state (or the upstream refuses it), is measured here, so a
 change in either agent shows.
 
@@ -464,13 +464,14 @@ def _opencode(tmp_path: Path, bugs: set[str]) -> tuple[Run, Upstream, str]:
     return run, up, signature
 
 
-def _opencode_turn2(up: Upstream) -> tuple[Obj, Obj, Obj]:
-    """Turn 2's model turn (its thought part and its call part) and the function response."""
+def _opencode_turn2(up: Upstream) -> tuple[Obj, Obj]:
+    """Turn 2's model turn (its call part alone: OpenCode asks for no thoughts, so Gemini
+    shows it none to send back) and the function response."""
     *_, model, results = up.replay.seen[1].json["contents"]
     assert model["role"] == "model" and results["role"] == "user"
-    thought, call = model["parts"]  # OpenCode sends the thought part back too
+    [call] = model["parts"]
     [response] = results["parts"]
-    return thought, call, response
+    return call, response
 
 
 def _opencode_error(run: Run) -> Obj | None:
@@ -482,12 +483,16 @@ def _opencode_said(run: Run) -> str:
     return "".join(p["part"]["text"] for p in run.events if p.get("type") == "text")
 
 
-def test_opencode_sends_the_thought_and_the_signature_back(tmp_path: Path) -> None:
+def test_opencode_sends_the_signature_back(tmp_path: Path) -> None:
+    """OpenCode (the AI SDK's Google provider) asks for no thoughts (no ``includeThoughts``):
+    Gemini answers without thought parts, and OpenCode sends the call part back signed."""
     run, up, signature = _opencode(tmp_path, set())
     assert run.returncode == 0, run.stderr
     assert up.refusals() == [None, None]
-    thought, call, response = _opencode_turn2(up)
-    assert thought["thought"] is True and thought["text"]  # unlike Gemini CLI, it keeps it
+    turn1 = up.replay.seen[0].json
+    thinking = turn1.get("generationConfig", {}).get("thinkingConfig", {})
+    assert not thinking.get("includeThoughts"), thinking
+    call, response = _opencode_turn2(up)
     assert call["thoughtSignature"] == signature  # byte for byte, on the call's part
     assert (call["functionCall"]["name"], call["functionCall"]["args"]) == ("glob", GLOB)
     answered = response["functionResponse"]
@@ -500,7 +505,7 @@ def test_opencode_sends_the_thought_and_the_signature_back(tmp_path: Path) -> No
     ("bug", "reason"),
     [
         ("drop-signatures", "Function call is missing a thought_signature in functionCall parts"),
-        ("rewrite-signatures", "contents[1].parts[1]: Thought signature is not valid."),
+        ("rewrite-signatures", "contents[1].parts[0]: Thought signature is not valid."),
     ],
 )
 def test_opencode_through_a_gateway_that_loses_the_signature(
@@ -511,7 +516,7 @@ def test_opencode_through_a_gateway_that_loses_the_signature(
     changed one, and OpenCode does not retry a 400: its turn ends in the provider's error.
     So for OpenCode a gateway that drops a Gemini signature breaks the agent."""
     run, up, _ = _opencode(tmp_path, {bug})
-    _, call, _ = _opencode_turn2(up)
+    call, _ = _opencode_turn2(up)
     assert ("thoughtSignature" in call) == (bug == "rewrite-signatures")
     refusal = up.refusals()[1]
     assert refusal is not None and refusal.status == 400 and refusal.reason.startswith(reason)
