@@ -215,8 +215,8 @@ def _unreached_hint(g: Graded, own: str | None) -> str:
     if g.status is not None and not g.ok_status and g.status != 404:
         return (
             f"the gateway failed with HTTP {g.status} before calling any upstream, which is no "
-            "routing problem: its answer and its log say why; see how it was started, its "
-            "master key and its config"
+            "routing problem: does it want a key (--key), was it started right? its answer and "
+            "its log say why"
         )
     return (
         "is the gateway routed to the upstream for this dialect? see --gateway-profile and "

@@ -126,8 +126,9 @@ def failed_itself(results: list[SuiteResult]) -> str | None:
     where = (
         "is gate's key the gateway's? give it with --key or $SSECONFORM_GATEWAY_KEY"
         if set(statuses) <= {401, 403}
-        else "it fails before routing anything: its log says why (how it was started: a "
-        "master key, its config)"
+        else "it fails before routing anything: does it want a key (LiteLLM started with a "
+        "master key answers 500 to a request without one: give it with --key), was it started "
+        "right? its log says why"
     )
     return (
         f"the gateway answered all {len(graded)} requests with HTTP "

@@ -140,7 +140,7 @@ CRASH = b'{"error": {"message": "Internal Server Error: master key not set", "co
     [
         (401, KEY_ERROR, None, "is gate's key the gateway's? give it with --key"),
         (403, KEY_ERROR.replace(b"401", b"403"), "litellm", "is gate's key the gateway's?"),
-        (500, CRASH, "litellm", "it fails before routing anything: its log says why"),
+        (500, CRASH, "litellm", "it fails before routing anything: does it want a key"),
     ],
     ids=["401", "403-litellm", "500-litellm"],
 )
