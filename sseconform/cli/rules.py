@@ -23,7 +23,8 @@ def rules_cmd(
         typer.Option(
             "--grammar",
             "-g",
-            help="Only the rules that apply to this grammar (chat, anthropic, responses).",
+            help="Only the rules that apply to this grammar (chat, anthropic, responses, "
+            "open-responses, gemini).",
             metavar="GRAMMAR",
         ),
     ] = None,

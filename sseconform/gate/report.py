@@ -139,18 +139,26 @@ def failed_itself(results: list[SuiteResult]) -> str | None:
 def scorecard(results: SuiteResult | list[SuiteResult]) -> str:
     """One line per scenario, then the totals: what a closing note or a CI log shows."""
     results = [results] if isinstance(results, SuiteResult) else results
+    scs = _scenarios(results)
+    # columns as wide as their longest cell (gemini:generateContent/anthropic/text is 37)
+    named = max([34, *(len(printable(s.name)) for s in scs)])
+    expected = max([16, *(len(printable(s.expect)) + 1 for s in scs)])
     lines = []
-    for s in _scenarios(results):
+    for s in scs:
         codes = sorted({f.key for f in s.findings if f.severity == Severity.ERROR and not f.known})
         known = sorted({f.key for f in s.findings if f.severity == Severity.ERROR and f.known})
         extra = f"  [{', '.join(codes)}]" if codes else ""
         extra += f"  known [{', '.join(known)}]" if known else ""
-        note = f"  ({s.note})" if s.note else ""
-        lines.append(printable(f"{MARKS[s.verdict]:<9} {s.name:<34} {s.expect:<16}{extra}{note}"))
-    fixed = [(s.name, k) for s in _scenarios(results) for k in s.fixed]
+        note = f"  ({printable(s.note)})" if s.note else ""
+        name, expect = printable(s.name), printable(s.expect)
+        lines.append(
+            f"{MARKS[s.verdict]:<9} {name:<{named}} {expect:<{expected}}{printable(extra)}{note}"
+        )
+    fixed = [(s.name, k) for s in scs for k in s.fixed]
     for name, k in fixed:
         lines.append(
-            printable(f"FIXED     {name:<34} {k} no longer happens: drop it from the baseline")
+            f"FIXED     {printable(name):<{named}} {printable(k)} no longer happens: drop it "
+            "from the baseline"
         )
     lines.append(totals(results))
     return "\n".join(lines)

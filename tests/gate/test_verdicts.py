@@ -17,6 +17,8 @@ import pytest
 from sseconform.gate import report
 from sseconform.gate.options import GateOptions, prepare_suites
 from sseconform.gate.result import ScenarioResult, SuiteResult
+from sseconform.rules.finding import Finding
+from tests import snapshot
 from tests.cli.helpers import run_cli
 from tests.conftest import ROOT
 from tests.gate.test_counts import _scenario
@@ -181,6 +183,34 @@ def test_the_endpoint_graded_is_never_the_one_suggested(tmp_path: Path) -> None:
     assert r.code == 1, r.both
     assert "is the gateway routed to the replay upstream" in r.err
     assert "(the profile serves messages: run with --endpoint messages)" in r.err, r.err
+
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+
+
+def test_the_scorecard_s_columns_hold_long_names() -> None:
+    """The text report's scorecard keeps its columns in line whatever the scenario names and
+    expectations (Gemini's non-streaming route names its scenarios
+    ``gemini:generateContent/anthropic/text``)."""
+    names = [("chat/openai/text", "pass", "content"),
+             ("gemini:generateContent/anthropic/text", "fail", "content"),
+             ("gemini:generateContent/responses/error-mid-stream", "known", "failure-as-answer"),
+             ("messages/gemini/rate-limited", "unreached", "rejected")]  # fmt: skip
+    scs = []
+    for name, verdict, expect in names:
+        s = _scenario(name, verdict)
+        s.expect = expect
+        scs.append(s)
+    scs[0].fixed = ["diff:lost:reasoning"]
+    scs[1].findings.append(Finding("changed", "m", source="diff", field="usage.prompt_tokens"))
+    card = report.scorecard(SuiteResult("s", "http://127.0.0.1:1", "http://127.0.0.1:2", scs))
+    snapshot.compare(SNAPSHOTS / "scorecard-long-names.txt", card + "\n")
+    rows = card.splitlines()[: len(names)]
+    for (name, _, expect), row in zip(names, rows, strict=True):
+        assert row.index(f" {name} ") == rows[0].index(f" {names[0][0]} "), row
+        assert row.index(f" {expect}") == rows[0].index(" content"), row
+    found = [r.index("[") if "known [" not in r else r.index("known [") for r in rows[1:]]
+    assert len(set(found)) == 1, rows  # the findings start in one column too
 
 
 def test_an_endpoint_s_dialects_list_wins_over_supported_false(tmp_path: Path) -> None:
