@@ -285,6 +285,11 @@ def dialect_of_path(path: str) -> tuple[str | None, str | None]:
     return None, None
 
 
+def dialect_of_url(url: str) -> str | None:
+    """The dialect a request URL's path asks for; None when the path names none."""
+    return dialect_of_path(_path_of(url))[0]
+
+
 def detect(body_head: bytes, url: str | None = None) -> str | None:
     """The dialect of a recorded stream: from its request URL, else from its first bytes."""
     if url:

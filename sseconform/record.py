@@ -429,6 +429,14 @@ def build_request(
     return make_request(method, url, headers, body), secrets
 
 
+def recorded_grammar(provider: str | None, url: str) -> str | None:
+    """The grammar ``record --check`` reads a recording in: the ``--provider``'s dialect, else
+    the one the URL's path asks for; None when neither says (the stream's first event then
+    decides, as ``check --grammar auto`` does)."""
+    dialect = provider if provider is not None else prov.dialect_of_url(url)
+    return prov.DIALECT_GRAMMAR.get(dialect) if dialect is not None else None
+
+
 @dataclass
 class RecordOptions:
     """What ``sseconform record`` is asked besides the request; every field is its option of

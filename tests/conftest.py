@@ -36,9 +36,31 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto``: two workers per core. Most of the suite waits - on servers, gateways,
     recorded timing, subprocesses - so a worker per core leaves the cores idle: on CI's two
     cores the five slowest gate, record and load files take 204 s with two workers, 162 s
-    with three and 119 s with four, and use under half the CPU with two."""
+    with three and 119 s with four, and use under half the CPU with two. The smoke selection
+    runs in the test process: it is one file, and workers would cost more than they save."""
+    if _smoke(config):
+        return 0
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return 2 * (cores or 1)
+
+
+#: Where the smoke selection lives (``-m smoke``): every command once, every grammar, one gate
+#: run. ``-m smoke`` collects these files alone, as collecting the whole suite's 9,000 tests
+#: costs some 20 s of its minute.
+SMOKE_FILES = frozenset({"test_smoke.py"})
+
+
+def _smoke(config: pytest.Config) -> bool:
+    return str(config.getoption("markexpr", "") or "").strip() == "smoke"
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """``-m smoke``: a test file other than :data:`SMOKE_FILES` is not even collected."""
+    if not _smoke(config) or not collection_path.name.startswith("test_"):
+        return None
+    if collection_path.suffix != ".py" or collection_path.name in SMOKE_FILES:
+        return None
+    return True
 
 
 #: The slow groups, by the path of their tests (from tests/): each gets its marker and ``slow``.

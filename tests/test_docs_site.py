@@ -13,6 +13,7 @@ import pytest
 
 from sseconform.rules.catalog import GRAMMARS, RULES
 from sseconform.rules.pages import page_path, rule_page, site_pages
+from tests.conftest import ROOT
 from tests.docs_site import built_site
 from tools.chromium import find
 
@@ -88,3 +89,49 @@ def test_every_gate_finding_has_a_page() -> None:
         path = gate_page_path(code)
         assert pages[path].startswith(f"# {code}\n"), code
         assert f"]({path.removeprefix('gate/')})" in pages["gate/index.md"], code
+
+
+def _nav_pages(nav: object) -> set[str]:
+    """Every page mkdocs.yml's nav names, at any depth."""
+    if isinstance(nav, str):
+        return {nav}
+    if isinstance(nav, list):
+        return {p for item in nav for p in _nav_pages(item)}
+    if isinstance(nav, dict):
+        return {p for value in nav.values() for p in _nav_pages(value)}
+    return set()
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("mkdocs") is None, reason="the docs extra is not installed"
+)
+def test_every_page_is_in_the_nav_or_left_out_on_purpose() -> None:
+    """No page is left out of the navigation by accident (mkdocs would list it on every
+    build): each is in the nav, or under mkdocs.yml's ``not_in_nav`` (the pages of the rules
+    and the gate's findings, reached from their indexes); and every page the nav names
+    exists."""
+    import pathspec
+    import yaml
+
+    from sseconform.cli.main import app
+    from sseconform.gate.pages import gate_pages
+
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    nav = _nav_pages(config["nav"])
+    left_out = pathspec.GitIgnoreSpec.from_lines(str(config["not_in_nav"]).splitlines())
+    docs = ROOT / "docs"
+    commands = {
+        f"commands/{c.name or (c.callback.__name__ if c.callback else '')}.md"
+        for c in app.registered_commands
+        if not c.hidden
+    }
+    pages = {
+        *(p.relative_to(docs).as_posix() for p in docs.rglob("*.md")),
+        *site_pages(),
+        *gate_pages(),
+        *commands,
+    }
+    astray = sorted(p for p in pages if p not in nav and not left_out.match_file(p))
+    assert astray == [], "in no nav and not listed in not_in_nav"
+    assert sorted(nav - pages) == []
+    assert {"grammars/gemini.md", "commands/rule.md"} <= nav

@@ -99,21 +99,36 @@ def _outcome_words(outcome: str, core: str, limit: int = 140) -> str:
     return f"returns wrong content ({core})"
 
 
-def clients_text(code: str, data: dict[str, dict[str, Any]] | None = None) -> str | None:
-    """The "Which clients break" text for a rule, or None when no case of it was measured."""
-    rows = measured(code, data)
-    if not rows:
-        return None
+def _by_client(code: str, data: dict[str, dict[str, Any]] | None) -> list[tuple[str, str, bool]]:
+    """(client, what it does on the rule's cases, whether that differs by case: each case is
+    then named) for each measured client."""
     by_client: dict[str, dict[str, list[str]]] = {}
-    for client, case, result in rows:
+    for client, case, result in measured(code, data):
         by_client.setdefault(client, {}).setdefault(phrase(result), []).append(case)
-    parts = []
+    out = []
     for client, phrases in by_client.items():
         if len(phrases) == 1:
-            parts.append(f"{client} {next(iter(phrases))}")
+            out.append((client, next(iter(phrases)), False))
         else:
             said = "; ".join(f"{p} ({', '.join(cases)})" for p, cases in phrases.items())
-            parts.append(f"{client}: {said}")
+            out.append((client, said, True))
+    return out
+
+
+def clients_rows(code: str, data: dict[str, dict[str, Any]] | None = None) -> list[list[str]]:
+    """A row per measured client, [client, what it does on the rule's cases], for the site's
+    table; [] when nothing was measured."""
+    return [[client, said] for client, said, _ in _by_client(code, data)]
+
+
+def clients_text(code: str, data: dict[str, dict[str, Any]] | None = None) -> str | None:
+    """The "Which clients break" text for a rule, or None when no case of it was measured."""
+    rows = _by_client(code, data)
+    if not rows:
+        return None
+    parts = [
+        f"{client}: {said}" if several else f"{client} {said}" for client, said, several in rows
+    ]
     return f"Measured ({SOURCE}): " + "; ".join(parts) + "."
 
 
@@ -180,8 +195,10 @@ SPEC_SEVERITY = {
 }
 
 
-def generated(data: dict[str, dict[str, Any]] | None = None) -> dict[str, dict[str, str]]:
-    """code -> {severity, clients} for every rule with a measured case: measured.json's content.
+def generated(data: dict[str, dict[str, Any]] | None = None) -> dict[str, dict[str, Any]]:
+    """code -> {severity, clients, rows, from, note} for every rule with a measured case:
+    measured.json's content (``clients`` is the prose ``sseconform rule`` prints; ``rows``,
+    ``from`` and ``note`` the same for the site's table).
 
     ``severity`` is what the matrix implies (``UPSTREAM_CAUSED`` rules stay warnings), but for
     the rules of a specification's grammar (``SPEC_GRAMMARS``): theirs is the rule's own."""
@@ -201,18 +218,25 @@ def generated(data: dict[str, dict[str, Any]] | None = None) -> dict[str, dict[s
         if text is None or sev is None:
             continue
         rule = RULES.get(code)
+        note = ""
         if rule is not None and rule.grammar in SPEC_GRAMMARS:
             sev, said = rule.severity.value, SPEC_SEVERITY[rule.severity.value]
-            text += f" Its severity is the specification's ({said}), not the clients'."
+            note = f"Its severity is the specification's ({said}), not the clients'."
         elif code in UPSTREAM_CAUSED:
-            sev, text = "warning", f"{text} {UPSTREAM_CAUSED[code]}"
+            sev, note = "warning", UPSTREAM_CAUSED[code]
         elif sev == "warning":
-            text += " No measured client breaks or reads wrong content, so it is not an error."
-        out[code] = {"severity": sev, "clients": text}
+            note = "No measured client breaks or reads wrong content, so it is not an error."
+        out[code] = {
+            "severity": sev,
+            "clients": f"{text} {note}" if note else text,
+            "rows": clients_rows(code, data),
+            "from": SOURCE,
+            "note": note,
+        }
     return out
 
 
-def serialised(table: dict[str, dict[str, str]]) -> str:
+def serialised(table: dict[str, dict[str, Any]]) -> str:
     """measured.json as --write writes it."""
     return json.dumps(table, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 

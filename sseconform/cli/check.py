@@ -74,8 +74,8 @@ def check(
         typer.Option(
             "--grammar",
             "-g",
-            help="chat (default), anthropic, responses, open-responses, or auto (from the first "
-            "event).",
+            help="chat (default), anthropic, responses, open-responses, gemini, or auto (from "
+            "the first event).",
             show_default=False,
             metavar="GRAMMAR",
         ),

@@ -268,7 +268,8 @@ def gate(
         typer.echo(f"sseconform gate: baseline written to {write_baseline_to}", err=True)
     why = report.untested(results)
     if why is not None:
-        typer.echo(f"sseconform gate: nothing was tested: {why}{_served(options)}", err=True)
+        hint = "" if report.failed_itself(results) else _served(options, results)
+        typer.echo(f"sseconform gate: nothing was tested: {why}{hint}", err=True)
         raise typer.Exit(1)
     died = report.gateway_down(results)
     if died is not None:
@@ -278,12 +279,16 @@ def gate(
         raise typer.Exit(1)
 
 
-def _served(options: Any) -> str:
-    """A hint: the endpoints the profile serves that the run did not grade."""
+def _served(options: Any, results: Any) -> str:
+    """A hint: the endpoints the profile serves that the run did not grade (never the one it
+    graded: that would point back where the run failed)."""
     profile = options.load_profile()
     if profile is None or options.endpoints:
         return ""
-    served = [e for e, r in profile.endpoints.items() if r.supported is not False]
+    graded = {s.endpoint for r in results for s in r.scenarios if s.applicable}
+    served = [
+        e for e, r in profile.endpoints.items() if r.supported is not False and e not in graded
+    ]
     if not served:
         return ""
     return f" (the profile serves {', '.join(served)}: run with --endpoint {served[0]})"

@@ -71,8 +71,24 @@ def record(
         Path | None, typer.Option(help="Also write the plain body to this file.", metavar="FILE")
     ] = None,
     check_after: Annotated[
-        bool, typer.Option("--check", help="Check the recorded stream when it ends.")
+        bool,
+        typer.Option(
+            "--check",
+            help="Check the recorded stream when it ends, in its dialect's grammar (from "
+            "--provider, the URL's path, else the stream's first event).",
+        ),
     ] = False,
+    grammar: Annotated[
+        str | None,
+        typer.Option(
+            "--grammar",
+            "-g",
+            help="With --check: check in this grammar instead (chat, anthropic, responses, "
+            "open-responses, gemini, or auto: from the first event).",
+            show_default=False,
+            metavar="GRAMMAR",
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress line.")] = False,
     watch: Annotated[
         bool, typer.Option("--watch", help="Show the stream reassembling as it arrives (inspect).")
@@ -97,6 +113,7 @@ def record(
         redact=redact or [],
         keep=keep or [],
     )
+    _known_grammar(grammar, check_after)
     try:
         req, secrets = rec.build_request(url, data, header or [], method, provider, model)
         options.refuse_overwrite()  # before anything is created or sent
@@ -129,7 +146,9 @@ def record(
     if outcome.redacted:
         typer.echo(f"redacted: {', '.join(outcome.redacted)}", err=True)
     code = 0 if outcome.ok else 1
-    if check_after and not _checked(outcome.path):
+    if check_after and not _checked(
+        outcome.path, grammar or rec.recorded_grammar(provider, req.url)
+    ):
         code = 1
     raise typer.Exit(130 if outcome.interrupted else code)
 
@@ -172,12 +191,26 @@ def _summary(outcome: Outcome) -> str:
     )
 
 
-def _checked(path: str) -> bool:
-    """``--check``: the recorded stream checked, its report on stdout; does it conform?"""
+def _known_grammar(grammar: str | None, check_after: bool) -> None:
+    """``--grammar`` names a grammar and comes with ``--check``: said before anything is sent."""
+    from sseconform.rules.grammars import CHOICES
+
+    if grammar is None:
+        return
+    if not check_after:
+        fail("--grammar says how --check reads the recording: give --check too")
+    if grammar not in CHOICES:
+        fail(f"--grammar: unknown grammar {grammar!r}; grammars: {', '.join(CHOICES)}")
+
+
+def _checked(path: str, grammar: str | None) -> bool:
+    """``--check``: the recorded stream checked in ``grammar`` (None: its first event says,
+    as ``check --grammar auto`` reads it), its report on stdout; does it conform?"""
     from sseconform.api import check_file
     from sseconform.report import text as text_report
+    from sseconform.rules.grammars import AUTO
 
-    result = check_file(path)
+    result = check_file(path, grammar=grammar or AUTO)
     text_report.write([result], sys.stdout, False)
     return result.ok()
 

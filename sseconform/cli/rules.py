@@ -23,7 +23,8 @@ def rules_cmd(
         typer.Option(
             "--grammar",
             "-g",
-            help="Only the rules that apply to this grammar (chat, anthropic, responses).",
+            help="Only the rules that apply to this grammar (chat, anthropic, responses, "
+            "open-responses, gemini).",
             metavar="GRAMMAR",
         ),
     ] = None,
@@ -77,25 +78,69 @@ def rules_cmd(
 
 
 @app.command("rule")
-def rule_cmd(code: Annotated[str, typer.Argument(help="A rule code (T001) or name.")]) -> None:
+def rule_cmd(
+    code: Annotated[
+        str,
+        typer.Argument(
+            help="A rule code (T001) or name, or any key a report prints "
+            "(turn2:history:refused, diff:lost:reasoning)."
+        ),
+    ],
+) -> None:
     """Print one rule's documentation: what, why, which clients break, example, fix."""
     from sseconform.gate.rules import budget
     from sseconform.rules.catalog import GATE_RULES, get
     from sseconform.rules.catalog import doc as doc_of
+    from sseconform.rules.finding import split_key
 
-    gate = GATE_RULES.get(code.strip().lower())
+    parts = split_key(code)
+    gate = GATE_RULES.get(parts.rule_id)
     if gate is not None:  # the gate's own: a gateway against its upstream
+        _print_applies(code, gate.code, parts.turn, parts.detail)
         extra = f", {budget(gate)}" if budget(gate) else ""
         head = f"{gate.code} ({gate.severity.value}; gate's {gate.family} finding{extra})"
         _print_doc(head, gate.summary, doc_of(gate.code))
         return
     try:
-        rule = get(code)
+        if ":" in parts.rule_id or parts.detail is not None:
+            raise KeyError(code)  # a family no gate rule has
+        rule = get(parts.rule_id)
     except KeyError:
         fail(f"no rule {code!r} (see `sseconform rules`)")
+    _print_applies(code, rule.code, parts.turn, None)
     inv = f"invariant: {rule.invariant}" if rule.invariant else "invariant: none"
     _print_doc(f"{rule.code} {rule.name} ({rule.severity.value}; {inv})", rule.summary,
                doc_of(rule.code))  # fmt: skip
+
+
+#: What a difference's or a request parameter's detail is, by the rule's kind.
+_DETAIL = {
+    "lost": "is what was lost",
+    "changed": "is what changed",
+    "added": "is what the gateway added",
+    "extra": "is what came extra",
+    "duplicated": "is what came twice",
+    "relabelled": "is what was relabelled",
+    "reordered": "is what came out of order",
+    "missing": "is what is missing",
+}
+
+
+def _print_applies(key: str, rule_id: str, turn: int, detail: str | None) -> None:
+    """A key copied from a report is more than its rule: a line first says which part is
+    the rule and what the rest (the turn, the field) tells."""
+    from sseconform.safetext import printable
+
+    if turn == 1 and detail is None:
+        return
+    said: list[str] = []
+    if turn != 1:
+        said.append(f"found in turn {turn} of the conversation")
+    if detail is not None:
+        what = _DETAIL.get(rule_id.rpartition(":")[2], "is what the finding is about")
+        subject = "the request parameter" if rule_id.startswith("request:") else "the detail"
+        said.append(f"{subject} {detail!r} {what}")
+    typer.echo(printable(f"{key.strip()} is the rule {rule_id} - {'; '.join(said)}.") + "\n")
 
 
 def _print_doc(head: str, summary: str, doc: RuleDoc) -> None:

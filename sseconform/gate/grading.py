@@ -212,6 +212,12 @@ def _unreached_hint(g: Graded, own: str | None) -> str:
             "the gateway refused the request itself: its answer says why (a parameter it "
             "cannot pass on is not a routing problem)"
         )
+    if g.status is not None and not g.ok_status and g.status != 404:
+        return (
+            f"the gateway failed with HTTP {g.status} before calling any upstream, which is no "
+            "routing problem: does it want a key (--key), was it started right? its answer and "
+            "its log say why"
+        )
     return (
         "is the gateway routed to the upstream for this dialect? see --gateway-profile and "
         "[dialect.*] in the suite"
@@ -230,7 +236,12 @@ def _reached(g: Graded, sc: Scenario, served: list[Served], faulted: bool) -> bo
         answer += f" and streamed {own} without calling the upstream"
     if not served:
         hint = _unreached_hint(g, own)
-        g.add(rules.upstream.NOT_REACHED, f"the upstream never saw a request; {answer} ({hint})")
+        at = 0 if not g.ok_status and g.body else None  # the error's first bytes, shown
+        g.add(
+            rules.upstream.NOT_REACHED,
+            f"the upstream never saw a request; {answer} ({hint})",
+            offset=at,
+        )
         return False
     if not any(x.recording is not None for x in served):
         g.add(

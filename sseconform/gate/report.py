@@ -14,6 +14,7 @@ from sseconform.findings import Finding
 from sseconform.gate.diff import Difference
 from sseconform.gate.result import VERDICTS, ScenarioResult, SuiteResult
 from sseconform.gate.rules.request import Deviation
+from sseconform.gate.rules.upstream import NOT_REACHED
 from sseconform.providers import ENDPOINTS
 from sseconform.report.github import write_annotations
 from sseconform.report.junit import Case, CaseSuite, xml
@@ -26,6 +27,7 @@ __all__ = [
     "FORMATS",
     "document",
     "endpoint_matrix",
+    "failed_itself",
     "scorecard",
     "totals",
     "write",
@@ -112,6 +114,9 @@ def untested(results: list[SuiteResult]) -> str | None:
             f"{', '.join(endpoints)}{why}"
         )
     if all(s.verdict == "unreached" for s in graded):
+        itself = failed_itself(results)
+        if itself is not None:
+            return itself
         return (
             f"the upstream got no request of any of the {len(graded)} scenarios: is the "
             "gateway routed to the replay upstream (its profile's config, --upstream-port)?"
@@ -119,21 +124,63 @@ def untested(results: list[SuiteResult]) -> str | None:
     return None
 
 
+#: statuses a gateway answers on its own for a reason other than its routing (404 may be a
+#: path it does not serve)
+_NOT_ROUTING = frozenset(range(400, 600)) - {404}
+
+
+def failed_itself(results: list[SuiteResult]) -> str | None:
+    """When the gateway answered every graded request with an HTTP error of its own, without
+    calling the upstream: that status and the first bytes of its answer, and where to look
+    (a gateway that fails everything is started wrong, not unrouted); else None."""
+    graded = [s for s in _scenarios(results) if s.verdict != "not-applicable"]
+    if not graded or any(
+        s.verdict != "unreached" or s.upstream_requests or s.status not in _NOT_ROUTING
+        for s in graded
+    ):
+        return None
+    statuses = sorted({s.status for s in graded if s.status is not None})
+    said = next(
+        (f.excerpt for s in graded for f in s.findings if f.rule_id == NOT_REACHED.code),
+        None,
+    )
+    body = f" ({printable(said[:100])!r})" if said else ""
+    where = (
+        "is gate's key the gateway's? give it with --key or $SSECONFORM_GATEWAY_KEY"
+        if set(statuses) <= {401, 403}
+        else "it fails before routing anything: does it want a key (LiteLLM started with a "
+        "master key answers 500 to a request without one: give it with --key), was it started "
+        "right? its log says why"
+    )
+    return (
+        f"the gateway answered all {len(graded)} requests with HTTP "
+        f"{' or '.join(map(str, statuses))}{body} without calling the upstream: {where}"
+    )
+
+
 def scorecard(results: SuiteResult | list[SuiteResult]) -> str:
     """One line per scenario, then the totals: what a closing note or a CI log shows."""
     results = [results] if isinstance(results, SuiteResult) else results
+    scs = _scenarios(results)
+    # columns as wide as their longest cell (gemini:generateContent/anthropic/text is 37)
+    named = max([34, *(len(printable(s.name)) for s in scs)])
+    expected = max([16, *(len(printable(s.expect)) + 1 for s in scs)])
     lines = []
-    for s in _scenarios(results):
+    for s in scs:
         codes = sorted({f.key for f in s.findings if f.severity == Severity.ERROR and not f.known})
         known = sorted({f.key for f in s.findings if f.severity == Severity.ERROR and f.known})
         extra = f"  [{', '.join(codes)}]" if codes else ""
         extra += f"  known [{', '.join(known)}]" if known else ""
-        note = f"  ({s.note})" if s.note else ""
-        lines.append(printable(f"{MARKS[s.verdict]:<9} {s.name:<34} {s.expect:<16}{extra}{note}"))
-    fixed = [(s.name, k) for s in _scenarios(results) for k in s.fixed]
+        note = f"  ({printable(s.note)})" if s.note else ""
+        name, expect = printable(s.name), printable(s.expect)
+        lines.append(
+            f"{MARKS[s.verdict]:<9} {name:<{named}} {expect:<{expected}}{printable(extra)}{note}"
+        )
+    fixed = [(s.name, k) for s in scs for k in s.fixed]
     for name, k in fixed:
         lines.append(
-            printable(f"FIXED     {name:<34} {k} no longer happens: drop it from the baseline")
+            f"FIXED     {printable(name):<{named}} {printable(k)} no longer happens: drop it "
+            "from the baseline"
         )
     lines.append(totals(results))
     return "\n".join(lines)

@@ -194,7 +194,14 @@ def doc(code: str) -> RuleDoc:
     base = DOCS_BESIDE[code]
     found = measured().get(code)
     if found:
-        base = replace(base, measured=found["clients"])
+        rows = tuple((str(c), str(what)) for c, what in found.get("rows", ()))
+        base = replace(
+            base,
+            measured=found["clients"],
+            measured_rows=rows,
+            measured_from=str(found.get("from", "")),
+            measured_note=str(found.get("note", "")),
+        )
     cut = examples().get(code)
     if cut and not base.example:
         base = replace(base, example=cut["text"], example_from=cut["from"])

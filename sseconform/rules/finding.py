@@ -8,13 +8,14 @@ It lives beside the rule catalog so the rules need nothing above them
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from sseconform.rules.catalog import RULES, Rule, Severity
 from sseconform.safetext import printable
 
-__all__ = ["SOURCES", "Finding", "printable"]
+__all__ = ["SOURCES", "Finding", "KeyParts", "printable", "split_key"]
 
 #: Who found it: a grammar rule (``check``), or one of the gate's families.
 SOURCES = ("check", "diff", "expect", "transport", "upstream", "timing", "history")
@@ -130,3 +131,32 @@ class Finding:
             "known": self.known,
             "turn": self.turn,
         }
+
+
+@dataclass(frozen=True, slots=True)
+class KeyParts:
+    """A key as the reports print it (:attr:`Finding.key`), read back into its parts, so
+    ``sseconform rule`` finds the rule behind any key a user copies from a report."""
+
+    rule_id: str  # ``E002``, a grammar rule's name, or ``diff:lost`` (lower case)
+    detail: str | None = None  # the field a difference or a request parameter is about
+    turn: int = 1  # the conversation's turn (``turn2:``)
+
+
+_TURN = re.compile(r"turn([0-9]{1,6}):(?=.)", re.IGNORECASE)
+
+
+def split_key(key: str) -> KeyParts:
+    """:attr:`Finding.key` read back: ``turn2:diff:lost:reasoning`` is ``diff:lost`` about
+    ``reasoning`` in turn 2; a key without a colon is a grammar rule's code or name. The
+    parts are not looked up: any string splits, and the caller says when no rule has them."""
+    text = key.strip()
+    turn = 1
+    m = _TURN.match(text)
+    if m is not None:
+        turn, text = int(m.group(1)), text[m.end() :]
+    family, colon, rest = text.partition(":")
+    if not colon:
+        return KeyParts(text, None, turn)
+    kind, colon, detail = rest.partition(":")
+    return KeyParts(f"{family.lower()}:{kind.lower()}", detail if colon and detail else None, turn)

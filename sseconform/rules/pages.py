@@ -19,6 +19,7 @@ from sseconform.rules.catalog import (
     doc,
     lookup,
 )
+from sseconform.rules.docs import RuleDoc
 
 __all__ = ["grammar_page", "page_path", "rule_page", "rules_index", "site_pages"]
 
@@ -74,19 +75,17 @@ def rule_page(code: str, *rows: tuple[str, str]) -> str:
         "",
         f"**{rule.summary}**",
         "",
-        "| | |",
-        "|---|---|",
-        f"| Severity | {rule.severity.value} |",
-        f"| Grammar | {grammar} |",
-        f"| Invariant | {rule.invariant or 'none'} |",
-        f"| Family | {rule.family}: {family} |",
-        *(f"| {k} | {v} |" for k, v in rows),
+        f"- **Severity:** {rule.severity.value}",
+        f"- **Grammar:** {grammar}",
+        f"- **Invariant:** {rule.invariant or 'none'}",
+        f"- **Family:** {rule.family}: {family}",
+        *(f"- **{k}:** {v}" for k, v in rows),
         "",
     ]
     if d.spec:
         out += ["## Specification", "", d.spec, ""]
     out += ["## What it does", "", d.what, "", "## Why it matters", "", d.why, ""]
-    out += ["## Which clients break", "", d.which_clients, ""]
+    out += ["## Which clients break", "", *_clients(d), ""]
     if d.example:
         out += ["## Example", "", _fence(d.example), ""]
         if d.example_from:
@@ -100,6 +99,21 @@ def rule_page(code: str, *rows: tuple[str, str]) -> str:
         out += ["## How to fix it", "", d.fix, ""]
     out += [f"`sseconform rule {rule.code}` prints this page in a terminal.", ""]
     return "\n".join(out)
+
+
+def _clients(d: RuleDoc) -> list[str]:
+    """ "Which clients break": what the client matrix measured as a table, a client a row,
+    then what the rule's module says; prose alone where nothing was measured."""
+    if not d.measured_rows:
+        return [d.which_clients]
+    out = [f"Measured ({d.measured_from}):", "", "| Client | What it does |", "|---|---|"]
+    out += [f"| {_cell(c)} | {_cell(what)} |" for c, what in d.measured_rows]
+    return [*out, "", *(p for p in (d.measured_note, d.clients) if p)]
+
+
+def _cell(text: str) -> str:
+    """Text in a Markdown table's cell: its pipes escaped."""
+    return text.replace("|", "\\|")
 
 
 def _table(rules: list[Rule], up: str) -> list[str]:

@@ -508,7 +508,66 @@ def test_rule_without_invariant(workdir: Path) -> None:
     assert run.out.splitlines()[0] == "W001 invalid-utf8 (error; invariant: none)"
 
 
-@pytest.mark.parametrize("key", ["ZZZ", "T999", "T", "tool-call-head", ""])
+@pytest.mark.parametrize(
+    ("key", "applies"),
+    [
+        ("turn2:history:refused", "is the rule history:refused - found in turn 2 of the "
+         "conversation."),
+        ("diff:lost:reasoning", "is the rule diff:lost - the detail 'reasoning' is what was lost."),
+        ("request:lost:temperature", "is the rule request:lost - the request parameter "
+         "'temperature' is what was lost."),
+        ("turn3:diff:changed:tool_calls[1].arguments", "is the rule diff:changed - found in "
+         "turn 3 of the conversation; the detail 'tool_calls[1].arguments' is what changed."),
+        ("turn2:F007", "is the rule F007 - found in turn 2 of the conversation."),
+    ],
+)  # fmt: skip
+def test_rule_takes_a_key_as_a_report_prints_it(workdir: Path, key: str, applies: str) -> None:
+    """A key copied from a report: a line says which part is the rule, then its page."""
+    run = run_cli("rule", key, cwd=workdir)
+    assert run.code == 0, run.both
+    first, blank, rest = run.out.split("\n", 2)
+    assert (first, blank) == (f"{key} {applies}", "")
+    rule_id = applies.split()[3]
+    assert rest == run_cli("rule", rule_id, cwd=workdir).out
+
+
+def _every_key() -> list[str]:
+    """Every key a check, gate or diff report can print, made by :attr:`Finding.key` itself
+    from every rule in the catalogs: a grammar rule's code, a gate rule's family and kind,
+    a difference's or a request parameter's field, a later turn's prefix."""
+    from sseconform.gate.rules import ordered
+    from sseconform.rules.finding import Finding
+
+    fields = [None, "reasoning", "tool_calls[1].arguments", "state.thought-signature",
+              "usage.prompt_tokens", "temperature", "request.tools", "odd:name"]  # fmt: skip
+    keys: set[str] = set()
+    for rule in [*RULES.values(), *ordered()]:
+        for turn in (1, 2, 12):
+            for field in fields:
+                keys.add(Finding.of(rule, "m", field=field, turn=turn).key)
+    return sorted(keys)
+
+
+def test_every_key_a_report_prints_resolves() -> None:
+    from typer.testing import CliRunner
+
+    from sseconform.cli.main import app
+    from sseconform.rules.finding import split_key
+
+    keys = _every_key()
+    assert any(k.startswith("turn2:diff:lost:") for k in keys)  # the catalogs were read
+    runner = CliRunner()
+    for key in keys:
+        result = runner.invoke(app, ["rule", key])
+        assert result.exit_code == 0, (key, result.output)
+        assert f"\n{split_key(key).rule_id} " in "\n" + result.output, (key, result.output)
+        assert "## Fix" in result.output, key
+
+
+@pytest.mark.parametrize(
+    "key", ["ZZZ", "T999", "T", "tool-call-head", "", "history:nothing", "turn2:", "E002:x",
+            "turn2:ZZZ", "T001:reasoning"]
+)  # fmt: skip
 def test_unknown_rule_exits_2(workdir: Path, key: str) -> None:
     run = run_cli("rule", key, cwd=workdir)
     assert run.code == 2

@@ -5,6 +5,10 @@ clean when some passed only for known deviations."""
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +17,8 @@ import pytest
 from sseconform.gate import report
 from sseconform.gate.options import GateOptions, prepare_suites
 from sseconform.gate.result import ScenarioResult, SuiteResult
+from sseconform.rules.finding import Finding
+from tests import snapshot
 from tests.cli.helpers import run_cli
 from tests.conftest import ROOT
 from tests.gate.test_counts import _scenario
@@ -98,6 +104,113 @@ def test_a_run_that_reached_no_upstream_says_so() -> None:
     assert why is not None and why.startswith("the upstream got no request of any of the 2")
     assert report.totals(results).endswith("; nothing was tested")
     assert report.untested(_run("unreached", "pass")) is None
+
+
+@contextmanager
+def _failing_gateway(status: int, body: bytes) -> Iterator[str]:
+    """A gateway on 127.0.0.1 that answers every request ``status`` with a JSON ``body``, as
+    LiteLLM does when started without the master key its clients send (or with another)."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+KEY_ERROR = b'{"error": {"message": "Authentication Error, No api key passed in.", "code": "401"}}'
+CRASH = b'{"error": {"message": "Internal Server Error: master key not set", "code": "500"}}'
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "profile", "where"),
+    [
+        (401, KEY_ERROR, None, "is gate's key the gateway's? give it with --key"),
+        (403, KEY_ERROR.replace(b"401", b"403"), "litellm", "is gate's key the gateway's?"),
+        (500, CRASH, "litellm", "it fails before routing anything: does it want a key"),
+    ],
+    ids=["401", "403-litellm", "500-litellm"],
+)
+def test_a_gateway_that_fails_every_request_is_not_called_unrouted(
+    tmp_path: Path, status: int, body: bytes, profile: str | None, where: str
+) -> None:
+    """Every request answered with an HTTP error of the gateway's own: the hints quote the
+    status and the answer's first bytes, and point at how it was started, not at routing or
+    at another endpoint (LiteLLM's profile serves chat, the endpoint graded)."""
+    prof = ["--gateway-profile", profile] if profile else []
+    with _failing_gateway(status, body) as url:
+        r = run_cli(
+            "gate", "--gateway", url, *prof, "--only", "*/text", "--out", "out", cwd=tmp_path
+        )
+    assert r.code == 1, r.both
+    n = r.err.count("  UNREACHED ")
+    assert n >= 2, r.out
+    said = (
+        f"sseconform gate: nothing was tested: the gateway answered all {n} requests with HTTP "
+        f"{status} ({body.decode()[:100]!r}) without calling the upstream: {where}"
+    )
+    assert said in r.err, r.err
+    assert "routed" not in r.both and "--endpoint" not in r.err
+    assert f"the gateway answered HTTP {status}: {body.decode()}" in r.out
+    assert f"      | {body.decode()}" in r.out  # the answer's bytes, under its finding
+
+
+def test_the_endpoint_graded_is_never_the_one_suggested(tmp_path: Path) -> None:
+    """A profile serving chat and messages, graded on chat by a gateway that serves no such
+    path (404): the hint names messages, never chat itself."""
+    prof = tmp_path / "two.toml"
+    prof.write_text('name = "two"\n[endpoint.messages]\ndialects = ["anthropic"]\n')
+    with _failing_gateway(404, b'{"error": "no such route"}') as url:
+        r = run_cli(
+            "gate", "--gateway", url, "--gateway-profile", str(prof), "--only", "*/text",
+            "--out", "out", cwd=tmp_path,
+        )  # fmt: skip
+    assert r.code == 1, r.both
+    assert "is the gateway routed to the replay upstream" in r.err
+    assert "(the profile serves messages: run with --endpoint messages)" in r.err, r.err
+
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+
+
+def test_the_scorecard_s_columns_hold_long_names() -> None:
+    """The text report's scorecard keeps its columns in line whatever the scenario names and
+    expectations (Gemini's non-streaming route names its scenarios
+    ``gemini:generateContent/anthropic/text``)."""
+    names = [("chat/openai/text", "pass", "content"),
+             ("gemini:generateContent/anthropic/text", "fail", "content"),
+             ("gemini:generateContent/responses/error-mid-stream", "known", "failure-as-answer"),
+             ("messages/gemini/rate-limited", "unreached", "rejected")]  # fmt: skip
+    scs = []
+    for name, verdict, expect in names:
+        s = _scenario(name, verdict)
+        s.expect = expect
+        scs.append(s)
+    scs[0].fixed = ["diff:lost:reasoning"]
+    scs[1].findings.append(Finding("changed", "m", source="diff", field="usage.prompt_tokens"))
+    card = report.scorecard(SuiteResult("s", "http://127.0.0.1:1", "http://127.0.0.1:2", scs))
+    snapshot.compare(SNAPSHOTS / "scorecard-long-names.txt", card + "\n")
+    rows = card.splitlines()[: len(names)]
+    for (name, _, expect), row in zip(names, rows, strict=True):
+        assert row.index(f" {name} ") == rows[0].index(f" {names[0][0]} "), row
+        assert row.index(f" {expect}") == rows[0].index(" content"), row
+    found = [r.index("[") if "known [" not in r else r.index("known [") for r in rows[1:]]
+    assert len(set(found)) == 1, rows  # the findings start in one column too
 
 
 def test_an_endpoint_s_dialects_list_wins_over_supported_false(tmp_path: Path) -> None:

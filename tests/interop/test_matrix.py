@@ -130,10 +130,16 @@ def test_render_keeps_a_specifications_severity() -> None:
         }
     }
     table = generated(data)
+    note = (
+        "Its severity is the specification's (descriptive, not a MUST: a warning), not the "
+        "clients'."
+    )
     assert table["O011"] == {
         "severity": "warning",
-        "clients": "Measured (tests/interop/matrix): a 1.0 raises ValueError: bad. Its severity "
-        "is the specification's (descriptive, not a MUST: a warning), not the clients'.",
+        "clients": f"Measured (tests/interop/matrix): a 1.0 raises ValueError: bad. {note}",
+        "rows": [["a 1.0", "raises ValueError: bad"]],
+        "from": "tests/interop/matrix",
+        "note": note,
     }
     assert table["O003"]["severity"] == "error"
     assert table["O003"]["clients"].endswith(

@@ -300,6 +300,70 @@ def test_check_flag(
     assert check.code == code and check.out == run.out
 
 
+#: A conforming stream of each native dialect, and the path its provider serves it at.
+NATIVE = {
+    "anthropic": ("text-anthropic.jsonl", "/v1/messages"),
+    "responses": ("text-responses.jsonl", "/v1/responses"),
+    "gemini": (
+        "text-gemini.jsonl",
+        "/v1beta/models/gemini-2.0-flash:streamGenerateContent?alt=sse",
+    ),
+}
+#: How ``record --check`` learns the dialect: the preset, the URL's path, or the stream alone
+#: (a gateway's path that names no dialect).
+TOLD_BY = ("provider", "path", "stream")
+
+
+@pytest.mark.parametrize("told_by", TOLD_BY)
+@pytest.mark.parametrize("dialect", list(NATIVE))
+def test_check_flag_reads_the_recorded_dialect(
+    dialect: str, told_by: str, fast: tuple[ReplayServer, dict[str, Loaded]], wd: Path
+) -> None:
+    server, _ = fast
+    name, path = NATIVE[dialect]
+    url = server.url + (path if told_by != "stream" else "/gateway/stream")
+    preset = ["--provider", dialect] if told_by == "provider" else []
+    run = sseconform(
+        "record", url, *preset, "-d", BODY, "-H", f"{SELECT}: {name}", "-o", "r.jsonl", "--check",
+        cwd=wd, env=cli_env(ANTHROPIC_API_KEY=SECRET, OPENAI_API_KEY=SECRET, GEMINI_API_KEY=SECRET),
+    )  # fmt: skip
+    auto = sseconform("check", "--grammar", "auto", "r.jsonl", cwd=wd)
+    assert (run.code, run.out) == (auto.code, auto.out)
+    assert run.code == 0 and "ok: 1 file checked, 0 failed" in run.out, run.both
+
+
+@pytest.mark.parametrize("dialect", list(NATIVE))
+def test_grammar_overrides_the_recorded_dialect(
+    dialect: str, fast: tuple[ReplayServer, dict[str, Loaded]], wd: Path
+) -> None:
+    server, _ = fast
+    name, path = NATIVE[dialect]
+    run = sseconform(
+        "record", server.url + path, "-d", BODY, "-H", f"{SELECT}: {name}", "-o", "r.jsonl",
+        "--check", "--grammar", "chat",
+        cwd=wd,
+    )  # fmt: skip
+    chat = sseconform("check", "--grammar", "chat", "r.jsonl", cwd=wd)
+    assert (run.code, run.out) == (chat.code, chat.out)
+    assert run.code == 1 and "N00" in run.out  # a native stream, read as chat, leaks
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--check", "--grammar", "klingon"], "--grammar: unknown grammar 'klingon'; grammars: "),
+        (["--grammar", "anthropic"], "--grammar says how --check reads the recording"),
+    ],
+    ids=["unknown", "without-check"],
+)
+def test_grammar_refused_before_sending(args: list[str], message: str, wd: Path) -> None:
+    with Capture() as cap:
+        run = sseconform("record", cap.url + CHAT, "-d", BODY, "-o", "r.jsonl", *args, cwd=wd)
+        assert cap.requests == []
+    assert run.code == 2 and message in run.err, run.both
+    assert not (wd / "r.jsonl").exists()
+
+
 def test_data_from_file_and_stdin(wd: Path) -> None:
     payload = b'{"model": "m", "messages": [{"role": "user", "content": "caf\xc3\xa9"}]}'
     (wd / "req.json").write_bytes(payload)
