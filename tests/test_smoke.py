@@ -6,6 +6,7 @@ deep tests of each stay in their own folders."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -53,7 +54,7 @@ def _ok(run: Run) -> Run:
 
 #: The commands this file runs: every one the CLI has (a new command joins the smoke run).
 SMOKED = {"check", "rules", "rule", "translate", "inspect", "diff", "replay", "record", "gate",
-          "load"}  # fmt: skip
+          "load", "compare"}  # fmt: skip
 
 
 def test_every_grammar_and_command_is_here() -> None:
@@ -132,10 +133,13 @@ def test_one_gate_run_through_the_test_gateway(wd: Path, gateway: tuple[str, int
     url, port = gateway
     run = run_cli(
         "gate", "--gateway", url, "--upstream-port", str(port), "--suite", "builtin:anthropic",
-        "--only", "anthropic/t*", "--speed", "0", "--out", "out",
-        cwd=wd,
+        "--only", "anthropic/t*", "--speed", "0", "--out", "out", "--format", "json",
+        "-o", "run.json", cwd=wd,
     )  # fmt: skip
-    assert _ok(run).out.rstrip().endswith("3/3 scenarios passed")
+    _ok(run)
+    assert json.loads((wd / "run.json").read_text())["summary"]["pass"] == 3
+    same = _ok(run_cli("compare", "run.json", "run.json", cwd=wd))
+    assert "0 broke, 0 fixed" in same.out
 
 
 @pytest.mark.skipif(

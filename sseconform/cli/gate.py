@@ -178,6 +178,15 @@ def gate(
             metavar="FILE",
         ),
     ] = None,
+    compare_to: Annotated[
+        Path | None,
+        typer.Option(
+            "--compare",
+            help="An earlier run's JSON report of the same suites: what this run broke, "
+            "fixed and changed is printed after the report (sseconform compare).",
+            metavar="FILE",
+        ),
+    ] = None,
     print_gateway_config: Annotated[
         bool,
         typer.Option(
@@ -249,6 +258,7 @@ def gate(
         typer.echo(f"  {report.MARKS[r.verdict]} {r.name} ({r.seconds:.2f} s){again}", err=True)
 
     seen: set[str] = set()
+    earlier = _earlier(compare_to)  # read before a long run
 
     try:
         if write_baseline_to is not None:
@@ -260,6 +270,8 @@ def gate(
         where = f"{upstream_host}:{options.port(options.load_profile())}"
         fail(f"cannot run the upstream on {where}: {exc.strerror or exc}")
     _write_reports(results, fmt, output, html)
+    if earlier is not None:
+        _compared(earlier, results)
     if write_baseline_to is not None:
         try:
             write_baseline(results, str(write_baseline_to), force=force)
@@ -277,6 +289,24 @@ def gate(
         raise typer.Exit(1)
     if any(not r.passed for r in results):
         raise typer.Exit(1)
+
+
+def _earlier(path: Path | None) -> Any:
+    """``--compare``'s report, read (exit 2 when it is none)."""
+    from sseconform.cli.compare import read_run  # imported late: --help lists it after gate
+
+    return None if path is None else read_run(str(path))
+
+
+def _compared(earlier: Any, results: Any) -> None:
+    """``--compare``: what this run broke, fixed and changed against an earlier report."""
+    import json
+
+    from sseconform.gate import report
+    from sseconform.gate.compare import compare, read_report, write_comparison
+
+    now = read_report("this run", json.dumps(report.document(results)))
+    write_comparison(compare(earlier, now), sys.stderr)
 
 
 def _served(options: Any, results: Any) -> str:
