@@ -170,6 +170,9 @@ class Compiled:
 EMPTY = Compiled((), (), (), b"", b"", _Escapes(set()), 0)
 
 
+_QUOTES = re.compile(r'["\\]+')
+
+
 def expand(value: str) -> list[str]:
     """A credential and the parts of it that are secrets on their own."""
     value = value.strip()
@@ -186,6 +189,10 @@ def expand(value: str) -> list[str]:
             except ValueError:
                 decoded = ""
             out += [decoded, decoded.partition(":")[2]]
+    # a quote or a backslash is JSON's and the text's own: a value holding one (a JSON
+    # string taken for a credential) is masked by its runs between them, so a mask never
+    # swallows the quote that closes a string around it
+    out = [run for v in out for run in _QUOTES.split(v)]
     capped = []
     for v in out:  # a value too long to look for whole: its two ends (see MAX_SECRET)
         capped += [v[:EDGE], v[-EDGE:]] if len(v) > MAX_SECRET else [v]
@@ -264,11 +271,44 @@ def _whole(data: bytes, low: bytes, c: Compiled) -> list[tuple[int, int]]:
     return spans
 
 
+def _opens_escape(data: bytes, at: int) -> bool:
+    """Whether the backslash at ``at`` begins an escape (an even run of them before it)."""
+    if data[at : at + 1] != b"\\":
+        return False
+    run = at
+    while run > 0 and data[run - 1 : run] == b"\\":
+        run -= 1
+    return (at - run) % 2 == 0
+
+
+def _unsplit(data: bytes, a: int, b: int) -> tuple[int, int]:
+    """The span widened so that it cuts no escape in two (``\\"``, ``\\u00e9``): masked JSON
+    stays JSON, whatever piece of a secret (a quote in it, a cut) the span began or ended
+    in."""
+    for k in range(1, 6):  # a begins inside an escape
+        p = a - k
+        if p < 0:
+            break
+        if _opens_escape(data, p):
+            if p + (6 if data[p + 1 : p + 2] == b"u" else 2) > a:
+                a = p
+            break
+    for k in range(1, 6):  # an escape begun inside runs past b
+        p = b - k
+        if p < a:
+            break
+        if _opens_escape(data, p):
+            b = max(b, min(len(data), p + (6 if data[p + 1 : p + 2] == b"u" else 2)))
+            break
+    return a, b
+
+
 def _cut(data: bytes, spans: list[tuple[int, int]]) -> bytes:
-    """``data`` with each span (overlapping ones merged) replaced by ``[REDACTED]``."""
+    """``data`` with each span (overlapping ones merged) replaced by ``[REDACTED]``; no
+    escape is cut in two (see :func:`_unsplit`)."""
     out = []
     done = 0
-    for a, b in sorted(spans):
+    for a, b in sorted(_unsplit(data, a, b) for a, b in spans):
         if b <= done:
             continue
         if a < done:

@@ -91,6 +91,9 @@ _CREDENTIAL_WORD = re.compile(
     r"|signature|sig)"
     r"|auth(?:orization|entication|key|token)?|(?:x|o|basic|digest|proxy)auth"
 )
+#: Names that end like a credential's but hold none: OpenAI's prompt cache key routes a
+#: request to a cache (Codex sends its session's id), an idempotency key names a retry.
+NOT_CREDENTIALS = frozenset({"prompt_cache_key", "cache_key", "idempotency_key"})
 #: A name's words: split at anything not a letter or digit and at camelCase humps
 #: (``accessToken``, ``APIKey``).
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
@@ -120,7 +123,10 @@ def credential_name(name: str) -> bool:
     ``cf-aig-authorization``, ``helicone-auth``, ``metadata.user_token``, ``accessToken``).
     Read as a server reads it: control characters and a PHP-style ``[]`` suffix do not
     hide it."""
-    words = _WORDS.findall(_NOISE.sub("", name))
+    clean = _NOISE.sub("", name)
+    if clean.lower().replace("-", "_").rsplit(".", 1)[-1] in NOT_CREDENTIALS:
+        return False
+    words = _WORDS.findall(clean)
     return any(_CREDENTIAL_WORD.fullmatch(w.lower()) for w in words)
 
 

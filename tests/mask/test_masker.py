@@ -248,3 +248,26 @@ def test_a_flood_of_pieces_is_masked_token_by_token() -> None:
     data = f"{key[:12]} and {key[-10:]}; ".encode() * 2000
     out = Masker([key]).mask_bytes(data)
     assert out == f"{REDACTED} and {REDACTED}; ".encode() * 2000
+
+
+@pytest.mark.parametrize(
+    "secret",
+    ['"sess-0123456789', '{"device_id":"sess-0123456789', 'a"b"sess-0123456789"c',
+     "sess\\0123456789", "sess-0123456789"],
+)  # fmt: skip
+def test_masked_json_stays_json(secret: str) -> None:
+    """A value taken for a secret that holds a quote or a backslash (a JSON string in a
+    field named like a key) never leaves a report invalid: no mask swallows a string's
+    closing quote or cuts an escape in two, however the value appears (escaped inside a
+    JSON string inside a JSON string, cut, beside a \\u escape)."""
+    m = Masker([secret])
+    inner = json.dumps({"device_id": "sess-0123456789", "note": secret})
+    for doc in ({"message": f"asked {inner!r}"}, {"u": "caf\u00e9 " + secret, "v": [secret]}):
+        for text in (
+            json.dumps(doc),
+            json.dumps(doc, ensure_ascii=False),
+            json.dumps(doc, indent=2),
+        ):
+            masked = m.mask(text)
+            json.loads(masked)
+            assert "0123456789" not in masked

@@ -36,6 +36,7 @@ NOT_CREDENTIALS = [
     "anthropic-ratelimit-input-tokens-remaining", "keep-alive", "author", "authority",
     "www-authenticate", "x-portkey-provider", "x-portkey-custom-host", "monkey", "tokenizer",
     "content-type", "x-request-id", "cache_control", "keys", "model", "metadata",
+    "prompt_cache_key", "Idempotency-Key",
 ]  # fmt: skip
 
 
