@@ -173,7 +173,8 @@ def event_starts(data: bytes, whole: bool = False) -> list[int]:
 
 def assert_located(scenarios: dict[str, dict[str, Any]]) -> None:
     """Every located finding points at the start of a real event holding the quoted bytes
-    (of its own turn's recording)."""
+    (of its own turn's recording), or, about the answer as a whole (an HTTP error body), at
+    its first byte."""
     for s in scenarios.values():
         paths = [s["recording"], *s["turn_recordings"]] if s["status"] is not None else []
         bodies = [body(p) for p in paths]
@@ -181,6 +182,9 @@ def assert_located(scenarios: dict[str, dict[str, Any]]) -> None:
             if f["offset"] is None:
                 continue
             data = bodies[f["turn"] - 1]
+            if f["frame"] is None:  # the answer as a whole (an HTTP error): its first bytes
+                assert f["offset"] == 0 and data.startswith(f["excerpt"].encode()), f
+                continue
             starts = event_starts(data, s["name"].startswith(NON_STREAMING))
             assert f["offset"] in starts, (s["name"], f)
             assert f["frame"] is not None and starts[f["frame"] - 1] == f["offset"], (s["name"], f)

@@ -38,14 +38,19 @@ BASELINE = HERE / "lps-known.json"
 VERSION = real.pinned(HERE / "lps" / "install.sh", "LPS_VERSION")
 DIALECTS = ("anthropic", "gemini", "responses", "openai")
 #: The scenarios whose request the proxy cannot send upstream at all: it answers HTTP 200 and
-#: an error chunk of its own (the reasons are in lps-known.json's notes).
+#: an error chunk of its own (the reasons are in lps-known.json's notes). Asked as OpenCode
+#: and Qwen Code ask (max_tokens, stream_options, tool_choice "auto" with tools), only the
+#: OpenAI route's scenarios without tools get through.
 NEVER_SENT = {
-    "anthropic/usage",  # stream_options handed to the Anthropic SDK
-    "anthropic/agent-loop",  # reasoning_effort handed to the Anthropic SDK
-    "gemini/tool-call",  # OpenAI tools handed to google-genai's GenerateContentConfig
-    "gemini/parallel-calls",
-    "gemini/text-then-call",
-    "gemini/agent-loop",
+    s.name
+    for d in ("anthropic", "gemini", "responses")  # stream_options; max_tokens; max_tokens
+    for s in builtin_suite(d).scenarios
+    if not s.name.endswith("/previous-response")
+} | {
+    "openai/tool-call",  # tool_choice "auto" refused by its own request validation
+    "openai/parallel-calls",
+    "openai/text-then-call",
+    "openai/agent-loop",
 }
 
 
