@@ -140,6 +140,8 @@ def not_applicable(suite: Suite, sc: Scenario) -> str | None:
         return refusal
     if sc.history == "previous-response" and suite.endpoint != "responses":
         return "a stored response is continued (previous_response_id) on the responses endpoint"
+    if sc.streamed_calls and not by_endpoint(suite.endpoint).streams_arguments:
+        return f"the {suite.endpoint} grammar sends a call's arguments whole: none can stream"
     if not suite.supports(dialect):
         why = suite.route(dialect).reason
         return f"the gateway cannot route {dialect} upstreams" + (f": {why}" if why else "")

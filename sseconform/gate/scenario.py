@@ -60,6 +60,9 @@ class Scenario:
     #: encrypted reasoning with ``store: false``, chat ``reasoning_effort``)
     reasoning: bool = False
     history: str = "full"
+    #: the scenario grades how a call's arguments stream: not applicable where the
+    #: endpoint's grammar sends a call whole (Gemini's)
+    streamed_calls: bool = False
 
     @property
     def served_dialect(self) -> str | None:

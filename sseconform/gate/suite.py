@@ -478,6 +478,9 @@ class _Builtin(NamedTuple):
     #: a conversation: the recording of its second turn (recordings/<dialect>/<it>-<dialect>)
     then: str | None = None
     history: str = "full"
+    #: the upstream dialects it is not made for (their recording has nothing to spread)
+    skip: frozenset[str] = frozenset()
+    streamed_calls: bool = False  # see Scenario.streamed_calls
 
 
 #: Above the default silence budget (5 s), so a gateway that lets the stream go silent shows.
@@ -500,6 +503,17 @@ _BUILTIN: list[_Builtin] = [
     _Builtin("dropped-mid-stream", "text", "drop-mid-stream"),  # see _mid_stream
     _Builtin("stall", "text", "stall=2@4"),
     _Builtin("slow-stream", "text", spread=SLOW_STREAM),
+    # a call's arguments and the thinking spread over seconds, in many small deltas: a
+    # gateway that assembles a call (or the thinking) before it forwards it shows; Gemini
+    # sends a call's arguments whole (one piece: nothing to spread)
+    _Builtin(
+        "slow-call",
+        "tool-call",
+        spread=SLOW_STREAM,
+        skip=frozenset({"gemini"}),
+        streamed_calls=True,
+    ),
+    _Builtin("slow-reasoning", "thinking", spread=SLOW_STREAM),
     _Builtin("long-silence", "thinking", quiet=LONG_SILENCE),
     _Builtin("agent-loop", "agent-loop", then="agent-answer"),
     _Builtin("previous-response", "agent-loop", then="agent-answer", history="previous-response"),
@@ -520,6 +534,8 @@ def builtin_suite(name: str) -> Suite:
                 continue
             if b.label == "previous-response" and d != "responses":
                 continue  # a stored response: Responses' own
+            if d in b.skip:
+                continue
             path = root / source / f"{b.stem}-{source}.jsonl"
             fault = b.fault
             if fault == "drop-mid-stream":
@@ -539,6 +555,7 @@ def builtin_suite(name: str) -> Suite:
                     turns=[Turn(str(root / source / f"{b.then}-{source}.jsonl"))] if b.then else [],
                     reasoning=b.then is not None,
                     history=b.history,
+                    streamed_calls=b.streamed_calls,
                 )
             )
     return Suite(name=f"builtin:{name}", scenarios=scenarios)

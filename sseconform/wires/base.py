@@ -458,6 +458,9 @@ class Wire:
         parameter it requires missing, values it does not take together. None: taken."""
         return None
 
+    #: whether a call's arguments can stream in this wire's grammar (in deltas), or come
+    #: whole in one event (Gemini's ``functionCall``)
+    streams_arguments: ClassVar[bool] = True
     #: the request key that holds the conversation: a body without it is no request of
     #: this wire's provider (a bare test request), answered with the recording as it is
     conversation: ClassVar[str] = "messages"

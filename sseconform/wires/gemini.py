@@ -164,6 +164,7 @@ class GeminiWire(Wire):
     }
     agent_reasons = True
     conversation = "contents"
+    streams_arguments = False
     history_marks = (b'"functionCall"', b'"function_call"')
     returning_marks = (b"ignature", b"functionResponse", b"function_response")
     state_marks = ("thoughtSignature", "thought_signature")

@@ -30,6 +30,9 @@ stream quiet for ``IDLE`` seconds gets a keepalive of this gateway's own (an SSE
 through an upstream's silence. On every path (chat, Messages, Responses):
 
 - ``buffer``: every frame held until the upstream's stream ends (not streamed);
+- ``hold-args`` / ``hold-reasoning``: a call's argument deltas (its thinking) held and sent
+  in one burst with what comes after them (a gateway that assembles a call before it
+  forwards it);
 - ``hold-first``: nothing sent until the first content (the role chunk held back);
 - ``hold-50ms``: each write held 50 ms (a slow hop);
 - ``drop-keepalive``: the upstream's pings go nowhere, and the gateway sends none of its own;
@@ -846,6 +849,12 @@ class _Pacer:
         if "buffer" in self.bugs:
             self.held.append(data)
             return
+        held = ("hold-args", _ARGS), ("hold-reasoning", _REASONING)
+        if any(bug in self.bugs and any(m in data for m in marks) for bug, marks in held):
+            self.held.append(data)  # sent with what comes after the call (or thinking)
+            return
+        if self.held and "hold-first" not in self.bugs:
+            data, self.held = b"".join(self.held) + data, []
         if "hold-first" in self.bugs and not self.content:
             self.held.append(data)
             self.content = content
@@ -866,6 +875,14 @@ class _Pacer:
         if data:
             self.h.wfile.write(data)
             self.h.wfile.flush()
+
+
+#: What carries a call's arguments (``hold-args``) or thinking (``hold-reasoning``), in any
+#: grammar the gateway writes.
+_ARGS = (b"input_json_delta", b"function_call_arguments.delta", b'"partialArgs"',
+         b'"tool_calls"')  # fmt: skip
+_REASONING = (b"thinking_delta", b"reasoning_summary_text.delta", b"reasoning_text.delta",
+              b'"reasoning_content"', b'"thought": true', b'"thought":true')  # fmt: skip
 
 
 def _carries(data: bytes) -> bool:

@@ -50,6 +50,7 @@ NEVER_SENT = {
     "openai/tool-call",  # tool_choice "auto" refused by its own request validation
     "openai/parallel-calls",
     "openai/text-then-call",
+    "openai/slow-call",
     "openai/agent-loop",
 }
 
