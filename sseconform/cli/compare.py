@@ -11,10 +11,10 @@ from sseconform.cli.app import app, fail, open_input
 from sseconform.errors import SseconformError
 
 if TYPE_CHECKING:
-    from sseconform.gate.compare import Run
+    from sseconform.gate.compare import GateReport
 
 
-def read_run(path: str) -> Run:
+def read_run(path: str) -> GateReport:
     """A gate JSON report read into a run (``-``: standard input); exit 2 when unreadable."""
     from sseconform.gate.compare import read_report
 

@@ -2,7 +2,7 @@
 compared scenario by scenario and code by code, so what a new release broke, fixed and
 changed reads as one table (a bisection over releases: one ``compare`` per step).
 
-Pure: a report is read into :class:`Run`, two runs into a :class:`Comparison`; the writers
+Pure: a report is read into :class:`GateReport`, two runs into a :class:`Comparison`; the writers
 (text, JSON, Markdown) take it and a stream.
 """
 
@@ -15,7 +15,7 @@ from typing import IO, Any
 from sseconform.errors import UsageError
 from sseconform.safetext import printable
 
-__all__ = ["FORMATS", "Comparison", "Run", "compare", "read_report", "write_comparison"]
+__all__ = ["FORMATS", "Comparison", "GateReport", "compare", "read_report", "write_comparison"]
 
 FORMATS = ("text", "json", "markdown")
 #: Verdicts that count as passed, and as failed (n/a and not graded are neither).
@@ -24,7 +24,7 @@ _FAILED = frozenset({"fail", "unreached"})
 
 
 @dataclass(frozen=True)
-class Outcome:
+class ScenarioVerdict:
     """One scenario of one run: its verdict and the keys of its errors (known ones too)."""
 
     verdict: str
@@ -32,12 +32,12 @@ class Outcome:
 
 
 @dataclass
-class Run:
+class GateReport:
     """One gate report: where it came from, the gateway it graded, each scenario's outcome."""
 
     source: str
     gateway: str
-    scenarios: dict[str, Outcome]
+    scenarios: dict[str, ScenarioVerdict]
 
 
 @dataclass
@@ -53,8 +53,8 @@ class Change:
 
 @dataclass
 class Comparison:
-    old: Run
-    new: Run
+    old: GateReport
+    new: GateReport
     broke: list[Change] = field(default_factory=list)  # passed, now failed
     fixed: list[Change] = field(default_factory=list)  # failed, now passed
     changed: list[Change] = field(default_factory=list)  # failed both times, other codes
@@ -68,7 +68,7 @@ class Comparison:
         return bool(self.broke) or any(c.gained for c in self.changed)
 
 
-def read_report(path: str, text: str) -> Run:
+def read_report(path: str, text: str) -> GateReport:
     """A gate JSON report (``gate --format json``); a clear error with a location when it
     is not one."""
     try:
@@ -77,7 +77,7 @@ def read_report(path: str, text: str) -> Run:
         raise UsageError(f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("scenarios"), list):
         raise UsageError(f"{path}: not a gate JSON report (sseconform gate --format json)")
-    scenarios: dict[str, Outcome] = {}
+    scenarios: dict[str, ScenarioVerdict] = {}
     for n, s in enumerate(doc["scenarios"]):
         where = f"{path}: scenarios[{n}]"
         if not isinstance(s, dict) or not isinstance(s.get("name"), str):
@@ -91,11 +91,11 @@ def read_report(path: str, text: str) -> Run:
         )
         if s["name"] in scenarios:
             raise UsageError(f"{where}: {s['name']!r} twice")
-        scenarios[s["name"]] = Outcome(s["verdict"], errors)
-    return Run(path, str(doc.get("gateway") or ""), scenarios)
+        scenarios[s["name"]] = ScenarioVerdict(s["verdict"], errors)
+    return GateReport(path, str(doc.get("gateway") or ""), scenarios)
 
 
-def compare(old: Run, new: Run) -> Comparison:
+def compare(old: GateReport, new: GateReport) -> Comparison:
     """What changed from ``old`` to ``new``, scenario by scenario, in the new run's order."""
     out = Comparison(old, new)
     for name, after in new.scenarios.items():

@@ -81,7 +81,7 @@ def test_a_correct_gateway_passes(tmp_path: Path) -> None:
     result = gate(builtin_suite("all"), tmp_path, select=named(CORRECT))
     got = by_name(result)
     assert set(got) == CORRECT
-    assert len(got) == 16 + 4 * 3
+    assert len(got) == 18 + 4 * 3
     assert result.passed, [(s.name, s.findings) for s in result.scenarios if not s.passed]
     assert result.gateway.startswith("http://127.0.0.1:")
     for s in result.scenarios:
@@ -130,6 +130,7 @@ FAILS: dict[str, dict[str, set[str]]] = {
         "anthropic/text": {"lost"},
         "anthropic/text-then-call": {"lost"},
         "anthropic/reasoning": {"lost"},
+        "anthropic/slow-reasoning": {"lost"},
         "anthropic/usage": {"lost"},
         "anthropic/max-tokens": {"lost"},
         "anthropic/content-filter": {"lost"},

@@ -48,7 +48,7 @@ def test_a_correct_gateway_passes_every_scenario(tmp_path: Path, dialect: str) -
     failures = 0
     for name, s in got.items():
         assert name.startswith(f"{PREFIX}/{dialect}/"), name
-        if name.endswith("/previous-response"):
+        if name.endswith(("/previous-response", "/slow-call")):  # a call is whole in Gemini's
             assert s.verdict == "not-applicable"
             continue
         assert s.verdict == "pass", (name, s.note, _said(s))

@@ -180,6 +180,8 @@ def test_expectations_of_the_builtin_anthropic_suite() -> None:
         "dropped-mid-stream": "error",
         "stall": "content-or-error",
         "slow-stream": "content",  # timing: spread over 4 s
+        "slow-call": "content",  # timing: the arguments spread over 4 s
+        "slow-reasoning": "content",  # timing: the thinking spread over 4 s
         "long-silence": "content",  # timing: 6 s of quiet
         "agent-loop": "content",  # and its second turn's answer
     }
@@ -372,21 +374,27 @@ LABELS = [
     "dropped-mid-stream",
     "stall",
     "slow-stream",
+    "slow-call",
+    "slow-reasoning",
     "long-silence",
     "agent-loop",
     "previous-response",
 ]
 #: labels one dialect's suite alone has
 OWN = {"overloaded": "anthropic", "previous-response": "responses"}
+#: Made for every dialect but these (their recording has nothing to spread).
+NOT_FOR = {"slow-call": {"gemini"}}
 
 
 @pytest.mark.parametrize("dialect", ["anthropic", "gemini", "responses", "openai"])
 def test_builtin_suite(dialect: str) -> None:
     suite = builtin_suite(dialect)
     assert suite.name == f"builtin:{dialect}"
-    labels = [x for x in LABELS if OWN.get(x, dialect) == dialect]
+    labels = [
+        x for x in LABELS if OWN.get(x, dialect) == dialect and dialect not in NOT_FOR.get(x, ())
+    ]
     assert [s.name for s in suite.scenarios] == [f"{dialect}/{x}" for x in labels]
-    assert len(suite.scenarios) == (15 if dialect in ("gemini", "openai") else 16)
+    assert len(suite.scenarios) == {"anthropic": 18, "gemini": 16, "responses": 18}.get(dialect, 17)
     source = "anthropic" if dialect == "openai" else dialect
     for sc in suite.scenarios:
         assert Path(sc.recording).is_file(), sc.recording
@@ -423,7 +431,7 @@ def test_builtin_suite(dialect: str) -> None:
 
 def test_builtin_all() -> None:
     suite = builtin_suite("all")
-    assert len(suite.scenarios) == 16 + 15 + 16 + 15
+    assert len(suite.scenarios) == 18 + 16 + 18 + 17
     assert len({s.name for s in suite.scenarios}) == len(suite.scenarios)
     assert all(Path(s.recording).is_file() for s in suite.scenarios)
 
