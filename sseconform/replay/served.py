@@ -23,6 +23,17 @@ __all__ = ["MAX_REQUEST", "Served"]
 MAX_REQUEST = 64 * 1024
 
 
+def asked_of(path: str, body: RequestBody, headers: dict[str, str]) -> Asked | None:
+    """What a request asks, as its path's wire reads it (None: not a provider path, or a
+    body that is no JSON object or past :data:`MAX_PARSED`): read once per request, for
+    the answer it gets (thinking shown or not) and for the gate's report."""
+    dialect = dialect_of_path(path)[0]
+    if not known_dialect(dialect) or len(body.raw) > MAX_PARSED or body.obj is None:
+        return None
+    lower = {k.lower(): v for k, v in headers.items()}
+    return by_dialect(str(dialect)).read_request(body.obj, lower)
+
+
 @dataclass
 class Served:
     """One request, as logged and as the lateness benchmark and the gate read it."""
@@ -86,19 +97,16 @@ class Served:
     def measured(
         self, plan: Plan | None, body: RequestBody, secrets: list[str],
         whole: Loaded | None = None, speed: float = 1.0, faults: Faults | None = None,
-        *, headers: dict[str, str] | None = None,
+        *, asked: Asked | None = None,
     ) -> None:  # fmt: skip
         """What the gate reads of a request it answered (or refused): its plan, the tools
-        it declared, the state its history brought back, and its body as sent; for a
-        request answered ``whole`` (not streamed), the stream its recording would have
-        sent, which is what the client's stream is timed against."""
+        it declared, the state its history brought back, its body as sent and what it asks
+        (``asked``, read once by the server: :func:`asked_of`); for a request answered
+        ``whole`` (not streamed), the stream its recording would have sent, which is what
+        the client's stream is timed against."""
         self.plan, self.tools, self.returned = plan, tools_of(body), returned_of(body)
         self.request = scrub_text(body.raw[:MAX_REQUEST].decode("utf-8", "replace"), secrets)
-        dialect = dialect_of_path(self.path)[0]
-        readable = known_dialect(dialect) and len(body.raw) <= MAX_PARSED
-        obj = body.obj if readable else None
-        if obj is not None:
-            self.asked = by_dialect(dialect).read_request(obj, headers or {})
+        self.asked = asked
         if whole is not None:
             self.streamed = make_plan(whole, speed=speed, faults=faults)
 

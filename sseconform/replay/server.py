@@ -48,14 +48,13 @@ from sseconform.replay.http11 import (
 from sseconform.replay.plan import ABORT, WHOLE, Loaded, Plan, make_plan
 from sseconform.replay.routing import (
     FAULT_HEADER,
-    MAX_PARSED,
     RequestBody,
     Router,
     streams,
     wants_array,
 )
 from sseconform.replay.scenario import ReplayRule
-from sseconform.replay.served import Served
+from sseconform.replay.served import Served, asked_of
 from sseconform.replay.unthought import unthought
 from sseconform.replay.whole import whole_plan
 from sseconform.replay.wire import (
@@ -71,8 +70,8 @@ from sseconform.replay.wire import (
     reset,
     sleep_until,
 )
-from sseconform.wires import by_dialect, known_dialect
-from sseconform.wires.base import Issued
+from sseconform.wires import by_dialect
+from sseconform.wires.base import Asked, Issued
 
 #: A write later than this after its schedule counts as late (the upstream falling behind).
 LATE = 0.010
@@ -295,15 +294,15 @@ class ReplayServer:
 
     # -- requests --------------------------------------------------------------------------
 
-    def shown(self, rec: Loaded, path: str, body: RequestBody, headers: dict[str, str]) -> Loaded:
-        """``rec`` as the provider answers this request: without the thinking it did not
-        ask to see (:mod:`.unthought`; each recording's version made once). A body that
-        holds no conversation (a bare test request) gets the recording as it is."""
-        dialect = providers.dialect_of_path(path)[0]
-        if not known_dialect(dialect) or len(body.raw) > MAX_PARSED or body.obj is None:
+    def shown(self, rec: Loaded, path: str, body: RequestBody, asked: Asked | None) -> Loaded:
+        """``rec`` as the provider answers this request (``asked``: what it asks, None when
+        unread): without the thinking it did not ask to see (:mod:`.unthought`; each
+        recording's version made once). A body that holds no conversation (a bare test
+        request) gets the recording as it is."""
+        if asked is None or body.obj is None:
             return rec
-        wire, lower = by_dialect(str(dialect)), {k.lower(): v for k, v in headers.items()}
-        if wire.conversation not in body.obj or wire.shows_thinking(body.obj, lower):
+        wire = by_dialect(str(providers.dialect_of_path(path)[0]))
+        if wire.conversation not in body.obj or wire.shows_thinking(body.obj, asked):
             return rec
         made = self._unthought.get(rec.name)
         if made is None or made[0] is not rec:
@@ -383,13 +382,14 @@ class ReplayServer:
             served = Served(client, method, shown, None, 404, spec, tag=tag)
             return await self._early(writer, served, error_body(msg), keep)
         refusal = check_history(providers.dialect_of_path(path)[0], parsed, self.issued)
+        asked = asked_of(path, parsed, headers)
         if refusal is not None:  # the state it sends back is not what was issued
             served = Served(client, method, shown, rec.name, refusal.status, spec, tag=tag)
             served.ending = f"refused: {refusal.reason}"
             if self.measure:
-                served.measured(None, parsed, secrets, headers=headers)
+                served.measured(None, parsed, secrets, asked=asked)
             return await self._early(writer, served, refusal.body, keep)
-        rec = self.shown(rec, path, parsed, headers)
+        rec = self.shown(rec, path, parsed, asked)
         stream = streams(path, parsed)
         array = stream and rec.dialect == providers.GEMINI and wants_array(path)
         framing = ("json-array" if array else "sse") if stream else "json"
@@ -403,7 +403,7 @@ class ReplayServer:
         served.started = start
         if self.measure:
             whole = rec if not stream else None
-            served.measured(plan, parsed, secrets, whole, speed, faults, headers=headers)
+            served.measured(plan, parsed, secrets, whole, speed, faults, asked=asked)
         try:
             return await self._execute(
                 plan, writer, start, served, chunked=version != "HTTP/1.0",

@@ -469,10 +469,11 @@ class Wire:
     #: model shows what it shows unasked)
     thinks_unasked: ClassVar[bool] = True
 
-    def shows_thinking(self, obj: dict[str, Any], headers: dict[str, str]) -> bool:
-        """Whether the provider's answer to this request (parsed) shows its thinking: what
-        the request says (thinking off says no), else :attr:`thinks_unasked`."""
-        said = self.read_request(obj, headers).get("reasoning")
+    def shows_thinking(self, obj: dict[str, Any], asked: Asked) -> bool:
+        """Whether the provider's answer to this request (parsed; ``asked``: what
+        :meth:`read_request` read of it) shows its thinking: what the request says (thinking
+        off says no), else :attr:`thinks_unasked`."""
+        said = asked.get("reasoning")
         return self.thinks_unasked if said is None else bool(said.value)
 
     def unthinking(self) -> Unthinking | None:

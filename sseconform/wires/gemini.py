@@ -282,7 +282,7 @@ class GeminiWire(Wire):
         answer = {"candidates": [candidates[i] for i in sorted(candidates)], **answer}
         return Whole(200, dumps(answer))
 
-    def shows_thinking(self, obj: dict[str, Any], headers: dict[str, str]) -> bool:
+    def shows_thinking(self, obj: dict[str, Any], asked: Asked) -> bool:
         """Gemini shows thought parts only where ``includeThoughts`` is true (a budget
         alone makes it think, unseen)."""
         config = as_dict(_either(obj, "generationConfig", None))
