@@ -126,6 +126,50 @@ def _str(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
+#: The fewest thinking tokens Anthropic takes.
+MIN_BUDGET = 1024
+
+#: What Anthropic refuses in a request with thinking on, each with its own words (a 400
+#: ``invalid_request_error``), in the order it checks them: the replay upstream refuses
+#: with them (:meth:`MessagesWire.refuse`), the built-in request steers clear of them
+#: (:meth:`MessagesWire.fit`).
+THINKING_CLASHES: dict[str, str] = {
+    "budget-missing": "thinking.enabled.budget_tokens: Field required",
+    "budget-too-small": (
+        "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"
+    ),
+    "budget-not-under-max-tokens": (
+        "`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our "
+        "documentation at https://docs.claude.com/en/docs/build-with-claude/"
+        "extended-thinking#max-tokens-and-context-window-size"
+    ),
+    "temperature-not-1": (
+        "`temperature` may only be set to 1 when thinking is enabled. Please consult "
+        "our documentation at https://docs.claude.com/en/docs/build-with-claude/"
+        "extended-thinking#feature-compatibility"
+    ),
+    "forced-tool": "Thinking may not be enabled when tool_choice forces tool use.",
+}
+
+
+def thinking_clashes(obj: dict[str, Any]) -> list[str]:
+    """Which of :data:`THINKING_CLASHES` a request (parsed) runs into: none without
+    thinking on."""
+    thinking = as_dict(obj.get("thinking"))
+    if thinking.get("type") != "enabled":
+        return []
+    budget, most = number(thinking.get("budget_tokens")), number(obj.get("max_tokens"))
+    temperature = number(obj.get("temperature"))
+    found = {
+        "budget-missing": budget is None,
+        "budget-too-small": budget is not None and budget < MIN_BUDGET,
+        "budget-not-under-max-tokens": (budget is not None and most is not None and most <= budget),
+        "temperature-not-1": temperature is not None and temperature != 1,
+        "forced-tool": as_dict(obj.get("tool_choice")).get("type") in ("any", "tool"),
+    }
+    return [name for name in THINKING_CLASHES if found[name]]
+
+
 def _refuse(message: str) -> Refusal:
     body = {"type": "error", "error": {"type": "invalid_request_error", "message": message}}
     return Refusal(400, json.dumps(body).encode(), message)
@@ -352,23 +396,19 @@ class MessagesWire(Wire):
         return keep
 
     def fit(self, body: dict[str, Any], own: dict[str, Any]) -> None:
-        """The agent's thinking made to fit a scenario's own settings, as Claude Code does:
-        a ``max_tokens`` at or under its budget brings the budget under it (thinking left out
-        where no budget Anthropic takes, 1024, fits); a ``temperature`` other than 1 or a
-        forced tool, which Anthropic refuses with thinking, leaves thinking out."""
+        """The agent's thinking made to fit the request's other settings, as Claude Code
+        does (what clashes: :func:`thinking_clashes`): a ``max_tokens`` at or under its
+        budget brings the budget under it (thinking left out where no budget Anthropic
+        takes fits); any other clash (a ``temperature`` other than 1, a forced tool) leaves
+        thinking out. A scenario that sets ``thinking`` itself gets it as it is."""
         if "thinking" in own or not isinstance(body.get("thinking"), dict):
             return
-        thinking, most = body["thinking"], number(body.get("max_tokens"))
-        budget = number(thinking.get("budget_tokens"))
-        temperature = number(own.get("temperature"))
-        forced = as_dict(own.get("tool_choice")).get("type") in ("any", "tool")
-        if forced or (temperature is not None and temperature != 1):
+        clashes = thinking_clashes(body)
+        most = number(body.get("max_tokens"))
+        if clashes == ["budget-not-under-max-tokens"] and most is not None and most > MIN_BUDGET:
+            body["thinking"] = {**body["thinking"], "budget_tokens": int(most) - 1}
+        elif clashes:
             body.pop("thinking")
-        elif most is not None and budget is not None and budget >= most:
-            if most > 1024:
-                body["thinking"] = {**thinking, "budget_tokens": int(most) - 1}
-            else:
-                body.pop("thinking")
 
     def client_headers(self, key: str | None) -> list[tuple[str, str]]:
         """As Claude Code sends it: the version, its beta features, the key."""
@@ -489,34 +529,11 @@ class MessagesWire(Wire):
 
     def refuse(self, obj: dict[str, Any]) -> Refusal | None:
         """What Anthropic refuses (400 ``invalid_request_error``, its own words) of a request
-        with thinking on: a budget under 1024 or not below ``max_tokens``, a ``temperature``
-        other than 1. (A request without ``max_tokens``, which Anthropic refuses too, is still
-        served: the replay upstream answers bare test requests.)"""
-        most = number(obj.get("max_tokens"))
-        thinking = as_dict(obj.get("thinking"))
-        if thinking.get("type") != "enabled":
-            return None
-        budget = number(thinking.get("budget_tokens"))
-        if budget is None:
-            return _refuse("thinking.enabled.budget_tokens: Field required")
-        if budget < 1024:
-            return _refuse(
-                "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"
-            )
-        if most is not None and most <= budget:
-            return _refuse(
-                "`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our "
-                "documentation at https://docs.claude.com/en/docs/build-with-claude/"
-                "extended-thinking#max-tokens-and-context-window-size"
-            )
-        temperature = number(obj.get("temperature"))
-        if temperature is not None and temperature != 1:
-            return _refuse(
-                "`temperature` may only be set to 1 when thinking is enabled. Please consult "
-                "our documentation at https://docs.claude.com/en/docs/build-with-claude/"
-                "extended-thinking#feature-compatibility"
-            )
-        return None
+        with thinking on: the first of its :func:`thinking_clashes`. (A request without
+        ``max_tokens``, which Anthropic refuses too, is still served: the replay upstream
+        answers bare test requests.)"""
+        clashes = thinking_clashes(obj)
+        return _refuse(THINKING_CLASHES[clashes[0]]) if clashes else None
 
     def issue(self, issued: Issued, body: bytes, data: list[str]) -> None:
         """Each signed thinking block's signature and the text it signs."""

@@ -268,6 +268,10 @@ def test_chat_pairs_each_tool_message_with_a_call(issued: Issued) -> None:
         ({"max_tokens": 4096, "extra_body": {"temperature": 0.2},
           "thinking": {"type": "enabled", "budget_tokens": 2048}},
          "`temperature` may only be set to 1 when thinking is enabled"),
+        ({"max_tokens": 4096, "tool_choice": {"type": "tool", "name": "f"},
+          "tools": [{"name": "f", "input_schema": {"type": "object"}}],
+          "thinking": {"type": "enabled", "budget_tokens": 2048}},
+         "Thinking may not be enabled when tool_choice forces tool use."),
     ],
 )  # fmt: skip
 def test_the_anthropic_sdk_raises_what_anthropic_refuses_of_thinking(
