@@ -13,6 +13,7 @@ one place, so a wire fix touches one file; the loops stay in the job modules.
 
 from __future__ import annotations
 
+import bisect
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -118,6 +119,29 @@ class Said:
 #: One stream's filter (:meth:`Wire.unthinking`): an event's JSON in, what is sent instead
 #: out (None: the event is left out).
 Unthinking = Callable[[dict[str, Any]], dict[str, Any] | None]
+
+
+class Renumbered:
+    """A stream's positions (block or item indexes) with some left out: each kept one moved
+    down by how many left out lie before it, as a provider numbers what it sends. The
+    first event of a position says whether it goes (:meth:`drop`); events may name
+    positions in any order."""
+
+    def __init__(self) -> None:
+        self._left_out: set[int] = set()
+        self._order: list[int] = []  # the same, sorted: how many lie before a position
+
+    def drop(self, at: int) -> None:
+        if at not in self._left_out:
+            self._left_out.add(at)
+            bisect.insort(self._order, at)
+
+    def __call__(self, at: int) -> int | None:
+        """Where position ``at`` goes now (None: left out)."""
+        if at in self._left_out:
+            return None
+        return at - bisect.bisect_left(self._order, at)
+
 
 #: What a request asks, by the meaning's own names (:data:`PARAMS`), each as its wire said it.
 Asked = dict[str, Said]

@@ -22,7 +22,6 @@ stop reason, cumulative usage), ``message_stop``; ``ping`` and ``error`` at any 
 
 from __future__ import annotations
 
-import bisect
 import json
 from typing import Any, ClassVar
 
@@ -40,6 +39,7 @@ from sseconform.wires.base import (
     Issued,
     PartsView,
     Refusal,
+    Renumbered,
     Said,
     StateReader,
     Unthinking,
@@ -376,22 +376,19 @@ class MessagesWire(Wire):
     def unthinking(self) -> Unthinking:
         """Without its thinking and redacted thinking blocks; the blocks after them
         renumbered from 0 as Anthropic numbers the blocks it sends."""
-        dropped: set[int] = set()
-        order: list[int] = []  # the same, sorted: how many lie before an index
+        positions = Renumbered()
 
         def keep(obj: dict[str, Any]) -> dict[str, Any] | None:
             index = obj.get("index")
             if not isinstance(index, int) or isinstance(index, bool):
                 return obj
             block = as_dict(obj.get("content_block"))
-            starts = obj.get("type") == "content_block_start"
-            if starts and block.get("type") in THINKING_BLOCKS and index not in dropped:
-                dropped.add(index)
-                bisect.insort(order, index)
-            if index in dropped:
+            if obj.get("type") == "content_block_start" and block.get("type") in THINKING_BLOCKS:
+                positions.drop(index)
+            moved = positions(index)
+            if moved is None:
                 return None
-            before = bisect.bisect_left(order, index)
-            return {**obj, "index": index - before} if before else obj
+            return {**obj, "index": moved} if moved != index else obj
 
         return keep
 

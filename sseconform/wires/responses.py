@@ -21,7 +21,6 @@ A stream is typed, numbered events: ``response.created``, per output item
 
 from __future__ import annotations
 
-import bisect
 import json
 import re
 from typing import Any, ClassVar
@@ -36,6 +35,7 @@ from sseconform.wires.base import (
     Issued,
     PartsView,
     Refusal,
+    Renumbered,
     Said,
     StateReader,
     Unthinking,
@@ -213,22 +213,19 @@ class ResponsesWire(Wire):
         """Without its reasoning items (and every event of theirs); the items after them
         renumbered (``output_index`` counts items sent), every event's
         ``sequence_number`` too, and the response objects' ``output`` without them."""
-        dropped: set[int] = set()
-        order: list[int] = []  # the same, sorted
+        positions = Renumbered()
         seq: list[int] = []  # the first number seen, then how many were sent
 
         def keep(obj: dict[str, Any]) -> dict[str, Any] | None:
             at = obj.get("output_index")
-            item = as_dict(obj.get("item"))
             if isinstance(at, int) and not isinstance(at, bool):
-                if item.get("type") == "reasoning" and at not in dropped:
-                    dropped.add(at)
-                    bisect.insort(order, at)
-                if at in dropped:
+                if as_dict(obj.get("item")).get("type") == "reasoning":
+                    positions.drop(at)
+                moved = positions(at)
+                if moved is None:
                     return None
-                before = bisect.bisect_left(order, at)
-                if before:
-                    obj = {**obj, "output_index": at - before}
+                if moved != at:
+                    obj = {**obj, "output_index": moved}
             response = obj.get("response")
             if isinstance(response, dict) and isinstance(response.get("output"), list):
                 kept = [i for i in response["output"] if as_dict(i).get("type") != "reasoning"]
