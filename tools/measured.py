@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from sseconform.rules.catalog import BASE_GRAMMAR, RULES
+from sseconform.rules.docs import measured_text
 
 #: The client matrix's committed outcomes: the JSON files this reads.
 HERE = Path(__file__).resolve().parent.parent / "tests" / "interop" / "matrix"
@@ -115,21 +116,17 @@ def _by_client(code: str, data: dict[str, dict[str, Any]] | None) -> list[tuple[
     return out
 
 
-def clients_rows(code: str, data: dict[str, dict[str, Any]] | None = None) -> list[list[str]]:
-    """A row per measured client, [client, what it does on the rule's cases], for the site's
-    table; [] when nothing was measured."""
-    return [[client, said] for client, said, _ in _by_client(code, data)]
+def clients_rows(code: str, data: dict[str, dict[str, Any]] | None = None) -> list[list[Any]]:
+    """A row per measured client, [client, what it does on the rule's cases, whether that
+    names the cases], for the site's table and the prose made of it; [] when nothing was
+    measured."""
+    return [list(row) for row in _by_client(code, data)]
 
 
 def clients_text(code: str, data: dict[str, dict[str, Any]] | None = None) -> str | None:
     """The "Which clients break" text for a rule, or None when no case of it was measured."""
-    rows = _by_client(code, data)
-    if not rows:
-        return None
-    parts = [
-        f"{client}: {said}" if several else f"{client} {said}" for client, said, several in rows
-    ]
-    return f"Measured ({SOURCE}): " + "; ".join(parts) + "."
+    rows = clients_rows(code, data)
+    return measured_text(rows, SOURCE, "") if rows else None
 
 
 def severity(code: str, data: dict[str, dict[str, Any]] | None = None) -> str | None:
@@ -196,9 +193,9 @@ SPEC_SEVERITY = {
 
 
 def generated(data: dict[str, dict[str, Any]] | None = None) -> dict[str, dict[str, Any]]:
-    """code -> {severity, clients, rows, from, note} for every rule with a measured case:
-    measured.json's content (``clients`` is the prose ``sseconform rule`` prints; ``rows``,
-    ``from`` and ``note`` the same for the site's table).
+    """code -> {severity, rows, from, note} for every rule with a measured case:
+    measured.json's content (the site's table; the prose ``sseconform rule`` prints is made
+    of them: ``rules.docs.measured_text``).
 
     ``severity`` is what the matrix implies (``UPSTREAM_CAUSED`` rules stay warnings), but for
     the rules of a specification's grammar (``SPEC_GRAMMARS``): theirs is the rule's own."""
@@ -228,7 +225,6 @@ def generated(data: dict[str, dict[str, Any]] | None = None) -> dict[str, dict[s
             note = "No measured client breaks or reads wrong content, so it is not an error."
         out[code] = {
             "severity": sev,
-            "clients": f"{text} {note}" if note else text,
             "rows": clients_rows(code, data),
             "from": SOURCE,
             "note": note,

@@ -189,15 +189,16 @@ def doc(code: str) -> RuleDoc:
     client matrix measured for it and the example cut from its failing case."""
     from dataclasses import replace
 
-    from sseconform.rules.docs import examples, measured
+    from sseconform.rules.docs import examples, measured, measured_text
 
     base = DOCS_BESIDE[code]
     found = measured().get(code)
     if found:
-        rows = tuple((str(c), str(what)) for c, what in found.get("rows", ()))
+        rows = tuple((str(c), str(what)) for c, what, _ in found.get("rows", ()))
+        source, note = str(found.get("from", "")), str(found.get("note", ""))
         base = replace(
             base,
-            measured=found["clients"],
+            measured=measured_text(found["rows"], source, note),
             measured_rows=rows,
             measured_from=str(found.get("from", "")),
             measured_note=str(found.get("note", "")),

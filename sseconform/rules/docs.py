@@ -48,11 +48,22 @@ class RuleDoc:
         return " ".join(p for p in (self.measured, self.clients) if p)
 
 
+def measured_text(rows: list[list[Any]], source: str, note: str) -> str:
+    """The measurement as prose (the "Which clients break" section's first sentence): each
+    row [client, what it does, whether that names the cases it differs on] in turn, then
+    what the severity makes of it."""
+    parts = [
+        f"{client}: {said}" if by_case else f"{client} {said}" for client, said, by_case in rows
+    ]
+    text = f"Measured ({source}): " + "; ".join(parts) + "."
+    return f"{text} {note}" if note else text
+
+
 @cache
 def measured() -> dict[str, dict[str, Any]]:
-    """code -> {"severity": what the matrix implies, "clients": the measured text, "rows":
-    [client, what it does] a client each, "from": where it was measured, "note": what the
-    severity makes of it}."""
+    """code -> {"severity": what the matrix implies, "rows": [client, what it does, whether
+    that names the cases it differs on] a client each, "from": where it was measured, "note":
+    what the severity makes of it} (the prose: :func:`measured_text`)."""
     if not MEASURED.is_file():
         return {}
     data: dict[str, dict[str, Any]] = json.loads(MEASURED.read_text(encoding="utf-8"))
