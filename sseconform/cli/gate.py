@@ -13,7 +13,6 @@ from sseconform.cli.app import app, check_dialect, fail, refuse_overwrite
 from sseconform.errors import SseconformError
 from sseconform.mask import write_text
 from sseconform.providers import DIALECT_GRAMMAR
-from sseconform.rules.catalog import Severity
 
 if TYPE_CHECKING:  # the command imports its modules when it runs
     from sseconform.gate.diff import Difference
@@ -459,7 +458,7 @@ def diff(
     tm.grammar = grammar
     timed = judge(tm, budgets)
     report.write_diff(diffs, sys.stdout, fmt, upstream, gateway, tm.to_dict(), timed)
-    if _errors(diffs) or any(v.severity == Severity.ERROR for v in timed):
+    if _errors(diffs) or any(v.severity == "error" for v in timed):
         raise typer.Exit(1)
 
 
@@ -478,10 +477,10 @@ def _diff_requests(
     except SseconformError as exc:
         fail(str(exc))
     report.write_request_diff(found, sys.stdout, fmt, upstream, gateway)
-    raise typer.Exit(1 if any(d.severity == Severity.ERROR for d in found) else 0)
+    raise typer.Exit(1 if any(d.severity == "error" for d in found) else 0)
 
 
 def _errors(diffs: list[Difference]) -> bool:
     """Does a difference change the meaning (a warning alone, such as state a client of
     another dialect cannot hold, does not fail ``diff``)?"""
-    return any(d.severity == Severity.ERROR for d in diffs)
+    return any(d.severity == "error" for d in diffs)  # a Severity is its word
