@@ -260,17 +260,19 @@ class GeminiWire(Wire):
                     answer[key] = data[key]
             if as_dict(data.get("promptFeedback")).get("blockReason"):
                 finished = True
-            for cand in data.get("candidates") or []:
+            for cand in as_list(data.get("candidates")):
                 if not isinstance(cand, dict):
                     continue
                 index = cand.get("index", 0)
+                if not isinstance(index, int) or isinstance(index, bool):
+                    index = 0  # no index a client reads: the first candidate's
                 merged = candidates.setdefault(
                     index, {"content": {"parts": [], "role": "model"}, "index": index}
                 )
                 content = as_dict(cand.get("content"))
                 if "role" in content:
                     merged["content"]["role"] = content["role"]
-                for part in content.get("parts") or []:
+                for part in as_list(content.get("parts")):
                     if isinstance(part, dict):
                         _join_part(merged["content"]["parts"], part)
                 for key, value in cand.items():
@@ -358,9 +360,9 @@ class GeminiWire(Wire):
                 obj = orjson.loads(d)
             except orjson.JSONDecodeError:
                 continue
-            for cand in obj.get("candidates") or [] if isinstance(obj, dict) else []:
+            for cand in as_list(obj.get("candidates")) if isinstance(obj, dict) else []:
                 content = cand.get("content") if isinstance(cand, dict) else None
-                for part in content.get("parts") or [] if isinstance(content, dict) else []:
+                for part in as_list(content.get("parts")) if isinstance(content, dict) else []:
                     call = part.get("functionCall") if isinstance(part, dict) else None
                     if isinstance(call, dict) and part.get("thoughtSignature"):
                         issued.signed_calls.add(str(call.get("name")))

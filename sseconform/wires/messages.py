@@ -440,7 +440,7 @@ class MessagesWire(Wire):
                     {k: v for k, v in delta.items() if k in ("stop_reason", "stop_sequence")}
                 )
                 if isinstance(data.get("usage"), dict):
-                    usage = dict(message.get("usage") or {})
+                    usage = dict(as_dict(message.get("usage")))
                     usage.update({k: v for k, v in data["usage"].items() if v is not None})
                     message["usage"] = usage
             elif kind == "message_stop" and message is not None:

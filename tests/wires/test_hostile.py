@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sseconform.gate.turns import _dumped
@@ -105,6 +105,10 @@ EVENT = st.recursive(
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(EVENT, max_size=6), EVENT)
+@example(events=[{"candidates": 1}], request={})  # Gemini's fold iterated the number
+@example(events=[{"candidates": [{"index": [0]}]}], request={})  # and keyed by a list
+@example(events=[{"type": "message_start", "message": {"usage": 5}},
+                 {"type": "message_delta", "usage": {}}], request={})  # fmt: skip
 def test_any_json_at_any_key_is_no_crash(events: list[Any], request: Any) -> None:
     body = _sse(*events)
     issued = Issued(values={"x"}, signed_calls={"x"}, response_ids={"x"})
