@@ -478,7 +478,8 @@ class _Builtin(NamedTuple):
     #: a conversation: the recording of its second turn (recordings/<dialect>/<it>-<dialect>)
     then: str | None = None
     history: str = "full"
-    #: the upstream dialects it is not made for (their recording has nothing to spread)
+    #: the upstream dialects it is not made for (their recording has nothing to spread, or
+    #: another scenario already shows what it would)
     skip: frozenset[str] = frozenset()
     streamed_calls: bool = False  # see Scenario.streamed_calls
 
@@ -492,6 +493,14 @@ _BUILTIN: list[_Builtin] = [
     _Builtin("text", "text"),
     _Builtin("tool-call", "tool-call"),
     _Builtin("parallel-calls", "parallel-calls"),
+    # parallel calls as Gemini sends them, each in a chunk of its own: a gateway that
+    # numbers a chunk's calls from 0 merges them (the other dialects' parallel-calls already
+    # send each call's pieces apart: their index shows the same bug there)
+    _Builtin(
+        "calls-one-per-chunk",
+        "calls-one-per-chunk",
+        skip=frozenset({"anthropic", "responses", "openai"}),
+    ),
     _Builtin("text-then-call", "text-then-call"),
     _Builtin("reasoning", "thinking"),
     _Builtin("usage", "usage", usage=True),

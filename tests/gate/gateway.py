@@ -23,6 +23,11 @@ and it can be told to make the mistakes real gateways make, so the tests can sho
 - ``cross-talk``: under concurrency only, every tenth request gets, in place of its first
   content delta, the latest content delta of another stream in flight (a chunk of one
   response in another's stream).
+- ``index-per-chunk``: each upstream chunk's calls numbered from 0 (a gateway that takes a
+  call's place in the chunk for its index: parallel calls sent apart merge on index 0);
+- ``index-from-output``: each call takes the upstream's own position for its index
+  (Anthropic's block index, Responses' ``output_index``, the Gemini part's place in its
+  chunk), counting the text, thinking and reasoning before it.
 
 Timing: the upstream's ``event: ping`` goes on (as an SSE comment on the chat path), and a
 stream quiet for ``IDLE`` seconds gets a keepalive of this gateway's own (an SSE comment;
@@ -544,7 +549,7 @@ class Gateway:
             for ev in dec.feed(chunk):
                 if ev.event == "ping":  # the upstream's keepalive: passed on as a comment
                     pace.keepalive()
-                frames = t.feed(ev)
+                frames = _misnumbered(t.feed(ev), ev.data, self.bugs)
                 out = []
                 for f in frames:
                     if isinstance(f, dict):
@@ -883,6 +888,44 @@ _ARGS = (b"input_json_delta", b"function_call_arguments.delta", b'"partialArgs"'
          b'"tool_calls"')  # fmt: skip
 _REASONING = (b"thinking_delta", b"reasoning_summary_text.delta", b"reasoning_text.delta",
               b'"reasoning_content"', b'"thought": true', b'"thought":true')  # fmt: skip
+
+
+def _misnumbered(frames: list[Any], data: str, bugs: set[str]) -> list[Any]:
+    """The two call-index bugs gateways ship, made on the chat frames of one upstream event:
+    ``index-per-chunk`` numbers the event's calls from 0 (their place in this chunk);
+    ``index-from-output`` gives each call the upstream's own position (Anthropic's block
+    index, Responses' ``output_index``, the Gemini part's place among its chunk's parts)."""
+    if not {"index-per-chunk", "index-from-output"} & bugs:
+        return frames
+    try:
+        obj = json.loads(data)
+    except ValueError:
+        return frames
+    own: list[int] = []  # the upstream's positions of this event's calls, in order
+    if isinstance(obj, dict) and "index-from-output" in bugs:
+        if isinstance(obj.get("output_index"), int):
+            own = [obj["output_index"]]
+        elif str(obj.get("type", "")).startswith("content_block") and "index" in obj:
+            own = [obj["index"]]
+        elif isinstance(obj.get("candidates"), list) and obj["candidates"]:
+            parts = (obj["candidates"][0].get("content") or {}).get("parts") or []
+            own = [i for i, p in enumerate(parts) if isinstance(p, dict) and "functionCall" in p]
+    places: dict[int, int] = {}  # each call's index -> its place among this event's calls
+    out = []
+    for f in frames:
+        choices: list[Any] = (f.get("choices") if isinstance(f, dict) else None) or []
+        calls = (choices[0].get("delta") or {}).get("tool_calls") if choices else None
+        if not calls:
+            out.append(f)
+            continue
+        moved = []
+        for call in calls:
+            place = places.setdefault(call.get("index", 0), len(places))
+            wrong = own[place] if "index-from-output" in bugs and place < len(own) else place
+            moved.append({**call, "index": wrong} if "index-per-chunk" in bugs or own else call)
+        delta = {**choices[0]["delta"], "tool_calls": moved}
+        out.append({**f, "choices": [{**choices[0], "delta": delta}, *choices[1:]]})
+    return out
 
 
 def _carries(data: bytes) -> bool:

@@ -363,6 +363,7 @@ LABELS = [
     "text",
     "tool-call",
     "parallel-calls",
+    "calls-one-per-chunk",
     "text-then-call",
     "reasoning",
     "usage",
@@ -381,7 +382,11 @@ LABELS = [
     "previous-response",
 ]
 #: labels one dialect's suite alone has
-OWN = {"overloaded": "anthropic", "previous-response": "responses"}
+OWN = {
+    "overloaded": "anthropic",
+    "previous-response": "responses",
+    "calls-one-per-chunk": "gemini",
+}
 #: Made for every dialect but these (their recording has nothing to spread).
 NOT_FOR = {"slow-call": {"gemini"}}
 
@@ -394,7 +399,7 @@ def test_builtin_suite(dialect: str) -> None:
         x for x in LABELS if OWN.get(x, dialect) == dialect and dialect not in NOT_FOR.get(x, ())
     ]
     assert [s.name for s in suite.scenarios] == [f"{dialect}/{x}" for x in labels]
-    assert len(suite.scenarios) == {"anthropic": 18, "gemini": 16, "responses": 18}.get(dialect, 17)
+    assert len(suite.scenarios) == {"anthropic": 18, "gemini": 17, "responses": 18}.get(dialect, 17)
     source = "anthropic" if dialect == "openai" else dialect
     for sc in suite.scenarios:
         assert Path(sc.recording).is_file(), sc.recording
@@ -431,7 +436,7 @@ def test_builtin_suite(dialect: str) -> None:
 
 def test_builtin_all() -> None:
     suite = builtin_suite("all")
-    assert len(suite.scenarios) == 18 + 16 + 18 + 17
+    assert len(suite.scenarios) == 18 + 17 + 18 + 17
     assert len({s.name for s in suite.scenarios}) == len(suite.scenarios)
     assert all(Path(s.recording).is_file() for s in suite.scenarios)
 

@@ -580,6 +580,17 @@ def gemini_scenarios(root: Path) -> list[Path]:
             finishMessage="Model generated function call(s).",
         )
 
+    def calls_one_per_chunk(g: Gem) -> None:
+        # as Gemini sends parallel calls (real captures of gemini-2.5-pro and gemini-3-pro):
+        # each call in a chunk of its own, the first signed, the finish in a last chunk
+        g.ev([call("get_weather", {"city": "Paris"}, g, True)])
+        g.ev([call("get_weather", {"city": "Tokyo"}, g)])
+        g.ev(
+            [{"text": ""}],
+            finish="STOP",
+            usage=g.final_usage(32, thoughts=140),
+        )
+
     def text_then_call(g: Gem) -> None:
         g.ev([{"text": "Let me check the current weather in Oslo."}])
         g.ev(
@@ -691,6 +702,10 @@ def gemini_scenarios(root: Path) -> list[Path]:
         _gemini(root, "text", "Explain photosynthesis in two sentences.", text),
         _gemini(root, "tool-call", "Weather in Lisbon?", tool_call, tools=True),
         _gemini(root, "parallel-calls", "Weather in Paris and Tokyo?", parallel, tools=True),
+        _gemini(
+            root, "calls-one-per-chunk", "Weather in Paris and Tokyo?", calls_one_per_chunk,
+            tools=True,
+        ),
         _gemini(root, "text-then-call", "Is it cold in Oslo?", text_then_call, tools=True),
         _gemini(
             root,
