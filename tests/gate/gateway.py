@@ -29,6 +29,9 @@ and it can be told to make the mistakes real gateways make, so the tests can sho
   (Anthropic's block index, Responses' ``output_index``, the Gemini part's place in its
   chunk), counting the text, thinking and reasoning before it.
 
+  Both also on ``/v1/messages`` and ``/v1/responses`` where another dialect is translated:
+  the calls misnumbered before they are encoded.
+
 Timing: the upstream's ``event: ping`` goes on (as an SSE comment on the chat path), and a
 stream quiet for ``IDLE`` seconds gets a keepalive of this gateway's own (an SSE comment;
 ``event: ping`` on ``/v1/messages``), as a faithful gateway keeps a quiet stream alive
@@ -118,7 +121,7 @@ import httpx
 
 from sseconform.gate.content import content_of
 from sseconform.sse import SSEDecoder
-from sseconform.translate import serialize, translate_body, translator_for
+from sseconform.translate import encoder_for, serialize, translate_body, translator_for
 from sseconform.wires import carries_token, fold
 from tests.gate import history
 
@@ -499,9 +502,30 @@ class Gateway:
                     return
 
             pace = _Pacer(h, self.bugs)
-            for piece in translate_body(pieces(), source, to=grammar):
+            for piece in self._encoded(pieces(), source, grammar):
                 pace.send(piece, _carries(piece))
             pace.flush()
+
+    def _encoded(self, pieces: Iterator[bytes], source: str, grammar: str) -> Iterator[bytes]:
+        """The upstream's stream in ``grammar``: the reference translation, or, with an
+        index bug, the chunk frames of each upstream event misnumbered before they are
+        encoded (a gateway whose own chat-shaped model numbers the calls wrong, whatever
+        grammar it then writes)."""
+        if not {"index-per-chunk", "index-from-output"} & self.bugs:
+            yield from translate_body(pieces, source, to=grammar)
+            return
+        t, encoder, dec = (
+            translator_for(source, include_usage=True),
+            encoder_for(grammar),
+            SSEDecoder(),
+        )
+        assert encoder is not None
+        for piece in pieces:
+            for ev in dec.feed(piece):
+                frames = _misnumbered(t.feed(ev), ev.data, self.bugs)
+                yield b"".join(b for f in frames for b in encoder.feed(f))
+        frames = [f for ev in dec.finish() for f in t.feed(ev)] + t.finish()
+        yield b"".join(b for f in frames for b in encoder.feed(f)) + b"".join(encoder.finish())
 
     def _native_event(self, ev: Any, state: dict[str, int]) -> bytes:
         """One event, re-serialised, with this gateway's mistakes made on it."""
