@@ -273,7 +273,7 @@ def _strings(
                 diff_rules.DUPLICATED if restart else diff_rules.EXTRA,
                 (
                     f"{len(mid_b)} chars sent twice at char {p}: {describe(mid_b)}"
-                    + " (the stream restarted: failover after the first delta?)"
+                    + " (the stream restarted)"
                     if restart
                     else f"{len(mid_b)} chars the upstream never sent at char {p}: "
                     f"{describe(mid_b)}"
@@ -497,7 +497,21 @@ def _usage(upstream: Content, gateway: Content, grammar: str = "chat") -> list[D
         if key not in ua or name is None:
             continue
         a, b = _count(ta, ua, key), _count(tb, gb, key)
-        if a != b:
+        lost_cache = _lost_cache(ta, tb, a, b) if key == "prompt_tokens" else False
+        if lost_cache:  # the prompt differs by the cached tokens alone: say which count
+            cached = by_grammar(grammar).usage_key("cached_tokens")
+            shown = "none" if tb.cached is None else repr(tb.cached)
+            out.append(
+                Difference(
+                    f"usage.{cached}",
+                    diff_rules.CHANGED,
+                    f"{cached} {shown}, the upstream reported {ta.cached!r} (the prompt's "
+                    f"{a!r} tokens counted as {b!r})",
+                    upstream.usage_at,
+                    gateway.usage_at,
+                )
+            )
+        elif a != b:
             out.append(
                 Difference(
                     f"usage.{name}",
@@ -508,6 +522,15 @@ def _usage(upstream: Content, gateway: Content, grammar: str = "chat") -> list[D
                 )
             )
     return out
+
+
+def _lost_cache(ta: Tokens, tb: Tokens, a: Any, b: Any) -> bool:
+    """Whether two prompt counts differ by the cached tokens alone: on Anthropic's wire
+    ``input_tokens`` leaves them out, so a lost ``cache_read_input_tokens`` is what changed,
+    not ``input_tokens``."""
+    if a == b or ta.cached == tb.cached or not isinstance(a, int) or not isinstance(b, int):
+        return False
+    return a - b == (ta.cached or 0) - (tb.cached or 0)
 
 
 def _count(t: Tokens, raw: dict[str, Any], key: str) -> Any:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 from sseconform.gate import rules
 from sseconform.gate.content import Content
-from sseconform.gate.diff import compare
+from sseconform.gate.diff import Difference, compare
 from sseconform.gate.graded import Graded, checked, retried
 from sseconform.gate.references import References
 from sseconform.gate.scenario import Scenario
@@ -34,6 +34,18 @@ from sseconform.rules.shared.rules import h003_recording_incomplete as h003
 from sseconform.rules.shared.rules import w011_unterminated_event as w011
 
 __all__ = ["ON_HTTP_ERROR", "OPENING", "STREAM_CUT", "grade"]
+
+
+def _why_twice(d: Difference, upstream_requests: int) -> str:
+    """What the upstream's log says of content sent twice: a failover (the upstream asked
+    again, its answer sent from the start) or the gateway's own repeat (asked once)."""
+    if d.rule is not rules.diff.DUPLICATED:
+        return ""
+    if upstream_requests > 1:
+        return (
+            f" (the upstream was asked {upstream_requests} times: a failover after the first delta)"
+        )
+    return " (the upstream was asked once: the gateway repeated it)"
 
 
 @dataclass
@@ -183,7 +195,7 @@ def _compared(case: _Case) -> tuple[bool, bool]:
         where = f"; upstream {d.upstream}" if d.upstream is not None else ""
         g.add(
             d.rule,
-            f"{d.field}: {d.message}{where}",
+            f"{d.field}: {d.message}{_why_twice(d, case.upstream_requests)}{where}",
             frame=loc.frame if loc else None,
             offset=loc.offset if loc else None,
             field=d.field,

@@ -84,6 +84,8 @@ def grade_recording(
     g.check_grammar = grammar or g.grammar
     if bound is not None:
         _bound(g, bound, reason)
+    elif status is None and served and ref.dropped:
+        _no_answer_mirrored(g, reason)
     elif status is None:
         g.add(rules.transport.NO_RESPONSE, f"no answer from the gateway: {reason}")
     elif _reached(g, sc, served, bool(ref.faults)):
@@ -99,6 +101,21 @@ def grade_recording(
         if g.ok_status and budgets is not None and streaming:
             _timed(g, sc, served, t0, budgets)
     return g
+
+
+def _no_answer_mirrored(g: Graded, reason: str) -> None:
+    """The upstream dropped and the gateway closed its client's connection with no status
+    at all (a non-streaming call, or a stream held back until the end): the drop mirrored,
+    a warning as a stream cut where its upstream's was (not "no response": the gateway is
+    up, and answered as its upstream did)."""
+    g.add(
+        rules.transport.ABORTED,
+        "the upstream dropped and the gateway closed its client's connection with no answer "
+        f"({reason}): every client raises a connection error, as it would from the provider, "
+        "so the failure is not hidden, but an HTTP error (502) would tell the client why",
+        severity=Severity.WARNING,
+    )
+    g.note = "no answer, as the upstream dropped"
 
 
 def _bound(g: Graded, bound: str, reason: str) -> None:

@@ -270,6 +270,9 @@ REASONING_KEYS = frozenset({"reasoning_content", "reasoning", "reasoning_details
 class ChatWire(Wire):
     endpoint, dialect, grammar = "chat", "openai", "chat"
     finish_field = "finish_reason"
+    usage_names: ClassVar[dict[str, str | None]] = {
+        "cached_tokens": "prompt_tokens_details.cached_tokens"
+    }
     agent = "OpenCode and Qwen Code"
     #: a chat client's own, where a scenario asks for thinking (neither agent does)
     reasoning_request: ClassVar[dict[str, Any]] = {"reasoning_effort": "medium"}

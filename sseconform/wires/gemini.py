@@ -155,6 +155,7 @@ class GeminiWire(Wire):
         "prompt_tokens": "promptTokenCount",
         "completion_tokens": "candidatesTokenCount",
         "total_tokens": "totalTokenCount",
+        "cached_tokens": "cachedContentTokenCount",
     }
     #: Gemini CLI: the thoughts shown, and each call's thoughtSignature sent back with it
     agent = "Gemini CLI"

@@ -282,6 +282,7 @@ class MessagesWire(Wire):
         "prompt_tokens": "input_tokens",
         "completion_tokens": "output_tokens",
         "total_tokens": None,  # Anthropic reports no total
+        "cached_tokens": "cache_read_input_tokens",  # beside input_tokens, not in it
     }
     agent = "Claude Code"
     #: Claude Code's thinking on every request: its default budget, just under its

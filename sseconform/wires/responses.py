@@ -113,6 +113,7 @@ class ResponsesWire(Wire):
         "prompt_tokens": "input_tokens",
         "completion_tokens": "output_tokens",
         "total_tokens": "total_tokens",
+        "cached_tokens": "input_tokens_details.cached_tokens",
     }
     agent = "Codex CLI"
     #: Codex's on every request (stateless): ``store: false`` and the encrypted reasoning

@@ -1199,3 +1199,38 @@ def test_every_delta_sent_twice_is_duplicated_not_changed() -> None:
     [d] = compare(up.content(), gw.content())
     assert (d.field, d.kind) == ("reasoning", "duplicated"), d
     assert f"{sum(map(len, pieces))} chars sent twice from char 7" in d.message, d.message
+
+
+@pytest.mark.parametrize("grammar", ["anthropic", "chat"])
+def test_a_lost_cache_read_is_named_not_input_tokens(grammar: str) -> None:
+    """On ``/v1/messages`` a gateway that drops ``cache_read_input_tokens`` sends the same
+    ``input_tokens`` (Anthropic's leave the cache out): the finding names the cached count it
+    lost, not ``input_tokens 14, the upstream reported 2062``."""
+    body = b"".join(
+        b for _, b in load(str(recordings_dir() / "anthropic" / "usage-anthropic.jsonl")).reads
+    )
+    lost = body.replace(b'\\"cache_read_input_tokens\\":2048', b'\\"cache_read_input_tokens\\":0')
+    lost = lost.replace(b'"cache_read_input_tokens":2048', b'"cache_read_input_tokens":0')
+    assert lost != body
+    up, gw = content_of([body], "anthropic"), content_of([lost], "anthropic")
+    diffs = compare(up, gw, usage=True, grammar=grammar)
+    name = {"anthropic": "cache_read_input_tokens", "chat": "prompt_tokens_details.cached_tokens"}
+    assert [(d.field, d.kind) for d in diffs][:1] == [(f"usage.{name[grammar]}", "changed")]
+    assert diffs[0].message.startswith(f"{name[grammar]} 0, the upstream reported 2048"), diffs
+    assert "input_tokens 14" not in diffs[0].message
+
+
+@pytest.mark.parametrize(
+    ("asked", "said"),
+    [(2, "the upstream was asked 2 times: a failover after the first delta"),
+     (1, "the upstream was asked once: the gateway repeated it")],
+)  # fmt: skip
+def test_content_sent_twice_says_what_the_upstream_log_shows(asked: int, said: str) -> None:
+    """A restart is a failover only when the upstream was asked again: with one request the
+    gateway itself sent the text twice, and the finding does not guess at a failover."""
+    from sseconform.gate.expectations import _why_twice
+
+    d = Difference("text", diff_rules.DUPLICATED, "6 chars sent twice at char 6", None, None)
+    assert _why_twice(d, asked) == f" ({said})"
+    other = Difference("text", diff_rules.LOST, "6 chars missing", None, None)
+    assert _why_twice(other, asked) == ""

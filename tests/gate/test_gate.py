@@ -253,6 +253,7 @@ def test_restart_findings(bug_run: Callable[[str], SuiteResult]) -> None:
         [dup] = [f for f in s.findings if f.code == "duplicated"]
         assert (dup.source, dup.field) == ("diff", "text")
         assert "sent twice" in dup.message and "restarted" in dup.message
+        assert "asked 2 times: a failover" in dup.message, dup.message
         [r001] = [f for f in s.findings if f.code == "R001"]
         assert r001.source == "check"
         assert r001.offset is not None and dup.offset is not None

@@ -166,6 +166,19 @@ def test_a_cut_answer_where_the_upstream_dropped_is_a_warning(tmp_path: Path) ->
     assert said == {"V022": "warning", "V006": "warning", "aborted": "warning"}, g.findings
 
 
+def test_no_answer_where_the_upstream_dropped_is_a_mirrored_drop(tmp_path: Path) -> None:
+    """A pass-through whose upstream dropped closes its client's connection with no status
+    (``abort-on-drop``, as claude-code-router does): the drop mirrored, a warning as on a
+    stream, not ``transport:no-response`` ("usually the gateway is down") for a gateway that
+    is up and answered as its upstream did."""
+    got = _gate(tmp_path, "gemini", {"abort-on-drop"}, {"dropped-mid-stream"})
+    [s] = got.values()
+    assert s.status is None and s.verdict == "pass", _said(s)
+    assert [(f.key, f.severity) for f in s.findings] == [("transport:aborted", "warning")]
+    assert "closed its client's connection with no answer" in s.findings[0].message
+    assert s.note == "no answer, as the upstream dropped"
+
+
 def test_a_prefixed_route_asks_whole_too() -> None:
     assert asks_whole("http://h:1/gemini/v1beta/models/m:generateContent")
     assert asks_whole("/v1/models/m:generateContent?key=x")
