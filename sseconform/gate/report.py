@@ -69,15 +69,21 @@ def totals(results: list[SuiteResult]) -> str:
         f"{clean}, {counts['known']} only with known deviations" if counts["known"] else "",
         f"{counts['fail']} failed" if counts["fail"] else "",
         f"{counts['unreached']} upstream not reached" if counts["unreached"] else "",
+    ]
+    extra = ", ".join(p for p in parts if p)
+    # the scenarios outside the count, after it: "0/62 passed (62 failed, 62 not applicable)"
+    # read as 62 scenarios in all, of a run of 124
+    others = [
         f"{counts['not-applicable']} not applicable" if counts["not-applicable"] else "",
         f"{counts['not-graded']} not graded" if counts["not-graded"] else "",
     ]
-    extra = ", ".join(p for p in parts if p)
+    outside = " and ".join(p for p in others if p)
+    besides = f"; {outside} besides ({len(scs)} in all)" if outside else ""
     nothing = "; nothing was tested" if untested(results) is not None else ""
     died = gateway_down(results)
     down = f"; {died}" if died is not None and not nothing else ""
     counted = f"{ok}/{len(graded)} scenarios passed" + (f" ({extra})" if extra else "")
-    return counted + nothing + down
+    return counted + besides + nothing + down
 
 
 def gateway_down(results: list[SuiteResult]) -> str | None:

@@ -391,9 +391,9 @@ def test_two_suites_one_document(tmp_path: Path, gateway: Gateway, fmt: str) -> 
         assert skipped is not None and "cannot route gemini" in (skipped.get("message") or "")
     elif fmt == "github":
         assert r.out.splitlines()[-1] == (
-            "sseconform gate: 1/1 scenarios passed (1 not applicable)"
+            "sseconform gate: 1/1 scenarios passed; 1 not applicable besides (2 in all)"
         )
     else:
         assert r.out.count("sseconform gate: builtin:") == 2
         assert "N/A gemini/text (the gateway cannot route gemini upstreams" in r.out
-        assert r.out.rstrip().endswith("1/1 scenarios passed (1 not applicable)")
+        assert r.out.rstrip().endswith("1/1 scenarios passed; 1 not applicable besides (2 in all)")
