@@ -92,7 +92,7 @@ def grade(
     if case.expect == "content-or-error":
         errored = g.content.model.error is not None
         case.expect = "error" if errored else "content"
-        g.note = g.note or ("ended with an error frame" if errored else "whole content")
+        g.note = g.note or ("ended with an error frame" if errored else "answered in full")
     mirrored, error_diff = _compared(case)
     if case.expect == "error":
         _upstream_failed(case, mirrored or error_diff)
@@ -313,4 +313,4 @@ def grade_whole(
         g.note = f"retried ({upstream_requests} upstream requests)"
     case = _Case(g, sc, ref, complete, reason, upstream_requests, False, "content", ref.clean)
     _compared(case)
-    g.note = g.note or "whole content"
+    g.note = g.note or "answered in full"

@@ -188,6 +188,7 @@ def run_gate(
     ]
     if not any(r.scenarios for r in results):
         raise UsageError("no scenario matched --only")
+    results = [r for r in results if r.scenarios]  # a suite --only left empty says nothing
     if known is not None:
         apply_baseline(results, known)
     return results

@@ -99,7 +99,7 @@ def test_a_correct_gateway_passes(tmp_path: Path) -> None:
         else:
             assert s.status == 200, s.name
     assert got["anthropic/stall"].expect == "content-or-error"
-    assert got["anthropic/stall"].note == "whole content"
+    assert got["anthropic/stall"].note == "answered in full"
     assert got["anthropic/stall"].seconds >= 2  # the stall really happened
     assert got["anthropic/error-mid-stream"].expect == "error"
     assert got["gemini/dropped-mid-stream"].expect == "error"
@@ -710,6 +710,17 @@ def test_cli_unknown_format_and_no_match(tmp_path: Path) -> None:
     )
     assert r.code == 2
     assert "no scenario matched --only" in r.err
+
+
+def test_a_suite_only_left_empty_prints_no_block(tmp_path: Path) -> None:
+    """Two suites, ``--only`` matching in one: the other says nothing (no empty block)."""
+    r = run_cli(
+        "gate", "--gateway", "http://127.0.0.1:9", "--suite", "builtin:gemini",
+        "--suite", "builtin:anthropic", "--only", "anthropic/text", "--out", "out",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert r.code == 1, r.both
+    assert "builtin:anthropic through" in r.out and "builtin:gemini" not in r.out, r.out
 
 
 def test_cli_gateway_not_listening(tmp_path: Path) -> None:
