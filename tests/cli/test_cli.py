@@ -598,3 +598,22 @@ def test_every_rule_has_docs_in_every_section() -> None:
             assert section in result.output, (code, section)
             body = result.output.split(section + "\n", 1)[1].split("\n## ", 1)[0]
             assert body.strip(), (code, section)
+
+
+def test_a_start_builds_the_command_it_runs_and_the_help_lists_all(tmp_path: Path) -> None:
+    """``main`` keeps only the named command on the app (a lighter start): the command runs
+    with its own options and help; with none named, the help lists every command, and a
+    misspelt one gets typer's suggestion."""
+    from sseconform.cli.app import app
+
+    names = {c.name or c.callback.__name__ for c in app.registered_commands if c.callback}
+    r = run_cli("--help", cwd=tmp_path)
+    assert r.code == 0
+    for name in names:
+        assert name.replace("_", "-") in r.out, name
+    r = run_cli("rule", "A001", cwd=tmp_path)
+    assert r.code == 0 and r.out.startswith("A001 ")
+    r = run_cli("check", "--help", cwd=tmp_path)
+    assert r.code == 0 and "Usage:" in r.out and " check " in r.out
+    r = run_cli("chek", cwd=tmp_path)
+    assert r.code == 2 and "Did you mean 'check'?" in r.err
