@@ -14,7 +14,7 @@ pieces inside a child process, which reports its peak memory (VmHWM) and time:
   smaller limit): F011, not kept.
 
 A baseline child that only imports sseconform gives the memory every process starts with.
-``--json`` prints one JSON object per shape (tests/test_limits.py reads it).
+``--json`` prints one JSON object per shape. Run by hand (CI leaves it out for its time).
 """
 
 from __future__ import annotations
