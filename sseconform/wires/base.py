@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -631,6 +632,21 @@ def _without_open_string(text: str) -> str:
             inside = not inside
             start = i
     return text[:start] if inside else text
+
+
+#: OpenAI's reasoning models, by the model a request names (a provider prefix before a
+#: slash allowed): the o-series and the GPT-5 family.
+OPENAI_REASONING = re.compile(r"(?:^|/)(?:o[1-9]|gpt-5)(?:$|[-.])")
+#: Those whose temperature is fixed at 1 whatever the effort: the o-series and GPT-5 itself
+#: (gpt-5, -mini, -nano, -codex); GPT-5.1 and later take one when the effort is ``none``.
+OPENAI_FIXED_TEMPERATURE = re.compile(r"(?:^|/)(?:o[1-9]|gpt-5)(?:$|-)")
+
+
+def fixed_temperature(model: Any, effort: Any) -> bool:
+    """Whether OpenAI refuses a ``temperature`` other than 1 for this model and effort."""
+    if not isinstance(model, str) or not OPENAI_REASONING.search(model):
+        return False
+    return bool(OPENAI_FIXED_TEMPERATURE.search(model)) or effort not in (None, "none")
 
 
 def openai_error(

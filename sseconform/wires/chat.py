@@ -32,6 +32,7 @@ from sseconform.wires.base import (
     MAX_BYTES,
     MAX_PIECES,
     NO_ANSWER,
+    OPENAI_REASONING,
     Add,
     Asked,
     Assistant,
@@ -47,6 +48,7 @@ from sseconform.wires.base import (
     blocks_of,
     cache_markers,
     dumps,
+    fixed_temperature,
     flag,
     messages_places,
     metadata_of,
@@ -445,6 +447,31 @@ class ChatWire(Wire):
 
     def error_answer(self, err: Any) -> Whole:
         return openai_error_answer(err)
+
+    def refuse(self, obj: dict[str, Any]) -> Refusal | None:
+        """What OpenAI refuses of a reasoning model's chat request, in its words: the old
+        ``max_tokens`` (it takes ``max_completion_tokens``), a ``temperature`` other than 1
+        (the GPT-5.1 family takes one with ``reasoning_effort`` none)."""
+        model = obj.get("model")
+        if not isinstance(model, str) or not OPENAI_REASONING.search(model):
+            return None
+        if "max_tokens" in obj:
+            return openai_error(
+                "Unsupported parameter: 'max_tokens' is not supported with this model. "
+                "Use 'max_completion_tokens' instead.",
+                "unsupported_parameter",
+                "max_tokens",
+            )
+        temperature = number(obj.get("temperature"))
+        if temperature not in (None, 1) and fixed_temperature(model, obj.get("reasoning_effort")):
+            said = json.dumps(obj["temperature"])
+            return openai_error(
+                f"Unsupported value: 'temperature' does not support {said} with this model. "
+                "Only the default (1) value is supported.",
+                "unsupported_value",
+                "temperature",
+            )
+        return None
 
     def check_history(self, obj: dict[str, Any], issued: Issued) -> Refusal | None:
         messages = obj.get("messages")

@@ -44,8 +44,10 @@ from sseconform.wires.base import (
     as_dict,
     dumps,
     features_of,
+    fixed_temperature,
     flag,
     metadata_of,
+    number,
     openai_error,
     openai_error_answer,
     said_number,
@@ -245,6 +247,19 @@ class ResponsesWire(Wire):
 
     def error_answer(self, err: Any) -> Whole:
         return openai_error_answer(err)
+
+    def refuse(self, obj: dict[str, Any]) -> Refusal | None:
+        """What OpenAI refuses of a reasoning model's Responses request, in its words: a
+        ``temperature`` other than 1 (the GPT-5.1 family takes one with effort none)."""
+        temperature = number(obj.get("temperature"))
+        effort = as_dict(obj.get("reasoning")).get("effort")
+        if temperature not in (None, 1) and fixed_temperature(obj.get("model"), effort):
+            return openai_error(
+                "Unsupported parameter: 'temperature' is not supported with this model.",
+                None,
+                "temperature",
+            )
+        return None
 
     def check_history(self, obj: dict[str, Any], issued: Issued) -> Refusal | None:
         previous = obj.get("previous_response_id")

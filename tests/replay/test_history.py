@@ -289,3 +289,55 @@ def test_the_anthropic_sdk_raises_what_anthropic_refuses_of_thinking(
     assert caught.value.status_code == 400
     assert caught.value.body["error"]["type"] == "invalid_request_error"  # type: ignore[index]
     assert message in caught.value.body["error"]["message"]  # type: ignore[index]
+
+
+#: (endpoint, the request's settings, the code OpenAI answers, the start of its message)
+OPENAI_REFUSALS = [
+    ("chat", {"model": "gpt-5-mini", "max_tokens": 100}, "unsupported_parameter",
+     "Unsupported parameter: 'max_tokens' is not supported with this model. "
+     "Use 'max_completion_tokens' instead."),
+    ("chat", {"model": "o4-mini", "temperature": 0.3}, "unsupported_value",
+     "Unsupported value: 'temperature' does not support 0.3 with this model. "
+     "Only the default (1) value is supported."),
+    ("chat", {"model": "gpt-5.1", "temperature": 0.3, "reasoning_effort": "low"},
+     "unsupported_value", "Unsupported value: 'temperature' does not support 0.3"),
+    ("responses", {"model": "gpt-5-mini", "temperature": 0.2}, None,
+     "Unsupported parameter: 'temperature' is not supported with this model."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("endpoint", "asked", "code", "message"), OPENAI_REFUSALS)
+def test_openai_python_raises_what_openai_refuses_of_a_reasoning_model(
+    shared_server: Any, endpoint: str, asked: dict[str, Any], code: str | None, message: str
+) -> None:
+    """A reasoning model's request OpenAI refuses is refused so: openai-python raises
+    BadRequestError, 400, invalid_request_error, with OpenAI's code, param and words."""
+    client = openai.OpenAI(base_url=shared_server.url + "/v1", api_key="k", max_retries=0)
+    with pytest.raises(openai.BadRequestError) as caught:
+        if endpoint == "chat":
+            client.chat.completions.create(
+                messages=[{"role": "user", "content": "hi"}], stream=True, **asked
+            )
+        else:
+            client.responses.create(input="hi", stream=True, **asked)
+    body: Any = caught.value.body
+    assert caught.value.status_code == 400
+    assert (body["type"], body["code"]) == ("invalid_request_error", code)
+    assert body["param"] == next(k for k in asked if k in ("max_tokens", "temperature"))
+    assert body["message"].startswith(message)
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "asked"),
+    [
+        ("chat", {"model": "gpt-4.1", "max_tokens": 100, "temperature": 0.3}),
+        ("chat", {"model": "gpt-5-mini", "max_completion_tokens": 100, "temperature": 1}),
+        ("chat", {"model": "gpt-5.1", "temperature": 0.3}),  # effort none: it takes one
+        ("responses", {"model": "gpt-5.1", "temperature": 0.3}),
+        ("responses", {"model": "gpt-4.1", "temperature": 0.3, "max_output_tokens": 100}),
+    ],
+)
+def test_what_openai_takes_is_not_refused(endpoint: str, asked: dict[str, Any]) -> None:
+    from sseconform.wires import by_endpoint
+
+    assert by_endpoint(endpoint).refuse(asked) is None

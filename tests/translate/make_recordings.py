@@ -703,7 +703,10 @@ def gemini_scenarios(root: Path) -> list[Path]:
         _gemini(root, "tool-call", "Weather in Lisbon?", tool_call, tools=True),
         _gemini(root, "parallel-calls", "Weather in Paris and Tokyo?", parallel, tools=True),
         _gemini(
-            root, "calls-one-per-chunk", "Weather in Paris and Tokyo?", calls_one_per_chunk,
+            root,
+            "calls-one-per-chunk",
+            "Weather in Paris and Tokyo?",
+            calls_one_per_chunk,
             tools=True,
         ),
         _gemini(root, "text-then-call", "Is it cold in Oslo?", text_then_call, tools=True),
