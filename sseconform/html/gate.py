@@ -237,13 +237,14 @@ def _scenario(s: ScenarioResult, anchor: str) -> str:
         out.append(f'{len(known)}</summary><ul class="findings">')
         out += [_finding(f, events.get(f.turn, {})) for f in known]
         out.append("</ul></details>")
+    differences = [f for f in s.findings if _is_request_difference(f)]
     if ev is not None and later:
-        out.append(_turns([ev, *later]))
+        out.append(_turns([ev, *later], differences))
         out.append(_timeline(ev))
     elif ev is not None:
         out.append(_content(ev, v))
         if ev.get("requests"):
-            out.append(_requests_pair(ev))
+            out.append(_requests_pair(ev, differences))
         out.append(_timeline(ev))
     if s.upstream_log:
         out.append('<details><summary>upstream log</summary><pre class="log">')
@@ -365,24 +366,46 @@ def _request(requests: dict[str, Any], side: str) -> str:
     )
 
 
-def _requests_pair(ev: dict[str, Any]) -> str:
-    """A one-turn scenario's two requests side by side, folded."""
+def _requests_pair(ev: dict[str, Any], differences: list[Finding]) -> str:
+    """A one-turn scenario's two requests side by side, folded unless they differ: then
+    open, with what differs listed above them (the ``request:*`` findings)."""
     requests = ev["requests"]
+    n = len(differences)
+    said = f" ({n} difference{'s' if n != 1 else ''})" if n else " (the same meaning)"
     return (
-        '<details><summary>requests</summary><div class="sides">'
+        f'<details class="requests"{" open" if n else ""}><summary>requests{said}</summary>'
+        f'{_request_differences(differences)}<div class="sides">'
         f"{_request(requests, 'client')}{_request(requests, 'upstream')}</div></details>"
     )
 
 
-def _turns(evs: list[dict[str, Any]]) -> str:
-    """A conversation's turns side by side, a column each: its two requests, then what the
-    upstream sent and what the gateway's client got."""
+def _request_differences(differences: list[Finding]) -> str:
+    """What the upstream's request lost, changed or added of the client's: a line each."""
+    if not differences:
+        return ""
+    items = [
+        f'<li class="sev-{esc(f.severity)}"><span class="sev">{esc(f.severity)}</span> '
+        f"<code>{esc(f.key)}</code> {esc(f.message)}</li>"
+        for f in differences
+    ]
+    return '<ul class="request-diffs">' + "".join(items) + "</ul>"
+
+
+def _is_request_difference(f: Finding) -> bool:
+    return f.key.startswith("request:") or f.field == "request.tools"
+
+
+def _turns(evs: list[dict[str, Any]], differences: list[Finding]) -> str:
+    """A conversation's turns side by side, a column each: its two requests (under the
+    first, what its upstream request lost, changed or added), then what the upstream sent
+    and what the gateway's client got."""
     out = [f'<h3>Turns</h3><div class="turns" style="--turns:{len(evs)}">']
     for ev in evs:
         requests = ev.get("requests") or {}
+        mine = [f for f in differences if (f.turn or 1) == ev["turn"]]
         out.append(
             f'<div class="turn" data-turn="{ev["turn"]}"><h4>turn {ev["turn"]}</h4>'
-            f"{_first(ev['first'])}{_request(requests, 'client')}"
+            f"{_first(ev['first'])}{_request_differences(mine)}{_request(requests, 'client')}"
             f"{_request(requests, 'upstream')}{_up(ev)}{_gw(ev)}</div>"
         )
     out.append("</div>")

@@ -238,3 +238,36 @@ def test_a_conversation_shows_its_turns_side_by_side() -> None:
         in second.find("div", "request", data_request="upstream").text
     )
     assert "refused: Invalid `signature`" in second.find("div", "up").text
+
+
+def test_requests_that_differ_are_open_with_their_differences_listed() -> None:
+    """A one-turn scenario whose upstream request lost or changed what the client asked:
+    the requests open, each difference listed above them with its severity (hostile text
+    escaped); a scenario whose requests mean the same keeps them folded."""
+    from sseconform.html.gate import render
+
+    ev = Evidence(upstream=_side("hi"), gateway=_side("hi"))
+    ev.requests = {
+        "client": {"value": '{"max_tokens": 777}', "cut": 0},
+        "upstream": {"value": '{"max_tokens": 4096}', "cut": 0},
+        "path": "/v1/messages",
+    }
+    changed = Finding("changed", "request.max_output_tokens: the client asked for max_tokens "
+                      f"777; the upstream got max_tokens 4096 {HOSTILE}", source="request",
+                      field="max_output_tokens")  # fmt: skip
+    lost = Finding("lost", "request.stop: the client asked for stop_sequences", source="request",
+                   field="stop", severity="warning")  # fmt: skip
+    differ = ScenarioResult("anthropic/max-tokens", "content", 200, "out/a.jsonl", 1, 0.2,
+                            [changed, lost], dialect="anthropic", evidence=ev)  # fmt: skip
+    same = ScenarioResult("anthropic/text", "content", 200, "out/b.jsonl", 1, 0.2,
+                          dialect="anthropic", evidence=ev)  # fmt: skip
+    page = render([SuiteResult("s", "http://127.0.0.1:9", "http://127.0.0.1:8", [differ, same])])
+    assert "<script>alert(1)" not in page
+    dom = parse(page)
+    first, second = dom.find_all("details", "requests")
+    assert "open" in first.attrs and "open" not in second.attrs
+    assert "requests (2 differences)" in first.find("summary").text
+    assert "requests (the same meaning)" in second.find("summary").text
+    items = first.find("ul", "request-diffs").find_all("li")
+    assert [li.attrs["class"] for li in items] == ["sev-error", "sev-warning"]
+    assert "request:changed" in items[0].text and "max_tokens 4096" in items[0].text
