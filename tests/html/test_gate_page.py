@@ -15,6 +15,7 @@ from sseconform.findings import Finding
 from sseconform.gate.evidence import Evidence, first_difference, side_of
 from sseconform.gate.result import ScenarioResult, SuiteResult
 from sseconform.html.page import SCRIPT, visible
+from sseconform.rules.catalog import Severity
 from tests import snapshot
 from tests.html.dom import Node, parse
 
@@ -256,7 +257,7 @@ def test_requests_that_differ_are_open_with_their_differences_listed() -> None:
                       f"777; the upstream got max_tokens 4096 {HOSTILE}", source="request",
                       field="max_output_tokens")  # fmt: skip
     lost = Finding("lost", "request.stop: the client asked for stop_sequences", source="request",
-                   field="stop", severity="warning")  # fmt: skip
+                   field="stop", severity=Severity.WARNING)  # fmt: skip
     differ = ScenarioResult("anthropic/max-tokens", "content", 200, "out/a.jsonl", 1, 0.2,
                             [changed, lost], dialect="anthropic", evidence=ev)  # fmt: skip
     same = ScenarioResult("anthropic/text", "content", 200, "out/b.jsonl", 1, 0.2,
