@@ -84,6 +84,24 @@ def _either(obj: Any, camel: str, default: Any = _MISSING) -> Any:
     return default if found is None else found
 
 
+#: The top-level fields of Gemini's GenerateContentRequest, in both spellings its JSON takes
+#: (``labels``: Vertex AI's).
+GEMINI_REQUEST_FIELDS = frozenset(
+    {"model", "contents", "tools", "labels"}
+    | {
+        spelling
+        for camel, snake in (
+            ("toolConfig", "tool_config"),
+            ("safetySettings", "safety_settings"),
+            ("systemInstruction", "system_instruction"),
+            ("generationConfig", "generation_config"),
+            ("cachedContent", "cached_content"),
+        )
+        for spelling in (camel, snake)
+    }
+)
+
+
 def _refuse(message: str) -> Refusal:
     body = {"error": {"code": 400, "message": message, "status": "INVALID_ARGUMENT"}}
     return Refusal(400, json.dumps(body).encode(), message)
@@ -327,6 +345,36 @@ class GeminiWire(Wire):
         code = err.get("code")
         status = code if isinstance(code, int) and 400 <= code <= 599 else 500
         return Whole(status, dumps({"error": err}))
+
+    def refuse(self, obj: dict[str, Any]) -> Refusal | None:
+        """A top-level field Gemini's request has no such name for, refused in its words
+        (400 INVALID_ARGUMENT, "Unknown name ...: Cannot find field.", one line each): a
+        gateway that leaves ``stream``, ``model`` options or another wire's keys in the body
+        is refused by Gemini, so it is here. Either spelling of a name is known (its JSON
+        takes the proto's too)."""
+        if self.conversation not in obj:  # no request of Gemini's: a bare test request
+            return None
+        unknown = [k for k in obj if k not in GEMINI_REQUEST_FIELDS]
+        if not unknown:
+            return None
+        lines = [
+            f'Invalid JSON payload received. Unknown name "{k}": Cannot find field.'
+            for k in unknown
+        ]
+        message = "\n".join(lines)
+        violations = [{"description": line} for line in lines]
+        details = [
+            {"@type": "type.googleapis.com/google.rpc.BadRequest", "fieldViolations": violations}
+        ]
+        body = {
+            "error": {
+                "code": 400,
+                "message": message,
+                "status": "INVALID_ARGUMENT",
+                "details": details,
+            }
+        }
+        return Refusal(400, json.dumps(body).encode(), message)
 
     def check_history(self, obj: dict[str, Any], issued: Issued) -> Refusal | None:
         contents = obj.get("contents")

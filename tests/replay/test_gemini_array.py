@@ -260,7 +260,8 @@ def _get(server: ReplayServer, target: str, fault: str | None = None) -> httpx.R
     with client() as http:
         return http.post(
             server.url + target,
-            json={"contents": [], "stream": True},
+            # Gemini's request has no "stream" (it refuses the name); another path's has
+            json={"contents": []} if "models/" in target else {"contents": [], "stream": True},
             headers=headers_for(GEMINI, fault),
         )
 

@@ -341,3 +341,26 @@ def test_what_openai_takes_is_not_refused(endpoint: str, asked: dict[str, Any]) 
     from sseconform.wires import by_endpoint
 
     assert by_endpoint(endpoint).refuse(asked) is None
+
+
+def test_gemini_refuses_a_top_level_name_it_has_no_field_for(shared_server: Any) -> None:
+    """Gemini's request has no ``stream`` (a gateway that leaves it in the body is refused):
+    400 INVALID_ARGUMENT, "Unknown name ...: Cannot find field.", a line and a field violation
+    for each; either spelling of a known field is taken."""
+    url = shared_server.url + "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse"
+    contents = [{"role": "user", "parts": [{"text": "hi"}]}]
+    r = httpx.post(url, json={"contents": contents, "stream": True, "max_tokens": 5})
+    assert r.status_code == 400
+    error = r.json()["error"]
+    assert (error["code"], error["status"]) == (400, "INVALID_ARGUMENT")
+    assert error["message"].splitlines() == [
+        'Invalid JSON payload received. Unknown name "stream": Cannot find field.',
+        'Invalid JSON payload received. Unknown name "max_tokens": Cannot find field.',
+    ]
+    [bad] = error["details"]
+    assert bad["@type"] == "type.googleapis.com/google.rpc.BadRequest"
+    assert len(bad["fieldViolations"]) == 2
+    from sseconform.wires import by_endpoint
+
+    taken = {"contents": contents, "generation_config": {}, "systemInstruction": {}, "model": "m"}
+    assert by_endpoint("gemini").refuse(taken) is None
