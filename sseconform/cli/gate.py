@@ -35,7 +35,8 @@ def gate(
         str | None,
         typer.Option(
             help="How the gateway is wired: litellm, portkey, claude-code-router, "
-            "claude-code-proxy, llm-proxy-server, or a profile file (TOML).",
+            "claude-code-proxy, llm-proxy-server, nullplatform-llm-gateway, or a profile file "
+            "(TOML).",
             metavar="PROFILE",
         ),
     ] = None,

@@ -28,7 +28,7 @@ def load(
         str | None,
         typer.Option(
             help="litellm, portkey, claude-code-router, claude-code-proxy, llm-proxy-server, "
-            "or a profile file (TOML).",
+            "nullplatform-llm-gateway, or a profile file (TOML).",
             metavar="PROFILE",
         ),
     ] = None,

@@ -64,7 +64,14 @@ PROFILE_KEYS = frozenset(
 )
 ENDPOINT_KEYS = frozenset({"path", "dialects", "supported", "reason", "grammar"})
 DEFAULT_PATH = "/v1/chat/completions"
-PROFILES = ("litellm", "portkey", "claude-code-router", "claude-code-proxy", "llm-proxy-server")
+PROFILES = (
+    "litellm",
+    "portkey",
+    "claude-code-router",
+    "claude-code-proxy",
+    "llm-proxy-server",
+    "nullplatform-llm-gateway",
+)
 #: What ``{upstream}`` stands for in a suite's or profile's strings.
 UPSTREAM = "{upstream}"
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
