@@ -65,7 +65,12 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 #: The slow groups, by the path of their tests (from tests/): each gets its marker and ``slow``.
 SLOW_GROUPS: dict[str, tuple[str, ...]] = {
-    "gateway": ("gate/test_litellm.py", "gate/test_portkey.py", "gate/test_ccr.py"),
+    "gateway": (
+        "gate/test_litellm.py",
+        "gate/test_portkey.py",
+        "gate/test_ccr.py",
+        "gate/test_nullplatform.py",
+    ),
     "agents": ("interop/heavy/",),
     "browser": ("html/test_chromium.py", "html/test_site_chromium.py"),
     "locust": ("load/",),
@@ -113,6 +118,7 @@ FIRST = (
     "interop/heavy/",
     "gate/test_portkey.py",
     "gate/test_claude_code_proxy.py",
+    "gate/test_nullplatform.py",
 )
 
 
