@@ -195,7 +195,7 @@ def test_default_suites_through_nullplatform(tmp_path: Path) -> None:
     crash) and those after it are run again in the next round, and each crash is asserted
     to be that one. The same race makes some deviations come and go from run to run (the
     finish chunk's repeated delta, the order of the Messages events): the baseline holds
-    every deviation seen in five runs, a scenario may show only some of its own, and one of
+    every deviation seen in six runs, a scenario may show only some of its own, and one of
     RACY_KEYS beyond them."""
     every = [s.name for d in (*ROUTED, *NOT_ROUTED) for s in builtin_suite(d).scenarios]
     names = [n for n in (*every, *(f"messages/{n}" for n in every)) if n not in CRASHERS]
