@@ -70,6 +70,7 @@ SLOW_GROUPS: dict[str, tuple[str, ...]] = {
         "gate/test_portkey.py",
         "gate/test_ccr.py",
         "gate/test_lmnr_claude_code_proxy.py",
+        "gate/test_nullplatform.py",
     ),
     "agents": ("interop/heavy/",),
     "browser": ("html/test_chromium.py", "html/test_site_chromium.py"),
@@ -119,6 +120,7 @@ FIRST = (
     "gate/test_portkey.py",
     "gate/test_claude_code_proxy.py",
     "gate/test_lmnr_claude_code_proxy.py",
+    "gate/test_nullplatform.py",
 )
 
 

@@ -35,7 +35,8 @@ def gate(
         str | None,
         typer.Option(
             help="How the gateway is wired: litellm, portkey, claude-code-router, "
-            "claude-code-proxy, llm-proxy-server, lmnr-claude-code-proxy, or a profile file "
+            "claude-code-proxy, llm-proxy-server, lmnr-claude-code-proxy, "
+            "nullplatform-llm-gateway, or a profile file "
             "(TOML).",
             metavar="PROFILE",
         ),

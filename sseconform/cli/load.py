@@ -28,7 +28,8 @@ def load(
         str | None,
         typer.Option(
             help="litellm, portkey, claude-code-router, claude-code-proxy, llm-proxy-server, "
-            "lmnr-claude-code-proxy, or a profile file (TOML).",
+            "lmnr-claude-code-proxy, "
+            "nullplatform-llm-gateway, or a profile file (TOML).",
             metavar="PROFILE",
         ),
     ] = None,

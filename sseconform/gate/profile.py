@@ -71,6 +71,7 @@ PROFILES = (
     "claude-code-proxy",
     "llm-proxy-server",
     "lmnr-claude-code-proxy",
+    "nullplatform-llm-gateway",
 )
 #: What ``{upstream}`` stands for in a suite's or profile's strings.
 UPSTREAM = "{upstream}"
