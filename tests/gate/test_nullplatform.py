@@ -162,22 +162,29 @@ RACY_KEYS = frozenset(
         "A003",
         "A013",
         "A018",
+        "T004",
     }
 )
+#: The same, by kind: a piece sent twice, or one the upstream never sent (a repeat merged into
+#: another), at whatever field it lands (CI saw a repeat land in messages/openai/agent-loop's
+#: arguments, a scenario six runs had not shown it on).
+RACY_KINDS = ("diff:duplicated:", "diff:extra:")
 
 
 def _only_known_or_racy(scenarios: dict[str, dict[str, Any]]) -> None:
-    """real.assert_only_known, but a deviation of RACY_KEYS outside the baseline is let
-    through (its scenario's baseline entry may also go partly unseen)."""
+    """real.assert_only_known, but a deviation of RACY_KEYS or RACY_KINDS outside the
+    baseline is let through (its scenario's baseline entry may also go partly unseen)."""
     for name, s in sorted(scenarios.items()):
         if s["verdict"] in ("not-applicable", "pass", "known"):
             continue
         surprise = {
-            f["key"].rpartition("turn2:")[2]
+            key
             for f in s["findings"]
             if f["severity"] == "error" and not f["known"]
+            for key in [f["key"].rpartition("turn2:")[2]]
+            if key not in RACY_KEYS and not key.startswith(RACY_KINDS)
         }
-        assert surprise <= RACY_KEYS, (name, s["verdict"], sorted(surprise - RACY_KEYS))
+        assert not surprise, (name, s["verdict"], sorted(surprise))
 
 
 #: Runs of the gateway a suite may take: each crash (see below) costs one.

@@ -50,7 +50,7 @@ def test_make_recordings_is_reproducible(tmp_path: Path) -> None:
     """A re-run of the generator writes exactly the committed recordings, and every recording
     has its golden translation."""
     written = make_recordings.main(tmp_path, golden=False)
-    assert len(written) == 39
+    assert len(written) == 40
     for path in written:
         committed = RECORDINGS / path.relative_to(tmp_path)
         assert committed.read_bytes() == path.read_bytes(), f"regenerate {committed}"
@@ -98,6 +98,7 @@ EXPECTED: dict[str, tuple[str | None, int]] = {
     "text": ("stop", 0),
     "tool-call": ("tool_calls", 1),
     "parallel-calls": ("tool_calls", 2),
+    "calls-one-per-chunk": ("tool_calls", 2),
     "text-then-call": ("tool_calls", 1),
     "thinking": ("stop", 0),
     "usage": ("stop", 0),
@@ -269,7 +270,7 @@ def test_recordings_are_native_streams() -> None:
 
 
 def test_golden_files_only_hold_chunks() -> None:
-    assert len(PAIRS) == 39
+    assert len(PAIRS) == 40
     for _, golden in PAIRS:
         body = golden.read_bytes()
         assert body.startswith(b"data: {") and body.endswith(b"data: [DONE]\n\n")
