@@ -47,6 +47,44 @@ def need(found: T | None, require: str, what: str) -> T:
     return found
 
 
+def printed_config(profile: str, upstream: int) -> str:
+    """What ``gate --gateway-profile PROFILE --print-gateway-config`` prints for a replay
+    upstream on ``upstream`` (what a user runs the gateway with)."""
+    printed = run_cli(
+        "gate", "--gateway-profile", profile, "--print-gateway-config",
+        "--upstream-port", str(upstream), cwd=ROOT,
+    )  # fmt: skip
+    assert printed.code == 0, printed.both
+    return printed.out
+
+
+def venv_python(variable: str, holds: str) -> Path | None:
+    """The python of the venv ``$variable`` names, when its site-packages hold ``holds``
+    (a path glob, ``server/fastapi.py``)."""
+    where = os.environ.get(variable)
+    if not where or not Path(where, "bin", "python").is_file():
+        return None
+    found = Path(where).glob(f"lib/python*/site-packages/{holds}")
+    return Path(where, "bin", "python") if any(found) else None
+
+
+class Served:
+    """A gateway started for a test: its URL, the replay upstream port its config names, its
+    log, and the route that says it still serves."""
+
+    def __init__(self, url: str, upstream_port: int, log: Path, health: str = "/") -> None:
+        self.url = url
+        self.upstream_port = upstream_port
+        self.log = log
+        self.health = health
+
+    def serving(self) -> bool:
+        try:
+            return httpx.get(self.url + self.health, timeout=10).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

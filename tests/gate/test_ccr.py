@@ -28,7 +28,6 @@ from pathlib import Path
 import pytest
 
 from sseconform.gate.suite import builtin_suite
-from tests.cli.helpers import run_cli
 from tests.conftest import ROOT
 from tests.gate import real
 
@@ -57,12 +56,8 @@ def ccr(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CCR]:
     folder = real.need(_install(), "SSECONFORM_REQUIRE_CCR", "claude-code-router")
     home = tmp_path_factory.mktemp("ccr-home")
     upstream = real.free_port()
-    printed = run_cli(
-        "gate", "--gateway-profile", "claude-code-router", "--print-gateway-config",
-        "--upstream-port", str(upstream), cwd=ROOT,
-    )  # fmt: skip
-    assert printed.code == 0, printed.both
-    config = json.loads(printed.out)
+    printed = real.printed_config("claude-code-router", upstream)
+    config = json.loads(printed)
     assert config["APIKEY"] and all(
         p["baseUrl"].startswith(f"http://127.0.0.1:{upstream}") for p in config["Providers"]
     )

@@ -21,16 +21,13 @@ while the process goes on. The scorecard goes to ``$SSECONFORM_CCP_SCORECARD``.
 
 from __future__ import annotations
 
-import os
 import shlex
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
 from sseconform.gate.suite import builtin_suite
-from tests.cli.helpers import run_cli
 from tests.conftest import ROOT
 from tests.gate import real
 
@@ -39,15 +36,6 @@ PROFILE = "claude-code-proxy"
 BASELINE = HERE / "ccp-known.json"
 VERSION = real.pinned(HERE / "ccp" / "install.sh", "CCP_VERSION")
 DIALECTS = ("anthropic", "gemini", "openai", "responses")
-
-
-def _python() -> Path | None:
-    """The venv's python, when the venv holds the proxy's app."""
-    where = os.environ.get("SSECONFORM_CCP")
-    if not where or not Path(where, "bin", "python").is_file():
-        return None
-    app = Path(where).glob("lib/python*/site-packages/server/fastapi.py")
-    return Path(where, "bin", "python") if any(app) else None
 
 
 def environment(printed: str) -> dict[str, str]:
@@ -65,31 +53,16 @@ def environment(printed: str) -> dict[str, str]:
     return env
 
 
-class Proxy:
-    """A running claude-code-proxy, the replay upstream port its environment names, its log."""
-
-    def __init__(self, url: str, upstream_port: int, log: Path) -> None:
-        self.url = url
-        self.upstream_port = upstream_port
-        self.log = log
-
-    def serving(self) -> bool:
-        try:
-            return httpx.get(self.url + "/", timeout=10).status_code == 200
-        except httpx.HTTPError:
-            return False
-
-
 @pytest.fixture(scope="module")
-def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Proxy]:
-    python = real.need(_python(), "SSECONFORM_REQUIRE_CCP", "claude-code-proxy's venv")
+def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[real.Served]:
+    python = real.need(
+        real.venv_python("SSECONFORM_CCP", "server/fastapi.py"),
+        "SSECONFORM_REQUIRE_CCP",
+        "claude-code-proxy's venv",
+    )
     upstream = real.free_port()
-    printed = run_cli(
-        "gate", "--gateway-profile", PROFILE, "--print-gateway-config",
-        "--upstream-port", str(upstream), cwd=ROOT,
-    )  # fmt: skip
-    assert printed.code == 0, printed.both
-    env = environment(printed.out)
+    printed = real.printed_config(PROFILE, upstream)
+    env = environment(printed)
     bases = ("OPENAI_BASE_URL", "ANTHROPIC_API_BASE", "GEMINI_API_BASE")
     assert all(env[b].split("/")[2] == f"127.0.0.1:{upstream}" for b in bases), env
     work = tmp_path_factory.mktemp("ccp")
@@ -99,10 +72,10 @@ def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Proxy]:
         "--host", "127.0.0.1", "--port", str(port),
     ]  # fmt: skip
     with real.running("claude-code-proxy", argv, work, "/", port, 120, env=env) as url:
-        yield Proxy(url, upstream, work / "claude-code-proxy.log")
+        yield real.Served(url, upstream, work / "claude-code-proxy.log")
 
 
-def test_default_suites_through_claude_code_proxy(proxy: Proxy, tmp_path: Path) -> None:
+def test_default_suites_through_claude_code_proxy(proxy: real.Served, tmp_path: Path) -> None:
     data, printed = real.gate(
         tmp_path,
         "--gateway", proxy.url,

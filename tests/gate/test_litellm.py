@@ -63,12 +63,10 @@ ENV = {
 
 def _config(upstream: int) -> str:
     """The config the litellm profile prints (what a user runs), with a master key added."""
-    run = run_cli(
-        "gate", "--gateway-profile", "litellm", "--print-gateway-config",
-        "--upstream-port", str(upstream), cwd=ROOT,
-    )  # fmt: skip
-    assert run.code == 0, run.both
-    return run.out + f"general_settings:\n  master_key: {MASTER_KEY}\n"
+    return (
+        real.printed_config("litellm", upstream)
+        + f"general_settings:\n  master_key: {MASTER_KEY}\n"
+    )
 
 
 def _litellm() -> str | None:

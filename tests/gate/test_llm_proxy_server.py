@@ -71,20 +71,16 @@ class LPS:
 
 def _config(upstream: int, port: int) -> str:
     """The config the profile prints (what a user runs), its port moved to ``port``."""
-    printed = run_cli(
-        "gate", "--gateway-profile", PROFILE, "--print-gateway-config",
-        "--upstream-port", str(upstream), cwd=ROOT,
-    )  # fmt: skip
-    assert printed.code == 0, printed.both
-    config = tomllib.loads(printed.out)
+    printed = real.printed_config(PROFILE, upstream)
+    config = tomllib.loads(printed)
     assert config["host"] == "127.0.0.1"
     assert all(
         c["api_base"].startswith(f"http://127.0.0.1:{upstream}")
         for c in config["connections"].values()
     )
     line = f"\nport = {config['port']}\n"
-    assert printed.out.count(line) == 1, printed.out
-    return printed.out.replace(line, f"\nport = {port}\n")
+    assert printed.count(line) == 1, printed
+    return printed.replace(line, f"\nport = {port}\n")
 
 
 @pytest.fixture(scope="module")

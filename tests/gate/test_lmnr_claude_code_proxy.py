@@ -20,15 +20,12 @@ run. The scorecard goes to ``$SSECONFORM_LMNR_SCORECARD``.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
 from sseconform.gate.suite import builtin_suite
-from tests.cli.helpers import run_cli
 from tests.conftest import ROOT
 from tests.gate import real
 
@@ -40,51 +37,27 @@ DIALECTS = ("anthropic", "gemini", "openai", "responses")
 HEALTH = "/lmnr-internal/health"  # the proxy's own route (its Python side polls it)
 
 
-def _python() -> Path | None:
-    """The venv's python, when the venv holds the proxy."""
-    where = os.environ.get("SSECONFORM_LMNR")
-    if not where or not Path(where, "bin", "python").is_file():
-        return None
-    package = Path(where).glob("lib/python*/site-packages/lmnr_claude_code_proxy/__init__.py")
-    return Path(where, "bin", "python") if any(package) else None
-
-
-class Proxy:
-    """A running lmnr-claude-code-proxy, the replay upstream port it forwards to, its log."""
-
-    def __init__(self, url: str, upstream_port: int, log: Path) -> None:
-        self.url = url
-        self.upstream_port = upstream_port
-        self.log = log
-
-    def serving(self) -> bool:
-        try:
-            return httpx.get(self.url + HEALTH, timeout=10).status_code == 200
-        except httpx.HTTPError:
-            return False
-
-
 @pytest.fixture(scope="module")
-def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Proxy]:
-    python = real.need(_python(), "SSECONFORM_REQUIRE_LMNR", "lmnr-claude-code-proxy's venv")
+def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[real.Served]:
+    python = real.need(
+        real.venv_python("SSECONFORM_LMNR", "lmnr_claude_code_proxy/__init__.py"),
+        "SSECONFORM_REQUIRE_LMNR",
+        "lmnr-claude-code-proxy's venv",
+    )
     upstream = real.free_port()
-    printed = run_cli(
-        "gate", "--gateway-profile", PROFILE, "--print-gateway-config",
-        "--upstream-port", str(upstream), cwd=ROOT,
-    )  # fmt: skip
-    assert printed.code == 0, printed.both
-    assert f'proxy.run_server("http://127.0.0.1:{upstream}")' in printed.out, printed.out
+    printed = real.printed_config(PROFILE, upstream)
+    assert f'proxy.run_server("http://127.0.0.1:{upstream}")' in printed, printed
     work = tmp_path_factory.mktemp("lmnr")
     launcher = work / "lmnr.py"
-    launcher.write_text(printed.out, encoding="utf-8")
+    launcher.write_text(printed, encoding="utf-8")
     port = real.free_port()
     argv = [str(python), str(launcher), str(port)]
     # running() checks that the port listens on loopback only
     with real.running(PROFILE, argv, work, HEALTH, port, 60) as url:
-        yield Proxy(url, upstream, work / f"{PROFILE}.log")
+        yield real.Served(url, upstream, work / f"{PROFILE}.log", HEALTH)
 
 
-def test_default_suites_through_lmnr_claude_code_proxy(proxy: Proxy, tmp_path: Path) -> None:
+def test_default_suites_through_lmnr_claude_code_proxy(proxy: real.Served, tmp_path: Path) -> None:
     data, printed = real.gate(
         tmp_path,
         "--gateway", proxy.url,

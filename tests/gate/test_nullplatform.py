@@ -74,12 +74,8 @@ def _started(tmp: Path) -> Iterator[Gateway]:
     node = real.need(shutil.which("node"), "SSECONFORM_REQUIRE_NULLPLATFORM", "node")
     folder = real.need(_install(), "SSECONFORM_REQUIRE_NULLPLATFORM", "nullplatform llm-gateway")
     upstream, port = real.free_port(), real.free_port()
-    printed = run_cli(
-        "gate", "--gateway-profile", PROFILE, "--print-gateway-config",
-        "--upstream-port", str(upstream), cwd=ROOT,
-    )  # fmt: skip
-    assert printed.code == 0, printed.both
-    config = json.loads(printed.out)
+    printed = real.printed_config(PROFILE, upstream)
+    config = json.loads(printed)
     assert config["server"]["host"] == "127.0.0.1"  # not enough: 2.0.11 does not read it
     assert all(
         m["provider"]["config"]["baseUrl"].startswith(f"http://127.0.0.1:{upstream}")
