@@ -27,6 +27,7 @@ import os
 import shutil
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -167,51 +168,45 @@ RACY_KEYS = frozenset(
 RACY_KINDS = ("diff:duplicated:", "diff:extra:")
 
 
-def _only_known_or_racy(scenarios: dict[str, dict[str, Any]]) -> None:
-    """real.assert_only_known, but a deviation of RACY_KEYS or RACY_KINDS outside the
-    baseline is let through (its scenario's baseline entry may also go partly unseen)."""
+def _surprises(scenarios: dict[str, dict[str, Any]]) -> dict[str, set[str]]:
+    """Per scenario, the error keys outside its baseline entry, but RACY_KEYS and RACY_KINDS
+    (its scenario's baseline entry may also go partly unseen)."""
+    found: dict[str, set[str]] = {}
     for name, s in sorted(scenarios.items()):
         if s["verdict"] in ("not-applicable", "pass", "known"):
             continue
-        surprise = {
+        keys = {
             key
             for f in s["findings"]
             if f["severity"] == "error" and not f["known"]
             for key in [f["key"].rpartition("turn2:")[2]]
             if key not in RACY_KEYS and not key.startswith(RACY_KINDS)
         }
-        assert not surprise, (name, s["verdict"], sorted(surprise))
+        if keys:
+            found[name] = keys
+    return found
 
 
 #: Runs of the gateway a suite may take: each crash (see below) costs one.
 ROUNDS = 10
+#: How many more times a scenario with a surprise is run, each on a fresh gateway: the
+#: gateway's race can drop more than a repeat (CI once saw content-filter's finish chunk
+#: lost: F001, ``diff:missing:finish_reason``), so a surprise counts when every run shows it.
+CONFIRMATIONS = 2
 
 
-def test_default_suites_through_nullplatform(tmp_path: Path) -> None:
-    """Every other built-in scenario through the two endpoints the profile grades by default.
-
-    The gateway also dies now and then in the middle of an ordinary stream: its stream
-    handler runs each upstream chunk's callback unawaited, so a late one writes after the
-    response has ended (``Error [ERR_STREAM_WRITE_AFTER_END]: write after end``, uncaught:
-    the CLI exits). The run is therefore made in rounds, one scenario at a time, each round
-    on a fresh gateway: the scenario in flight at a crash (cut, its findings those of the
-    crash) and those after it are run again in the next round, and each crash is asserted
-    to be that one. The same race makes some deviations come and go from run to run (the
-    finish chunk's repeated delta, the order of the Messages events): the baseline holds
-    every deviation seen in six runs, a scenario may show only some of its own, and one of
-    RACY_KEYS beyond them."""
-    every = [s.name for d in (*ROUTED, *NOT_ROUTED) for s in builtin_suite(d).scenarios]
-    names = [n for n in (*every, *(f"messages/{n}" for n in every)) if n not in CRASHERS]
+def _rounds(tmp: Path, names: list[str]) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """``names`` (of one endpoint) graded, in rounds, each on a fresh gateway: the scenario in
+    flight at a crash and those after it run again in the next round. Returns the graded
+    scenarios and the ones each crash cut (each asserted to be the known crash)."""
     scenarios: dict[str, dict[str, Any]] = {}
     crashes: list[str] = []
     left = names
     for round_ in range(ROUNDS):
         if not left:
             break
-        endpoint = "messages" if left[0].startswith("messages/") else "chat"
-        left = [n for n in left if n.startswith("messages/") == (endpoint == "messages")]
-        out = tmp_path / f"round{round_}"
-        out.mkdir()
+        out = tmp / f"round{round_}"
+        out.mkdir(parents=True)
         with _started(out) as gw:
             got, _printed = _run(gw, out, left)
             down = [n for n, s in got.items() if "went down during this scenario" in s["note"]]
@@ -226,6 +221,53 @@ def test_default_suites_through_nullplatform(tmp_path: Path) -> None:
         scenarios.update(kept)
         left = [n for n in names if n not in scenarios]
     assert not left, f"still not graded after {ROUNDS} runs of the gateway: {left}"
+    return scenarios, crashes
+
+
+def _endpoint(tmp: Path, names: list[str]) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """One endpoint's scenarios graded; a scenario with a surprise is run again (at most
+    CONFIRMATIONS times) and fails the test only for the surprises every run showed."""
+    scenarios, crashes = _rounds(tmp / "first", names)
+    surprising = _surprises(scenarios)
+    for again in range(CONFIRMATIONS):
+        if not surprising:
+            break
+        rerun, more = _rounds(tmp / f"again{again}", sorted(surprising))
+        crashes += more
+        now = _surprises(rerun)
+        surprising = {n: keys & now.get(n, set()) for n, keys in surprising.items()}
+        surprising = {n: keys for n, keys in surprising.items() if keys}
+    assert not surprising, f"surprises that every run showed: {surprising}"
+    return scenarios, crashes
+
+
+def test_default_suites_through_nullplatform(tmp_path: Path) -> None:
+    """Every other built-in scenario through the two endpoints the profile grades by default,
+    each endpoint on gateways of its own, the two side by side.
+
+    The gateway also dies now and then in the middle of an ordinary stream: its stream
+    handler runs each upstream chunk's callback unawaited, so a late one writes after the
+    response has ended (``Error [ERR_STREAM_WRITE_AFTER_END]: write after end``, uncaught:
+    the CLI exits). The run is therefore made in rounds, one scenario at a time, each round
+    on a fresh gateway: the scenario in flight at a crash (cut, its findings those of the
+    crash) and those after it are run again in the next round, and each crash is asserted
+    to be that one. The same race makes some deviations come and go from run to run (the
+    finish chunk's repeated delta, the order of the Messages events): the baseline holds
+    every deviation seen in six runs, a scenario may show only some of its own and one of
+    RACY_KEYS beyond them, and any other deviation fails the test when it happens again on
+    each of CONFIRMATIONS runs more."""
+    every = [s.name for d in (*ROUTED, *NOT_ROUTED) for s in builtin_suite(d).scenarios]
+    names = [n for n in (*every, *(f"messages/{n}" for n in every)) if n not in CRASHERS]
+    chat = [n for n in names if not n.startswith("messages/")]
+    messages = [n for n in names if n.startswith("messages/")]
+    with ThreadPoolExecutor(2) as pool:
+        runs = [
+            pool.submit(_endpoint, tmp_path / e, ns)
+            for e, ns in (("chat", chat), ("messages", messages))
+        ]
+        done = [run.result() for run in runs]
+    scenarios = {n: s for graded, _ in done for n, s in graded.items()}
+    crashes = [n for _, cut in done for n in cut]
     assert set(scenarios) == set(names)
     for name, s in scenarios.items():
         dialect = name.removeprefix("messages/").split("/")[0]
@@ -236,7 +278,6 @@ def test_default_suites_through_nullplatform(tmp_path: Path) -> None:
         assert s["verdict"] not in ("not-applicable", "unreached"), (name, s)
         assert s["status"] is not None, (name, s)
     real.assert_located(scenarios)
-    _only_known_or_racy(scenarios)
     everything = {**scenarios, **CRASHED}  # the upstream drops, when they ran first (they do)
     for endpoint in ("chat", "messages"):
         mine = {n: s for n, s in everything.items() if s["endpoint"] == endpoint}
