@@ -86,6 +86,7 @@ SLOW_GROUPS: dict[str, tuple[str, ...]] = {
 #: sorts them by their count of tests, which put the few-test gateway and agent files last.
 FIRST = (
     "translate/test_lane.py",  # the fast lane against the slow path, a byte at a time: CPU
+    "gate/test_nullplatform.py",  # its two endpoints side by side: some 120 s
     "translate/test_targets.py",
     "translate/test_corpus.py",
     "record/test_record.py",
@@ -120,7 +121,6 @@ FIRST = (
     "gate/test_portkey.py",
     "gate/test_claude_code_proxy.py",
     "gate/test_lmnr_claude_code_proxy.py",
-    "gate/test_nullplatform.py",
 )
 
 
