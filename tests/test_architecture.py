@@ -53,6 +53,7 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
         | {"safetext", "mask", "wires"},
         {"orjson", "rich"},
     ),
+    "demo": ({"sse", "translate", "wires"}, {"httpx"}),
     "cli": ({"*"}, {"typer", "rich"}),
     "pytest_plugin": ({"*"}, {"pytest"}),
     "__init__": ({"*"}, set()),

@@ -1,12 +1,14 @@
 """The smoke selection (``pytest -m smoke -n 0``, under a minute on two cores): every command
-once as a user runs it, every grammar checked, and one gate run through the test gateway
-(``tests/gate/gateway.py``), so a change that breaks any of them shows in a quick loop. The
-deep tests of each stay in their own folders."""
+once as a user runs it, every grammar checked, and one gate run through the demo gateway
+(``sseconform/demo/gateway.py``), so a change that breaks any of them shows in a quick loop.
+The deep tests of each stay in their own folders."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import signal
+import socket
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,9 +16,8 @@ from pathlib import Path
 import pytest
 
 from sseconform.rules.catalog import GRAMMARS
-from tests.cli.helpers import Run, run_cli
+from tests.cli.helpers import Run, popen_interruptible, run_cli
 from tests.conftest import ROOT
-from tests.gate.gateway import Gateway
 from tests.gate.test_gate import free_port
 from tests.record import CHAT, cli_env, command, wait_for, workdir
 
@@ -40,11 +41,25 @@ def wd(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def gateway() -> Iterator[tuple[str, int]]:
-    """The test gateway, faithful, and the port of the replay upstream it calls."""
-    port = free_port()
-    with Gateway(f"http://127.0.0.1:{port}").running() as gw:
-        yield gw.url, port
+def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
+    """The demo gateway as a user starts it (``sseconform demo-gateway``), faithful, and the
+    port of the replay upstream it calls; stopped with Ctrl-C, it exits 0."""
+    port, upstream = free_port(), free_port()
+    args = ("demo-gateway", "--port", str(port), "--upstream-port", str(upstream))
+    proc = popen_interruptible(command(*args), cwd=tmp_path_factory.mktemp("demo"), env=cli_env())
+    try:
+        wait_for(lambda: _listens(port) or proc.poll() is not None, "the demo gateway")
+        assert proc.poll() is None, proc.communicate()
+        yield f"http://127.0.0.1:{port}", upstream
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _out, err = proc.communicate(timeout=10)
+    assert proc.returncode == 0, err
+
+
+def _listens(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
 
 
 def _ok(run: Run) -> Run:
@@ -54,7 +69,7 @@ def _ok(run: Run) -> Run:
 
 #: The commands this file runs: every one the CLI has (a new command joins the smoke run).
 SMOKED = {"check", "rules", "rule", "translate", "inspect", "diff", "replay", "record", "gate",
-          "load", "compare"}  # fmt: skip
+          "load", "compare", "demo-gateway"}  # fmt: skip
 
 
 def test_every_grammar_and_command_is_here() -> None:

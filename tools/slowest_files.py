@@ -12,20 +12,20 @@ from __future__ import annotations
 
 import sys
 import xml.etree.ElementTree as ET
-from collections import Counter
+from collections import defaultdict
 from pathlib import Path
 
 
-def per_file(junit: Path) -> Counter[str]:
+def per_file(junit: Path) -> dict[str, float]:
     """Seconds per test file (setup, call and teardown, as JUnit counts them)."""
-    seconds: Counter[str] = Counter()
+    seconds: defaultdict[str, float] = defaultdict(float)
     for case in ET.parse(junit).iter("testcase"):
         parts = case.get("classname", "").split(".")
         while len(parts) > 1 and parts[-1][:1].isupper():  # a test class, not a module
             parts.pop()
         where = "/".join(parts) + ".py"
         seconds[where] += float(case.get("time", "0") or 0)
-    return seconds
+    return dict(seconds)
 
 
 def main(argv: list[str]) -> int:
@@ -34,7 +34,7 @@ def main(argv: list[str]) -> int:
         return 2
     seconds = per_file(Path(argv[0]))
     count = int(argv[1]) if len(argv) > 1 else 20
-    for where, spent in seconds.most_common(count):
+    for where, spent in sorted(seconds.items(), key=lambda kv: -kv[1])[:count]:
         print(f"{spent:7.0f}  {where}")
     print(f"{sum(seconds.values()):7.0f}  all {len(seconds)} files")
     return 0

@@ -18,6 +18,7 @@ from sseconform.mask import RUN, environment_secrets, masked_stdio
 # The commands register themselves on import; this order is the order of --help.
 # isort: off
 from sseconform.cli import check, rules, record, replay, translate, inspect, gate, load, compare  # noqa: F401
+from sseconform.cli import demo_gateway  # noqa: F401
 # isort: on
 
 __all__ = ["app", "main"]

@@ -18,10 +18,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from sseconform.demo.gateway import Gateway
 from sseconform.gate.aimed import for_endpoint
 from sseconform.gate.runner import run_suite
 from sseconform.gate.suite import builtin_suite
-from tests.gate.gateway import Gateway
 from tests.gate.test_gate import free_port
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.gate.gateway import Gateway  # noqa: E402
+from sseconform.demo.gateway import Gateway  # noqa: E402
 from tests.gate.test_gate import free_port  # noqa: E402
 
 

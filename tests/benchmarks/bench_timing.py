@@ -2,7 +2,7 @@
 
 Run:  python tests/benchmarks/bench_timing.py [--runs 100] [--quick]
 
-1. The project's pass-through test gateway (``tests/gate/gateway.py``, no bugs) graded
+1. The project's pass-through demo gateway (``sseconform/demo/gateway.py``, no bugs) graded
    ``--runs`` times on the Anthropic text recording spread over 2 s (speed 1): the added
    first-token time (p50, p99, max), the largest added delay of any piece, and how many
    timing findings the default budgets gave (the target is none: no false alarms).
@@ -22,10 +22,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from sseconform.demo.gateway import Gateway
 from sseconform.gate.result import ScenarioResult
 from sseconform.gate.runner import run_suite
 from sseconform.gate.suite import load_suite, recordings_dir
-from tests.gate.gateway import Gateway
 from tests.gate.test_gate import free_port
 
 

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
+from sseconform.demo.gateway import Gateway
 from sseconform.errors import UsageError
 from sseconform.gate.compare import compare, read_report, write_comparison
 from tests.cli.helpers import run_cli
-from tests.gate.gateway import Gateway
 from tests.gate.test_gate import free_port, gate_cli
 from tests.snapshot import compare as snapshot
 

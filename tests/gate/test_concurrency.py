@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
+from sseconform.demo.gateway import Gateway
 from sseconform.gate.aimed import for_endpoint
 from sseconform.gate.result import ScenarioResult
 from sseconform.gate.runner import run_suite
 from sseconform.gate.suite import builtin_suite
 from sseconform.replay.routing import tag_of
-from tests.gate.gateway import Gateway
 from tests.gate.test_gate import free_port, gate_cli
 
 #: The upstream dialects each endpoint's runs take (two of four: every kind of scenario, a

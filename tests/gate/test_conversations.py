@@ -3,7 +3,7 @@ upstream checks the history it gets back as the provider does, and a gateway tha
 the state (or the history, or the tools) on the way to the client or back fails, with a
 finding that names what was lost and in which turn.
 
-End to end through the test gateway (tests/gate/gateway.py, its state modes); the turn-2
+End to end through the demo gateway (sseconform/demo/gateway.py, its state modes); the turn-2
 request builders and the suite's TOML on their own."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 import pytest
 
+from sseconform.demo.gateway import Gateway
 from sseconform.errors import UsageError
 from sseconform.gate.aimed import for_endpoint
 from sseconform.gate.result import ScenarioResult, SuiteResult
@@ -28,7 +29,6 @@ from sseconform.replay.plan import load
 from sseconform.replay.routing import RequestBody, tag_of
 from sseconform.translate import translate_body
 from sseconform.wires import assistant_turn
-from tests.gate.gateway import Gateway
 from tests.gate.test_gate import free_port
 from tests.html.dom import Node, parse
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from sseconform.demo.gateway import Gateway
 from sseconform.errors import UsageError
 from sseconform.gate.aimed import for_endpoint
 from sseconform.gate.content import content_of
@@ -34,7 +35,6 @@ from sseconform.replay.plan import load
 from sseconform.replay.served import Served
 from tests import snapshot
 from tests.cli.helpers import run_cli
-from tests.gate.gateway import Gateway
 from tests.gate.test_gate import free_port, gate_cli
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"

@@ -1,9 +1,9 @@
 """``sseconform gate`` end to end: a real (small) gateway on loopback, replay as its upstream.
 
-tests.gate.gateway.Gateway translates every upstream dialect to chunks, and can be told to
-make the mistakes real gateways make; each mistake must fail exactly the scenarios it
-affects, with the expected finding codes, located at bytes really present in the gateway's
-recorded stream.
+sseconform.demo.gateway.Gateway (the demo gateway) translates every upstream dialect to
+chunks, and can be told to make the mistakes real gateways make; each mistake must fail
+exactly the scenarios it affects, with the expected finding codes, located at bytes really
+present in the gateway's recorded stream.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from sseconform.demo.gateway import Gateway
 from sseconform.gate.result import ScenarioResult, SuiteResult
 from sseconform.gate.runner import run_suite
 from sseconform.gate.scenario import Scenario
@@ -26,7 +27,6 @@ from sseconform.recording.format import RecordingReader
 from sseconform.replay.plan import load
 from tests.cli.helpers import Run, run_cli
 from tests.gate import real
-from tests.gate.gateway import Gateway
 
 DIALECTS = ("anthropic", "gemini", "responses", "openai")
 OTHERS = ("gemini", "responses", "openai")

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from sseconform.demo.gateway import Gateway
 from sseconform.gate import report
 from sseconform.gate.liveness import listening
 from sseconform.gate.runner import run_suite
 from sseconform.gate.suite import load_suite
 from tests.cli.helpers import run_cli
-from tests.gate.gateway import Gateway
 from tests.gate.test_gate import free_port
 
 SCENARIOS = 6

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from sseconform.demo.gateway import Gateway
 from sseconform.errors import UsageError
 from sseconform.gate.aimed import for_endpoint, non_streaming
 from sseconform.gate.expectations import _mirrored
@@ -21,7 +22,6 @@ from sseconform.recording.format import Response, write_recording
 from sseconform.replay.plan import load
 from sseconform.wires import fold
 from tests.cli.helpers import run_cli
-from tests.gate.gateway import Gateway
 from tests.gate.test_endpoints import _gate_native
 from tests.gate.test_gate import free_port
 

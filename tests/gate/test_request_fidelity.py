@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
+from sseconform.demo.gateway import Gateway
 from sseconform.gate.runner import run_suite
 from sseconform.gate.suite import load_suite
 from sseconform.wires import by_endpoint
 from sseconform.wires.base import PARAMS
-from tests.gate.gateway import Gateway
 from tests.gate.test_gate import free_port
 
 #: What the built-in request carries on its own (the endpoint's agent: Claude Code's thinking

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from sseconform.demo.gateway import Gateway
 from sseconform.errors import UsageError
 from sseconform.gate.profile import PROFILES, Route, load_profile
 from sseconform.gate.result import SuiteResult
 from sseconform.gate.runner import run_suite
 from sseconform.gate.suite import builtin_suite, check_faults, load_suite
 from tests.cli.helpers import run_cli
-from tests.gate.gateway import Gateway
 from tests.gate.test_gate import by_name, free_port
 
 # A gateway routed by headers, as Portkey is: the provider and the upstream's URL ride on

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import jsonschema
 
+from sseconform.demo.gateway import Gateway
 from tests.cli.helpers import run_cli
-from tests.gate.gateway import Gateway
 from tests.gate.test_gate import free_port
 from tests.gate.test_timing import _suite
 

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
+from sseconform.demo.gateway import Gateway
 from sseconform.gate.aimed import for_endpoint
 from sseconform.gate.runner import run_suite
 from sseconform.gate.suite import builtin_suite
-from tests.gate.gateway import Gateway
 from tests.gate.test_gate import free_port
 
 ENDPOINTS = ("chat", "messages", "responses", "gemini")

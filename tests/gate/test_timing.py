@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from sseconform.demo.gateway import Gateway
 from sseconform.errors import UsageError
 from sseconform.findings import Finding
 from sseconform.gate.result import ScenarioResult
@@ -23,7 +24,6 @@ from sseconform.gate.suite import load_suite, recordings_dir
 from sseconform.gate.timing import Budgets, parse_budget
 from sseconform.rules.catalog import Severity
 from tests.cli.helpers import run_cli
-from tests.gate.gateway import Gateway
 from tests.gate.test_gate import free_port
 
 TEXT = recordings_dir() / "anthropic" / "text-anthropic.jsonl"

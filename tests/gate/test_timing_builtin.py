@@ -13,11 +13,11 @@ from concurrent.futures import ThreadPoolExecutor
 from fnmatch import fnmatch
 from pathlib import Path
 
+from sseconform.demo.gateway import Gateway
 from sseconform.gate.aimed import for_endpoint
 from sseconform.gate.result import ScenarioResult
 from sseconform.gate.runner import run_suite
 from sseconform.gate.suite import LONG_SILENCE, SLOW_STREAM, builtin_suite
-from tests.gate.gateway import Gateway
 from tests.gate.test_gate import free_port
 from tests.gate.test_timing import KEYS
 

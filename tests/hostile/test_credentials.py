@@ -174,7 +174,7 @@ def test_the_page_shows_no_secret_named_field_of_either_request(tmp_path: Path) 
     ``metadata.user_token`` to what it forwards (the client sent neither): the page's
     "the gateway forwarded" panel shows them redacted (as the request's ``?key=`` is),
     and no file of the run holds their values."""
-    from tests.gate.gateway import Gateway
+    from sseconform.demo.gateway import Gateway
     from tests.gate.test_gate import free_port
 
     class Injecting(Gateway):

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from sseconform.demo.gateway import Gateway
 from sseconform.gate.content import content_of
 from sseconform.gate.result import ScenarioResult, SuiteResult
 from sseconform.gate.runner import run_suite
@@ -28,7 +29,6 @@ from sseconform.html.gate import render
 from sseconform.recording.format import RecordingReader
 from sseconform.replay.plan import load
 from sseconform.sse import SSEDecoder
-from tests.gate.gateway import Gateway
 from tests.gate.test_gate import free_port
 from tests.html.dom import Node, parse
 from tools.chromium import command, find

@@ -3,7 +3,7 @@ it, against the replay upstream, which checks turn 2's history as the provider d
 Measured: what each SDK sends back that the upstream accepts, and, for the mistakes
 users make, what the SDK raises when turn 2 is refused (class, status, error type and code,
 message) and how many requests reached the upstream (a 400 is not retried). openai-python's
-chat completions loop goes through the test gateway (tests/gate/gateway.py), in front of
+chat completions loop goes through the demo gateway (sseconform/demo/gateway.py), in front of
 each provider, with and without a gateway mistake."""
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from openai.types.responses import (
 from openai.types.shared import ReasoningEffort
 from openai.types.shared_params import Reasoning
 
+from sseconform.demo.gateway import Gateway
 from sseconform.replay.history import Returned, issued_of
 from sseconform.replay.plan import Loaded, load
 from sseconform.replay.routing import FAULT_HEADER
@@ -37,7 +38,6 @@ from sseconform.replay.scenario import ReplayRule
 from sseconform.replay.server import ReplayServer
 from sseconform.sse import SSEDecoder
 from tests.conftest import ROOT
-from tests.gate.gateway import Gateway
 from tests.translate.make_recordings import RESPONSES_TOOL
 
 HOST = "127.0.0.1"
@@ -520,7 +520,7 @@ def test_responses_request_count_sees_retries_a_500_on_turn_two_is_sent_three_ti
 
 # -- openai-python, chat completions through a gateway -------------------------------------
 #
-# The chat user's loop, through the test gateway (tests/gate/gateway.py), which translates
+# The chat user's loop, through the demo gateway (sseconform/demo/gateway.py), which translates
 # each provider's stream into chat chunks and forwards the chat history back in the
 # provider's shape: the provider's state (a thinking signature, encrypted reasoning, a
 # thought signature) rides in the chunks' ``reasoning_details`` (``reasoning_content``: the

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from sseconform.demo.gateway import Gateway
 from tests.cli.helpers import run_cli
-from tests.gate.gateway import Gateway
 from tests.gate.test_gate import free_port
 
 pytestmark = pytest.mark.skipif(

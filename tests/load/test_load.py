@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
+from sseconform.demo.gateway import Gateway
 from sseconform.errors import UsageError
 from sseconform.load.plan import LoadSettings, StreamOutcome, prepare, rules_for_tag
 from sseconform.load.run import capacity_steps, find_capacity, parse_duration
 from sseconform.load.stats import Histogram, LoadStats, level_broken, text_report
 from tests import snapshot
 from tests.cli.helpers import run_cli
-from tests.gate.gateway import Gateway
 from tests.gate.test_gate import free_port
 
 #: Locust runs in its own process (``sseconform load``): importing it here would monkey-patch

@@ -1,11 +1,11 @@
-"""Real agents run two turns through the test gateway (tests/gate/gateway.py) against the replay
-upstream, which checks each history as the provider does: Claude Code with thinking on calls
-``Glob``, runs it and sends the signed thinking back; Codex CLI calls ``exec_command``, runs it
-and sends the encrypted reasoning back; Gemini CLI calls ``glob``, runs it and sends the call
-part back with its ``thoughtSignature``; so does OpenCode (the AI SDK's Google provider), which
-asks for no thoughts and so is shown none. What the agents' second requests carry, and what each
-agent does when a gateway loses the state (or the upstream refuses it), is measured here, so a
-change in either agent shows.
+"""Real agents run two turns through the demo gateway (sseconform/demo/gateway.py) against the
+replay upstream, which checks each history as the provider does: Claude Code with thinking on
+calls ``Glob``, runs it and sends the signed thinking back; Codex CLI calls ``exec_command``,
+runs it and sends the encrypted reasoning back; Gemini CLI calls ``glob``, runs it and sends the
+call part back with its ``thoughtSignature``; so does OpenCode (the AI SDK's Google provider),
+which asks for no thoughts and so is shown none. What the agents' second requests carry, and
+what each agent does when a gateway loses the state (or the upstream refuses it), is measured
+here, so a change in either agent shows.
 
 The turn-1 recordings call a tool no agent has; each test makes a variant, in its temp folder,
 that calls one the agent runs without asking, every other byte kept (the signature, the

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sseconform.demo.gateway import Gateway
 from sseconform.mask import Masker
 from sseconform.recording.format import RecordingReader, RecordingWriter
 from sseconform.replay.history import check_history, issued_of
@@ -33,7 +34,6 @@ from sseconform.replay.server import ReplayServer
 from sseconform.sse import SSEDecoder
 from sseconform.wires.base import Refusal
 from sseconform.wires.state import StateFolder
-from tests.gate.gateway import Gateway
 from tests.interop.heavy.cli import cli_env, json_lines, run_cli
 from tests.interop.heavy.clients import (
     CLAUDE,

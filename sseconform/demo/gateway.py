@@ -1,9 +1,10 @@
-"""A small gateway for the gate tests: OpenAI chat requests in, any upstream dialect out.
+"""The demo gateway (``sseconform demo-gateway``): a small gateway to gate before any other.
 
 It is what a home-grown proxy does - pick the upstream by model name, call it, translate its
 stream to chat.completion.chunk frames as they arrive (with sseconform's own translators) -
-and it can be told to make the mistakes real gateways make, so the tests can show that
-``sseconform gate`` catches each one:
+and it can be told to make the mistakes real gateways make (:data:`BUGS`), so that a
+newcomer sees ``sseconform gate`` pass and fail with nothing else installed, and the tests
+show that it catches each one:
 
 - ``lose-token``: the third content delta never reaches the client;
 - ``wrong-finish``: ``length`` is reported as ``stop``;
@@ -119,11 +120,10 @@ from typing import Any
 
 import httpx
 
-from sseconform.gate.content import content_of
+from sseconform.demo import history
 from sseconform.sse import SSEDecoder
 from sseconform.translate import encoder_for, serialize, translate_body, translator_for
 from sseconform.wires import carries_token, fold
-from tests.gate import history
 
 MODELS = {
     "sseconform-anthropic": "anthropic",
@@ -131,6 +131,58 @@ MODELS = {
     "sseconform-responses": "responses",
     "sseconform-openai": "openai",
 }
+
+
+#: The mistakes this gateway can be told to make (``--bug NAME``), each in a line; the
+#: module's docstring says more of each. ``die-at:N`` takes a number.
+BUGS: dict[str, str] = {
+    "lose-token": "the third content delta never reaches the client",
+    "wrong-finish": "`length` is reported as `stop`",
+    "silent-close": "an upstream failure mid-stream just ends the stream",
+    "ok-on-error-status": "an upstream 4xx/5xx before the stream becomes 200 and an error frame",
+    "restart": "after a drop mid-stream the upstream is called again, its stream sent again",
+    "retry": "an upstream 4xx/5xx before the stream is retried once after its Retry-After",
+    "wrong-path": "the upstream is called on a path no provider serves",
+    "first-event-only": "the upstream is hung up on after its first read",
+    "strip-tag": "the prompt loses the [sseconform:TAG] marker concurrent runs route by",
+    "load-corrupt": "under concurrency, every tenth request loses its first content delta",
+    "cross-talk": "under concurrency, every tenth request gets another stream's delta",
+    "index-per-chunk": "each upstream chunk's calls numbered from 0",
+    "index-from-output": "each call takes the upstream's own position for its index",
+    "buffer": "every frame held until the upstream's stream ends",
+    "hold-args": "a call's argument deltas held and sent in one burst",
+    "hold-reasoning": "the thinking held and sent in one burst",
+    "hold-first": "nothing sent until the first content (the role chunk held back)",
+    "hold-50ms": "each write held 50 ms",
+    "drop-keepalive": "the upstream's pings dropped, and no keepalive of its own",
+    "cold-start": "the first request waits 1 s before the upstream is called",
+    "die-at:N": "it crashes on its Nth request (that connection reset, no more accepted)",
+    "drop-block-start": "the first content_block_start never reaches the client",
+    "repeat-message-start": "message_start is sent twice",
+    "skip-sequence": "a Responses sequence_number skips one, from the third event on",
+    "done-differs": "the first response.output_text.done loses its last character",
+    "drop-signatures": "every signature_delta dropped (the block's signature empty)",
+    "rewrite-signatures": "each signature re-encoded as URL-safe base64 without padding",
+    "strip-encrypted": "a reasoning item loses its encrypted_content",
+    "drop-tools": "the upstream's request declares none of the client's tools",
+    "drop-thinking-history": "a conversation's history forwarded without its thinking",
+    "request-max-tokens": "the upstream's max tokens replaced by a default of 4096",
+    "request-strip": "sampling, stop, cache markers, tool_choice, structured output and "
+    "reasoning removed from the request",
+    "drop-beta": "anthropic-beta (and OpenAI-Beta) not forwarded",
+    "stream-for-whole": "Gemini's :generateContent answered with the stream as it came",
+    "failure-as-answer": "Gemini's :generateContent cut mid-stream answered 200 with STOP",
+    "abort-on-drop": "an upstream drop resets the client's connection (a faithful choice)",
+}
+
+
+def unknown_bugs(bugs: set[str]) -> list[str]:
+    """The names in ``bugs`` this gateway does not know (``die-at:N`` needs a whole N >= 1)."""
+    return sorted(
+        b
+        for b in bugs
+        if b not in BUGS and not (b.startswith("die-at:") and b[7:].isdigit() and int(b[7:]) >= 1)
+    )
 
 
 #: One TLS context for every upstream call: a new one per request costs about 45 ms, which
@@ -197,7 +249,7 @@ class _Heartbeat:
 
 
 class Gateway:
-    def __init__(self, upstream: str, bugs: set[str] | None = None) -> None:
+    def __init__(self, upstream: str, bugs: set[str] | None = None, port: int = 0) -> None:
         self.upstream = upstream.rstrip("/")
         self.bugs = bugs or set()
         self.requests = 0
@@ -266,7 +318,7 @@ class Gateway:
         class Server(ThreadingHTTPServer):
             request_queue_size = 256  # a load test's connections are not refused
 
-        self.server = Server(("127.0.0.1", 0), Handler)
+        self.server = Server(("127.0.0.1", port), Handler)
         self.server.daemon_threads = True
 
     @property
@@ -463,9 +515,7 @@ class Gateway:
         if whole.status == 200:
             self._raw(h, 200, whole.body)
         elif "failure-as-answer" in self.bugs:
-            choice = content_of([resp.content], "gemini").model.choices.get(0)
-            said = choice.text if choice is not None else ""
-            part = {"content": {"parts": [{"text": said}], "role": "model"}}
+            part = {"content": {"parts": [{"text": _gemini_text(resp.content)}], "role": "model"}}
             self._json(h, 200, {"candidates": [{**part, "finishReason": "STOP", "index": 0}]})
         elif whole.status:
             self._raw(h, whole.status, whole.body)
@@ -970,3 +1020,25 @@ def _retry_after(value: str | None) -> float:
         return min(max(float(value or 0), 0.0), 5.0)
     except ValueError:
         return 0.0
+
+
+def _gemini_text(stream: bytes) -> str:
+    """The text a Gemini stream had sent (its first candidate's text parts), however it ended."""
+    said: list[str] = []
+    for ev in SSEDecoder().feed(stream):
+        try:
+            chunk = json.loads(ev.data)
+        except ValueError:
+            continue
+        candidates = chunk.get("candidates") if isinstance(chunk, dict) else None
+        first = candidates[0] if isinstance(candidates, list) and candidates else None
+        content = first.get("content") if isinstance(first, dict) else None
+        parts = content.get("parts") if isinstance(content, dict) else None
+        for part in parts if isinstance(parts, list) else ():
+            if (
+                isinstance(part, dict)
+                and isinstance(part.get("text"), str)
+                and not part.get("thought")
+            ):
+                said.append(part["text"])
+    return "".join(said)

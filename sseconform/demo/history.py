@@ -1,4 +1,4 @@
-"""The test gateway's request translation: a client's conversation, in its endpoint's shape,
+"""The demo gateway's request translation: a client's conversation, in its endpoint's shape,
 forwarded in the upstream's, with the opaque state it sends back put where that upstream
 verifies it (what a faithful gateway does on a conversation's next turn).
 
@@ -25,7 +25,7 @@ Obj = dict[str, Any]
 
 
 @dataclass
-class Item:
+class Piece:
     kind: str  # text, thinking, call, result
     text: str = ""
     state: str | None = None
@@ -36,9 +36,11 @@ class Item:
 
 
 @dataclass
-class Turn:
+class Speaker:
+    """One side's consecutive pieces of a conversation (a turn, as the upstream sees it)."""
+
     role: str  # user or assistant
-    items: list[Item] = field(default_factory=list)
+    items: list[Piece] = field(default_factory=list)
 
 
 def _text(content: Any) -> str:
@@ -53,7 +55,7 @@ def _text(content: Any) -> str:
 
 def read(
     endpoint: str, body: Obj, drop_thinking: bool = False, signed: dict[str, str] | None = None
-) -> list[Turn]:
+) -> list[Speaker]:
     """The client's conversation (``endpoint``: the gateway path's grammar; ``signed``: the
     thinking text of each signature the gateway served a Gemini client)."""
     if endpoint == "responses":
@@ -68,21 +70,21 @@ def read(
     return turns
 
 
-def _add(turns: list[Turn], role: str, item: Item) -> None:
+def _add(turns: list[Speaker], role: str, item: Piece) -> None:
     if not turns or turns[-1].role != role:
-        turns.append(Turn(role))
+        turns.append(Speaker(role))
     turns[-1].items.append(item)
 
 
-def _read_messages(body: Obj) -> list[Turn]:
+def _read_messages(body: Obj) -> list[Speaker]:
     """Chat messages or Anthropic messages (the shapes differ by key, not by place)."""
-    turns: list[Turn] = []
+    turns: list[Speaker] = []
     for m in body.get("messages") or []:
         if not isinstance(m, dict):
             continue
         role, content = m.get("role"), m.get("content")
         if role == "tool":
-            _add(turns, "user", Item("result", _text(content), id=str(m.get("tool_call_id"))))
+            _add(turns, "user", Piece("result", _text(content), id=str(m.get("tool_call_id"))))
             continue
         carriers = ("tool_calls", "reasoning_details", "thinking_blocks", "reasoning_content")
         if role == "assistant" and any(k in m for k in carriers):
@@ -93,13 +95,13 @@ def _read_messages(body: Obj) -> list[Turn]:
                 _read_block(turns, str(role), b)
         else:
             _add(
-                turns, "assistant" if role == "assistant" else "user", Item("text", _text(content))
+                turns, "assistant" if role == "assistant" else "user", Piece("text", _text(content))
             )
     return turns
 
 
-def _read_chat_assistant(turns: list[Turn], m: Obj) -> None:
-    thinking = Item("thinking", str(m.get("reasoning_content") or ""))
+def _read_chat_assistant(turns: list[Speaker], m: Obj) -> None:
+    thinking = Piece("thinking", str(m.get("reasoning_content") or ""))
     states: dict[str, str] = {}  # a call's id -> its state
     for d in list(m.get("reasoning_details") or []) + list(m.get("thinking_blocks") or []):
         if not isinstance(d, dict):
@@ -117,68 +119,68 @@ def _read_chat_assistant(turns: list[Turn], m: Obj) -> None:
     if thinking.text or thinking.state:
         _add(turns, "assistant", thinking)
     if m.get("content"):
-        _add(turns, "assistant", Item("text", _text(m["content"])))
+        _add(turns, "assistant", Piece("text", _text(m["content"])))
     for call in m.get("tool_calls") or []:
         fn = call.get("function") or {}
         cid = str(call.get("id"))
         _add(
             turns,
             "assistant",
-            Item("call", state=states.get(cid), id=cid, name=str(fn.get("name")),
+            Piece("call", state=states.get(cid), id=cid, name=str(fn.get("name")),
                  args=str(fn.get("arguments") or "{}")),
         )  # fmt: skip
 
 
-def _read_block(turns: list[Turn], role: str, b: Any) -> None:
+def _read_block(turns: list[Speaker], role: str, b: Any) -> None:
     if not isinstance(b, dict):
         return
     kind = b.get("type")
     who = "assistant" if role == "assistant" else "user"
     if kind == "thinking":
-        _add(turns, who, Item("thinking", str(b.get("thinking", "")), b.get("signature") or None))
+        _add(turns, who, Piece("thinking", str(b.get("thinking", "")), b.get("signature") or None))
     elif kind == "redacted_thinking":
-        _add(turns, who, Item("thinking", state=str(b.get("data")), redacted=True))
+        _add(turns, who, Piece("thinking", state=str(b.get("data")), redacted=True))
     elif kind == "tool_use":
         args = json.dumps(b.get("input") or {})
-        _add(turns, who, Item("call", id=str(b.get("id")), name=str(b.get("name")), args=args))
+        _add(turns, who, Piece("call", id=str(b.get("id")), name=str(b.get("name")), args=args))
     elif kind == "tool_result":
-        _add(turns, "user", Item("result", _text(b.get("content")), id=str(b.get("tool_use_id"))))
+        _add(turns, "user", Piece("result", _text(b.get("content")), id=str(b.get("tool_use_id"))))
     elif "text" in b:
-        _add(turns, who, Item("text", str(b["text"])))
+        _add(turns, who, Piece("text", str(b["text"])))
 
 
-def _read_responses(body: Obj) -> list[Turn]:
-    turns: list[Turn] = []
+def _read_responses(body: Obj) -> list[Speaker]:
+    turns: list[Speaker] = []
     items = body.get("input")
     if isinstance(items, str):
-        return [Turn("user", [Item("text", items)])]
+        return [Speaker("user", [Piece("text", items)])]
     for it in items or []:
         if not isinstance(it, dict):
             continue
         kind = it.get("type")
         if kind == "reasoning":
             summary = "".join(str(s.get("text", "")) for s in it.get("summary") or [])
-            _add(turns, "assistant", Item("thinking", summary, it.get("encrypted_content")))
+            _add(turns, "assistant", Piece("thinking", summary, it.get("encrypted_content")))
         elif kind == "function_call":
             _add(
                 turns,
                 "assistant",
-                Item("call", id=str(it.get("call_id")), name=str(it.get("name")),
+                Piece("call", id=str(it.get("call_id")), name=str(it.get("name")),
                      args=str(it.get("arguments") or "{}")),
             )  # fmt: skip
         elif kind == "function_call_output":
-            _add(turns, "user", Item("result", _text(it.get("output")), id=str(it.get("call_id"))))
+            _add(turns, "user", Piece("result", _text(it.get("output")), id=str(it.get("call_id"))))
         else:
             role = "assistant" if it.get("role") == "assistant" else "user"
-            _add(turns, role, Item("text", _text(it.get("content"))))
+            _add(turns, role, Piece("text", _text(it.get("content"))))
     return turns
 
 
-def _read_gemini(body: Obj, signed: dict[str, str]) -> list[Turn]:
+def _read_gemini(body: Obj, signed: dict[str, str]) -> list[Speaker]:
     """Gemini's ``contents``: a thought part's text, a call's ``thoughtSignature`` (the state
     Gemini verifies; another upstream's state, unwrapped, with the thinking text it signed),
     results paired with their calls by id, else by name."""
-    turns: list[Turn] = []
+    turns: list[Speaker] = []
     ids: dict[str, list[str]] = {}  # a call's name -> its ids, for the results without one
     for n, c in enumerate(body.get("contents") or []):
         if not isinstance(c, dict):
@@ -194,8 +196,8 @@ def _read_gemini(body: Obj, signed: dict[str, str]) -> list[Turn]:
                 sig = p.get("thoughtSignature")
                 if isinstance(sig, str) and sig:  # another upstream's state, as we wrapped it
                     state = _unwrapped(sig)
-                    _add(turns, who, Item("thinking", signed.get(state, ""), state=state))
-                item = Item(
+                    _add(turns, who, Piece("thinking", signed.get(state, ""), state=state))
+                item = Piece(
                     "call",
                     id=cid,
                     name=str(call.get("name")),
@@ -205,13 +207,13 @@ def _read_gemini(body: Obj, signed: dict[str, str]) -> list[Turn]:
             elif isinstance(result, dict):
                 waiting = ids.get(str(result.get("name"))) or [""]
                 cid = str(result.get("id") or waiting.pop(0))
-                _add(turns, "user", Item("result", json.dumps(result.get("response")), id=cid))
+                _add(turns, "user", Piece("result", json.dumps(result.get("response")), id=cid))
             elif p.get("thought"):
                 _add(
-                    turns, who, Item("thinking", str(p.get("text", "")), p.get("thoughtSignature"))
+                    turns, who, Piece("thinking", str(p.get("text", "")), p.get("thoughtSignature"))
                 )
             elif "text" in p:
-                _add(turns, who, Item("text", str(p["text"])))
+                _add(turns, who, Piece("text", str(p["text"])))
     return turns
 
 
@@ -227,7 +229,7 @@ def _unwrapped(signature: str) -> str:
 # -- written in the upstream's shape -------------------------------------------------------
 
 
-def write(dialect: str, turns: list[Turn]) -> tuple[str, list[Any]]:
+def write(dialect: str, turns: list[Speaker]) -> tuple[str, list[Any]]:
     """``(key, entries)``: the upstream request's conversation (``messages``, ``input`` or
     ``contents``)."""
     names = {i.id: i.name for t in turns for i in t.items if i.kind == "call"}
@@ -240,7 +242,7 @@ def write(dialect: str, turns: list[Turn]) -> tuple[str, list[Any]]:
     return "messages", [m for t in turns for m in _chat(t)]
 
 
-def _anthropic(t: Turn) -> Obj:
+def _anthropic(t: Speaker) -> Obj:
     blocks: list[Obj] = []
     for i in t.items:
         if i.kind == "thinking" and i.state:
@@ -261,7 +263,7 @@ def _anthropic(t: Turn) -> Obj:
     return {"role": t.role, "content": blocks}
 
 
-def _responses(t: Turn) -> list[Obj]:
+def _responses(t: Speaker) -> list[Obj]:
     out: list[Obj] = []
     for i in t.items:
         if i.kind == "thinking" and i.state:
@@ -278,7 +280,7 @@ def _responses(t: Turn) -> list[Obj]:
     return out
 
 
-def _gemini(t: Turn, names: dict[str, str]) -> Obj:
+def _gemini(t: Speaker, names: dict[str, str]) -> Obj:
     parts: list[Obj] = []
     pending: str | None = None  # a thinking item's state: the next call part's signature
     for i in t.items:
@@ -301,7 +303,7 @@ def _gemini(t: Turn, names: dict[str, str]) -> Obj:
     return {"role": "model" if t.role == "assistant" else "user", "parts": parts}
 
 
-def _chat(t: Turn) -> list[Obj]:
+def _chat(t: Speaker) -> list[Obj]:
     if t.role == "user":
         out: list[Obj] = [
             {"role": "tool", "tool_call_id": i.id, "content": i.text}
