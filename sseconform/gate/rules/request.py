@@ -68,9 +68,9 @@ LOST = define_gate(
         "Every stream still looks perfect: only the answer differs, or the bill.",
         clients=_CLIENTS,
         fix="Forward the parameter, translated into the upstream's words (the equivalences "
-        "are on the gate guide's page 'What the gateway forwards'). A documented policy "
-        "(dropping what a provider refuses) is allowed by key in the suite: `allow = "
-        '["request:lost:temperature"]`.',
+        "are on the guide's page 'What the gateway forwards', docs/gating/forwarding.md). "
+        "A documented policy (dropping what a provider refuses) is allowed by key in the "
+        'suite: `allow = ["request:lost:temperature"]`.',
     ),
 )
 CHANGED = define_gate(
