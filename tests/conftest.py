@@ -106,6 +106,7 @@ FIRST = (
     "gate/test_gate.py",
     "hostile/test_echoed_secrets.py",
     "gate/test_timing.py",
+    "test_quickstart.py",  # two gates side by side, some 40 s of waiting
     "interop/test_vercel_ai.py",
     "replay/test_server.py",
     "gate/test_endpoints.py",

@@ -197,6 +197,15 @@ def gate(
     force: Annotated[
         bool, typer.Option(help="Reuse a non-empty --out folder; replace existing files.")
     ] = False,
+    wait: Annotated[
+        float,
+        typer.Option(
+            help="Seconds to wait for the gateway to accept connections before the first "
+            "scenario (a gateway started just before); not up by then: exit 1.",
+            min=0,
+            metavar="SECONDS",
+        ),
+    ] = 0.0,
 ) -> None:
     """Grade a running gateway: replay is its upstream, each scenario's stream is recorded,
     checked and compared with what the upstream sent. Exit 1 when a scenario fails or its
@@ -204,7 +213,6 @@ def gate(
     from sseconform import baseline as bl
     from sseconform.gate import report
     from sseconform.gate.options import GateOptions, gateway_config, run_gate, write_baseline
-    from sseconform.replay.server import ReplayServer
 
     options = GateOptions(
         gateway=gateway or "",
@@ -240,15 +248,7 @@ def gate(
         fail("--gateway URL is required")
     if fmt not in (*report.FORMATS, "html"):
         fail(f"unknown format {fmt!r}; formats: {', '.join(report.FORMATS)}, html")
-    if out.exists() and (not out.is_dir() or any(out.iterdir())) and not force:
-        fail(f"{out}: exists and is not empty (use --force to write into it, or another --out)")
-    refuse_overwrite([output, html], force)
-    if not ReplayServer.is_loopback(upstream_host):
-        typer.echo(
-            f"sseconform: warning: the replay upstream binds {upstream_host}, not loopback: "
-            "anyone who can reach it can read the recordings",
-            err=True,
-        )
+    _before_the_run(out, [output, html], force, upstream_host)
 
     def started(url: str) -> None:
         typer.echo(f"sseconform gate: upstream (replay) on {url}", err=True)
@@ -260,6 +260,8 @@ def gate(
 
     seen: set[str] = set()
     earlier = _earlier(compare_to)  # read before a long run
+    if wait > 0:
+        _wait_for(gateway, wait)
 
     try:
         if write_baseline_to is not None:
@@ -290,6 +292,33 @@ def gate(
         raise typer.Exit(1)
     if any(not r.passed for r in results):
         raise typer.Exit(1)
+
+
+def _before_the_run(out: Path, written: list[Path | None], force: bool, upstream: str) -> None:
+    """Nothing of the user's overwritten (``--out``, the reports), and a warning for an
+    upstream that anyone on the network could read."""
+    from sseconform.replay.server import ReplayServer
+
+    if out.exists() and (not out.is_dir() or any(out.iterdir())) and not force:
+        fail(f"{out}: exists and is not empty (use --force to write into it, or another --out)")
+    refuse_overwrite(written, force)
+    if not ReplayServer.is_loopback(upstream):
+        typer.echo(
+            f"sseconform: warning: the replay upstream binds {upstream}, not loopback: "
+            "anyone who can reach it can read the recordings",
+            err=True,
+        )
+
+
+def _wait_for(gateway: str, seconds: float) -> None:
+    """``--wait``: the run starts once the gateway accepts a connection, or ends (exit 1)."""
+    from sseconform.gate.liveness import listening, wait_until_listening
+
+    if listening(gateway):
+        return
+    typer.echo(f"sseconform gate: waiting up to {seconds:g} s for {gateway} to listen", err=True)
+    if not wait_until_listening(gateway, seconds):
+        fail(f"{gateway} did not accept a connection in {seconds:g} s (--wait): is it up?", 1)
 
 
 def _earlier(path: Path | None) -> Any:

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 from urllib.parse import urlsplit
 
 from sseconform.gate.result import ScenarioResult
 
-__all__ = ["PROBE_TIMEOUT", "Liveness", "listening"]
+__all__ = ["PROBE_TIMEOUT", "Liveness", "listening", "wait_until_listening"]
 
 #: Seconds a connection to the gateway may take before it counts as not listening.
 PROBE_TIMEOUT = 2.0
@@ -32,6 +33,20 @@ def listening(url: str, timeout: float = PROBE_TIMEOUT) -> bool:
             return True
     except OSError:
         return False
+
+
+def wait_until_listening(url: str, seconds: float) -> bool:
+    """Whether something accepts a connection at ``url`` within ``seconds`` (``gate --wait``:
+    a gateway started just before the run, as a CI job starts it, may take a while to
+    listen), asked every quarter second."""
+    deadline = time.monotonic() + seconds
+    while True:
+        left = deadline - time.monotonic()
+        if listening(url, timeout=max(0.1, min(PROBE_TIMEOUT, left))):
+            return True
+        if left <= 0:
+            return False
+        time.sleep(min(0.25, max(left, 0.0)))
 
 
 class Liveness:

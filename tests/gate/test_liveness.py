@@ -5,6 +5,7 @@ so. A gateway that was never up tested nothing (exit 1, ``untested`` in JSON).""
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -94,3 +95,42 @@ def test_under_concurrency_one_crash_fails_only_what_was_in_flight(
     assert result.down is not None and result.down
     assert verdicts.count("fail") == 1, verdicts
     assert verdicts.count("not-graded") >= SCENARIOS - concurrency, verdicts
+
+
+def test_wait_starts_the_run_once_a_late_gateway_listens(tmp_path: Path) -> None:
+    """``--wait``: a gateway that starts listening a second after the run began (as one a CI
+    job has just started) is graded."""
+    port, upstream = free_port(), free_port()
+    started: list[Gateway] = []
+
+    def start() -> None:
+        gw = Gateway(f"http://127.0.0.1:{upstream}", port=port)
+        started.append(gw)
+        threading.Thread(target=gw.server.serve_forever, daemon=True).start()
+
+    timer = threading.Timer(1.0, start)
+    timer.start()
+    try:
+        run = run_cli("gate", "--gateway", f"http://127.0.0.1:{port}", "--suite",
+                      str(_suite(tmp_path)), "--upstream-port", str(upstream), "--only", "s1",
+                      "--wait", "20", "--out", "o", cwd=tmp_path)  # fmt: skip
+    finally:
+        timer.join()
+        for gw in started:
+            gw.server.shutdown()
+            gw.server.server_close()
+    assert run.code == 0, run.both
+    assert f"waiting up to 20 s for http://127.0.0.1:{port} to listen" in run.err
+    assert "1/1 scenarios passed" in run.out
+
+
+def test_wait_ends_the_run_when_the_gateway_never_listens(tmp_path: Path) -> None:
+    port = free_port()
+    run = run_cli("gate", "--gateway", f"http://127.0.0.1:{port}", "--suite",
+                  str(_suite(tmp_path)), "--wait", "0.5", "--out", "o", cwd=tmp_path)  # fmt: skip
+    assert run.code == 1
+    assert run.err.endswith(
+        f"sseconform: error: http://127.0.0.1:{port} did not accept a connection in 0.5 s "
+        "(--wait): is it up?\n"
+    )
+    assert not (tmp_path / "o").exists()
