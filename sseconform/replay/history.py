@@ -22,7 +22,7 @@ from typing import Any
 from sseconform.replay.plan import Loaded
 from sseconform.replay.routing import MAX_PARSED, RequestBody
 from sseconform.sse import SSEDecoder
-from sseconform.wires import RETURNING_MARKS, by_dialect, known_dialect, tool_results
+from sseconform.wires import RETURNING_MARKS, by_dialect, known_dialect, refusal, tool_results
 from sseconform.wires.base import Issued, Refusal
 from sseconform.wires.state import EMBEDDED as THOUGHT
 from sseconform.wires.state import StateFolder, sent_back
@@ -52,14 +52,15 @@ def issued_of(recordings: Iterable[Loaded]) -> Issued:
 
 
 def check_history(dialect: str | None, body: RequestBody, issued: Issued) -> Refusal | None:
-    """None when the request is one the provider accepts: its parameters (``Wire.refuse``),
-    then its history (or it has none). A body without the keys a history is made of (nearly
-    every first turn) is not read for one."""
+    """None when the request is one the provider accepts: its parameters (another wire's
+    fields, then ``Wire.refuse``: :func:`wires.refusal`), then its history (or it has
+    none). A body without the keys a history is made of (nearly every first turn) is not
+    read for one."""
     if not known_dialect(dialect) or len(body.raw) > MAX_READ:
         return None
     wire = by_dialect(dialect)
     obj = body.obj
-    refused = wire.refuse(obj) if obj is not None else None
+    refused = refusal(wire, obj) if obj is not None else None
     if refused is not None:
         return refused
     if not any(key in body.raw for key in wire.history_marks):

@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from sseconform.wires.base import Assistant, Whole, Wire, events
+from sseconform.wires.base import Assistant, Refusal, Whole, Wire, events
 from sseconform.wires.chat import CHAT
 from sseconform.wires.gemini import GEMINI
 from sseconform.wires.messages import MESSAGES
@@ -31,6 +31,7 @@ __all__ = [
     "event_label",
     "event_type",
     "fold",
+    "refusal",
     "tool_results",
 ]
 
@@ -38,6 +39,9 @@ __all__ = [
 ALL: tuple[Wire, ...] = (CHAT, MESSAGES, RESPONSES, GEMINI)
 #: What a request body must hold to bring back state or a tool result, in any wire.
 RETURNING_MARKS: tuple[bytes, ...] = tuple(dict.fromkeys(m for w in ALL for m in w.returning_marks))
+#: Every wire's top-level request fields: one of them that a wire's own request has not is
+#: another wire's, left in by a gateway (or its client), and refused by that wire's provider.
+_ANY_FIELD = frozenset(f for w in ALL for f in w.request_fields)
 _BY_DIALECT = {w.dialect: w for w in ALL}
 _BY_ENDPOINT = {w.endpoint: w for w in ALL}
 _BY_GRAMMAR = {w.grammar: w for w in ALL} | {"open-responses": RESPONSES}
@@ -150,3 +154,17 @@ def event_type(data: str) -> str | None:
 def tool_results(obj: dict[str, Any]) -> int:
     """Tool results a request (parsed, of any wire) carries, in each wire's shape."""
     return sum(w.tool_results(obj) for w in ALL)
+
+
+def refusal(wire: Wire, obj: dict[str, Any]) -> Refusal | None:
+    """What ``wire``'s provider refuses of a request (parsed) before its history: another
+    wire's fields in it (:meth:`Wire.unknown_fields`), then its own clashes
+    (:meth:`Wire.refuse`). A body without the wire's conversation key is a bare test
+    request, never refused for its fields."""
+    if wire.conversation in obj:
+        foreign = [k for k in obj if k in _ANY_FIELD and k not in wire.request_fields]
+        if foreign:
+            refused = wire.unknown_fields(foreign)
+            if refused is not None:
+                return refused
+    return wire.refuse(obj)

@@ -483,6 +483,15 @@ class Wire:
         parameter it requires missing, values it does not take together. None: taken."""
         return None
 
+    #: the top-level fields of this wire's request: a field another wire's request has and
+    #: this one's has not is refused (:meth:`unknown_fields`), as a gateway that leaves one
+    #: in the body it forwards is refused by the provider
+    request_fields: ClassVar[frozenset[str]] = frozenset()
+
+    def unknown_fields(self, names: list[str]) -> Refusal | None:
+        """The provider's refusal of a request with fields it has no name for, in its words."""
+        return None
+
     #: whether a call's arguments can stream in this wire's grammar (in deltas), or come
     #: whole in one event (Gemini's ``functionCall``)
     streams_arguments: ClassVar[bool] = True

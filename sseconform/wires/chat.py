@@ -448,6 +448,21 @@ class ChatWire(Wire):
     def error_answer(self, err: Any) -> Whole:
         return openai_error_answer(err)
 
+    request_fields = frozenset(
+        {"model", "messages", "stream", "stream_options", "max_tokens"}
+        | {"max_completion_tokens", "temperature", "top_p", "n", "stop", "presence_penalty"}
+        | {"frequency_penalty", "logit_bias", "logprobs", "top_logprobs", "user", "seed"}
+        | {"tools", "tool_choice", "parallel_tool_calls", "response_format", "metadata"}
+        | {"reasoning_effort", "service_tier", "store", "modalities", "audio", "prediction"}
+        | {"web_search_options", "verbosity", "prompt_cache_key", "prompt_cache_retention"}
+        | {"safety_identifier", "functions", "function_call"}
+    )
+
+    def unknown_fields(self, names: list[str]) -> Refusal | None:
+        """OpenAI's chat refuses the first argument it does not know, in these words (seen
+        for ``thinking``, ``top_k``, ``enable_thinking``; no param, no code)."""
+        return openai_error(f"Unrecognized request argument supplied: {names[0]}", None)
+
     def refuse(self, obj: dict[str, Any]) -> Refusal | None:
         """What OpenAI refuses of a reasoning model's chat request, in its words: the old
         ``max_tokens`` (it takes ``max_completion_tokens``), a ``temperature`` other than 1

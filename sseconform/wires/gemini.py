@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import orjson
@@ -102,9 +103,15 @@ GEMINI_REQUEST_FIELDS = frozenset(
 )
 
 
-def _refuse(message: str) -> Refusal:
-    body = {"error": {"code": 400, "message": message, "status": "INVALID_ARGUMENT"}}
-    return Refusal(400, json.dumps(body).encode(), message)
+def _refuse(message: str, violations: Sequence[str] = ()) -> Refusal:
+    """Gemini's 400 INVALID_ARGUMENT, with a field violation for each line given."""
+    error: dict[str, Any] = {"code": 400, "message": message, "status": "INVALID_ARGUMENT"}
+    if violations:
+        bad = [{"description": line} for line in violations]
+        error["details"] = [
+            {"@type": "type.googleapis.com/google.rpc.BadRequest", "fieldViolations": bad}
+        ]
+    return Refusal(400, json.dumps({"error": error}).encode(), message)
 
 
 def _call_of(part: Any) -> dict[str, Any] | None:
@@ -346,35 +353,24 @@ class GeminiWire(Wire):
         status = code if isinstance(code, int) and 400 <= code <= 599 else 500
         return Whole(status, dumps({"error": err}))
 
+    request_fields = GEMINI_REQUEST_FIELDS
+
+    def unknown_fields(self, names: list[str]) -> Refusal | None:
+        """Gemini names every field it has no name for, a line and a field violation each."""
+        lines = [
+            f'Invalid JSON payload received. Unknown name "{k}": Cannot find field.' for k in names
+        ]
+        return _refuse("\n".join(lines), lines)
+
     def refuse(self, obj: dict[str, Any]) -> Refusal | None:
-        """A top-level field Gemini's request has no such name for, refused in its words
-        (400 INVALID_ARGUMENT, "Unknown name ...: Cannot find field.", one line each): a
-        gateway that leaves ``stream``, ``model`` options or another wire's keys in the body
-        is refused by Gemini, so it is here. Either spelling of a name is known (its JSON
-        takes the proto's too)."""
+        """Any top-level field Gemini's request has no such name for, not only another
+        wire's: a gateway that leaves ``stream``, ``model`` options or its own keys in the
+        body is refused by Gemini, so it is here. Either spelling of a name is known (its
+        JSON takes the proto's too)."""
         if self.conversation not in obj:  # no request of Gemini's: a bare test request
             return None
         unknown = [k for k in obj if k not in GEMINI_REQUEST_FIELDS]
-        if not unknown:
-            return None
-        lines = [
-            f'Invalid JSON payload received. Unknown name "{k}": Cannot find field.'
-            for k in unknown
-        ]
-        message = "\n".join(lines)
-        violations = [{"description": line} for line in lines]
-        details = [
-            {"@type": "type.googleapis.com/google.rpc.BadRequest", "fieldViolations": violations}
-        ]
-        body = {
-            "error": {
-                "code": 400,
-                "message": message,
-                "status": "INVALID_ARGUMENT",
-                "details": details,
-            }
-        }
-        return Refusal(400, json.dumps(body).encode(), message)
+        return self.unknown_fields(unknown) if unknown else None
 
     def check_history(self, obj: dict[str, Any], issued: Issued) -> Refusal | None:
         contents = obj.get("contents")

@@ -525,6 +525,18 @@ class MessagesWire(Wire):
             )
         return None
 
+    request_fields = frozenset(
+        {"model", "messages", "max_tokens", "system", "metadata", "stop_sequences", "stream"}
+        | {"temperature", "top_p", "top_k", "tools", "tool_choice", "thinking"}
+        | {"service_tier", "container", "mcp_servers", "context_management", "output_config"}
+        | {"output_format", "inference_geo"}
+    )
+
+    def unknown_fields(self, names: list[str]) -> Refusal | None:
+        """Anthropic refuses the first field it has no name for: "NAME: Extra inputs are not
+        permitted" (as for ``response_format`` or ``extra_body`` left in by a client)."""
+        return _refuse(f"{names[0]}: Extra inputs are not permitted")
+
     def refuse(self, obj: dict[str, Any]) -> Refusal | None:
         """What Anthropic refuses (400 ``invalid_request_error``, its own words) of a request
         with thinking on: the first of its :func:`thinking_clashes`. (A request without

@@ -248,6 +248,19 @@ class ResponsesWire(Wire):
     def error_answer(self, err: Any) -> Whole:
         return openai_error_answer(err)
 
+    request_fields = frozenset(
+        {"model", "input", "instructions", "stream", "stream_options", "max_output_tokens"}
+        | {"temperature", "top_p", "top_logprobs", "tools", "tool_choice", "max_tool_calls"}
+        | {"parallel_tool_calls", "reasoning", "text", "store", "include", "metadata"}
+        | {"previous_response_id", "conversation", "prompt", "prompt_cache_key", "user"}
+        | {"prompt_cache_retention", "service_tier", "truncation", "background"}
+        | {"safety_identifier", "context_management"}
+    )
+
+    def unknown_fields(self, names: list[str]) -> Refusal | None:
+        """The Responses API refuses the first parameter it does not know, naming it."""
+        return openai_error(f"Unknown parameter: '{names[0]}'.", "unknown_parameter", names[0])
+
     def refuse(self, obj: dict[str, Any]) -> Refusal | None:
         """What OpenAI refuses of a reasoning model's Responses request, in its words: a
         ``temperature`` other than 1 (the GPT-5.1 family takes one with effort none)."""

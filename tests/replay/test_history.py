@@ -364,3 +364,71 @@ def test_gemini_refuses_a_top_level_name_it_has_no_field_for(shared_server: Any)
 
     taken = {"contents": contents, "generation_config": {}, "systemInstruction": {}, "model": "m"}
     assert by_endpoint("gemini").refuse(taken) is None
+
+
+#: (endpoint, another wire's field a gateway left in, the provider's words, code, param)
+FOREIGN = [
+    ("messages", {"response_format": {"type": "json_object"}},
+     "response_format: Extra inputs are not permitted", None, None),
+    ("messages", {"reasoning_effort": "low"},
+     "reasoning_effort: Extra inputs are not permitted", None, None),
+    ("chat", {"thinking": {"type": "enabled", "budget_tokens": 1024}},
+     "Unrecognized request argument supplied: thinking", None, None),
+    ("chat", {"top_k": 40}, "Unrecognized request argument supplied: top_k", None, None),
+    ("responses", {"max_tokens": 64}, "Unknown parameter: 'max_tokens'.",
+     "unknown_parameter", "max_tokens"),
+    ("responses", {"messages": []}, "Unknown parameter: 'messages'.",
+     "unknown_parameter", "messages"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("endpoint", "extra", "message", "code", "param"), FOREIGN)
+def test_another_wire_s_field_is_refused_as_the_provider_refuses_it(
+    shared_server: Any,
+    endpoint: str,
+    extra: dict[str, Any],
+    message: str,
+    code: str | None,
+    param: str | None,
+) -> None:
+    """A field of another wire's request that a gateway leaves in the body it forwards
+    (``response_format`` toward Anthropic, ``thinking`` toward OpenAI) is refused in the
+    provider's words, and each SDK raises BadRequestError 400 with them."""
+    if endpoint == "messages":
+        client = anthropic.Anthropic(base_url=shared_server.url, api_key="k", max_retries=0)
+        with pytest.raises(anthropic.BadRequestError) as caught:
+            client.messages.create(
+                model="claude-test", messages=[{"role": "user", "content": "hi"}],
+                stream=True, max_tokens=64, extra_body=extra,
+            )  # fmt: skip
+        body: Any = caught.value.body
+        assert caught.value.status_code == 400
+        assert body["error"] == {"type": "invalid_request_error", "message": message}
+        return
+    client_ = openai.OpenAI(base_url=shared_server.url + "/v1", api_key="k", max_retries=0)
+    with pytest.raises(openai.BadRequestError) as raised:
+        if endpoint == "chat":
+            client_.chat.completions.create(
+                model="gpt-4.1", messages=[{"role": "user", "content": "hi"}], stream=True,
+                extra_body=extra,
+            )  # fmt: skip
+        else:
+            client_.responses.create(model="gpt-4.1", input="hi", stream=True, extra_body=extra)
+    said: Any = raised.value.body
+    assert raised.value.status_code == 400
+    assert said == {"message": message, "type": "invalid_request_error", "code": code,
+                    "param": param}  # fmt: skip
+
+
+@pytest.mark.parametrize("endpoint", ["chat", "messages", "responses", "gemini"])
+def test_a_wire_s_own_fields_and_a_bare_request_are_taken(endpoint: str) -> None:
+    """Every field of a wire's own request is taken (however many other wires share it),
+    and a body without the wire's conversation (a bare test request) is never refused."""
+    from sseconform.wires import by_endpoint, refusal
+
+    wire = by_endpoint(endpoint)
+    own = dict.fromkeys(wire.request_fields, None) | {wire.conversation: []}
+    own.pop("model", None)  # a model name would bring the reasoning models' own rules
+    assert refusal(wire, own) is None
+    bare = {"max_completion_tokens": 1, "generationConfig": {}, "stop_sequences": [], "n": 1}
+    assert refusal(wire, bare) is None
