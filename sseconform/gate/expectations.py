@@ -253,9 +253,7 @@ def _mirrored(g: Graded, reason: str) -> None:
     ]
     g.add(
         rules.transport.ABORTED,
-        "the upstream dropped mid-stream and the gateway dropped its client's connection "
-        f"({reason}): every client raises, so the failure is not hidden, but an error event "
-        "before the end would tell the client why",
+        rules.transport.aborted(reason, answered=True),
         severity=Severity.WARNING,
     )
     g.note = g.note or "aborted, as the upstream did"

@@ -110,9 +110,7 @@ def _no_answer_mirrored(g: Graded, reason: str) -> None:
     up, and answered as its upstream did)."""
     g.add(
         rules.transport.ABORTED,
-        "the upstream dropped and the gateway closed its client's connection with no answer "
-        f"({reason}): every client raises a connection error, as it would from the provider, "
-        "so the failure is not hidden, but an HTTP error (502) would tell the client why",
+        rules.transport.aborted(reason, answered=False),
         severity=Severity.WARNING,
     )
     g.note = "no answer, as the upstream dropped"

@@ -59,6 +59,25 @@ ABORTED = define_gate(
         "`error` event, a Responses `response.failed`) before closing.",
     ),
 )
+
+
+def aborted(reason: str, *, answered: bool) -> str:
+    """What :data:`ABORTED` says of a drop the gateway mirrored: a stream cut where its
+    upstream's was (``answered``), or a connection closed with no answer at all (a
+    non-streaming call, or a stream held back until its end)."""
+    if answered:
+        return (
+            "the upstream dropped mid-stream and the gateway dropped its client's connection "
+            f"({reason}): every client raises, so the failure is not hidden, but an error "
+            "event before the end would tell the client why"
+        )
+    return (
+        "the upstream dropped and the gateway closed its client's connection with no answer "
+        f"({reason}): every client raises a connection error, as it would from the provider, "
+        "so the failure is not hidden, but an HTTP error (502) would tell the client why"
+    )
+
+
 DEADLINE = define_gate(
     "transport:deadline",
     Severity.ERROR,
