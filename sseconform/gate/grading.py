@@ -99,7 +99,7 @@ def grade_recording(
         if not g.ok_status:
             _error_path(g, served)
         if g.ok_status and budgets is not None and streaming:
-            _timed(g, sc, served, t0, budgets)
+            _timed(g, sc, served, t0, budgets, ref)
     return g
 
 
@@ -123,15 +123,20 @@ def _bound(g: Graded, bound: str, reason: str) -> None:
     g.note = "stopped: " + what.split(" (")[0]
 
 
-def _timed(g: Graded, sc: Scenario, served: list[Served], t0: float, budgets: Budgets) -> None:
+def _timed(
+    g: Graded, sc: Scenario, served: list[Served], t0: float, budgets: Budgets, ref: References
+) -> None:
     """What the gateway added to the time of the upstream's answer it passed on (the last
-    request's: after a retry, the clean one), and the findings over ``budgets``."""
+    request's: after a retry, the clean one), and the findings over ``budgets``; the
+    upstream's content is the one ``ref`` read, when the answer is that one."""
     answered = [x for x in served if x.plan is not None and not x.plan.json_body]
     if not answered or sc.served_dialect is None:
         return
     last = answered[-1]
     before = [x for x in served if x is not last]
-    g.timing = measure(last, t0, sc.served_dialect, g.content, g.reads, len(g.body), before)
+    g.timing = measure(
+        last, t0, sc.served_dialect, g.content, g.reads, len(g.body), before, ref.content_of
+    )
     if g.timing is None:
         return
     g.timing.grammar = g.grammar

@@ -28,6 +28,18 @@ class References:
     dropped: bool  # the first answer ends in a dropped connection
     #: seconds the upstream takes to send the longer of its two answers (at the speed asked)
     seconds: float = 0.0
+    #: the dialect both were read in, and the bytes the clean answer's content was read from
+    dialect: str = ""
+    clean_bytes: bytes = b""
+
+    def content_of(self, payload: bytes, dialect: str) -> Content | None:
+        """The content already read of an answer the upstream served (timing reads it too):
+        the clean one's when ``payload`` is its bytes in its dialect; None: read it anew (a
+        faulted first answer's content is not reused, as the dropped connection is marked
+        on it)."""
+        if dialect == self.dialect and payload == self.clean_bytes:
+            return self.clean
+        return None
 
 
 def references(sc: Scenario, rec: Loaded, dialect: str, speed: float = 0.0) -> References:
@@ -48,4 +60,6 @@ def references(sc: Scenario, rec: Loaded, dialect: str, speed: float = 0.0) -> R
     else:
         ref_clean = content_of([clean.body], dialect)
     expect = sc.expectation(ref_clean.model.error is not None)
-    return References(faults, expect, ref_first, ref_clean, first.ending == ABORT, seconds)
+    ended = first.ending == ABORT
+    clean_bytes = b"" if ref_clean is ref_first and ended else clean.body
+    return References(faults, expect, ref_first, ref_clean, ended, seconds, dialect, clean_bytes)

@@ -27,7 +27,7 @@ import bisect
 import itertools
 import json
 import statistics
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING
 
@@ -257,13 +257,15 @@ def measure(
     gateway_reads: list[tuple[float, int]],
     gateway_size: int,
     before: list[Served] | None = None,
+    read: Callable[[bytes, str], Content | None] | None = None,
 ) -> Timing | None:
     """The timing of one scenario: ``served`` is the upstream request whose answer the
     gateway passed on, ``t0`` when the gateway's request was sent, ``gateway_reads`` each
     read's (seconds after ``t0``, offset) in the gateway's body; ``before``, the upstream
     requests before it (a retry's failed ones: its wait is reported on its own, not as
-    first-token time). None when either side has no stream to time (an HTTP error,
-    nothing logged)."""
+    first-token time). ``read``: the upstream's content already read for these bytes, if
+    any (the scenario's references), so that it is not read twice. None when either side
+    has no stream to time (an HTTP error, nothing logged)."""
     before = before or []
     plan = served.plan if served is not None else None
     if served is None or plan is None or plan.json_body or gateway is None:
@@ -288,8 +290,9 @@ def measure(
     if served.framing == "json-array":
         payload, up_clock = array_as_sse(payload, up_clock)
     waited, asked = _retried(served, before)
+    known = read(payload, dialect) if read is not None else None
     tm = _timing(payload, up_clock, served.started - t0 - (waited or 0.0), dialect, gateway,
-                 gateway_reads, gateway_size)  # fmt: skip
+                 gateway_reads, gateway_size, known)  # fmt: skip
     tm.retry_wait_s, tm.retry_after_s = waited, asked
     return tm
 
@@ -362,8 +365,11 @@ def _timing(
     gateway: Content,
     gateway_reads: list[tuple[float, int]],
     gateway_size: int,
+    upstream: Content | None = None,
 ) -> Timing:
-    up = _Side(content_of([payload], dialect), up_clock, len(payload))
+    if upstream is None:
+        upstream = content_of([payload], dialect)
+    up = _Side(upstream, up_clock, len(payload))
     gw = _Side(gateway, Clock(gateway_reads), gateway_size)
     tm = Timing()
     _first(tm, up, gw, forwarded)
