@@ -29,7 +29,7 @@ from sseconform.replay.scenario import ReplayRule
 from sseconform.wires import by_endpoint
 from sseconform.wires.base import Asked
 
-__all__ = ["Prepared", "Schedule", "asked_of", "not_applicable", "prepare"]
+__all__ = ["Later", "Prepared", "Schedule", "asked_of", "not_applicable", "prepare"]
 
 #: Where the tag goes in a prepared request body (each send fills in its own).
 SLOT = "@@sseconform-tag@@"
@@ -69,6 +69,16 @@ class Schedule:
         return m[1][i] if i < len(m[0]) else None
 
 
+@dataclass(frozen=True)
+class Later:
+    """One later turn of a conversation, ready: the turn as a scenario of its own (named
+    ``<scenario> turn <k>``, no fault, nothing spread), its recording and its references."""
+
+    scenario: Scenario
+    recording: Loaded
+    ref: References
+
+
 @dataclass
 class Prepared:
     """One applicable scenario, ready to send any number of times."""
@@ -98,6 +108,9 @@ class Prepared:
     #: what the request asks, as the endpoint's wire reads it: the upstream's request must
     #: ask the same (``gate.rules.request``)
     asked: Asked = field(default_factory=dict)
+    #: a conversation's later turns, in order: each as a scenario of its own, what its
+    #: upstream serves and the references its answer is graded against
+    later: list[Later] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -156,13 +169,22 @@ def prepare(
     *,
     index: int = 0,
     speed: float | None = None,
+    later: list[Loaded] | None = None,
 ) -> Prepared:
     """``sc`` ready to run (it must be applicable: see :func:`not_applicable`); ``rec`` is
     what the upstream serves for it (:class:`~sseconform.gate.upstream.Upstream`), at
-    ``speed`` (the suite's unless given: ``load`` runs its upstream at its own)."""
+    ``speed`` (the suite's unless given: ``load`` runs its upstream at its own); ``later``,
+    what it serves for each later turn of a conversation."""
     dialect = sc.served_dialect
     assert dialect is not None
     ref = references(sc, rec, dialect, suite.speed if speed is None else speed)
+    turns = []
+    for k, turn_rec in enumerate(later or [], start=2):
+        turn_sc = dataclasses.replace(
+            sc, name=f"{sc.name} turn {k}", recording=turn_rec.path, fault=None,
+            fault_times=None, turns=[], spread=None, quiet=None, expect=None,
+        )  # fmt: skip
+        turns.append(Later(turn_sc, turn_rec, references(turn_sc, turn_rec, dialect)))
     text = orjson.dumps(requests.body(sc, ref.clean, SLOT)).decode()
     head, slot, tail = text.partition(SLOT)
     return Prepared(
@@ -184,6 +206,7 @@ def prepare(
         index=index,
         tools=tools_of(RequestBody(text.encode())) or [],
         asked=asked_of(suite.endpoint, orjson.loads(text), requests.headers(dialect, sc)),
+        later=turns,
     )
 
 

@@ -241,7 +241,8 @@ class SuiteRun:
         if why is not None:
             return why
         if sc.name not in self._prepared:
-            self._prepared[sc.name] = prepare(self.suite, self.requests, sc, rec)
+            later = self.later_turns.get(sc.name)
+            self._prepared[sc.name] = prepare(self.suite, self.requests, sc, rec, later=later)
         return self._prepared[sc.name]
 
     def one(self, sc: Scenario, rec: Loaded) -> ScenarioResult:

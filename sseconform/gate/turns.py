@@ -28,7 +28,7 @@ from sseconform.gate import rules
 from sseconform.gate.evidence import MAX_EVENT, Evidence, collect, requests_of
 from sseconform.gate.grading import grade_recording
 from sseconform.gate.prepared import asked_of
-from sseconform.gate.references import References, references
+from sseconform.gate.references import References
 from sseconform.gate.result import ScenarioResult
 from sseconform.gate.scenario import Scenario
 from sseconform.gate.upstream import rules_for
@@ -79,7 +79,6 @@ class Exchanges(Protocol):
 
     suite: Suite
     server: ReplayServer
-    later_turns: dict[str, list[Loaded]]
     shared: bool
     evidence: bool
 
@@ -104,8 +103,7 @@ class Conversation:
         sc, ready, endpoint = self.sc, self.ready, self.run.suite.endpoint
         body = orjson.loads(ready.body(self.tag))
         issued = ready.ref.clean.state.values()
-        recordings = self.run.later_turns[sc.name]
-        for k, (turn, rec) in enumerate(zip(sc.turns, recordings, strict=True), start=2):
+        for k, (turn, later) in enumerate(zip(sc.turns, ready.later, strict=True), start=2):
             answer = assistant_turn(endpoint, answered, whole=not self.run.suite.streaming)
             if not answer.calls:
                 base.findings.append(
@@ -120,13 +118,9 @@ class Conversation:
             tag = f"{self.tag}.t{k}"
             body = next_body(endpoint, body, answer, turn.result, tag, sc.history)
             out = base.recording.removesuffix(".jsonl") + f".turn{k}.jsonl"
-            turn_sc = dataclasses.replace(
-                sc, name=f"{sc.name} turn {k}", recording=rec.path, fault=None,
-                fault_times=None, turns=[], spread=None, quiet=None, expect=None,
-            )  # fmt: skip
-            ref = references(turn_sc, rec, ready.dialect)
+            ref = later.ref
             findings, served, answered = self._turn(
-                k, turn_sc, ref, rec, body, tag, out, issued, base
+                k, later.scenario, ref, later.recording, body, tag, out, issued, base
             )
             base.findings += findings
             base.upstream_log += [x.line() for x in served]
