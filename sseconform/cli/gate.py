@@ -15,7 +15,11 @@ from sseconform.mask import write_text
 from sseconform.providers import DIALECT_GRAMMAR
 
 if TYPE_CHECKING:  # the command imports its modules when it runs
+    from collections.abc import Sequence
+
+    from sseconform.findings import Finding
     from sseconform.gate.diff import Difference
+    from sseconform.gate.rules.request import Deviation
 
 
 @app.command()
@@ -489,7 +493,7 @@ def diff(
     tm.grammar = grammar
     timed = judge(tm, budgets)
     report.write_diff(diffs, sys.stdout, fmt, upstream, gateway, tm.to_dict(), timed)
-    if _errors(diffs) or any(v.severity == "error" for v in timed):
+    if _errors(diffs) or _errors(timed):
         raise typer.Exit(1)
 
 
@@ -508,10 +512,13 @@ def _diff_requests(
     except SseconformError as exc:
         fail(str(exc))
     report.write_request_diff(found, sys.stdout, fmt, upstream, gateway)
-    raise typer.Exit(1 if any(d.severity == "error" for d in found) else 0)
+    raise typer.Exit(1 if _errors(found) else 0)
 
 
-def _errors(diffs: list[Difference]) -> bool:
-    """Does a difference change the meaning (a warning alone, such as state a client of
-    another dialect cannot hold, does not fail ``diff``)?"""
-    return any(d.severity == "error" for d in diffs)  # a Severity is its word
+def _errors(found: Sequence[Difference | Finding | Deviation]) -> bool:
+    """Is one of them an error (a warning alone, such as state a client of another dialect
+    cannot hold, does not fail ``diff``)? (The catalog is imported here: a command that
+    compares nothing starts without it.)"""
+    from sseconform.rules.catalog import Severity
+
+    return any(d.severity is Severity.ERROR for d in found)
