@@ -145,20 +145,25 @@ def _print_applies(key: str, rule_id: str, turn: int, detail: str | None) -> Non
 
 def _print_doc(head: str, summary: str, doc: RuleDoc) -> None:
     out = [head, "", summary, ""]
-    if doc.spec:
-        out += ["## Specification", *textwrap.wrap(doc.spec, 96), ""]
-    for title, body in (
-        ("What it does", doc.what),
-        ("Why it matters", doc.why),
-        ("Which clients break", doc.which_clients),
-    ):
-        out += [f"## {title}", *textwrap.wrap(body, 96), ""]
-    if doc.example:
-        out += ["## Example", textwrap.indent(doc.example.rstrip("\n"), "    "), ""]
-    if doc.example_from:
-        out += [f"(cut from {doc.example_from})", ""]
-    out += ["## Fix", *_para(doc.fix), ""]
+    for key, body in doc.sections():
+        if key == "example":
+            out += ["## Example", textwrap.indent(body.rstrip("\n"), "    "), ""]
+            if doc.example_from:
+                out += [f"(cut from {doc.example_from})", ""]
+        elif key == "fix":
+            out += ["## Fix", *_para(body), ""]
+        else:
+            out += [f"## {_TITLES[key]}", *textwrap.wrap(body, 96), ""]
     typer.echo("\n".join(out).rstrip("\n"))
+
+
+#: Each section's title in the terminal (``RuleDoc.sections`` gives the order).
+_TITLES = {
+    "spec": "Specification",
+    "what": "What it does",
+    "why": "Why it matters",
+    "clients": "Which clients break",
+}
 
 
 def _para(text: str) -> list[str]:

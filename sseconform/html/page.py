@@ -141,14 +141,29 @@ def rule_doc(code: str) -> str:
     if rule is None:
         return ""
     doc = catalog.doc(rule.code)
+    parts = []
+    for key, text in doc.sections():
+        if key == "example":
+            parts.append(f"<pre>{esc(text)}</pre>")
+            if doc.example_from:
+                parts.append(f"<p class='muted'>From {esc(doc.example_from)}.</p>")
+        else:
+            cls = " class='fix'" if key == "fix" else ""
+            parts.append(f"<p{cls}><em>{_TITLES[key]}.</em> {esc(text)}</p>")
     return (
         f'<details class="doc" id="{rule_anchor(rule.code)}"><summary>What '
         f"{esc(rule.code)} means</summary>"
         f"<p><strong>{esc(rule.name)}</strong>: {esc(rule.summary)}</p>"
-        f"<p><em>What it does.</em> {esc(doc.what)}</p>"
-        f"<p><em>Why it matters.</em> {esc(doc.why)}</p>"
-        f"<p><em>Which clients break.</em> {esc(doc.which_clients)}</p>"
-        + (f"<pre>{esc(doc.example)}</pre>" if doc.example else "")
-        + (f"<p class='muted'>From {esc(doc.example_from)}.</p>" if doc.example_from else "")
-        + f"<p class='fix'><em>Fix.</em> {esc(doc.fix)}</p></details>"
+        + "".join(parts)
+        + "</details>"
     )
+
+
+#: Each section's title in the HTML report (``RuleDoc.sections`` gives the order).
+_TITLES = {
+    "spec": "Specification",
+    "what": "What it does",
+    "why": "Why it matters",
+    "clients": "Which clients break",
+    "fix": "Fix",
+}

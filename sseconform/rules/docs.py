@@ -47,6 +47,20 @@ class RuleDoc:
         """The "Which clients break" section: the measurement first, then the prose."""
         return " ".join(p for p in (self.measured, self.clients) if p)
 
+    def sections(self) -> list[tuple[str, str]]:
+        """The sections every medium shows, in the one order they show them, as (key, text)
+        (the empty ones left out): each medium titles and lays them out its own way (the
+        terminal's ``rule``, the site's page, the HTML report)."""
+        parts = (
+            ("spec", self.spec),
+            ("what", self.what),
+            ("why", self.why),
+            ("clients", self.which_clients),
+            ("example", self.example),
+            ("fix", self.fix),
+        )
+        return [(key, text) for key, text in parts if text]
+
 
 def measured_text(rows: list[list[Any]], source: str, note: str) -> str:
     """The measurement as prose (the "Which clients break" section's first sentence): each
