@@ -37,11 +37,27 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     recorded timing, subprocesses - so a worker per core leaves the cores idle: on CI's two
     cores the five slowest gate, record and load files take 204 s with two workers, 162 s
     with three and 119 s with four, and use under half the CPU with two. The smoke selection
-    runs in the test process: it is one file, and workers would cost more than they save."""
+    runs in the test process: it is one file, and workers would cost more than they save.
+    So does a command line that names test files only: as many workers as files at most
+    (``--dist loadfile`` gives a file to one worker), none for one file."""
     if _smoke(config):
         return 0
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return 2 * (cores or 1)
+    workers = 2 * (cores or 1)
+    files = _named_files(config)
+    if files is not None:  # ``--dist loadfile``: a file runs on one worker, so no more
+        workers = min(workers, files)  # workers than files, and none for one file
+        return 0 if workers <= 1 else workers
+    return workers
+
+
+def _named_files(config: pytest.Config) -> int | None:
+    """How many test files the command line names, when it names only files (or tests in
+    them); None when it names a folder or nothing (the whole suite)."""
+    named = {str(a).split("::", 1)[0] for a in config.args}
+    if not named or not all(n.endswith(".py") and Path(n).is_file() for n in named):
+        return None
+    return len(named)
 
 
 #: Where the smoke selection lives (``-m smoke``): every command once, every grammar, one gate
