@@ -160,6 +160,11 @@ RACY_KEYS = frozenset(
         "A013",
         "A018",
         "T004",
+        # the finish chunk lost: on a loaded machine the stream ends with the last text
+        # delta (repeated) then [DONE], no chunk with a finish_reason (CI's two cores, three
+        # runs of anthropic/content-filter in a row; reproduced with the cores kept busy)
+        "F001",
+        "diff:missing:finish_reason",
     }
 )
 #: The same, by kind: a piece sent twice, or one the upstream never sent (a repeat merged into
