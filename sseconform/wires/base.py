@@ -14,9 +14,10 @@ one place, so a wire fix touches one file; the loops stay in the job modules.
 from __future__ import annotations
 
 import bisect
+import itertools
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -432,7 +433,7 @@ class Wire:
 
     # -- a stream, whole ---------------------------------------------------------------------
 
-    def fold(self, events: list[tuple[str | None, Any]]) -> Whole:
+    def fold(self, events: Iterable[tuple[str | None, Any]]) -> Whole:
         """The non-streaming answer the provider gives for this stream's events."""
         raise NotImplementedError
 
@@ -578,18 +579,18 @@ class Wire:
 ANY_OBJECT: dict[str, Any] = {"type": "object", "properties": {}}
 
 
-def events(body: bytes) -> list[tuple[str | None, Any]]:
-    """Each dispatched event's name and parsed data (unparsable data is skipped: the answer
-    is what a client could make of the stream, as the SDKs make it)."""
+def events(body: bytes) -> Iterator[tuple[str | None, Any]]:
+    """Each dispatched event's name and parsed data, one at a time (a fold keeps what it
+    needs of each, not every parsed event: a long stream's objects would outweigh the
+    answer); unparsable data is skipped: the answer is what a client could make of the
+    stream, as the SDKs make it."""
     dec = SSEDecoder()
-    out: list[tuple[str | None, Any]] = []
-    for ev in [*dec.feed(body), *dec.finish()]:
+    for ev in itertools.chain(dec.feed(body), dec.finish()):
         try:
             data = orjson.loads(ev.data) if ev.data.strip() != "[DONE]" else "[DONE]"
         except orjson.JSONDecodeError:
             continue
-        out.append((ev.event, data))
-    return out
+        yield ev.event, data
 
 
 def load_object(data: str) -> dict[str, Any]:

@@ -23,6 +23,7 @@ A stream is ``chat.completion.chunk`` objects, ``data: [DONE]`` at the end: a ch
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any, ClassVar
 
 from sseconform.model.reassemble import Reassembler
@@ -369,7 +370,7 @@ class ChatWire(Wire):
         if "max_completion_tokens" in own and "max_tokens" not in own:
             body.pop("max_tokens", None)
 
-    def fold(self, events: list[tuple[str | None, Any]]) -> Whole:
+    def fold(self, events: Iterable[tuple[str | None, Any]]) -> Whole:
         r = Reassembler()
         first: dict[str, Any] = {}
         for _, data in events:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
 
 import orjson
@@ -269,7 +269,7 @@ class GeminiWire(Wire):
         out = super().client_headers(key)
         return [*out, ("x-goog-api-key", key)] if key else out
 
-    def fold(self, events: list[tuple[str | None, Any]]) -> Whole:
+    def fold(self, events: Iterable[tuple[str | None, Any]]) -> Whole:
         answer: dict[str, Any] = {}
         candidates: dict[int, dict[str, Any]] = {}
         finished = False

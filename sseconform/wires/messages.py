@@ -23,6 +23,7 @@ stop reason, cumulative usage), ``message_stop``; ``ping`` and ``error`` at any 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any, ClassVar
 
 import orjson
@@ -416,7 +417,7 @@ class MessagesWire(Wire):
 
     # -- whole -------------------------------------------------------------------------------
 
-    def fold(self, events: list[tuple[str | None, Any]]) -> Whole:
+    def fold(self, events: Iterable[tuple[str | None, Any]]) -> Whole:
         message: dict[str, Any] | None = None
         blocks: dict[int, dict[str, Any]] = {}
         pieces: dict[int, dict[str, list[str]]] = {}

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from typing import Any, ClassVar
 
 from sseconform.safetext import printable
@@ -195,7 +196,7 @@ class ResponsesWire(Wire):
         body["prompt_cache_key"] = AGENT_CACHE_KEY
         return body
 
-    def fold(self, events: list[tuple[str | None, Any]]) -> Whole:
+    def fold(self, events: Iterable[tuple[str | None, Any]]) -> Whole:
         for _, data in events:
             if not isinstance(data, dict):
                 continue
