@@ -9,8 +9,10 @@ specification (layered on the S rules: ``open-responses`` checks both), V Gemini
 ``GenerateContentResponse`` stream.
 
 Each rule is one module in its package (``shared/rules`` for W, J and H; then one package per
-grammar), where :func:`define` registers it with its docs; the packages are imported at the
-end of this module, so the table is whole as soon as it is imported.
+grammar), where :func:`define` registers it with its docs; ``sseconform.rules`` (the package
+this module is in) imports every package after this module, so the table is whole as soon
+as anything of it is imported. The gate's findings register here too (:func:`define_gate`,
+from ``sseconform.gate.rules``), in ``GATE_RULES``: they are codes CI scripts key on alike.
 """
 
 from __future__ import annotations
