@@ -87,6 +87,7 @@ SLOW_GROUPS: dict[str, tuple[str, ...]] = {
         "gate/test_ccr.py",
         "gate/test_lmnr_claude_code_proxy.py",
         "gate/test_nullplatform.py",
+        "gate/test_profile_pages.py",
     ),
     "agents": ("interop/heavy/",),
     "browser": ("html/test_chromium.py", "html/test_site_chromium.py"),

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Installs claude-code-router (npm @musistudio/claude-code-router) at a pinned version into a
-# cache outside the clone, from the npm registry only. Idempotent: a cache whose entry point and
-# native sqlite binding are in place is left as it is. Prints the cache folder on its last line.
+# Installs claude-code-router (npm @musistudio/claude-code-router) at a pinned version, from the
+# npm registry only: into the folder given (new, empty, or one this script installed into, which
+# is replaced), else into a cache outside the clone. Idempotent: a folder whose entry point and
+# native sqlite binding are in place is left as it is. Prints the folder (absolute) on its last
+# line.
 #
-#   export SSECONFORM_CCR="$(bash tests/gate/ccr/install.sh | tail -n 1)"
+#   export SSECONFORM_CCR="$(bash tests/gate/ccr/install.sh | tail -n 1)"   # CI's cache
+#   bash tests/gate/ccr/install.sh ccr                                       # ./ccr
 #
 # Why by hand: the package depends on two packages of its own organisation that the registry
 # answers 404 for, so `npm install @musistudio/claude-code-router` fails. The gateway they would
@@ -14,13 +17,19 @@
 set -euo pipefail
 
 CCR_VERSION=3.1.1
-CACHE="${TMPDIR:-/tmp}/sseconform-ci-ccr-$CCR_VERSION"
+CACHE="${1:-${TMPDIR:-/tmp}/sseconform-ci-ccr-$CCR_VERSION}"
 ENTRY="$CACHE/node_modules/@musistudio/claude-code-router/dist/main/cli.js"
 BINDING="$CACHE/node_modules/better-sqlite3/build/Release/better_sqlite3.node"
 
 installed() { [ -f "$ENTRY" ] && [ -f "$BINDING" ]; }
 
 if ! installed; then
+  # a folder given must be new, empty or one of this script's: it is removed, whatever it holds
+  if [ $# -gt 0 ] && [ -n "$(ls -A "$CACHE" 2>/dev/null)" ] \
+    && ! grep -qs '"name": "sseconform-ccr"' "$CACHE/package.json"; then
+    echo "claude-code-router: $CACHE holds files of its own: give a new folder" >&2
+    exit 1
+  fi
   rm -rf "$CACHE"
   mkdir -p "$CACHE"
   # the runtime dependencies, at the versions 3.1.1's package.json admits that run on Node 20
@@ -48,4 +57,4 @@ JSON
   )
 fi
 installed || { echo "claude-code-router: $ENTRY or the sqlite binding is missing" >&2; exit 1; }
-echo "$CACHE"
+cd "$CACHE" && pwd
