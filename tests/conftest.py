@@ -96,48 +96,53 @@ SLOW_GROUPS: dict[str, tuple[str, ...]] = {
 }
 
 
-#: The longest files, longest first (a CI run's durations, summed per file): they go to the
+#: The longest files, longest first (a CI run's durations, summed per file: tools/slowest_files.py
+#: prints them at the end of .ci/run): they go to the
 #: workers first, so the short files fill the cores around them instead of the run waiting at
 #: its end on one long file that started late. ``--dist loadfile`` hands out files in
 #: collection order with ``--no-loadscope-reorder`` (pyproject.toml): by default pytest-xdist
 #: sorts them by their count of tests, which put the few-test gateway and agent files last.
 FIRST = (
-    "translate/test_lane.py",  # the fast lane against the slow path, a byte at a time: CPU
-    "gate/test_nullplatform.py",  # its two endpoints side by side: some 120 s
-    "translate/test_targets.py",
-    "translate/test_corpus.py",
-    "record/test_record.py",
-    "cli/test_cli.py",
-    "fuzz/test_properties.py",
-    "gate/test_litellm.py",
-    "interop/test_matrix.py",
-    "interop/heavy/test_agent_turns.py",  # four agents, two turns each
-    "hostile/test_masked_outputs.py",
+    "gate/test_litellm.py",  # four endpoints through a real LiteLLM: mostly waiting
     "gate/test_ccr.py",
-    "interop/heavy/test_heavy_opencode.py",
-    "load/test_load.py",
-    "hostile/test_masked_gate.py",
-    "translate_diff/test_differential.py",
-    "model/test_partial.py",
-    "inspect/test_cli_inspect.py",
-    "gate/test_gate.py",
-    "hostile/test_echoed_secrets.py",
+    "translate/test_lane.py",  # the fast lane against the slow path, a byte at a time: CPU
+    "translate/test_targets.py",
+    "fuzz/test_properties.py",
+    "gate/test_nullplatform.py",  # its two endpoints side by side
+    "interop/test_matrix.py",
+    "record/test_record.py",
     "gate/test_timing.py",
-    "test_quickstart.py",  # two gates side by side, some 40 s of waiting
-    "interop/test_vercel_ai.py",
-    "replay/test_server.py",
     "gate/test_endpoints.py",
-    "gate/test_llm_proxy_server.py",
-    "record/test_interrupts.py",
-    "integrations/",
-    "cli/test_bad_input.py",
-    "recording/test_hostile_recordings.py",
-    "gate/test_routing.py",
+    "load/test_load.py",
+    "interop/heavy/test_agent_turns.py",  # four agents, two turns each
+    "hostile/test_masked_gate.py",
     "gate/test_concurrency.py",
-    "gate/test_timing_cases.py",
-    "interop/heavy/",
     "gate/test_portkey.py",
+    "translate/test_corpus.py",
+    "cli/test_cli.py",
+    "interop/heavy/test_heavy_opencode.py",
+    "hostile/test_masked_outputs.py",
+    "gate/test_profile_pages.py",
+    "gate/test_gate.py",
     "gate/test_claude_code_proxy.py",
+    "hostile/test_echoed_secrets.py",
+    "gate/test_llm_proxy_server.py",
+    "integrations/",
+    "gate/test_slow_scenarios.py",
+    "html/test_chromium.py",
+    "gate/test_index_scenarios.py",
+    "gate/test_timing_builtin.py",
+    "gate/test_routing.py",
+    "test_quickstart.py",  # two gates side by side, mostly waiting
+    "interop/heavy/",
+    "record/test_interrupts.py",
+    "gate/test_non_streaming.py",
+    "inspect/test_cli_inspect.py",
+    "translate_diff/test_differential.py",
+    "gate/test_verdicts.py",
+    "replay/test_load.py",
+    "test_smoke.py",
+    "test_readme_examples.py",
     "gate/test_lmnr_claude_code_proxy.py",
 )
 

@@ -127,6 +127,16 @@ def test_the_quick_start_runs_as_printed(folder: Path) -> None:
     assert missing == [], missing
     assert (folder / "second-gate.html").is_file()
     assert (folder / "litellm.yaml").read_text().startswith("model_list:")
+    # README's diff example reads the second gate's recording: run it here, as printed
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    [diff] = [line for line in readme.splitlines() if " diff recordings/anthropic/max-" in line]
+    (folder / "recordings").symlink_to(ROOT / "recordings")
+    differ = _sh(diff.split("  #", 1)[0], folder, env)
+    assert differ.returncode == 1, differ.stdout + differ.stderr  # a difference: exit 1
+    assert "finish_reason: changed: finish_reason 'stop', the upstream's maps to 'length'" in (
+        differ.stdout
+    )
+    assert "timing (s): upstream_first_token_s" in differ.stdout
 
 
 def _sh(line: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
