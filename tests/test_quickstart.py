@@ -11,16 +11,14 @@ from __future__ import annotations
 import os
 import re
 import signal
-import stat
 import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from tests.cli.helpers import cli_env, popen_interruptible
+from tests.cli.helpers import cli_env, popen_interruptible, venv_shim
 from tests.conftest import ROOT
 from tests.gate.real import free_port, listening
 
@@ -54,11 +52,7 @@ def _normal(text: str) -> str:
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
     """A clone's folder as the page assumes it: ``.venv/bin/sseconform`` runs the tool."""
-    shim = tmp_path / ".venv" / "bin" / "sseconform"
-    shim.parent.mkdir(parents=True)
-    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m sseconform "$@"\n')
-    shim.chmod(shim.stat().st_mode | stat.S_IXUSR)
-    return tmp_path
+    return venv_shim(tmp_path)
 
 
 def test_readme_s_five_minutes_are_the_quick_start_s_commands() -> None:

@@ -7,14 +7,12 @@ a new line must be run here or named there."""
 from __future__ import annotations
 
 import os
-import stat
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.cli.helpers import cli_env
+from tests.cli.helpers import cli_env, venv_shim
 from tests.conftest import ROOT
 
 #: The lines run elsewhere (a start of the line -> where, and why not here).
@@ -59,11 +57,7 @@ def test_every_line_is_run_here_or_named_elsewhere() -> None:
 def clone(tmp_path: Path) -> Path:
     """A folder as README assumes it: the clone's recordings, the tool in ``.venv``."""
     (tmp_path / "recordings").symlink_to(ROOT / "recordings")
-    shim = tmp_path / ".venv" / "bin" / "sseconform"
-    shim.parent.mkdir(parents=True)
-    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m sseconform "$@"\n')
-    shim.chmod(shim.stat().st_mode | stat.S_IXUSR)
-    return tmp_path
+    return venv_shim(tmp_path)
 
 
 @pytest.mark.parametrize("line", [x for x in examples() if _elsewhere(x) is None])

@@ -410,13 +410,21 @@ class Gateway:
             up.pop("tools", None)
         return "/v1/chat/completions", up
 
-    def handle(self, h: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
+    def _route(self, h: BaseHTTPRequestHandler, body: dict[str, Any]) -> tuple[str, str] | None:
+        """The upstream dialect and base URL a request goes to (by its headers, else by its
+        model); None, answered 404, for a model it does not know."""
         self.last_headers = dict(h.headers.items())
         dialect = h.headers.get("x-test-provider") or MODELS.get(str(body.get("model")))
-        upstream = h.headers.get("x-test-upstream") or self.upstream
         if dialect is None:
             self._json(h, 404, {"error": {"message": f"unknown model {body.get('model')!r}"}})
+            return None
+        return dialect, h.headers.get("x-test-upstream") or self.upstream
+
+    def handle(self, h: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
+        routed = self._route(h, body)
+        if routed is None:
             return
+        dialect, upstream = routed
         usage = bool((body.get("stream_options") or {}).get("include_usage"))
         path, up_body = self._upstream_request(dialect, body)
         up_body = _misforwarded(up_body, self.bugs)
@@ -456,12 +464,10 @@ class Gateway:
     def handle_native(self, h: BaseHTTPRequestHandler, body: dict[str, Any], dialect: str) -> None:
         """``/v1/messages`` or ``/v1/responses``: the same grammar upstream, passed through
         event by event (a model of another dialect is refused, as a pass-through would)."""
-        self.last_headers = dict(h.headers.items())
-        wanted = h.headers.get("x-test-provider") or MODELS.get(str(body.get("model")))
-        upstream = h.headers.get("x-test-upstream") or self.upstream
-        if wanted is None:
-            self._json(h, 404, {"error": {"message": f"unknown model {body.get('model')!r}"}})
+        routed = self._route(h, body)
+        if routed is None:
             return
+        wanted, upstream = routed
         if wanted != dialect:
             self._translated(h, body, wanted, dialect, upstream)
             return

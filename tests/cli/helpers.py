@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import stat
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -73,3 +74,17 @@ def popen_interruptible(
     finally:
         if ignored:
             signal.signal(signal.SIGINT, old)
+
+
+def venv_shim(folder: Path) -> Path:
+    """``folder/.venv/bin/sseconform`` as README's install leaves it, running the tree under
+    test (so a page's or README's commands run as printed); returns ``folder``."""
+    root = Path(__file__).resolve().parents[2]
+    shim = folder / ".venv" / "bin" / "sseconform"
+    shim.parent.mkdir(parents=True)
+    shim.write_text(
+        f'#!/bin/sh\nPYTHONPATH="{root}${{PYTHONPATH:+:$PYTHONPATH}}" '
+        f'exec "{sys.executable}" -m sseconform "$@"\n'
+    )
+    shim.chmod(shim.stat().st_mode | stat.S_IXUSR)
+    return folder

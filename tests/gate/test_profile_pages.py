@@ -35,16 +35,14 @@ import re
 import shlex
 import shutil
 import signal
-import stat
 import subprocess
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from tests.cli.helpers import cli_env
+from tests.cli.helpers import cli_env, venv_shim
 from tests.conftest import ROOT
 from tests.gate import real
 from tests.gate.test_litellm import ENV as LITELLM_OFFLINE
@@ -202,13 +200,7 @@ def test_every_shipped_profile_has_its_page_here() -> None:
 def folder(tmp_path: Path) -> Path:
     """A clone's folder as the page assumes it: ``.venv/bin/sseconform`` runs the tool under
     test (this tree's), and ``tests/`` is the clone's."""
-    shim = tmp_path / ".venv" / "bin" / "sseconform"
-    shim.parent.mkdir(parents=True)
-    shim.write_text(
-        f'#!/bin/sh\nPYTHONPATH="{ROOT}${{PYTHONPATH:+:$PYTHONPATH}}" '
-        f'exec "{sys.executable}" -m sseconform "$@"\n'
-    )
-    shim.chmod(shim.stat().st_mode | stat.S_IXUSR)
+    venv_shim(tmp_path)
     (tmp_path / "tests").symlink_to(ROOT / "tests", target_is_directory=True)
     return tmp_path
 
