@@ -4,7 +4,7 @@ The library API mirrors ``sseconform check``::
 
     import sseconform
     result = sseconform.check_file("stream.sse")
-    assert result.ok(), [d.code for d in result.diagnostics]
+    assert result.ok(), [d.code for d in result.findings]
 """
 
 from __future__ import annotations

@@ -39,11 +39,11 @@ READ_SIZE = 256 * 1024
 
 @dataclass(slots=True)
 class FileResult:
-    """What checking one input gave: its diagnostics, or why it could not be checked."""
+    """What checking one input gave: its findings, or why it could not be checked."""
 
     path: str
     kind: str = "sse"  # "sse" or "recording"
-    diagnostics: list[Finding] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
     suppressed: dict[str, int] = field(default_factory=dict)
     bytes: int = 0
     frames: int = 0
@@ -56,7 +56,7 @@ class FileResult:
     record_lines: dict[int, int] = field(default_factory=dict)
 
     def count(self, severity: Severity) -> int:
-        return sum(1 for d in self.diagnostics if d.severity is severity) + sum(
+        return sum(1 for d in self.findings if d.severity is severity) + sum(
             n for code, n in self.suppressed.items() if _sev(code) is severity
         )
 
@@ -70,11 +70,11 @@ class FileResult:
 
     @property
     def codes(self) -> set[str]:
-        return {d.code for d in self.diagnostics} | set(self.suppressed)
+        return {d.code for d in self.findings} | set(self.suppressed)
 
     def failing_codes(self) -> list[str]:
         """The code of every error and warning (shown or suppressed): what a baseline keys."""
-        shown = [d.code for d in self.diagnostics if d.severity is not Severity.INFO]
+        shown = [d.code for d in self.findings if d.severity is not Severity.INFO]
         hidden = sorted(self.suppressed.items())
         return shown + [c for c, n in hidden if _sev(c) is not Severity.INFO for _ in range(n)]
 
@@ -89,12 +89,12 @@ class FileResult:
         self.known = dict(sorted(accepted.items()))
         left = Counter(accepted)
         kept = []
-        for d in self.diagnostics:
+        for d in self.findings:
             if d.severity is not Severity.INFO and left[d.code] > 0:
                 left[d.code] -= 1
                 continue
             kept.append(d)
-        self.diagnostics = kept
+        self.findings = kept
         for code, n in left.items():  # the rest were among the suppressed ones
             if n:
                 self.suppressed[code] -= n
@@ -356,7 +356,7 @@ def _finish_recording(
         shared.RECORDING_INCOMPLETE.fire(checker.shared, checker, why)
     if check_body:
         return _result(path, "recording", checker)
-    diags = sorted(checker.diagnostics, key=lambda d: d.offset or 0)
+    diags = sorted(checker.findings, key=lambda d: d.offset or 0)
     return FileResult(path, "recording", diags, dict(checker.suppressed), 0, 0)
 
 
@@ -365,8 +365,8 @@ def add_record_lines(results: Iterable[FileResult]) -> None:
     what a SARIF region points at): a second pass over each regular file with findings, so
     only the reports that need it pay for it."""
     for r in results:
-        if r.kind == "recording" and r.diagnostics and Path(r.path).is_file():
-            r.record_lines = recording_lines(r.path, [d.offset or 0 for d in r.diagnostics])
+        if r.kind == "recording" and r.findings and Path(r.path).is_file():
+            r.record_lines = recording_lines(r.path, [d.offset or 0 for d in r.findings])
 
 
 def recording_lines(path: str, offsets: Iterable[int]) -> dict[int, int]:

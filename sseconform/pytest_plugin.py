@@ -65,7 +65,7 @@ def assert_conforms(
     else:
         result = check_file(os.fspath(stream))
     failing = {Severity.ERROR, Severity.WARNING} if strict else {Severity.ERROR}
-    bad = [d for d in result.diagnostics if d.severity in failing and d.code not in allow]
+    bad = [d for d in result.findings if d.severity in failing and d.code not in allow]
     if bad:
         lines = "\n".join(line_for(result.path, d, result.kind) for d in bad)
         raise AssertionError(f"{result.path}: {len(bad)} finding(s)\n{lines}")

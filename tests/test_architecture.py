@@ -44,7 +44,7 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
     ),
     "load": (
         {"gate", "replay", "rules", "findings", "safetext", "errors", "recording", "providers"}
-        | {"mask"},
+        | {"mask", "report"},
         {"orjson", "locust", "requests"},
     ),
     "html": ({"gate", "api", "rules", "findings", "safetext", "version"}, set()),

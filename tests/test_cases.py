@@ -24,20 +24,20 @@ def _expected(case: Path) -> set[str]:
 @pytest.mark.parametrize("case", CASE_DIRS, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_case_codes(case: Path) -> None:
     result = check_bytes((case / "stream.sse").read_bytes(), case_settings(case))
-    assert result.codes == _expected(case), [str(d) for d in result.diagnostics]
+    assert result.codes == _expected(case), [str(d) for d in result.findings]
 
 
 @pytest.mark.parametrize("case", CASE_DIRS, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_case_split_invariance(case: Path) -> None:
     body = (case / "stream.sse").read_bytes()
-    whole = check_bytes(body, case_settings(case)).diagnostics
+    whole = check_bytes(body, case_settings(case)).findings
     one_byte = check_chunks((body[i : i + 1] for i in range(len(body))), case_settings(case))
-    assert one_byte.diagnostics == whole
+    assert one_byte.findings == whole
     rng = random.Random(case.name)
     for _ in range(5):
         cuts = sorted(rng.sample(range(1, max(2, len(body))), k=min(6, max(0, len(body) - 1))))
         pieces = [body[a:b] for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True)]
-        assert check_chunks(pieces, case_settings(case)).diagnostics == whole
+        assert check_chunks(pieces, case_settings(case)).findings == whole
 
 
 def test_every_code_has_a_failing_case() -> None:
@@ -92,7 +92,7 @@ def test_every_location_is_where_an_event_starts(case: Path) -> None:
     events = decoded_events(body, settings)
     starts = {ev.frame: (ev.frame, ev.line, ev.offset) for ev in events}
     last = starts[events[-1].frame] if events else (None, 1, 0)
-    for d in check_bytes(body, settings).diagnostics:
+    for d in check_bytes(body, settings).findings:
         if d.code in AT_END or (d.code == "E002" and "ends after" in d.message):
             assert where_of(d) == last, (case.name, str(d))
         elif d.frame in starts:
@@ -107,7 +107,7 @@ def test_every_location_is_where_an_event_starts(case: Path) -> None:
 def test_a_wire_finding_inside_an_event_says_where_in_it() -> None:
     """W001 on the third line of an event: located at the event, the line in the message."""
     body = b'event: message\ndata: {"a":\ndata: "caf\xe9"}\n\ndata: [DONE]\n\n'
-    [w001] = [d for d in check_bytes(body).diagnostics if d.code == "W001"]
+    [w001] = [d for d in check_bytes(body).findings if d.code == "W001"]
     assert where_of(w001) == (1, 1, 0)
     bad = body.index(b"\xe9")
     assert w001.message.endswith(f"(line 3, byte {bad})"), w001.message
@@ -116,8 +116,8 @@ def test_a_wire_finding_inside_an_event_says_where_in_it() -> None:
 def test_end_of_stream_findings_name_the_last_event() -> None:
     """Not the byte past the body: the last event, as gate locates them."""
     body = (CASES / "fail" / "E003-silent-close" / "stream.sse").read_bytes()
-    [e003] = check_bytes(body).diagnostics
+    [e003] = check_bytes(body).findings
     last = decoded_events(body, Settings())[-1]
     assert where_of(e003) == (last.frame, last.line, last.offset)
     assert where_of(e003)[2] < len(body)
-    assert check_bytes(b"").diagnostics[0].offset == 0
+    assert check_bytes(b"").findings[0].offset == 0

@@ -100,7 +100,7 @@ def test_real_openai_streams_pass_clean() -> None:
     for r in rows:
         result = check_file(REAL_STREAMS / r["path"])
         allowed = {"D001"} if _rendered(r) else set()
-        assert result.codes <= allowed, (r["path"], [str(d) for d in result.diagnostics])
+        assert result.codes <= allowed, (r["path"], [str(d) for d in result.findings])
 
 
 @needs_corpus
@@ -146,7 +146,7 @@ def test_no_provider_gets_a_usage_error_from_its_own_stream() -> None:
     spelled: set[str] = set()
     for r in own:
         result = check_file(REAL_STREAMS / r["path"])
-        assert "U004" not in result.codes, (r["path"], [str(d) for d in result.diagnostics])
+        assert "U004" not in result.codes, (r["path"], [str(d) for d in result.findings])
         if "U006" in result.codes:
             spelled.add(r["provider"])
     assert spelled == {"xai"}
@@ -157,7 +157,7 @@ def test_xai_usage_reads_with_its_reasoning_in_the_completion() -> None:
     rows = [r for r in CHAT if r["provider"] == "xai"]
     assert rows
     for r in rows:
-        [u006] = [d for d in check_file(REAL_STREAMS / r["path"]).diagnostics if d.code == "U006"]
+        [u006] = [d for d in check_file(REAL_STREAMS / r["path"]).findings if d.code == "U006"]
         assert "leaves out the" in u006.message and "read as completion" in u006.message
 
 
@@ -169,7 +169,7 @@ def test_a_gateway_that_counts_gemini_thoughts_nowhere_is_reported() -> None:
     path = REAL_STREAMS / "vercel-ai-gateway" / name
     if not path.is_file():
         pytest.skip("capture not in this corpus")
-    [u004] = [d for d in check_file(path).diagnostics if d.code == "U004"]
+    [u004] = [d for d in check_file(path).findings if d.code == "U004"]
     assert u004.message.startswith("reasoning_tokens 25 > completion_tokens 2")
     assert b'"totalTokenCount":36' in path.read_bytes()
 
@@ -182,7 +182,7 @@ def test_every_location_in_the_corpus_is_where_an_event_starts() -> None:
         events = decoded_events(body, Settings())
         starts = {ev.frame: (ev.frame, ev.line, ev.offset) for ev in events}
         last = starts[events[-1].frame] if events else (None, 1, 0)
-        for d in check_bytes(body).diagnostics:
+        for d in check_bytes(body).findings:
             where = (path.name, str(d))
             if d.code in AT_END or (d.code == "E002" and "ends after" in d.message):
                 assert where_of(d) == last, where

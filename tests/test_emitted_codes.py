@@ -51,7 +51,7 @@ def test_a_mistyped_code_is_an_error_not_a_silent_drop() -> None:
     checker._emit("S030", "known, not selected: dropped", None)
     with pytest.raises(ValueError, match="no rule 'Q999'"):
         checker._emit("Q999", "a typo", None)
-    assert [d.code for d in checker.diagnostics] == ["W001"]
+    assert [d.code for d in checker.findings] == ["W001"]
 
 
 @pytest.mark.parametrize("grammar", GRAMMARS)

@@ -34,10 +34,10 @@ CASES = sorted((ROOT / "tests" / "cases" / "http").glob("*/*/"))
 def test_http_case(case: Path) -> None:
     expected = set((case / "expected.txt").read_text().split())
     got = check_file(case / "response.jsonl", grammar="auto")
-    assert {d.code for d in got.diagnostics} == expected
+    assert {d.code for d in got.findings} == expected
     if case.parent.name == "fail":
         assert case.name.split("-", 1)[0] in expected
-        [h005] = [d for d in got.diagnostics if d.code == "H005"]
+        [h005] = [d for d in got.findings if d.code == "H005"]
         assert "this endpoint's clients read" in h005.message
 
 

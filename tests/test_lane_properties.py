@@ -313,7 +313,7 @@ def _cuts(body: bytes, points: list[int]) -> list[bytes]:
 
 
 def _key(r: FileResult) -> tuple[Any, ...]:
-    found = [(d.code, d.frame, d.line, d.offset, d.message, d.pointer) for d in r.diagnostics]
+    found = [(d.code, d.frame, d.line, d.offset, d.message, d.pointer) for d in r.findings]
     return found, r.suppressed, r.bytes, r.frames, r.error
 
 

@@ -63,7 +63,7 @@ def recorded(tmp_path: Path, tool_choice: object) -> Path:
 def test_a_forced_function_may_finish_with_stop(
     tmp_path: Path, tool_choice: object, flagged: bool
 ) -> None:
-    codes = [d.code for d in check_file(recorded(tmp_path, tool_choice)).diagnostics]
+    codes = [d.code for d in check_file(recorded(tmp_path, tool_choice)).findings]
     assert ("F007" in codes) == flagged, codes
 
 
@@ -71,7 +71,7 @@ def test_a_bare_stream_has_no_request_to_tell_by(tmp_path: Path) -> None:
     """Without the request F007 cannot be judged: a warning that says what decides it."""
     path = tmp_path / "s.sse"
     path.write_bytes(body())
-    [f007] = [d for d in check_file(path).diagnostics if d.code == "F007"]
+    [f007] = [d for d in check_file(path).findings if d.code == "F007"]
     assert f007.severity == "warning"
     assert "check --request FILE" in f007.message
 
@@ -90,6 +90,6 @@ def test_check_request_decides_f007_for_a_bare_stream(
     req = tmp_path / "req.json"
     req.write_text(json.dumps({"model": "gpt-4o", "tool_choice": tool_choice}))
     run = run_cli("check", path, "--request", req, "--format", "json", cwd=tmp_path)
-    found = [d for f in json.loads(run.out)["files"] for d in f["diagnostics"]]
+    found = [d for f in json.loads(run.out)["files"] for d in f["findings"]]
     got = [d["severity"] for d in found if d["code"] == "F007"]
     assert got == ([severity] if severity else []), run.both

@@ -27,8 +27,8 @@ def _tc(index: Any, args: str, **head: Any) -> dict[str, Any]:
 def _codes(body: str, **settings: Any) -> list[str]:
     on = check_bytes(body.encode(), Settings(**settings))
     off = check_bytes(body.encode(), Settings(memo=False, **settings))
-    assert on.diagnostics == off.diagnostics
-    return sorted(d.code for d in on.diagnostics)
+    assert on.findings == off.findings
+    return sorted(d.code for d in on.findings)
 
 
 def test_fast_arguments_follow_a_moved_call() -> None:
@@ -43,14 +43,14 @@ def test_fast_arguments_follow_a_moved_call() -> None:
         + "data: [DONE]\n\n"
     )
     result = check_bytes(body.encode())
-    f009 = [d for d in result.diagnostics if d.code == "F009"]
+    f009 = [d for d in result.findings if d.code == "F009"]
     assert len(f009) == 1 and f009[0].message.startswith("call 1 ")
 
 
 def test_unhashable_finish_reason_is_a_finding_not_a_crash() -> None:
     for value in ("[]", "{}"):
         body = 'data: {"choices":[{"index":0,"delta":{},"finish_reason":' + value + "}]}\n\n"
-        assert "F006" in {d.code for d in check_bytes(body.encode()).diagnostics}
+        assert "F006" in {d.code for d in check_bytes(body.encode()).findings}
 
 
 def test_memo_with_a_tiny_argument_limit() -> None:
@@ -130,7 +130,7 @@ def test_id_changes_are_told_against_the_first_chunk() -> None:
         "data: " + json.dumps({**HEAD, "id": i, "choices": [{"index": 0, "delta": {}}]}) + "\n\n"
         for i in ("c1", "b", "c1")
     )
-    messages = [d.message for d in check_bytes(body.encode()).diagnostics if d.code == "G002"]
+    messages = [d.message for d in check_bytes(body.encode()).findings if d.code == "G002"]
     assert messages == [
         "id 'b'; the first chunk had 'c1'",
         "id 'c1'; the first chunk had 'c1', then 'b'",
@@ -139,7 +139,7 @@ def test_id_changes_are_told_against_the_first_chunk() -> None:
 
 def test_not_an_event_stream_message_does_not_depend_on_the_split() -> None:
     body = b' {"a": 1}'
-    whole = check_bytes(body).diagnostics
+    whole = check_bytes(body).findings
     assert any("looks like JSON" in d.message for d in whole)
     for i in range(1, len(body)):
-        assert check_chunks([body[:i], body[i:]]).diagnostics == whole
+        assert check_chunks([body[:i], body[i:]]).findings == whole

@@ -114,7 +114,7 @@ def example(code: str, grammar: str, case: Path) -> dict[str, str] | None:
     body = (case / "stream.sse").read_bytes()
     settings = case_settings(case)
     result = check_bytes(body, settings, grammar=grammar)
-    finding = next((d for d in result.diagnostics if d.code == code), None)
+    finding = next((d for d in result.findings if d.code == code), None)
     if finding is None:
         return None
     dec = SSEDecoder(max_line=settings.max_line, max_event=settings.max_event)

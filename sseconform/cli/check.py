@@ -258,7 +258,7 @@ def _html_reporter(results: Sequence[FileResult], out: TextIO, strict: bool) -> 
     from sseconform.html.check import render
 
     events = {
-        r.path: event_bytes(r.path, [d.offset or 0 for d in r.diagnostics if d.line])
+        r.path: event_bytes(r.path, [d.offset or 0 for d in r.findings if d.line])
         for r in results
         if r.error is None
     }

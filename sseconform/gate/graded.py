@@ -64,16 +64,16 @@ class Graded:
         dialect = ENDPOINT_DIALECT[endpoint]
         self.content = content_of([self.body], dialect, whole=whole) if self.ok_status else None
         self.starts = self.content.starts if self.content is not None else []
-        #: check's diagnostics when the stream was checked as it arrived (``load``): None,
+        #: check's findings when the stream was checked as it arrived (``load``): None,
         #: check the recording at ``path``
-        self.diagnostics: list[Finding] | None = None
+        self.checked: list[Finding] | None = None
 
     @classmethod
     def streamed(
         cls,
         status: int | None,
         content: Content | None,
-        diagnostics: list[Finding],
+        checked: list[Finding],
         allow: list[str],
         endpoint: str,
     ) -> Graded:
@@ -85,13 +85,13 @@ class Graded:
         g.findings, g.note, g.body, g.reads, g.timing = [], "", b"", [], None
         g.content = content if g.ok_status else None
         g.starts = content.starts if content is not None else []
-        g.diagnostics = diagnostics
+        g.checked = checked
         return g
 
     def event_start(self, frame: int | None, offset: int | None) -> int | None:
         """Where a finding is: the event start its source gives (check and the content fold
         both locate at event starts), or, for a frame alone, that frame's start."""
-        if offset is not None and (offset < len(self.body) or self.diagnostics is not None):
+        if offset is not None and (offset < len(self.body) or self.checked is not None):
             return offset
         if frame is not None and 1 <= frame <= len(self.starts):
             return self.starts[frame - 1]
@@ -140,11 +140,11 @@ def retried(status: int) -> bool:
 
 def checked(g: Graded) -> None:
     """``check`` on the gateway's recording: errors fail, warnings are listed."""
-    diagnostics = g.diagnostics
-    if diagnostics is None:
+    checked = g.checked
+    if checked is None:
         settings = Settings(whole=True) if g.whole else None
-        diagnostics = check_file(g.path, settings, grammar=g.check_grammar).diagnostics
-    for d in diagnostics:
+        checked = check_file(g.path, settings, grammar=g.check_grammar).findings
+    for d in checked:
         if d.code in g.allow:
             continue
         if d.severity == Severity.INFO:

@@ -149,7 +149,7 @@ def grade_stream(
     ref: References,
     status: int | None,
     content: Content | None,
-    diagnostics: list[Finding],
+    checked: list[Finding],
     *,
     complete: bool,
     reason: str,
@@ -161,7 +161,7 @@ def grade_stream(
     """The findings (and note) for one gateway stream that was checked and folded as it
     arrived (``load``): the gate's own grading, without a recording. ``bound``: as for
     :func:`grade_recording`."""
-    g = Graded.streamed(status, content, diagnostics, allow, endpoint)
+    g = Graded.streamed(status, content, checked, allow, endpoint)
     if bound is not None:
         _bound(g, bound, reason)
     elif status is None:
@@ -319,5 +319,5 @@ def _error_path(g: Graded, served: list[Served]) -> None:
             severity=Severity.WARNING,
             field="retry-after",
         )
-    if g.diagnostics is None:
+    if g.checked is None:
         checked(g)

@@ -17,9 +17,11 @@ from sseconform.gate.rules.request import Deviation
 from sseconform.gate.rules.upstream import NOT_REACHED
 from sseconform.providers import ENDPOINTS
 from sseconform.report.github import write_annotations
+from sseconform.report.jsonfmt import findings
 from sseconform.report.junit import Case, CaseSuite, xml
 from sseconform.report.sarif import dump, sarif
-from sseconform.report.subject import Subject, where
+from sseconform.report.subject import Subject
+from sseconform.report.text import finding_line, write_subjects
 from sseconform.rules.catalog import Severity
 from sseconform.safetext import printable
 
@@ -38,8 +40,7 @@ FORMATS = ("text", "json", "junit", "github", "sarif")
 
 
 def _line(f: Finding) -> str:
-    place = where(f)
-    return printable(f"{f.severity} {f.code} {place + ': ' if place else ''}{f.message}")
+    return printable(finding_line(f))
 
 
 MARKS = {
@@ -300,17 +301,15 @@ def document(results: list[SuiteResult]) -> dict[str, Any]:
 
 
 def _text(results: list[SuiteResult], out: TextIO) -> None:
+    """Each suite's scenarios, each under its line with its findings (as ``check`` prints
+    them); then the scorecard and, over several endpoints, the matrix."""
+    helped: set[str] = set()
     for result in results:
         via = f" (profile {result.profile})" if result.profile else ""
         out.write(
             printable(f"sseconform gate: {result.suite} through {result.gateway}{via}") + "\n"
         )
-        for s in result.scenarios:
-            out.write(_scenario_head(s) + "\n")
-            for f in s.findings:
-                out.write(f"    {_line(f)}\n")
-                if f.excerpt:
-                    out.write(f"      | {printable(f.excerpt)}\n")
+        write_subjects(_subjects([result]), out, helped)
         out.write("\n")
     out.write(scorecard(results) + "\n")
     if len({s.endpoint for s in _scenarios(results)}) > 1:
@@ -340,6 +339,7 @@ def _subjects(results: list[SuiteResult]) -> list[Subject]:
             lines=False,
             fixed=s.fixed,
             label=s.name,
+            heading=_scenario_head(s),
             properties={
                 "scenario": s.name,
                 "suite": s.suite,
@@ -404,11 +404,7 @@ def write_diff(
         }  # fmt: skip
         if timing is not None:
             doc["timing"] = timing
-            doc["timing_findings"] = [
-                {"key": f.key, "severity": f.severity, "message": f.message,
-                 "frame": f.frame, "offset": f.offset}
-                for f in timed or []
-            ]  # fmt: skip
+            doc["timing_findings"] = findings(timed or [])
         json.dump(doc, out)
         out.write("\n")
         return
@@ -427,8 +423,7 @@ def write_diff(
     shown = ", ".join(f"{k} {'-' if v is None else f'{v:.3f}'}" for k, v in timing.items())
     out.write(f"timing (s): {shown}\n")
     for f in timed or []:
-        where = f" (frame {f.frame}, byte {f.offset})" if f.frame is not None else ""
-        out.write(printable(f"{f.key} [{f.severity}]: {f.message}{where}") + "\n")
+        out.write(printable(finding_line(f)) + "\n")
 
 
 def write_request_diff(

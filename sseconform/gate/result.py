@@ -9,6 +9,7 @@ from typing import Any
 from sseconform.findings import Finding
 from sseconform.gate.evidence import Evidence
 from sseconform.gate.timing import Timing
+from sseconform.report.jsonfmt import findings
 from sseconform.rules.catalog import Severity
 
 __all__ = ["FAILING", "VERDICTS", "ScenarioResult", "SuiteResult"]
@@ -84,7 +85,7 @@ class ScenarioResult:
             "seconds": round(self.seconds, 3),
             "note": self.note,
             "timing": (self.timing or Timing()).to_dict(),
-            "findings": [f.to_dict() for f in self.findings],
+            "findings": findings(self.findings),
             "baseline_fixed": self.fixed,
         }
 

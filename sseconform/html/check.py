@@ -51,7 +51,7 @@ def render(
     out.append("</tbody></table></div></section>")
     for r in results:
         out.append(_file(r, strict, ids[id(r)], events.get(r.path, {})))
-    out.append(rules_section(d.code for r in results for d in r.diagnostics))
+    out.append(rules_section(d.code for r in results for d in r.findings))
     return page("sseconform check", "\n".join(out))
 
 
@@ -68,9 +68,9 @@ def _file(r: FileResult, strict: bool, anchor: str, events: Mapping[int, bytes])
         f'<p class="muted">{esc(r.kind)}, grammar {esc(r.grammar)}, {r.frames} frames, '
         f"{r.bytes} bytes</p>"
     )
-    if r.diagnostics:
+    if r.findings:
         out.append('<ul class="findings">')
-        out += [_diagnostic(d, events) for d in r.diagnostics]
+        out += [_diagnostic(d, events) for d in r.findings]
         out.append("</ul>")
     else:
         out.append("<p>No findings.</p>")

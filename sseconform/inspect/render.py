@@ -278,7 +278,7 @@ def _diagnostics(view: StreamView, budget: Budget) -> RenderableType:
             "sseconform's own translation",
             style="dim",
         )
-    diags = view.diagnostics
+    diags = view.findings
     grammar = f", {view.grammar} grammar" if view.translated else ""
     table = Table(
         title=f"diagnostics ({len(diags) + view.suppressed}{grammar})",

@@ -126,7 +126,7 @@ class StreamView:
         self._unchecked_bytes = 0
         self.grammar: str | None = "chat"  # what the diagnostics are checked against
         self.native: NativeParts | None = None  # blocks or items, for Anthropic / Responses
-        self.diagnostics: list[Finding] = []
+        self.findings: list[Finding] = []
         self.suppressed = 0
         self.error_body = ""  # the start of a non-2xx response's body (not an event stream)
         self.logged = 0  # rows ever added to the log
@@ -135,7 +135,7 @@ class StreamView:
         if status is not None and not 200 <= status < 300:
             # What `check` says of an error before the stream; the body is not an event stream.
             self._checker = None
-            self.diagnostics.append(
+            self.findings.append(
                 Finding.of(h001.RULE, h001.message(status), offset=0)
             )  # fmt: skip
 
@@ -334,10 +334,10 @@ class StreamView:
         checker = self._checker
         assert checker is not None
         if final:  # finish() sorts and adds the end-of-stream findings: take them all again
-            self.diagnostics = list(checker.diagnostics)
+            self.findings = list(checker.findings)
             self.suppressed = sum(checker.suppressed.values())
-        elif len(checker.diagnostics) > len(self.diagnostics):
-            self.diagnostics.extend(checker.diagnostics[len(self.diagnostics) :])
+        elif len(checker.findings) > len(self.findings):
+            self.findings.extend(checker.findings[len(self.findings) :])
 
     # -- reading ---------------------------------------------------------------------------
 

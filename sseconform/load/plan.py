@@ -193,14 +193,14 @@ class StreamGrader:
         """The stream's outcome; ``bound``: the bound it broke (``deadline``, ``max-bytes``,
         ``bomb``), which is then its one finding."""
         now = time.perf_counter() if now is None else now
-        diagnostics: list[Finding] = self.checker.finish() if self.checker else []
+        checked: list[Finding] = self.checker.finish() if self.checker else []
         content = self.folder.finish() if self.folder else None
         findings, _ = grade_stream(
             self.sc.scenario,
             self.sc.ref,
             self.status,
             content,
-            diagnostics,
+            checked,
             complete=complete,
             reason=reason,
             allow=self.sc.allow,

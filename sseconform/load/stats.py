@@ -9,6 +9,7 @@ from collections import Counter
 from typing import Any
 
 from sseconform.load.plan import StreamOutcome
+from sseconform.report.text import counted
 from sseconform.safetext import printable
 
 __all__ = ["Histogram", "LoadStats", "level_broken", "text_report"]
@@ -299,10 +300,7 @@ def text_report(r: dict[str, Any]) -> str:
         )
     if r["codes"]:
         lines.append("findings (streams):")
-        for k, n in r["codes"].items():
-            lines.append(f"  {n:>7}  {printable(k)}")
-            if k in r.get("examples", {}):
-                lines.append(f"           e.g. {printable(r['examples'][k])[:150]}")
+        lines += [f"  {line}" for line in counted(r["codes"], r.get("examples", {}))]
     bad = {n: s for n, s in r["scenarios"].items() if s["nonconforming"]}
     if bad:
         lines.append("nonconforming by scenario:")

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from sseconform.api import FileResult
-from sseconform.report.text import baseline_lines, line_for, totals
+from sseconform.report.summary import baseline_lines
+from sseconform.report.text import line_for, totals
 from sseconform.rules.catalog import GRAMMAR_INVARIANTS, Severity
 
 __all__ = ["Case", "CaseSuite", "groups", "write", "xml"]
@@ -96,7 +97,7 @@ def _file_cases(r: FileResult, strict: bool) -> list[Case]:
         return [Case(r.path, "input", "error", r.error, text=r.error)]
     cases = []
     for group in groups(r.grammar):
-        mine = [d for d in r.diagnostics if (d.invariant or "grammar") == group]
+        mine = [d for d in r.findings if (d.invariant or "grammar") == group]
         bad = [d for d in mine if d.severity in failing]
         lines = "\n".join(line_for(r.path, d, r.kind) for d in (bad or mine))
         if bad:

@@ -1,5 +1,5 @@
-"""What a report groups findings under — a checked file, a gate scenario, a load level — so
-one writer per format serves every command (``check``, ``gate``, ``load``)."""
+"""What a report groups findings under — a checked file, a gate scenario — so one writer per
+format (text, JSON, JUnit, GitHub, SARIF) serves every command that reports findings."""
 
 from __future__ import annotations
 
@@ -32,6 +32,12 @@ class Subject:
     label: str = ""
     #: what a SARIF result's properties add (a scenario's suite, endpoint and verdict)
     properties: Mapping[str, Any] = field(default_factory=dict)
+    #: the lines a command's text report adds after the findings (``check``: what
+    #: ``--max-per-code`` and the baseline held back)
+    notes: Sequence[str] = ()
+    #: the line a text report heads the findings with (a scenario's verdict), indenting
+    #: them; none: each finding at its file's line
+    heading: str = ""
 
     def place(self, f: Finding) -> str:
         """Where a finding is, in words: frame, byte, pointer, and a recorded body's line."""

@@ -26,18 +26,46 @@ def summary(results: Sequence[FileResult], strict: bool) -> dict[str, Any]:
     }
 
 
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def baseline_lines(r: FileResult) -> list[str]:
+    """What a baseline changed for one file: the accepted findings, the entries now fixed."""
+    lines = []
+    if r.known:
+        codes = ", ".join(f"{c} x{n}" if n > 1 else c for c, n in r.known.items())
+        n = sum(r.known.values())
+        lines.append(f"{r.path}: {plural(n, 'known diagnostic')} not shown (baseline: {codes})")
+    lines += [
+        f"{r.path}: baseline entry {k} no longer happens: drop it from the baseline"
+        for k in r.fixed
+    ]
+    return lines
+
+
 def subjects(results: Sequence[FileResult]) -> list[Subject]:
     """``check``'s files as report subjects: a raw stream's findings are on its lines, a
-    recording's on its body's."""
+    recording's on its body's; what ``--max-per-code`` and the baseline held back follows
+    them in the text report."""
     return [
         Subject(
             r.path,
-            r.diagnostics,
+            r.findings if r.error is None else (),
             artifact=r.path,
             lines=r.kind == "sse",
             record_lines=r.record_lines,
             error=r.error,
             fixed=r.fixed,
+            notes=[
+                *(
+                    f"{r.path}: {code}: {plural(n, 'more diagnostic')} not shown"
+                    for code, n in sorted(r.suppressed.items())
+                ),
+                *baseline_lines(r),
+            ]
+            if r.error is None
+            else (),
         )
         for r in results
     ]

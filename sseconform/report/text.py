@@ -1,19 +1,23 @@
-"""The human format: one line per diagnostic, ``path:line:``, then totals.
+"""The human format of every command: one line per finding, grouped by subject (a checked
+file, a gate scenario), then the command's own sections (``check``'s totals, the gate's
+scorecard, ``load``'s table).
 
-The byte offset, frame and pointer go in parentheses, so ``path:line:`` stays what editors
-and CI problem matchers expect (a line, not a column).
+A finding's line is the same everywhere: ``[path:line: ]rule severity[ name]: message
+(frame, byte, pointer)``. The byte offset, frame and pointer go in parentheses, so
+``path:line:`` stays what editors and CI problem matchers expect (a line, not a column).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TextIO
 
 from sseconform.api import FileResult
 from sseconform.findings import Finding
-from sseconform.report.subject import where
-from sseconform.report.summary import summary
-from sseconform.rules.catalog import RULES
+from sseconform.report.subject import Subject, where
+from sseconform.report.summary import plural, subjects, summary
+from sseconform.rules.catalog import lookup
+from sseconform.rules.finding import split_key
 from sseconform.safetext import printable
 
 
@@ -27,16 +31,25 @@ def location(path: str, kind: str, d: Finding) -> str:
     return f"{printable(path)}{'#body' if kind == 'recording' else ''}:{d.line}"
 
 
-def line_for(path: str, d: Finding, kind: str = "sse") -> str:
-    inv = f" [{d.invariant}]" if d.invariant else ""
-    loc = where(d)
-    return f"{location(path, kind, d)}: {d.code} {d.severity.value} {d.name}{inv}: {d.message}" + (
-        f" ({loc})" if loc else ""
+def finding_line(f: Finding, at: str = "") -> str:
+    """One finding as every text report prints it: where it is (``at``: a file's line; none
+    under a heading that says it), the rule (a baseline's key: ``E002``,
+    ``diff:changed:finish_reason``), its severity, a grammar rule's name and invariant, the
+    message, then frame, byte and pointer."""
+    named = f" {f.name}" if f.source == "check" else ""
+    inv = f" [{f.invariant}]" if f.invariant else ""
+    known = " (known)" if f.known else ""
+    place = where(f)
+    return (
+        (f"{at}: " if at else "")
+        + f"{f.key} {f.severity.value}{known}{named}{inv}: {f.message}"
+        + (f" ({place})" if place else "")
     )
 
 
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
+def line_for(path: str, d: Finding, kind: str = "sse") -> str:
+    """A checked file's finding, at ``path:line``."""
+    return finding_line(d, location(path, kind, d))
 
 
 def totals(results: Sequence[FileResult], strict: bool) -> str:
@@ -54,42 +67,45 @@ def totals(results: Sequence[FileResult], strict: bool) -> str:
     )
 
 
-def baseline_lines(r: FileResult) -> list[str]:
-    """What a baseline changed for one file: the accepted findings, the entries now fixed."""
-    lines = []
-    if r.known:
-        codes = ", ".join(f"{c} x{n}" if n > 1 else c for c, n in r.known.items())
-        n = sum(r.known.values())
-        lines.append(f"{r.path}: {plural(n, 'known diagnostic')} not shown (baseline: {codes})")
-    lines += [
-        f"{r.path}: baseline entry {k} no longer happens: drop it from the baseline"
-        for k in r.fixed
-    ]
-    return lines
-
-
 def _put(out: TextIO, line: str) -> None:
     """One line of the report, with every control character made visible (a file name with a
     newline or an escape sequence cannot forge a line or move the cursor)."""
     out.write(printable(line) + "\n")
 
 
+def write_subjects(groups: Sequence[Subject], out: TextIO, helped: set[str] | None = None) -> None:
+    """Every command's findings: each subject (under its heading, indented, when it has one;
+    else each line at its file's line), why it could not be checked, its findings with the
+    bytes at them, then the lines its command adds (:attr:`Subject.notes`). The first
+    finding of each rule is followed by where its docs are (``helped``: the rules already
+    so followed, across calls)."""
+    helped = set() if helped is None else helped
+    for s in groups:
+        pad = "    " if s.heading else ""
+        if s.heading:
+            _put(out, s.heading)
+        if s.error is not None:
+            _put(out, f"{pad}{s.name}: cannot check: {s.error}")
+        for f in s.findings:
+            _put(out, pad + finding_line(f, "" if s.heading else _at(s, f)))
+            if f.excerpt:
+                _put(out, f"{pad}  | {f.excerpt}")
+            if f.rule_id not in helped:
+                helped.add(f.rule_id)
+                _put(out, f"{pad}  help: sseconform rule {f.rule_id}")
+        for line in s.notes:
+            _put(out, pad + line)
+
+
+def _at(s: Subject, f: Finding) -> str:
+    """``path:line`` of a finding in a subject's file (``path#body:line`` in a recording)."""
+    path = s.artifact or s.name
+    return location(path, "sse" if s.lines else "recording", f)
+
+
 def write(results: Sequence[FileResult], out: TextIO, strict: bool) -> None:
-    """Each finding; the first of each code is followed by where its docs are."""
-    helped: set[str] = set()
-    for r in results:
-        if r.error is not None:
-            _put(out, f"{r.path}: cannot check: {r.error}")
-            continue
-        for d in r.diagnostics:
-            _put(out, line_for(r.path, d, r.kind))
-            if d.code not in helped:
-                helped.add(d.code)
-                _put(out, f"  help: sseconform rule {d.code}")
-        for code, n in sorted(r.suppressed.items()):
-            _put(out, f"{r.path}: {code}: {plural(n, 'more diagnostic')} not shown")
-        for line in baseline_lines(r):
-            _put(out, line)
+    """``check``'s report: each file's findings, then the totals."""
+    write_subjects(subjects(results), out)
     out.write(totals(results, strict) + "\n")
 
 
@@ -98,20 +114,36 @@ def write_quiet(results: Sequence[FileResult], out: TextIO, strict: bool) -> Non
     for r in results:
         if r.error is not None:
             _put(out, f"{r.path}: cannot check: {r.error}")
-        for d in r.diagnostics:
+        for d in r.findings:
             _put(out, line_for(r.path, d, r.kind))
+
+
+def counted(counts: Mapping[str, int], examples: Mapping[str, str] | None = None) -> list[str]:
+    """Findings counted by key, most first, each with its rule's severity and name (and an
+    example, when a command keeps one): ``check --statistics`` and ``load``'s table."""
+    width = len(str(max(counts.values(), default=0)))
+    lines = []
+    for key, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        try:
+            rule = lookup(split_key(key).rule_id)
+            named = f" {rule.name}" if rule.name != rule.code else ""  # the gate's: its key
+            said = f"  [{rule.severity.value}]{named}"
+        except KeyError:  # a saved load report's key no rule has now
+            said = ""
+        lines.append(printable(f"{n:>{width}}  {key}{said}"))
+        if examples and key in examples:
+            lines.append(f"{'':>{width}}  e.g. {printable(examples[key])[:150]}")
+    return lines
 
 
 def statistics(results: Sequence[FileResult], out: TextIO, strict: bool) -> None:
     """``--statistics``: how many findings of each code (shown and held back), most first."""
     counts: dict[str, int] = {}
     for r in results:
-        for d in r.diagnostics:
+        for d in r.findings:
             counts[d.code] = counts.get(d.code, 0) + 1
         for code, n in r.suppressed.items():
             counts[code] = counts.get(code, 0) + n
-    width = len(str(max(counts.values(), default=0)))
-    for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
-        rule = RULES[code]
-        out.write(f"{n:>{width}}  {code}  [{rule.severity.value}] {rule.name}\n")
+    for line in counted(counts):
+        out.write(line + "\n")
     out.write(totals(results, strict) + "\n")

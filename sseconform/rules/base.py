@@ -97,7 +97,7 @@ class Checker:
             kind: (a.rule.code, a.message_for(self.grammar)) for kind, a in ANOMALIES.items()
         }
         self._cap = self.settings.max_per_code
-        self.diagnostics: list[Finding] = []
+        self.findings: list[Finding] = []
         self.suppressed: dict[str, int] = {}
         self._counts: dict[str, int] = {}
         self._decoder = SSEDecoder(
@@ -151,7 +151,7 @@ class Checker:
             frame = ev.frame if frame is None else frame
             line = ev.line if line is None else line
             offset = ev.offset if offset is None else offset
-        self.diagnostics.append(
+        self.findings.append(
             Finding.of_rule(
                 code,
                 printable(message),
@@ -411,7 +411,7 @@ class Checker:
     def finish(self) -> list[Finding]:
         """End of body: stream-level rules, then all diagnostics in stream order."""
         if self._finished:
-            return self.diagnostics
+            return self.findings
         self._finished = True
         if self._lane is not None:
             rest = self._lane.close()
@@ -427,8 +427,8 @@ class Checker:
             shared.NOT_SSE.fire(self.shared, self, self.bytes, _looks_like(self._head_bytes))
         else:  # a body that is not SSE has no stream to end: what would follow is W018's
             self._end_of_stream()
-        self.diagnostics.sort(key=lambda d: (d.offset, d.line))
-        return self.diagnostics
+        self.findings.sort(key=lambda d: (d.offset, d.line))
+        return self.findings
 
     def _at_end(self, code: str, message: str) -> None:
         """A finding about the end of the stream: at the last event's start, or at the start

@@ -134,8 +134,8 @@ def run_check(chunks: list[bytes]) -> int:
     from sseconform import check_chunks
 
     result = check_chunks(chunks, grammar="anthropic")
-    if result.diagnostics:
-        raise SystemExit(f"benchmark stream has findings: {result.diagnostics[:3]}")
+    if result.findings:
+        raise SystemExit(f"benchmark stream has findings: {result.findings[:3]}")
     return result.frames
 
 

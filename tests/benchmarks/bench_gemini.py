@@ -65,7 +65,7 @@ def run_check(chunks: list[bytes]) -> int:
     from sseconform import check_chunks
 
     result = check_chunks(chunks, grammar="gemini")
-    assert not result.diagnostics, result.diagnostics[:3]
+    assert not result.findings, result.findings[:3]
     return result.frames
 
 

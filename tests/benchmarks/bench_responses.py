@@ -255,8 +255,8 @@ def run_check(chunks: list[bytes]) -> int:
     from sseconform import check_chunks
 
     result = check_chunks(chunks, grammar="responses")
-    if result.diagnostics:
-        raise SystemExit(f"benchmark stream has findings: {result.diagnostics[:3]}")
+    if result.findings:
+        raise SystemExit(f"benchmark stream has findings: {result.findings[:3]}")
     return result.frames
 
 

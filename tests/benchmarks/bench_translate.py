@@ -282,7 +282,7 @@ def targets(body: bytes, repeat: int) -> None:
                 continue
             out = b"".join(translate_body(iter(chunks), source, to=to))
             res = check_bytes(out, grammar=to)
-            errors = [d for d in res.diagnostics if d.severity.value == "error"]
+            errors = [d for d in res.findings if d.severity.value == "error"]
             if errors:
                 raise SystemExit(f"{source} --to {to}: check errors {errors[:3]}")
 

@@ -33,9 +33,7 @@ def main() -> None:
                 continue  # a warning rule's case injects no error to count
             settings = Settings(**_limits(case))
             result = check_bytes((case / "stream.sse").read_bytes(), settings, grammar=grammar)
-            errors = [
-                d.code for d in result.diagnostics if RULES[d.code].severity is Severity.ERROR
-            ]
+            errors = [d.code for d in result.findings if RULES[d.code].severity is Severity.ERROR]
             counts[len(errors)] += 1
             if len(errors) > 1:
                 more.append(f"  {case.name}: {' '.join(errors)}")

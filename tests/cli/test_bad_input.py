@@ -33,7 +33,7 @@ def _check_json(path: Path, cwd: Path, *extra: str) -> tuple[Run, set[str]]:
     run = run_cli("check", "-f", "json", *extra, path.name, cwd=cwd)
     assert "internal error" not in run.err
     doc = json.loads(run.out)
-    return run, {d["code"] for f in doc["files"] for d in f["diagnostics"]}
+    return run, {d["code"] for f in doc["files"] for d in f["findings"]}
 
 
 def _no_crash(run: Run) -> None:

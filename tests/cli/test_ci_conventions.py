@@ -118,7 +118,7 @@ def test_every_finding_says_where_its_docs_are(streams: Path) -> None:
     assert r.out.count("  help: sseconform rule D001\n") == 1  # once per code, not per finding
     assert "  help: sseconform rule N001\n" in r.out
     r = run_cli("check", "-f", "json", "a b.sse", cwd=streams)
-    [d] = json.loads(r.out)["files"][0]["diagnostics"]
+    [d] = json.loads(r.out)["files"][0]["findings"]
     assert d["docs"] == "sseconform rule F001"
     assert run_cli("rule", "D001", cwd=streams).code == 0
 

@@ -37,7 +37,7 @@ DOC_SECTIONS = (
 
 def _codes(run: Run) -> list[str]:
     doc = json.loads(run.out)
-    return sorted(d["code"] for f in doc["files"] for d in f["diagnostics"])
+    return sorted(d["code"] for f in doc["files"] for d in f["findings"])
 
 
 def _paths(run: Run) -> list[str]:

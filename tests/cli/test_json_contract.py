@@ -14,7 +14,7 @@ from tests.cli.helpers import run_cli
 from tests.conftest import CASES, ROOT
 
 TOP_KEYS = {"files", "summary"}
-FILE_KEYS = {"path", "ok", "diagnostics"}  # at least these
+FILE_KEYS = {"path", "ok", "findings"}  # at least these
 DIAGNOSTIC_KEYS = [
     "code",
     "name",
@@ -79,8 +79,8 @@ def _check_document(doc: dict[str, Any], grammar: str = "chat") -> None:
         assert set(f) >= FILE_KEYS
         assert isinstance(f["path"], str)
         assert isinstance(f["ok"], bool)
-        assert isinstance(f["diagnostics"], list)
-        for d in f["diagnostics"]:
+        assert isinstance(f["findings"], list)
+        for d in f["findings"]:
             _check_diagnostic(d, grammar)
     s = doc["summary"]
     for key in SUMMARY_COUNTS:
@@ -100,13 +100,13 @@ def test_every_case_in_one_report() -> None:
     code, doc = _report("tests/cases/pass", "tests/cases/fail")
     assert code == 1
     _check_document(doc)
-    seen = {d["code"] for f in doc["files"] for d in f["diagnostics"]}
+    seen = {d["code"] for f in doc["files"] for d in f["findings"]}
     # the cases demonstrate every chat and wire rule, so the contract is checked on each kind
     # of finding (H rules need recordings; the limit cases, W017, W019 and F011, need lower
     # limits than the defaults)
     chat = {c for c, r in RULES.items() if r.applies_to("chat") and not c.startswith("H")}
     assert seen >= chat - {"W017", "W019", "F011"}
-    assert {d["invariant"] for f in doc["files"] for d in f["diagnostics"]} == THE_FIVE | {None}
+    assert {d["invariant"] for f in doc["files"] for d in f["findings"]} == THE_FIVE | {None}
 
 
 @pytest.mark.parametrize("grammar", ["anthropic", "responses"])
@@ -115,17 +115,17 @@ def test_every_case_of_a_grammar_in_one_report(grammar: str) -> None:
     code, doc = _report("--grammar", grammar, f"tests/cases/{grammar}")
     assert code == 1
     _check_document(doc, grammar)
-    seen = {d["code"] for f in doc["files"] for d in f["diagnostics"]}
+    seen = {d["code"] for f in doc["files"] for d in f["findings"]}
     family = {c for c, r in RULES.items() if r.grammar == grammar}
     assert seen & family and seen <= {c for c, r in RULES.items() if r.applies_to(grammar)}
-    invariants = {d["invariant"] for f in doc["files"] for d in f["diagnostics"]} - {None}
+    invariants = {d["invariant"] for f in doc["files"] for d in f["findings"]} - {None}
     assert invariants == set(GRAMMAR_INVARIANTS[grammar])
 
 
 def test_counts_agree_with_the_diagnostics() -> None:
     code, doc = _report("tests/cases/fail/T007-arguments-resent", "tests/cases/pass/ping-comments")
     s = doc["summary"]
-    diags = [d for f in doc["files"] for d in f["diagnostics"]]
+    diags = [d for f in doc["files"] for d in f["findings"]]
     assert s["errors"] == sum(1 for d in diags if d["severity"] == "error")
     assert s["warnings"] == sum(1 for d in diags if d["severity"] == "warning")
     assert code == 1
@@ -153,9 +153,9 @@ def test_recordings_and_unusable_files(tmp_path: Path) -> None:
     assert code == 2
     _check_document(doc)
     ok, h001, missing = doc["files"]
-    assert [d["code"] for d in ok["diagnostics"]] == ["T001"]
-    assert [d["code"] for d in h001["diagnostics"]] == ["H001"]
-    assert (missing["ok"], missing["diagnostics"]) == (False, [])
+    assert [d["code"] for d in ok["findings"]] == ["T001"]
+    assert [d["code"] for d in h001["findings"]] == ["H001"]
+    assert (missing["ok"], missing["findings"]) == (False, [])
     assert "no such file" in missing["error"]
 
 
@@ -163,7 +163,7 @@ def test_suppressed_diagnostics_are_counted() -> None:
     _, doc = _report("--max-per-code", "2", "tests/cases/fail/W008-id-field")
     _check_document(doc)
     f = doc["files"][0]
-    assert len(f["diagnostics"]) == 2
+    assert len(f["findings"]) == 2
     assert f["suppressed"] == {"W008": 3}
     assert doc["summary"]["warnings"] == 5
 
@@ -177,5 +177,5 @@ def test_pointers_are_rfc6901(tmp_path: Path) -> None:
     (tmp_path / "ptr.sse").write_bytes(chunk)
     (tmp_path / "pyproject.toml").write_text("")
     _, doc = _report("ptr.sse", cwd=tmp_path)
-    pointers = [d["pointer"] for d in doc["files"][0]["diagnostics"] if d["code"] == "G010"]
+    pointers = [d["pointer"] for d in doc["files"][0]["findings"] if d["code"] == "G010"]
     assert pointers == ["/a~1b~0c"]

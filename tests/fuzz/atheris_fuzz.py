@@ -204,7 +204,7 @@ def _checker_target() -> Callable[[bytes], None]:
         )
 
     def result_tuple(r: Any) -> tuple[Any, ...]:
-        return (r.diagnostics, r.suppressed, r.bytes, r.frames, r.error)
+        return (r.findings, r.suppressed, r.bytes, r.frames, r.error)
 
     def checked(chunks: list[bytes], settings: Settings) -> Any:
         return outcome(lambda: result_tuple(check_chunks(chunks, settings)))

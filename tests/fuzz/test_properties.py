@@ -109,7 +109,7 @@ def any_bodies(draw: st.DrawFn, *, types: bool = True) -> tuple[str, bytes]:
 
 
 def result_key(r: FileResult) -> tuple[Any, ...]:
-    diags = [(d.code, d.frame, d.line, d.offset, d.message, d.pointer) for d in r.diagnostics]
+    diags = [(d.code, d.frame, d.line, d.offset, d.message, d.pointer) for d in r.findings]
     return diags, r.suppressed, r.bytes, r.frames, r.error
 
 
@@ -120,7 +120,7 @@ def assert_check_properties(body: bytes, drawn: list[bytes], settings: dict[str,
         tolerate(exc)
         return
     key = result_key(whole)
-    for d in whole.diagnostics:
+    for d in whole.findings:
         assert d.offset is not None and 0 <= d.offset <= len(body), d
         assert d.line >= 0, d
     for name, parts in S.all_splits(body, drawn):
@@ -185,7 +185,7 @@ def assert_translation_properties(
         return
     for name, parts in S.all_splits(body, drawn):
         assert translated(parts, dialect) == out, f"split {name} translates differently"
-    diags = check_bytes(out).diagnostics
+    diags = check_bytes(out).findings
     assert out.endswith(b"data: [DONE]\n\n"), out[-300:]
     masked = MASKED_CRASH.search(out)
     if masked is not None:
@@ -298,8 +298,8 @@ def test_translate_reads_error_status(body: bytes, status: int) -> None:
         assert len(out) == 1 and out[0][0] == 0.0
         result = check_bytes(out[0][1])
         assert result.frames == 2 and not [
-            d for d in result.diagnostics if d.severity is not Severity.INFO
-        ], result.diagnostics
+            d for d in result.findings if d.severity is not Severity.INFO
+        ], result.findings
 
 
 # -- 3. model, gate, inspect -------------------------------------------------------------------
@@ -531,5 +531,5 @@ def test_recording_round_trip(scratch: Path, data: st.DataObject) -> None:
         return
     got = check_file(scratch)
     assert got.kind == "recording" and got.error is None
-    assert [d for d in got.diagnostics if not d.code.startswith("H")] == expected.diagnostics
+    assert [d for d in got.findings if not d.code.startswith("H")] == expected.findings
     assert not got.codes & {"H001", "H002", "H003", "H004"}

@@ -65,9 +65,7 @@ def assert_grammar(out: bytes) -> None:
 
 
 def error_codes(out: bytes) -> set[tuple[str, str]]:
-    return {
-        (d.code, d.pointer) for d in check_bytes(out).diagnostics if d.severity is Severity.ERROR
-    }
+    return {(d.code, d.pointer) for d in check_bytes(out).findings if d.severity is Severity.ERROR}
 
 
 def screen(body: bytes) -> str:

@@ -457,8 +457,9 @@ def test_cli_gate_fails(tmp_path: Path, gateway: tuple[str, int], fmt: str) -> N
     assert "  FAIL anthropic/text (" in r.err and "  PASS anthropic/tool-call (" in r.err
     if fmt == "text":
         assert "FAIL anthropic/text (expect content; HTTP 200" in r.out
-        assert "    error lost frame " in r.out
+        assert "    diff:lost:text error: " in r.out  # the finding, as check prints one
         assert "      | data: {" in r.out  # the excerpt
+        assert "      help: sseconform rule diff:lost" in r.out
         assert r.out.rstrip().endswith("1/3 scenarios passed (2 failed)")
     elif fmt == "json":
         doc = json.loads(r.out)
@@ -529,8 +530,10 @@ def test_cli_gate_fails(tmp_path: Path, gateway: tuple[str, int], fmt: str) -> N
                     "known",
                     "turn",
                     "key",
+                    "docs",
                 }
                 assert (f["source"], f["code"], f["field"]) == ("diff", "lost", "text")
+                assert f["docs"] == "sseconform rule diff:lost"  # as check's JSON says it
                 assert f["key"] == "diff:lost:text" and f["known"] is False
                 body = recorded_body(str(tmp_path / s["recording"]))
                 assert body[f["offset"] :].startswith(f["excerpt"].encode())
@@ -547,7 +550,7 @@ def test_cli_gate_fails(tmp_path: Path, gateway: tuple[str, int], fmt: str) -> N
                 assert fail is not None
                 assert fail.get("type") == "diff:lost"
                 assert fail.get("message") == "1 finding(s): diff:lost:text"
-                assert fail.text and "error lost frame" in fail.text
+                assert fail.text and "diff:lost:text error: " in fail.text
             else:
                 assert fail is None
     else:

@@ -54,7 +54,7 @@ def test_there_are_cases() -> None:
 def test_case_codes(case: Path) -> None:
     result = _check((case / "stream.sse").read_bytes(), case_settings(case))
     assert result.grammar == "anthropic"
-    assert result.codes == _expected(case), [str(d) for d in result.diagnostics]
+    assert result.codes == _expected(case), [str(d) for d in result.findings]
 
 
 @pytest.mark.parametrize("case", CASE_DIRS, ids=IDS)
@@ -62,16 +62,16 @@ def test_case_split_invariance(case: Path) -> None:
     """One byte at a time (so inside every UTF-8 sequence), and random cuts."""
     body = (case / "stream.sse").read_bytes()
     settings = case_settings(case)
-    whole = _check(body, settings).diagnostics
+    whole = _check(body, settings).findings
     one_byte = check_chunks(
         (body[i : i + 1] for i in range(len(body))), settings, grammar="anthropic"
     )
-    assert one_byte.diagnostics == whole
+    assert one_byte.findings == whole
     rng = random.Random(case.name)
     for _ in range(5):
         cuts = sorted(rng.sample(range(1, max(2, len(body))), k=min(6, max(0, len(body) - 1))))
         pieces = [body[a:b] for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True)]
-        assert check_chunks(pieces, settings, grammar="anthropic").diagnostics == whole
+        assert check_chunks(pieces, settings, grammar="anthropic").findings == whole
 
 
 @pytest.mark.parametrize("case", CASE_DIRS, ids=IDS)
@@ -81,11 +81,11 @@ def test_crlf_framing_changes_nothing_but_the_wire_finding(case: Path) -> None:
     body = (case / "stream.sse").read_bytes().replace(b"\n", b"\r\n")
     settings = case_settings(case)
     whole = _check(body, settings)
-    assert whole.codes == _expected(case) | {"W003"}, [str(d) for d in whole.diagnostics]
+    assert whole.codes == _expected(case) | {"W003"}, [str(d) for d in whole.findings]
     one_byte = check_chunks(
         (body[i : i + 1] for i in range(len(body))), settings, grammar="anthropic"
     )
-    assert one_byte.diagnostics == whole.diagnostics
+    assert one_byte.findings == whole.findings
 
 
 @pytest.mark.parametrize("case", CASE_DIRS, ids=IDS)
@@ -118,7 +118,7 @@ def test_every_location_is_where_an_event_starts(case: Path) -> None:
     end of the stream names the last event."""
     body = (case / "stream.sse").read_bytes()
     settings = case_settings(case)
-    _assert_located(body, settings, _check(body, settings).diagnostics, case.name)
+    _assert_located(body, settings, _check(body, settings).findings, case.name)
 
 
 def test_every_anthropic_rule_has_a_failing_case() -> None:
@@ -255,8 +255,8 @@ def test_real_anthropic_stream_passes(row: dict[str, str]) -> None:
     result = _check(body)
     assert result.frames > 0
     allowed = KNOWN_WARNINGS.get(row["path"], set())
-    assert result.codes <= allowed, [str(d) for d in result.diagnostics]
-    assert result.ok(), [str(d) for d in result.diagnostics]
+    assert result.codes <= allowed, [str(d) for d in result.findings]
+    assert result.ok(), [str(d) for d in result.findings]
 
 
 @needs_corpus
@@ -283,7 +283,7 @@ def test_edited_fixtures_report_what_was_edited_in() -> None:
 def test_every_location_in_the_real_streams_is_where_an_event_starts() -> None:
     for r in ROWS:
         body = (REAL_STREAMS / r["path"]).read_bytes()
-        _assert_located(body, Settings(), _check(body).diagnostics, r["path"])
+        _assert_located(body, Settings(), _check(body).findings, r["path"])
 
 
 @needs_corpus
@@ -395,7 +395,7 @@ def test_cli_json_names_the_grammar() -> None:
     doc_ = json.loads(run.stdout)
     [f] = doc_["files"]
     assert f["grammar"] == "anthropic"
-    [d] = f["diagnostics"]
+    [d] = f["findings"]
     assert d["code"] == "A009" and d["invariant"] == "delta-matches-block"
     auto = _cli("check", "--grammar", "auto", "--format", "json", HERE / "pass" / "text")
     assert auto.returncode == 0, auto.stderr

@@ -68,7 +68,7 @@ def test_there_are_cases_and_every_rule_has_one() -> None:
 def test_case_codes(case: Path) -> None:
     result = _check((case / "stream.sse").read_bytes(), case_settings(case))
     assert result.grammar == "gemini"
-    assert result.codes == _expected(case), [str(d) for d in result.diagnostics]
+    assert result.codes == _expected(case), [str(d) for d in result.findings]
 
 
 @pytest.mark.parametrize("case", CASE_DIRS, ids=IDS)
@@ -77,14 +77,14 @@ def test_case_split_invariance(case: Path) -> None:
     characters): the same findings, in the same places."""
     body = (case / "stream.sse").read_bytes()
     settings = case_settings(case)
-    whole = _check(body, settings).diagnostics
+    whole = _check(body, settings).findings
     one = check_chunks((body[i : i + 1] for i in range(len(body))), settings, grammar="gemini")
-    assert one.diagnostics == whole
+    assert one.findings == whole
     rng = random.Random(case.name)
     for _ in range(5):
         cuts = sorted(rng.sample(range(1, len(body)), k=min(8, len(body) - 1)))
         pieces = [body[a:b] for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True)]
-        assert check_chunks(pieces, settings, grammar="gemini").diagnostics == whole
+        assert check_chunks(pieces, settings, grammar="gemini").findings == whole
 
 
 @pytest.mark.parametrize("case", CASE_DIRS, ids=IDS)
@@ -144,12 +144,12 @@ def _assert_located(body: bytes, settings: Settings, diagnostics: list[Any], nam
 def test_every_location_is_where_an_event_starts(case: Path) -> None:
     body = (case / "stream.sse").read_bytes()
     settings = case_settings(case)
-    _assert_located(body, settings, _check(body, settings).diagnostics, case.name)
+    _assert_located(body, settings, _check(body, settings).findings, case.name)
 
 
 def test_a_finding_names_its_place_in_the_chunk() -> None:
     body = (HERE / "fail" / "V002-call-args-string" / "stream.sse").read_bytes()
-    (d,) = _check(body).diagnostics
+    (d,) = _check(body).findings
     assert d.pointer == "/candidates/0/content/parts/0/functionCall/args"
     assert "not an object" in d.message
 
@@ -194,12 +194,12 @@ def test_there_are_live_gemini_captures() -> None:
 def test_a_live_capture_has_no_error(row: dict[str, str]) -> None:
     result = check_file(REAL_STREAMS / row["path"], grammar="auto")
     assert result.grammar == "gemini"
-    errors = {d.code for d in result.diagnostics if d.severity is Severity.ERROR}
+    errors = {d.code for d in result.findings if d.severity is Severity.ERROR}
     if row["path"] in UNTERMINATED:
         assert errors == {"W011", "V006"}
     else:
-        assert not errors, [str(d) for d in result.diagnostics]
-        assert not result.diagnostics, [str(d) for d in result.diagnostics]
+        assert not errors, [str(d) for d in result.findings]
+        assert not result.findings, [str(d) for d in result.findings]
 
 
 @needs_corpus
@@ -267,9 +267,9 @@ def test_a_fault_in_the_middle_of_a_run_is_found_where_it_is(change: Any, code: 
     fast = _check(body)
     slow = check_bytes(body, Settings(memo=False), grammar="gemini")
     assert code in fast.codes
-    assert fast.diagnostics == slow.diagnostics
+    assert fast.findings == slow.findings
     one = check_chunks((body[i : i + 7] for i in range(0, len(body), 7)), grammar="gemini")
-    assert one.diagnostics == fast.diagnostics
+    assert one.findings == fast.findings
 
 
 def test_an_empty_function_call_part_is_no_split_call() -> None:
@@ -306,4 +306,4 @@ def test_a_tag_in_a_long_run_of_text_chunks_is_found_however_it_is_written(tag: 
     fast = check_bytes(body, grammar="gemini")
     slow = check_bytes(body, Settings(memo=False), grammar="gemini")
     assert fast.codes == slow.codes == {"V007"}
-    assert fast.diagnostics == slow.diagnostics
+    assert fast.findings == slow.findings

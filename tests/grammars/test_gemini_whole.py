@@ -134,7 +134,7 @@ def test_a_recording_of_a_non_streaming_call_says_so_in_its_url(
     ],
 )
 def test_one_finding_says_what_the_body_is_not(body: bytes, message: str) -> None:
-    found = [d for d in check_bytes(body, Settings(whole=True), grammar="gemini").diagnostics
+    found = [d for d in check_bytes(body, Settings(whole=True), grammar="gemini").findings
              if d.code == "V022"]  # fmt: skip
     assert [d.message for d in found] == [message]
 
@@ -142,7 +142,7 @@ def test_one_finding_says_what_the_body_is_not(body: bytes, message: str) -> Non
 def test_an_object_over_the_event_limit_says_so() -> None:
     body = b'{"candidates":[{"content":{"parts":[{"text":"' + b"x" * 2000 + b'"}]}}]}'
     found = check_bytes(body, Settings(whole=True, max_event=1024), grammar="gemini")
-    [v022] = [d for d in found.diagnostics if d.code == "V022"]
+    [v022] = [d for d in found.findings if d.code == "V022"]
     assert v022.message == "the body's JSON object is over 1024 bytes"
 
 

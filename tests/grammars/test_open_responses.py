@@ -54,20 +54,20 @@ def test_there_are_cases() -> None:
 def test_case_codes(case: Path) -> None:
     result = _check((case / "stream.sse").read_bytes())
     assert result.grammar == GRAMMAR
-    assert result.codes == _expected(case), [str(d) for d in result.diagnostics]
+    assert result.codes == _expected(case), [str(d) for d in result.findings]
 
 
 @pytest.mark.parametrize("case", CASE_DIRS, ids=IDS)
 def test_case_split_invariance(case: Path) -> None:
     """One byte at a time and random cuts: the same diagnostics in the same places."""
     body = (case / "stream.sse").read_bytes()
-    whole = _check(body).diagnostics
+    whole = _check(body).findings
     one = check_chunks((body[i : i + 1] for i in range(len(body))), grammar=GRAMMAR)
-    assert one.diagnostics == whole
+    assert one.findings == whole
     rng = random.Random(case.name)
     cuts = sorted(rng.sample(range(1, len(body)), k=min(8, len(body) - 1)))
     pieces = [body[a:b] for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True)]
-    assert check_chunks(pieces, grammar=GRAMMAR).diagnostics == whole
+    assert check_chunks(pieces, grammar=GRAMMAR).findings == whole
 
 
 @pytest.mark.parametrize("case", CASE_DIRS, ids=IDS)
@@ -84,7 +84,7 @@ def test_every_location_is_where_an_event_starts(case: Path) -> None:
     events = decoded_events(body, Settings())
     starts = {ev.frame: (ev.frame, ev.line, ev.offset) for ev in events}
     last = starts[events[-1].frame]
-    for d in _check(body).diagnostics:
+    for d in _check(body).findings:
         if d.code in AT_END:
             assert where_of(d) == last, str(d)
         elif d.frame in starts:
@@ -102,7 +102,7 @@ def test_every_rule_has_a_failing_case_that_reports_it() -> None:
 
 def test_pass_cases_have_no_finding_at_all() -> None:
     for case in HERE.glob("pass/*"):
-        assert _check((case / "stream.sse").read_bytes()).diagnostics == [], case.name
+        assert _check((case / "stream.sse").read_bytes()).findings == [], case.name
 
 
 def test_every_rule_cites_its_section_of_the_specification() -> None:

@@ -56,7 +56,7 @@ def test_there_are_cases() -> None:
 def test_case_codes(case: Path) -> None:
     result = _check((case / "stream.sse").read_bytes(), case_settings(case))
     assert result.grammar == "responses"
-    assert result.codes == _expected(case), [str(d) for d in result.diagnostics]
+    assert result.codes == _expected(case), [str(d) for d in result.findings]
 
 
 @pytest.mark.parametrize("case", CASE_DIRS, ids=IDS)
@@ -65,22 +65,22 @@ def test_case_split_invariance(case: Path) -> None:
     diagnostics, in the same places."""
     body = (case / "stream.sse").read_bytes()
     settings = case_settings(case)
-    whole = _check(body, settings).diagnostics
+    whole = _check(body, settings).findings
     one = check_chunks((body[i : i + 1] for i in range(len(body))), settings, grammar="responses")
-    assert one.diagnostics == whole
+    assert one.findings == whole
     rng = random.Random(case.name)
     for _ in range(5):
         cuts = sorted(rng.sample(range(1, len(body)), k=min(8, len(body) - 1)))
         pieces = [body[a:b] for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True)]
-        assert check_chunks(pieces, settings, grammar="responses").diagnostics == whole
+        assert check_chunks(pieces, settings, grammar="responses").findings == whole
 
 
 def test_a_cut_inside_a_multibyte_character_changes_nothing() -> None:
     body = (HERE / "pass" / "text-unicode" / "stream.sse").read_bytes()
-    whole = _check(body).diagnostics
+    whole = _check(body).findings
     for ch in ("é", "☃", "😀"):
         at = body.index(ch.encode()) + 1
-        assert check_chunks([body[:at], body[at:]], grammar="responses").diagnostics == whole
+        assert check_chunks([body[:at], body[at:]], grammar="responses").findings == whole
 
 
 @pytest.mark.parametrize("case", CASE_DIRS, ids=IDS)
@@ -120,7 +120,7 @@ def _assert_located(body: bytes, settings: Settings, diagnostics: list[Any], nam
 def test_every_location_is_where_an_event_starts(case: Path) -> None:
     body = (case / "stream.sse").read_bytes()
     settings = case_settings(case)
-    _assert_located(body, settings, _check(body, settings).diagnostics, case.name)
+    _assert_located(body, settings, _check(body, settings).findings, case.name)
 
 
 def test_every_responses_rule_has_a_failing_case() -> None:
@@ -136,7 +136,7 @@ def test_fail_cases_report_their_own_code() -> None:
 def test_pass_cases_have_nothing_beyond_info() -> None:
     for case in HERE.glob("pass/*"):
         result = _check((case / "stream.sse").read_bytes(), case_settings(case))
-        assert all(d.severity is Severity.INFO for d in result.diagnostics), case.name
+        assert all(d.severity is Severity.INFO for d in result.findings), case.name
         assert not result.suppressed, case.name
 
 
@@ -344,8 +344,8 @@ def test_real_responses_stream_passes(row: dict[str, str]) -> None:
     body = (REAL_STREAMS / row["path"]).read_bytes()
     result = _check(body)
     want = KNOWN.get(row["path"], set())
-    assert result.codes == want, [str(d) for d in result.diagnostics]
-    _assert_located(body, Settings(), result.diagnostics, row["path"])
+    assert result.codes == want, [str(d) for d in result.findings]
+    _assert_located(body, Settings(), result.findings, row["path"])
 
 
 @needs_corpus
@@ -365,10 +365,10 @@ def test_real_streams_split_anywhere_give_the_same_findings() -> None:
     rng = random.Random(11)
     for row in LIVE[::7]:
         body = (REAL_STREAMS / row["path"]).read_bytes()
-        whole = _check(body).diagnostics
+        whole = _check(body).findings
         cuts = sorted(rng.sample(range(1, len(body)), k=min(40, len(body) - 1)))
         pieces = [body[a:b] for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True)]
-        assert check_chunks(pieces, grammar="responses").diagnostics == whole, row["path"]
+        assert check_chunks(pieces, grammar="responses").findings == whole, row["path"]
 
 
 # -- the checker's state -----------------------------------------------------------------------
@@ -389,7 +389,7 @@ def test_an_unknown_type_is_noted_once_and_its_references_checked_each_time() ->
         {"type": "response.thinking.delta", "output_index": 0, "delta": "a"},
         {"type": "response.thinking.delta", "output_index": 5, "delta": "b"},
     )
-    found = [d.code for d in _check(body).diagnostics]
+    found = [d.code for d in _check(body).findings]
     assert found.count("S065") == 1
     assert found.count("S020") == 2
 

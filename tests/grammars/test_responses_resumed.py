@@ -52,7 +52,7 @@ def test_a_stream_that_starts_at_zero_is_not_resumed() -> None:
 def test_a_first_sequence_number_past_zero_reads_as_resumed() -> None:
     result = check_bytes(_events(_delta(0, "Hi"), start=9), grammar="responses")
     assert result.codes == {"S013", "S040"}  # resumed, then cut: the end is still checked
-    [note] = [d for d in result.diagnostics if d.code == "S013"]
+    [note] = [d for d in result.findings if d.code == "S013"]
     assert "sequence_number 9: read as resumed after 8" in note.message
 
 
@@ -99,7 +99,7 @@ def test_a_recording_of_a_resumed_stream_says_so_in_its_url(tmp_path: Path) -> N
     head = Response(200, "OK", headers=[("content-type", "text/event-stream")], t=0.01)
     write_recording(rec, [(0.02, RESUMED.read_bytes())], response=head, request={"url": url})
     result = check_file(rec, grammar="responses")
-    said = {d.code: d.message for d in result.diagnostics}
+    said = {d.code: d.message for d in result.findings}
     assert set(said) == {"S013", "S010"}
     assert said["S013"].startswith("declared resumed after 2")
     assert said["S010"] == "sequence_number 6 after 2: 3 missing"
@@ -197,4 +197,4 @@ def test_an_odd_starting_after_in_a_url_is_ignored(tmp_path: Path) -> None:
         rec.unlink(missing_ok=True)
         write_recording(rec, [(0.02, RESUMED.read_bytes())], response=head, request={"url": url})
         result = check_file(rec, grammar="responses")
-        assert "read as resumed after 5" in str(result.diagnostics)  # told by the numbers
+        assert "read as resumed after 5" in str(result.findings)  # told by the numbers

@@ -30,13 +30,13 @@ def test_the_page_has_every_finding_with_its_event(tmp_path: Path) -> None:
     cells = {n.attrs["data-file"]: n.attrs["data-verdict"] for n in dom.find_all("td", "v")}
     assert cells == {str(CLEAN): "pass", str(BUGGY): "fail"}
     findings = dom.find_all("li", "finding")
-    expected = [d["code"] for f in report["files"] for d in f["diagnostics"]]
+    expected = [d["code"] for f in report["files"] for d in f["findings"]]
     assert [n.attrs["data-key"] for n in findings] == expected
     with open(BUGGY, "rb") as fp:
         body = b"".join(data for _, data in RecordingReader(fp, str(BUGGY)).reads())
     first = findings[0]
     shown = first.find("pre", "bytes").text
-    offset = report["files"][1]["diagnostics"][0]["offset"]
+    offset = report["files"][1]["findings"][0]["offset"]
     assert body[offset:].decode().startswith(shown.rstrip("\n"))
     # each finding links to its rule's docs, given once at the end of the page
     link = first.find("a").attrs["href"]

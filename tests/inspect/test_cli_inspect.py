@@ -75,7 +75,7 @@ def check_codes(wd: Path, path: Path) -> list[str]:
     run = sseconform("check", "-f", "json", path, cwd=wd)
     assert run.code in (0, 1), run.err
     doc = json.loads(run.out)
-    codes = [d["code"] for f in doc["files"] for d in f["diagnostics"]]
+    codes = [d["code"] for f in doc["files"] for d in f["findings"]]
     return [c for c in codes if not c.startswith("H")]
 
 
@@ -134,7 +134,7 @@ def test_native_stream_is_checked_in_its_grammar(wd: Path) -> None:
     case = CASES / "anthropic" / "fail" / "A003-delta-without-block-start" / "stream.sse"
     out = summary(inspect(wd, case, "--no-live"))
     run = sseconform("check", "--grammar", "auto", "-f", "json", case, cwd=wd)
-    want = [d["code"] for f in json.loads(run.out)["files"] for d in f["diagnostics"]]
+    want = [d["code"] for f in json.loads(run.out)["files"] for d in f["findings"]]
     assert "A003" in want
     assert diagnostic_codes(out) == want
     assert "anthropic grammar)" in out
@@ -212,7 +212,7 @@ def test_sample_of_bundled_recordings(wd: Path) -> None:
     check = sseconform("check", "-f", "json", *paths, cwd=wd)
     assert check.code in (0, 1), check.err
     found = {
-        f["path"]: [d["code"] for d in f["diagnostics"] if not d["code"].startswith("H")]
+        f["path"]: [d["code"] for d in f["findings"] if not d["code"].startswith("H")]
         for f in json.loads(check.out)["files"]
     }
     by_path = {Path(k).resolve(): v for k, v in found.items()}

@@ -66,7 +66,7 @@ def _check_json(wd: Path, *paths: Path) -> tuple[int, list[dict[str, object]]]:
 
 
 def _codes(entry: dict[str, object]) -> list[str]:
-    diags = entry["diagnostics"]
+    diags = entry["findings"]
     assert isinstance(diags, list)
     return [d["code"] for d in diags]
 
@@ -247,7 +247,7 @@ def test_kill_9_at_random_points(wd: Path, seed: int) -> None:
         assert len(reads) == sum(line.startswith(b'{"t": ') for line in complete_lines)
         assert reader.end is None and reader.incomplete_reason() is not None
         result = check_file(out)
-        assert "H003" in {d.code for d in result.diagnostics}
+        assert "H003" in {d.code for d in result.findings}
         sizes.append(len(body))
     assert len(set(sizes)) > 1, sizes  # the kills did land at different points
     _, files = _check_json(wd, *outs)

@@ -213,7 +213,7 @@ def test_non_2xx_is_recorded(fast: tuple[ReplayServer, dict[str, Loaded]], wd: P
     assert reader.response.header("content-type") == "application/json"
     assert joined(reads) == providers.error_body(providers.OPENAI, 429)
     assert reader.complete
-    assert "H001" in {d.code for d in check_file(out).diagnostics}
+    assert "H001" in {d.code for d in check_file(out).findings}
 
 
 def test_force_needed_to_replace(fast: tuple[ReplayServer, dict[str, Loaded]], wd: Path) -> None:

@@ -61,7 +61,7 @@ def test_h001_http_429_with_json_body(workdir: Path) -> None:
     result = check_file(rec)
     assert result.kind == "recording"
     assert result.codes == {"H001"}
-    assert "429" in result.diagnostics[0].message
+    assert "429" in result.findings[0].message
     assert result.ok()
     assert result.ok(strict=True)  # H001 is info: an error status is the right way to fail
 
@@ -69,7 +69,7 @@ def test_h001_http_429_with_json_body(workdir: Path) -> None:
     assert code == 0
     files = doc["files"]
     assert isinstance(files, list)
-    assert [d["code"] for d in files[0]["diagnostics"]] == ["H001"]
+    assert [d["code"] for d in files[0]["findings"]] == ["H001"]
     assert files[0]["kind"] == "recording"
     assert run_cli("check", "--strict", rec.name, cwd=workdir).code == 0
 
@@ -83,7 +83,7 @@ def test_h002_200_with_json_content_type(workdir: Path) -> None:
     )
     result = check_file(rec)
     assert "H002" in result.codes
-    assert "application/json" in next(d for d in result.diagnostics if d.code == "H002").message
+    assert "application/json" in next(d for d in result.findings if d.code == "H002").message
     assert not result.ok()
     run = run_cli("check", rec.name, cwd=workdir)
     assert run.code == 1
@@ -118,7 +118,7 @@ def test_h003_no_end_line(workdir: Path) -> None:
     rec.write_bytes(b"".join(whole[:-1]))
     result = check_file(rec)
     assert result.codes == {"H003"}  # the body itself was whole: only the end mark is missing
-    assert "no end line" in result.diagnostics[0].message
+    assert "no end line" in result.findings[0].message
     assert run_cli("check", rec.name, cwd=workdir).code == 0  # H003 is a warning
     assert run_cli("check", "--strict", rec.name, cwd=workdir).code == 1
 
@@ -130,7 +130,7 @@ def test_h003_file_cut_mid_line(workdir: Path) -> None:
     rec.write_bytes(b"".join(body[:-1]) + body[-1][:20])
     result = check_file(rec)
     assert "H003" in result.codes
-    h003 = next(d for d in result.diagnostics if d.code == "H003")
+    h003 = next(d for d in result.findings if d.code == "H003")
     assert f"line {len(body)}" in h003.message
     # the last read was lost, so the body itself now ends early
     assert result.codes - {"H003"}
@@ -148,7 +148,7 @@ def test_h003_marked_incomplete_by_the_recorder(tmp_path: Path) -> None:
     w.close(complete=False, reason="read timeout")
     result = check_file(rec)
     assert result.codes == {"H003"}
-    assert "read timeout" in result.diagnostics[0].message
+    assert "read timeout" in result.findings[0].message
 
 
 # -- conforming recordings -----------------------------------------------------------------
@@ -158,7 +158,7 @@ def test_conforming_recording(workdir: Path) -> None:
     rec = _record(workdir / "good.jsonl", GOOD_BODY)
     result = check_file(rec)
     assert result.kind == "recording"
-    assert result.diagnostics == []
+    assert result.findings == []
     assert result.bytes == len(GOOD_BODY)
     assert result.frames == check_bytes(GOOD_BODY).frames
 
@@ -168,7 +168,7 @@ def test_conforming_recording(workdir: Path) -> None:
     assert isinstance(files, list)
     assert files[0]["kind"] == "recording"
     assert files[0]["ok"] is True
-    assert files[0]["diagnostics"] == []
+    assert files[0]["findings"] == []
     assert files[0]["bytes"] == len(GOOD_BODY)
 
 
@@ -206,7 +206,7 @@ def test_recording_larger_than_the_first_read(tmp_path: Path) -> None:
     write_recording(rec, _split(body, 100_003), response=Response(200, "OK", "", SSE_HEADERS))
     assert rec.stat().st_size > 256 * 1024
     result = check_file(rec)
-    assert result.diagnostics == check_bytes(body).diagnostics
+    assert result.findings == check_bytes(body).findings
     assert result.bytes == len(body)
 
 
@@ -220,8 +220,8 @@ def test_diagnostic_positions_refer_to_the_recorded_body(tmp_path: Path, size: i
     result = check_file(rec)
     raw = check_bytes(T001_BODY)
     assert result.codes == {"T001"}
-    assert result.diagnostics == raw.diagnostics
-    d = result.diagnostics[0]
+    assert result.findings == raw.findings
+    d = result.findings[0]
     # the offset is a byte offset of the body, at the start of the line that holds the frame
     assert T001_BODY[d.offset :].startswith(b"data: ")
     assert T001_BODY[: d.offset].count(b"\n") + 1 == d.line
@@ -234,12 +234,12 @@ def test_diagnostic_positions_refer_to_the_recorded_body(tmp_path: Path, size: i
 def test_positions_in_cli_output_for_a_recording(workdir: Path) -> None:
     rec = workdir / "t001.jsonl"
     write_recording(rec, _split(T001_BODY, 5), response=Response(200, "OK", "", SSE_HEADERS))
-    d = check_bytes(T001_BODY).diagnostics[0]
+    d = check_bytes(T001_BODY).findings[0]
     code, doc = _json_report(rec)
     assert code == 1
     files = doc["files"]
     assert isinstance(files, list)
-    (diag,) = files[0]["diagnostics"]
+    (diag,) = files[0]["findings"]
     assert (diag["line"], diag["offset"], diag["frame"]) == (d.line, d.offset, d.frame)
 
     text = run_cli("check", rec.name, cwd=workdir)
@@ -257,7 +257,7 @@ def test_positions_in_cli_output_for_a_recording(workdir: Path) -> None:
 def test_h_diagnostics_have_no_body_position(tmp_path: Path) -> None:
     rec = tmp_path / "h001.jsonl"
     write_recording(rec, [(0.05, ERROR_BODY)], response=Response(503, "", "", []))
-    (d,) = check_file(rec).diagnostics
+    (d,) = check_file(rec).findings
     assert (d.code, d.frame, d.line, d.offset) == ("H001", None, 0, 0)
 
 
@@ -270,7 +270,7 @@ def test_damaged_line_is_h004_and_the_intact_part_is_checked(workdir: Path) -> N
     rec = workdir / "corrupt.jsonl"
     rec.write_bytes(b"".join(lines))
     result = check_file(rec)
-    h004 = [d for d in result.diagnostics if d.code == "H004"]
+    h004 = [d for d in result.findings if d.code == "H004"]
     assert len(h004) == 1 and "H003" not in result.codes
     msg = h004[0].message
     assert "damaged recording at line 5 (not a JSON line" in msg

@@ -67,7 +67,7 @@ def test_what_is_left_is_the_same_answer_without_thinking(
         assert [(c.name, c.arguments) for c in after.model.choices[n].tool_calls.values()] == calls
 
     def errors(body: bytes) -> set[str]:
-        found = check_bytes(body, grammar=grammar).diagnostics
+        found = check_bytes(body, grammar=grammar).findings
         return {f.code for f in found if f.severity == "error"}
 
     assert errors(made.body) <= errors(rec.body)  # OpenRouter's own F004 stays

@@ -79,10 +79,10 @@ def test_native_stream_translates_and_checks(row: dict[str, str]) -> None:
     assert out.endswith(b"data: [DONE]\n\n")
     result = check_bytes(out, path=row["path"])
     assert result.error is None, result.error
-    errors = [str(d) for d in result.diagnostics if d.severity is Severity.ERROR]
+    errors = [str(d) for d in result.findings if d.severity is Severity.ERROR]
     assert not errors, errors
     unexpected = result.codes - ALLOWED_WARNINGS
-    assert not unexpected, [str(d) for d in result.diagnostics]
+    assert not unexpected, [str(d) for d in result.findings]
     # incremental: the same bytes one at a time give the same translation
     assert _bytewise(body, dialect) == out
 

@@ -121,11 +121,11 @@ def test_golden_checks_and_means_its_scenario(recording: Path, golden: Path) -> 
     body = golden.read_bytes()
     result = check_bytes(body, path=str(golden))
     assert result.error is None
-    assert not [str(d) for d in result.diagnostics if d.severity is Severity.ERROR]
+    assert not [str(d) for d in result.findings if d.severity is Severity.ERROR]
     scenario = _scenario(golden)
     # the only warning: the call cut by max_tokens has arguments that are not JSON
     assert result.codes == ({"F010"} if scenario == "max-tokens-call" else set()), [
-        str(d) for d in result.diagnostics
+        str(d) for d in result.findings
     ]
     model = reassemble(body)
     assert model.done

@@ -84,8 +84,8 @@ def _out(body: bytes, dialect: str | None, to: str, step: int = 0) -> bytes:
 
 def _errors_and_warnings(body: bytes, grammar: str) -> tuple[list[str], set[str]]:
     res = check_bytes(body, grammar=grammar)
-    errors = [f"{d.code} {d.message}" for d in res.diagnostics if _sev(d.code) == "error"]
-    return errors, {d.code for d in res.diagnostics if _sev(d.code) == "warning"}
+    errors = [f"{d.code} {d.message}" for d in res.findings if _sev(d.code) == "error"]
+    return errors, {d.code for d in res.findings if _sev(d.code) == "warning"}
 
 
 def _sev(code: str) -> str:

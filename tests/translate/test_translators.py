@@ -84,9 +84,9 @@ def assert_clean(out: bytes, allowed: frozenset[str] = frozenset()) -> set[str]:
     """``check`` finds no error, and no other diagnostic than those ``allowed``."""
     result = check_bytes(out)
     assert result.error is None, result.error
-    errors = [str(d) for d in result.diagnostics if d.severity is Severity.ERROR]
+    errors = [str(d) for d in result.findings if d.severity is Severity.ERROR]
     assert not errors, errors
-    assert result.codes <= allowed, [str(d) for d in result.diagnostics]
+    assert result.codes <= allowed, [str(d) for d in result.findings]
     return result.codes
 
 

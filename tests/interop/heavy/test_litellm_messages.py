@@ -45,7 +45,7 @@ def test_claude_code_on_litellm_s_messages_deviations() -> None:
     for name, (codes, _, _) in SEEN.items():
         body = (ROOT / "fail" / name / "stream.sse").read_bytes()
         res = check_bytes(body, grammar="anthropic")
-        errors = {d.code for d in res.diagnostics if d.severity.value == "error"}
+        errors = {d.code for d in res.findings if d.severity.value == "error"}
         assert errors == codes, (name, errors)
     entries, missing = measure("anthropic", [dataclasses.replace(client, followup=True)], ROOT)
     assert not missing, missing

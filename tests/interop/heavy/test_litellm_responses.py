@@ -54,7 +54,7 @@ def test_clients_on_litellm_s_responses_deviations() -> None:
     for name, codes in CODES.items():
         body = (ROOT / "fail" / name / "stream.sse").read_bytes()
         res = check_bytes(body, grammar="responses")
-        errors = {d.code for d in res.diagnostics if d.severity.value == "error"}
+        errors = {d.code for d in res.findings if d.severity.value == "error"}
         assert errors == codes, (name, errors)
     entries, missing = measure(
         "responses", [dataclasses.replace(c, followup=True) for c in chosen], ROOT
