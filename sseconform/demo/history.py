@@ -33,6 +33,9 @@ class Piece:
     id: str = ""
     name: str = ""
     args: str = "{}"
+    #: the prompt-cache breakpoint on it (``cache_control``: Anthropic's, or a chat part's
+    #: as LiteLLM, Portkey and OpenRouter take it), carried to an Anthropic upstream
+    cache: Obj | None = None
 
 
 @dataclass
@@ -146,7 +149,12 @@ def _read_block(turns: list[Speaker], role: str, b: Any) -> None:
     elif kind == "tool_result":
         _add(turns, "user", Piece("result", _text(b.get("content")), id=str(b.get("tool_use_id"))))
     elif "text" in b:
-        _add(turns, who, Piece("text", str(b["text"])))
+        cache = b.get("cache_control")
+        _add(
+            turns,
+            who,
+            Piece("text", str(b["text"]), cache=cache if isinstance(cache, dict) else None),
+        )
 
 
 def _read_responses(body: Obj) -> list[Speaker]:
@@ -251,14 +259,15 @@ def _anthropic(t: Speaker) -> Obj:
             else:
                 blocks.append({"type": "thinking", "thinking": i.text, "signature": i.state})
         elif i.kind == "text" and i.text:
-            blocks.append({"type": "text", "text": i.text})
+            marked = {"cache_control": i.cache} if i.cache else {}
+            blocks.append({"type": "text", "text": i.text, **marked})
         elif i.kind == "call":
             blocks.append(
                 {"type": "tool_use", "id": i.id, "name": i.name, "input": json.loads(i.args)}
             )
         elif i.kind == "result":
             blocks.append({"type": "tool_result", "tool_use_id": i.id, "content": i.text})
-    if t.role == "user" and len(blocks) == 1 and blocks[0]["type"] == "text":
+    if t.role == "user" and len(blocks) == 1 and set(blocks[0]) == {"type", "text"}:
         return {"role": "user", "content": blocks[0]["text"]}
     return {"role": t.role, "content": blocks}
 

@@ -476,7 +476,9 @@ def _usage(upstream: Content, gateway: Content, grammar: str = "chat") -> list[D
     (the definition U004 checks): the completion includes the reasoning, so xAI's spelling
     (reasoning left out of ``completion_tokens``, counted in the total) and OpenAI's compare
     equal when they mean the same tokens. The three counts are compared, the details only
-    through them; a count the upstream did not report is not compared."""
+    through them, and the cached tokens where the prompts agree and both sides report them
+    (the replay upstream reads no cache for a request without its breakpoints); a count
+    the upstream did not report is not compared."""
     ua, gb = upstream.model.usage, gateway.model.usage
     if ua is None:
         return []
@@ -521,6 +523,19 @@ def _usage(upstream: Content, gateway: Content, grammar: str = "chat") -> list[D
                     gateway.usage_at,
                 )
             )
+    if not out and None not in (ta.cached, tb.cached) and ta.cached != tb.cached:
+        # the same prompt, read from the cache or not: a lost breakpoint shows here
+        cached = by_grammar(grammar).usage_key("cached_tokens")
+        out.append(
+            Difference(
+                f"usage.{cached}",
+                diff_rules.CHANGED,
+                f"{cached} {tb.cached!r}, where the upstream's answer to the client's request "
+                f"reads {ta.cached!r} from the prompt cache",
+                upstream.usage_at,
+                gateway.usage_at,
+            )
+        )
     return out
 
 

@@ -23,10 +23,11 @@ from sseconform.gate.scenario import Scenario
 from sseconform.gate.suite import Suite
 from sseconform.gate.upstream import rules_for
 from sseconform.recording.redact import Redactor
+from sseconform.replay.answered import uncached
 from sseconform.replay.plan import Loaded
 from sseconform.replay.routing import RequestBody, tools_of
 from sseconform.replay.scenario import ReplayRule
-from sseconform.wires import by_endpoint
+from sseconform.wires import by_dialect, by_endpoint
 from sseconform.wires.base import Asked
 
 __all__ = ["Later", "Prepared", "Schedule", "asked_of", "not_applicable", "prepare"]
@@ -177,7 +178,8 @@ def prepare(
     what it serves for each later turn of a conversation."""
     dialect = sc.served_dialect
     assert dialect is not None
-    ref = references(sc, rec, dialect, suite.speed if speed is None else speed)
+    pace = suite.speed if speed is None else speed
+    ref = references(sc, rec, dialect, pace)
     turns = []
     for k, turn_rec in enumerate(later or [], start=2):
         turn_sc = dataclasses.replace(
@@ -187,6 +189,12 @@ def prepare(
         turns.append(Later(turn_sc, turn_rec, references(turn_sc, turn_rec, dialect)))
     text = orjson.dumps(requests.body(sc, ref.clean, SLOT)).decode()
     head, slot, tail = text.partition(SLOT)
+    asked = asked_of(suite.endpoint, orjson.loads(text), requests.headers(dialect, sc))
+    if not by_dialect(dialect).reads_cache(asked):
+        # what the client asks, forwarded, sets no breakpoint: the provider reads no cache
+        whole = uncached(rec)
+        if whole is not None:
+            ref = references(sc, whole, dialect, pace)
     return Prepared(
         scenario=sc,
         endpoint=suite.endpoint,
@@ -205,7 +213,7 @@ def prepare(
         grammar=suite.grammar,
         index=index,
         tools=tools_of(RequestBody(text.encode())) or [],
-        asked=asked_of(suite.endpoint, orjson.loads(text), requests.headers(dialect, sc)),
+        asked=asked,
         later=turns,
     )
 

@@ -12,7 +12,7 @@ from sseconform.gate.scenario import Scenario
 from sseconform.gate.suite import Suite
 from sseconform.mask import RUN
 from sseconform.providers import endpoint_path
-from sseconform.wires import by_endpoint
+from sseconform.wires import by_dialect, by_endpoint
 
 __all__ = ["GatewayRequests", "request_body", "substitute"]
 
@@ -56,9 +56,19 @@ def request_body(
         merge(body, wire.reasoning_request)
         if suite.endpoint == "responses" and sc.history == "previous-response":
             body["store"] = True  # the next turn continues the stored response
+    if _reads_cache(reference) and not by_dialect(dialect).reads_cache({}):
+        wire.ask_cache(body)  # the provider caches only what is marked: its agents mark it
     body.update(sc.request)
     wire.fit(body, sc.request)
     return body
+
+
+def _reads_cache(reference: Content) -> bool:
+    """Whether the recording's usage counts tokens read from the prompt cache."""
+    usage = reference.model.usage or {}
+    details = usage.get("prompt_tokens_details")
+    cached = details.get("cached_tokens") if isinstance(details, dict) else None
+    return isinstance(cached, int) and cached > 0
 
 
 def merge(body: dict[str, Any], extra: dict[str, Any]) -> None:

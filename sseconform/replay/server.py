@@ -32,6 +32,7 @@ from typing import Any
 
 from sseconform import providers
 from sseconform.recording.redact import redact_target, request_secrets, scrub_text
+from sseconform.replay.answered import uncached, unthought
 from sseconform.replay.faults import parse_faults, parse_split
 from sseconform.replay.history import check_history, issued_of
 from sseconform.replay.http11 import (
@@ -55,7 +56,6 @@ from sseconform.replay.routing import (
 )
 from sseconform.replay.scenario import ReplayRule
 from sseconform.replay.served import Served, asked_of
-from sseconform.replay.unthought import unthought
 from sseconform.replay.whole import whole_plan
 from sseconform.replay.wire import (
     IDLE_TIMEOUT,
@@ -109,7 +109,9 @@ class ReplayServer:
             raise ValueError("two recordings share a file name; rename one")
         self.recordings = {r.name: r for r in recordings}
         #: each recording without its thinking (:meth:`shown`), made on first need
-        self._unthought: dict[str, tuple[Loaded, Loaded]] = {}
+        #: each recording's answers to what a request may leave out, made once: (name,
+        #: thinking shown, cache read) -> (the recording, its answer)
+        self._answered: dict[tuple[str, bool, bool], tuple[Loaded, Loaded]] = {}
         self.host = host
         self.port = port
         self.split = parse_split(split)
@@ -296,17 +298,23 @@ class ReplayServer:
 
     def shown(self, rec: Loaded, path: str, body: RequestBody, asked: Asked | None) -> Loaded:
         """``rec`` as the provider answers this request (``asked``: what it asks, None when
-        unread): without the thinking it did not ask to see (:mod:`.unthought`; each
-        recording's version made once). A body that holds no conversation (a bare test
-        request) gets the recording as it is."""
+        unread): without the thinking it did not ask to see, with no cache read where it
+        set no breakpoint (:mod:`.answered`; each recording's versions made once). A body
+        that holds no conversation (a bare test request) gets the recording as it is."""
         if asked is None or body.obj is None:
             return rec
         wire = by_dialect(str(providers.dialect_of_path(path)[0]))
-        if wire.conversation not in body.obj or wire.shows_thinking(body.obj, asked):
+        if wire.conversation not in body.obj:
             return rec
-        made = self._unthought.get(rec.name)
+        thinks, caches = wire.shows_thinking(body.obj, asked), wire.reads_cache(asked)
+        if thinks and caches:
+            return rec
+        key = (rec.name, thinks, caches)
+        made = self._answered.get(key)
         if made is None or made[0] is not rec:
-            made = self._unthought[rec.name] = (rec, unthought(rec) or rec)
+            answer = rec if thinks else (unthought(rec) or rec)
+            answer = answer if caches else (uncached(answer) or answer)
+            made = self._answered[key] = (rec, answer)
         return made[1]
 
     @functools.cached_property

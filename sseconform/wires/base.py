@@ -37,6 +37,7 @@ __all__ = [
     "PARAMS",
     "Asked",
     "Assistant",
+    "EventFilter",
     "Issued",
     "NativePart",
     "PartsView",
@@ -45,7 +46,6 @@ __all__ = [
     "State",
     "StateReader",
     "Token",
-    "Unthinking",
     "Whole",
     "Wire",
     "dumps",
@@ -118,9 +118,9 @@ class Said:
     words: str
 
 
-#: One stream's filter (:meth:`Wire.unthinking`): an event's JSON in, what is sent instead
-#: out (None: the event is left out).
-Unthinking = Callable[[dict[str, Any]], dict[str, Any] | None]
+#: One stream's filter (:meth:`Wire.unthinking`, :meth:`Wire.uncaching`): an event's JSON
+#: in, what is sent instead out (None: the event is left out).
+EventFilter = Callable[[dict[str, Any]], dict[str, Any] | None]
 
 
 class Renumbered:
@@ -511,11 +511,30 @@ class Wire:
         said = asked.get("reasoning")
         return self.thinks_unasked if said is None else bool(said.value)
 
-    def unthinking(self) -> Unthinking | None:
+    def unthinking(self) -> EventFilter | None:
         """A filter of one stream's events into the answer the provider gives a request
         that did not ask for thinking: the thinking left out, the positions after it
         renumbered (None: this wire's answers carry none to leave out)."""
         return None
+
+    def reads_cache(self, asked: Asked) -> bool:
+        """Whether the provider reads this request's prompt from its cache (``asked``: what
+        :meth:`read_request` read of it). OpenAI's and Gemini's caching is automatic, so
+        a recording's cache reads stand whatever the request says; Anthropic's (messages)
+        reads only up to a ``cache_control`` breakpoint."""
+        return True
+
+    def uncaching(self) -> EventFilter | None:
+        """A filter of one stream's events into the answer the provider gives a request
+        it does not read from its cache (:meth:`reads_cache`): no cache reads or writes,
+        every prompt token counted as input (None: this wire's caching is automatic)."""
+        return None
+
+    def ask_cache(self, body: dict[str, Any]) -> None:
+        """Mark ``body`` (this wire's request) for the prompt cache as its clients do, where
+        the wire has a word for it (messages: Claude Code's breakpoints are in every
+        request already; chat: a ``cache_control`` part, as LiteLLM, Portkey and
+        OpenRouter take it to Anthropic); nothing where it has none (Responses, Gemini)."""
 
     def issue(self, issued: Issued, body: bytes, data: list[str]) -> None:
         """What a served stream (its body, each event's data) issues beyond its state tokens:

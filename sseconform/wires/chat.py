@@ -37,11 +37,11 @@ from sseconform.wires.base import (
     Add,
     Asked,
     Assistant,
+    EventFilter,
     Issued,
     Refusal,
     Said,
     StateReader,
-    Unthinking,
     Whole,
     Wire,
     as_dict,
@@ -364,6 +364,19 @@ class ChatWire(Wire):
         body["stream_options"] = {"include_usage": True}
         return body
 
+    def ask_cache(self, body: dict[str, Any]) -> None:
+        """A breakpoint on the last user message, in a ``cache_control`` part: the word
+        LiteLLM, Portkey and OpenRouter take to Anthropic's prompt cache."""
+        users = [m for m in as_list(body.get("messages")) if as_dict(m).get("role") == "user"]
+        if not users:
+            return
+        last = users[-1]
+        content = last.get("content")
+        parts = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        if isinstance(parts, list) and parts and isinstance(parts[-1], dict):
+            parts[-1] = {**parts[-1], "cache_control": {"type": "ephemeral"}}
+            last["content"] = parts
+
     def fit(self, body: dict[str, Any], own: dict[str, Any]) -> None:
         """A scenario's own ``max_completion_tokens`` stands alone (the agent's ``max_tokens``
         beside it would be a second, older word for the same limit)."""
@@ -420,7 +433,7 @@ class ChatWire(Wire):
             answer["system_fingerprint"] = first["system_fingerprint"]
         return Whole(200, dumps(answer))
 
-    def unthinking(self) -> Unthinking:
+    def unthinking(self) -> EventFilter:
         """Without the reasoning in its deltas (``reasoning_content``, ``reasoning``,
         ``reasoning_details``, ``thinking_blocks``); a chunk left with nothing to say (no
         other delta field, no finish, no usage) is left out."""

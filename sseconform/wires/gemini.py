@@ -34,11 +34,11 @@ from sseconform.wires.base import (
     Add,
     Asked,
     Assistant,
+    EventFilter,
     Issued,
     Refusal,
     Said,
     StateReader,
-    Unthinking,
     Whole,
     Wire,
     as_dict,
@@ -317,7 +317,7 @@ class GeminiWire(Wire):
         thinking = as_dict(_either(config, "thinkingConfig", None))
         return _either(thinking, "includeThoughts", None) is True
 
-    def unthinking(self) -> Unthinking:
+    def unthinking(self) -> EventFilter:
         """Without its thought parts (``thought: true``; a signature on another part
         stays, as Gemini signs calls whether it shows thoughts or not); a chunk left with
         nothing to say and no finish is left out."""

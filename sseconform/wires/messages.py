@@ -37,13 +37,13 @@ from sseconform.wires.base import (
     Add,
     Asked,
     Assistant,
+    EventFilter,
     Issued,
     PartsView,
     Refusal,
     Renumbered,
     Said,
     StateReader,
-    Unthinking,
     Whole,
     Wire,
     as_dict,
@@ -169,6 +169,30 @@ def thinking_clashes(obj: dict[str, Any]) -> list[str]:
         "forced-tool": as_dict(obj.get("tool_choice")).get("type") in ("any", "tool"),
     }
     return [name for name in THINKING_CLASHES if found[name]]
+
+
+#: Where a usage counts what the prompt cache read and wrote (beside ``input_tokens``).
+CACHE_COUNTS = ("cache_read_input_tokens", "cache_creation_input_tokens")
+
+
+def _uncached(usage: dict[str, Any]) -> dict[str, Any]:
+    """``usage`` of a prompt read whole (``usage`` itself when it counts no cache): the
+    cache's reads and writes added to ``input_tokens`` (where it is given), each cache
+    count and the per-TTL split of the writes 0."""
+    cached = sum(usage[k] for k in CACHE_COUNTS if _count(usage.get(k)))
+    if not cached:
+        return usage
+    new = {**usage, **{k: 0 for k in CACHE_COUNTS if k in usage}}
+    if _count(usage.get("input_tokens")):
+        new["input_tokens"] = usage["input_tokens"] + cached
+    split = usage.get("cache_creation")
+    if isinstance(split, dict):
+        new["cache_creation"] = {k: 0 if _count(v) else v for k, v in split.items()}
+    return new
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _refuse(message: str) -> Refusal:
@@ -375,7 +399,7 @@ class MessagesWire(Wire):
         body["metadata"] = {"user_id": AGENT_USER}
         return body
 
-    def unthinking(self) -> Unthinking:
+    def unthinking(self) -> EventFilter:
         """Without its thinking and redacted thinking blocks; the blocks after them
         renumbered from 0 as Anthropic numbers the blocks it sends."""
         positions = Renumbered()
@@ -391,6 +415,30 @@ class MessagesWire(Wire):
             if moved is None:
                 return None
             return {**obj, "index": moved} if moved != index else obj
+
+        return keep
+
+    def reads_cache(self, asked: Asked) -> bool:
+        """Only up to a breakpoint: a request without ``cache_control`` reads nothing from
+        the cache and writes nothing to it."""
+        return "cache_markers" in asked
+
+    def uncaching(self) -> EventFilter:
+        """The usage of ``message_start`` and ``message_delta`` as Anthropic counts a prompt
+        it did not cache: the cache's reads and writes counted as input, none of either."""
+
+        def keep(obj: dict[str, Any]) -> dict[str, Any] | None:
+            kind = obj.get("type")
+            if kind == "message_start":
+                message = as_dict(obj.get("message"))
+                usage = as_dict(message.get("usage"))
+                new = _uncached(usage)
+                return obj if new is usage else {**obj, "message": {**message, "usage": new}}
+            if kind == "message_delta":
+                usage = as_dict(obj.get("usage"))
+                new = _uncached(usage)
+                return obj if new is usage else {**obj, "usage": new}
+            return obj
 
         return keep
 

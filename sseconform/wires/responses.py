@@ -33,13 +33,13 @@ from sseconform.wires.base import (
     Add,
     Asked,
     Assistant,
+    EventFilter,
     Issued,
     PartsView,
     Refusal,
     Renumbered,
     Said,
     StateReader,
-    Unthinking,
     Whole,
     Wire,
     as_dict,
@@ -213,7 +213,7 @@ class ResponsesWire(Wire):
                 return Whole(200, dumps(data["response"]))
         return NO_ANSWER
 
-    def unthinking(self) -> Unthinking:
+    def unthinking(self) -> EventFilter:
         """Without its reasoning items (and every event of theirs); the items after them
         renumbered (``output_index`` counts items sent), every event's
         ``sequence_number`` too, and the response objects' ``output`` without them."""

@@ -247,3 +247,38 @@ def test_diff_requests_refuses_what_is_no_request(tmp_path: Path) -> None:
     assert "Traceback" not in run.both
     missing = run_cli("diff", "--requests", tmp_path / "no.json", bad, "--from", "openai", cwd=ROOT)
     assert missing.code == 2 and "no.json" in missing.err and "Traceback" not in missing.both
+
+
+@pytest.mark.parametrize("endpoint", ["messages", "chat", "responses"])
+def test_a_lost_breakpoint_shows_in_the_usage_too(tmp_path: Path, endpoint: str) -> None:
+    """The replay upstream reads its prompt cache only past a breakpoint, as Anthropic does:
+    the usage of the answer a gateway's client gets shows a lost ``cache_control`` too
+    (``diff:changed`` on the cached count), beside ``request:lost:cache_markers``. A
+    Responses client has no word for a breakpoint: the usage it is graded against reads
+    nothing from the cache, and a faithful gateway passes there too."""
+    path = tmp_path / "cache.toml"
+    path.write_text(
+        f'speed = 0\nendpoint = "{endpoint}"\n[[scenario]]\nname = "cache-read"\n'
+        'recording = "builtin:anthropic/usage-anthropic.jsonl"\nusage = true\n',
+        encoding="utf-8",
+    )
+    suite = load_suite(str(path))
+    verdicts: dict[str, Any] = {}
+    for bugs in (set(), {"request-strip"}):
+        port = free_port()  # the upstream's, which the gateway calls
+        gw = Gateway(f"http://127.0.0.1:{port}", bugs)
+        with gw.running():
+            out = tmp_path / ("-".join(sorted(bugs)) or "faithful")
+            result = run_suite(suite, gw.url, str(out), upstream_port=port)
+        [verdicts["-".join(bugs) or "faithful"]] = result.scenarios
+    faithful, stripped = verdicts["faithful"], verdicts["request-strip"]
+    assert faithful.verdict == "pass", [(f.key, f.message) for f in faithful.findings]
+    errors = {f.key for f in stripped.findings if f.severity == "error"}
+    cached = by_endpoint(endpoint).usage_key("cached_tokens")
+    if endpoint == "responses":
+        assert not {k for k in errors if "cache" in k}, errors
+        return
+    assert {"request:lost:cache_markers", f"diff:changed:usage.{cached}"} <= errors, errors
+    [usage] = [f for f in stripped.findings if f.key == f"diff:changed:usage.{cached}"]
+    assert f"{cached} 0, where the upstream's answer" in usage.message
+    assert "reads 2048 from the prompt cache" in usage.message

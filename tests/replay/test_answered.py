@@ -15,9 +15,9 @@ import pytest
 
 from sseconform import check_bytes
 from sseconform.gate.content import content_of
+from sseconform.replay.answered import uncached, unthought
 from sseconform.replay.plan import load
 from sseconform.replay.server import ReplayServer
-from sseconform.replay.unthought import unthought
 from sseconform.sse import SSEDecoder
 from tests.conftest import ROOT
 
@@ -117,3 +117,79 @@ def test_served_without_thinking_unless_asked(
     assert asked.content == rec.body
     made = unthought(rec)
     assert made is not None and plain.content == made.body
+
+
+# -- the prompt cache ------------------------------------------------------------------------
+
+CACHED = "anthropic/usage-anthropic.jsonl"  # 14 input tokens, 2048 read from the cache
+MARKED = {
+    "model": "m",
+    "max_tokens": 1024,
+    "stream": True,
+    "messages": [
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}],
+        }
+    ],
+}
+UNMARKED = {**MARKED, "messages": [{"role": "user", "content": "hi"}]}
+
+
+def _usages(body: bytes) -> list[dict[str, Any]]:
+    out = []
+    for obj in _events(body):
+        if isinstance(obj, dict) and obj.get("type") == "message_start":
+            out.append(obj["message"]["usage"])
+        elif isinstance(obj, dict) and obj.get("type") == "message_delta":
+            out.append(obj["usage"])
+    return out
+
+
+def test_uncached_counts_the_cache_reads_as_input() -> None:
+    """What Anthropic counts for a prompt it did not read from the cache: the same prompt
+    tokens, all of them input; nothing else of the stream changes."""
+    rec = load(str(REC / CACHED))
+    made = uncached(rec)
+    assert made is not None
+    before, after = _usages(rec.body), _usages(made.body)
+    assert [u["cache_read_input_tokens"] for u in before] == [2048, 2048]
+    assert [u["cache_read_input_tokens"] for u in after] == [0, 0]
+    assert [u["input_tokens"] for u in after] == [2062, 2062]
+    assert set(after[0]["cache_creation"].values()) == {0}
+    assert [u.get("output_tokens") for u in after] == [u.get("output_tokens") for u in before]
+    was, now = content_of([rec.body], rec.dialect), content_of([made.body], made.dialect)
+    assert was.model.choices[0].text == now.model.choices[0].text
+    assert check_bytes(made.body, grammar="anthropic").findings == []
+    times = [t for t, _ in rec.reads]  # each event at the time its last byte was recorded
+    assert {t for t, _ in made.reads} <= set(times) and made.reads[-1][0] == times[-1]
+    assert uncached(made) is None, "nothing left to count again"
+
+
+def test_uncached_leaves_what_caches_anyway() -> None:
+    """No cache count, or a wire whose caching is automatic (OpenAI's, Gemini's): as it is."""
+    assert uncached(load(str(REC / "anthropic" / "text-anthropic.jsonl"))) is None
+    assert uncached(load(str(REC / "openai" / "openrouter-reasoning-openai.jsonl"))) is None
+    assert uncached(load(str(REC / "gemini" / "usage-gemini.jsonl"))) is None
+
+
+def test_served_from_the_cache_only_past_a_breakpoint() -> None:
+    """Through a real server on 127.0.0.1, read by anthropic-python: a request with a
+    ``cache_control`` breakpoint gets the recorded cache read, byte for byte; the same
+    request without one gets none, its prompt counted as input."""
+    import anthropic
+
+    rec = load(str(REC / CACHED))
+    server = ReplayServer([rec], host="127.0.0.1", port=0, speed=0)
+    with server.running():
+        client = anthropic.Anthropic(base_url=server.url, api_key="k", max_retries=0)
+        read = {}
+        for name, body in (("marked", MARKED), ("unmarked", UNMARKED)):
+            args = {k: v for k, v in body.items() if k != "stream"}
+            with client.messages.stream(**args) as stream:
+                read[name] = stream.get_final_message().usage
+        with httpx.Client(trust_env=False, timeout=10) as http:
+            raw = http.post(server.url + "/v1/messages", json=MARKED).content
+    assert raw == rec.body
+    assert (read["marked"].cache_read_input_tokens, read["marked"].input_tokens) == (2048, 14)
+    assert (read["unmarked"].cache_read_input_tokens, read["unmarked"].input_tokens) == (0, 2062)

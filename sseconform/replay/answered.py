@@ -1,12 +1,18 @@
-"""A recording as its provider answers a request that did not ask to see its thinking:
-Anthropic sends no thinking blocks unless ``thinking`` is on, Gemini no thought parts unless
-``includeThoughts``; a request that turned reasoning off gets none on any wire. So a gateway
-that drops the client's thinking request fails on both ends: the request (``request:lost``)
-and the answer (the thinking the client asked for never comes).
+"""A recording as its provider answers what a request asked, so a gateway that drops a
+part of the client's request fails on both ends: the request (``request:lost``) and the
+answer.
 
-Each event goes through its wire's filter (:meth:`~sseconform.wires.base.Wire.unthinking`);
-an event it keeps as it was keeps its bytes, a changed one is written again in the
-recording's framing; each is sent at the time its last byte was recorded.
+- :func:`unthought`, for a request that did not ask to see the thinking: Anthropic sends no
+  thinking blocks unless ``thinking`` is on, Gemini no thought parts unless
+  ``includeThoughts``; a request that turned reasoning off gets none on any wire.
+- :func:`uncached`, for a request the provider does not read from its prompt cache:
+  Anthropic reads only up to a ``cache_control`` breakpoint, so without one the usage counts
+  every prompt token as input and no cache read or write.
+
+Each event goes through its wire's filter (:meth:`~sseconform.wires.base.Wire.unthinking`,
+:meth:`~sseconform.wires.base.Wire.uncaching`); an event it keeps as it was keeps its
+bytes, a changed one is written again in the recording's framing; each is sent at the time
+its last byte was recorded.
 """
 
 from __future__ import annotations
@@ -19,8 +25,9 @@ import orjson
 from sseconform.replay.plan import Loaded
 from sseconform.sse import SSEDecoder
 from sseconform.wires import by_dialect, known_dialect
+from sseconform.wires.base import EventFilter
 
-__all__ = ["unthought"]
+__all__ = ["filtered", "uncached", "unthought"]
 
 
 def unthought(rec: Loaded) -> Loaded | None:
@@ -28,7 +35,19 @@ def unthought(rec: Loaded) -> Loaded | None:
     stream of a wire that shows thinking)."""
     if rec.whole or not known_dialect(rec.dialect):
         return None
-    keep = by_dialect(str(rec.dialect)).unthinking()
+    return filtered(rec, by_dialect(str(rec.dialect)).unthinking())
+
+
+def uncached(rec: Loaded) -> Loaded | None:
+    """``rec`` with its prompt read whole, not from a cache; None when it counts no cache
+    read or write (or its wire caches whatever the request says)."""
+    if rec.whole or not known_dialect(rec.dialect):
+        return None
+    return filtered(rec, by_dialect(str(rec.dialect)).uncaching())
+
+
+def filtered(rec: Loaded, keep: EventFilter | None) -> Loaded | None:
+    """``rec`` with each event through ``keep``; None when no event changed."""
     if keep is None:
         return None
     body = rec.body
