@@ -122,7 +122,7 @@ def test_served_without_thinking_unless_asked(
 # -- the prompt cache ------------------------------------------------------------------------
 
 CACHED = "anthropic/usage-anthropic.jsonl"  # 14 input tokens, 2048 read from the cache
-MARKED = {
+MARKED: dict[str, Any] = {
     "model": "m",
     "max_tokens": 1024,
     "stream": True,
@@ -133,7 +133,7 @@ MARKED = {
         }
     ],
 }
-UNMARKED = {**MARKED, "messages": [{"role": "user", "content": "hi"}]}
+UNMARKED: dict[str, Any] = {**MARKED, "messages": [{"role": "user", "content": "hi"}]}
 
 
 def _usages(body: bytes) -> list[dict[str, Any]]:
@@ -185,8 +185,9 @@ def test_served_from_the_cache_only_past_a_breakpoint() -> None:
         client = anthropic.Anthropic(base_url=server.url, api_key="k", max_retries=0)
         read = {}
         for name, body in (("marked", MARKED), ("unmarked", UNMARKED)):
-            args = {k: v for k, v in body.items() if k != "stream"}
-            with client.messages.stream(**args) as stream:
+            with client.messages.stream(
+                model="m", max_tokens=1024, messages=body["messages"]
+            ) as stream:
                 read[name] = stream.get_final_message().usage
         with httpx.Client(trust_env=False, timeout=10) as http:
             raw = http.post(server.url + "/v1/messages", json=MARKED).content
