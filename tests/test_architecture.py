@@ -34,7 +34,10 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
     "baseline": ({"errors", "mask"}, set()),
     "paths": ({"errors", "recording"}, set()),
     "record": ({"recording", "sse", "version", "providers", "mask", "wires"}, {"httpx"}),
-    "replay": ({"providers", "recording", "sse", "wires", "errors", "safetext"}, {"orjson"}),
+    "replay": (
+        {"providers", "recording", "sse", "wires", "errors", "safetext"},
+        {"orjson", "wsproto"},
+    ),
     "translate": ({"providers", "sse", "jsonstr", "wires"}, {"orjson"}),
     "gate": (
         {"sse", "model", "rules", "findings", "translate", "providers", "recording", "errors"}

@@ -208,6 +208,24 @@ class Router:
                         self._resolved.popitem(last=False)
         return tagged
 
+    def upgrade_faults(self, path: str, headers: dict[str, str]) -> Faults:
+        """The faults for a WebSocket upgrade (before any message, so with no model or tag):
+        the fault header, else the first scenario rule that matches the path and headers
+        and holds a ``ws-refuse`` (its use counted, so ``times = 1`` refuses the first
+        upgrade alone), else ``--fault``."""
+        if FAULT_HEADER in headers:
+            return parse_faults(headers[FAULT_HEADER])
+        dialect, _ = providers.dialect_of_path(path)
+        with self._lock:
+            for rule in self.rules:
+                if rule.fault is None or rule.model is not None:
+                    continue
+                faults = parse_faults(rule.fault)
+                if faults.ws_refuse is not None and rule.matches(path, dialect, None, headers):
+                    rule.used += 1
+                    return faults
+        return self.fault
+
     def choose(
         self, path: str, headers: dict[str, str], body: RequestBody
     ) -> tuple[Loaded | None, Faults, float]:

@@ -25,10 +25,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import functools
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
+
+import orjson
 
 from sseconform import providers
 from sseconform.recording.redact import redact_target, request_secrets, scrub_text
@@ -56,6 +59,18 @@ from sseconform.replay.routing import (
 )
 from sseconform.replay.scenario import ReplayRule
 from sseconform.replay.served import Served, asked_of
+from sseconform.replay.websocket import (
+    Session,
+    WsMessage,
+    WsTurn,
+    accept_head,
+    error_text,
+    error_turn,
+    handshake_problem,
+    prewarm_turn,
+    turn_of,
+    wants_websocket,
+)
 from sseconform.replay.whole import whole_plan
 from sseconform.replay.wire import (
     IDLE_TIMEOUT,
@@ -249,6 +264,12 @@ class ReplayServer:
             except ConnectionError:
                 writer.close()
                 return
+            if wants_websocket(req.headers) and self._websocket_path(req.target):
+                with contextlib.suppress(ConnectionError, TimeoutError):
+                    await self._websocket(client, req, conn, writer)
+                if not writer.is_closing():
+                    writer.close()
+                return
             keep = keeps_alive(req.version, req.headers)
             try:
                 keep = await self._respond(
@@ -428,6 +449,114 @@ class ReplayServer:
             if not served.ending:
                 served.ending = "stopped"
             self._log(served)
+
+    # -- WebSocket mode (Responses) ------------------------------------------------------------
+
+    @staticmethod
+    def _websocket_path(target: str) -> bool:
+        """Only the Responses path speaks WebSocket: an upgrade elsewhere is answered as
+        before (404, or 405 on another provider path)."""
+        return providers.dialect_of_path(target)[0] == providers.RESPONSES
+
+    async def _websocket(
+        self, client: str, req: RequestHead, conn: Input, writer: asyncio.StreamWriter
+    ) -> None:
+        """An upgrade on ``/v1/responses``: refused (a bad handshake, or ``ws-refuse``), or
+        answered 101 and served as a :class:`.websocket.Session` until it ends; logged once
+        it has, with how it ended (each turn is logged as it ends, as ``WS``)."""
+        loop = asyncio.get_running_loop()
+        start, secrets = loop.time(), request_secrets(req.target, req.headers)
+        shown = redact_target(req.target, secrets)
+        problem = handshake_problem(req)
+        if problem is not None:
+            status, reason, extra = problem
+            served = Served(client, req.method, shown, None, status, "", framing="websocket")
+            served.ending = f"refused: {reason}"
+            await self._early(writer, served, error_body(reason), False, extra)
+            return
+        try:
+            faults = self.router.upgrade_faults(req.target, req.headers)
+        except ValueError as exc:
+            msg = scrub_text(str(exc), secrets)
+            served = Served(client, "GET", shown, None, 400, "", framing="websocket")
+            served.ending = "refused: a bad fault"
+            await self._early(writer, served, error_body(msg), False)
+            return
+        spec = scrub_text(faults.spec, secrets)
+        if faults.ws_refuse is not None:
+            status = faults.ws_refuse
+            served = Served(client, "GET", shown, None, status, spec, framing="websocket")
+            served.fire("ws-refuse", 0.0)
+            served.ending = "refused: ws-refuse"
+            extra = {426: [("upgrade", "websocket")], 405: [("allow", "POST")]}.get(status, [])
+            msg = f"WebSocket mode refused by sseconform replay (fault ws-refuse={status})"
+            await self._early(writer, served, error_body(msg), False, extra)
+            return
+        writer.write(accept_head(req))
+        await drain(writer)
+        served = Served(client, "GET", shown, None, 101, spec, framing="websocket")
+        served.started = start
+        route = functools.partial(self._ws_turn, client, req, secrets, shown)
+        session = Session(conn, writer, client, shown, route, self._log)
+        try:
+            await session.run()
+        finally:
+            served.sent = session.sent
+            served.seconds = loop.time() - start
+            turns = f"{session.turns} turn" + ("" if session.turns == 1 else "s")
+            served.ending = f"websocket, {turns}: {session.ending or 'ended'}"
+            self._log(served)
+
+    def _ws_turn(
+        self, client: str, req: RequestHead, secrets: list[str], shown: str,
+        obj: dict[str, Any], ids: frozenset[str],
+    ) -> tuple[WsTurn, Served]:  # fmt: skip
+        """One ``response.create``, routed as a POST with its fields is (without ``type``
+        and ``generate``); ``previous_response_id`` must name a response this connection
+        sent (the provider keeps them per socket)."""
+        body = {k: v for k, v in obj.items() if k not in ("type", "generate")}
+        parsed = RequestBody(orjson.dumps(body))
+        path, tag = req.target, parsed.tag
+
+        def refused(status: int, turn: WsTurn, why: str, spec: str = "") -> tuple[WsTurn, Served]:
+            served = Served(client, "WS", shown, None, status, spec, framing="websocket", tag=tag)
+            served.ending = f"refused: {scrub_text(why, secrets)}"
+            if self.measure:
+                served.measured(None, parsed, secrets)
+            return turn, served
+
+        issued = dataclasses.replace(self.issued, response_ids=set(ids))
+        refusal = check_history(providers.RESPONSES, parsed, issued)
+        if refusal is not None:
+            turn = WsTurn(
+                [WsMessage(0.0, error_text(refusal.status, refusal.body))], refusal.status
+            )
+            return refused(refusal.status, turn, refusal.reason)
+        if obj.get("generate") is False:
+            served = Served(client, "WS", shown, None, 200, "", framing="websocket", tag=tag)
+            served.ending = "prewarm (generate: false)"
+            if self.measure:
+                served.measured(None, parsed, secrets)
+            return prewarm_turn(obj), served
+        try:
+            rec, faults, speed = self.router.choose(path, req.headers, parsed)
+        except ValueError as exc:
+            msg = scrub_text(str(exc), secrets)
+            return refused(400, error_turn(400, "invalid_request_error", msg), msg)
+        spec = scrub_text(faults.spec, secrets)
+        if rec is None or rec.dialect != providers.RESPONSES:
+            names = ", ".join(sorted(self.recordings))
+            msg = f"no Responses recording for this response.create (serving: {names})"
+            return refused(404, error_turn(404, "invalid_request_error", msg), msg, spec)
+        asked = asked_of(path, parsed, req.headers)
+        rec = self.shown(rec, path, parsed, asked)
+        turn = turn_of(rec, faults, speed)
+        served = Served(
+            client, "WS", shown, rec.name, turn.status, spec, framing="websocket", tag=tag
+        )
+        if self.measure:
+            served.measured(None, parsed, secrets, asked=asked)
+        return turn, served
 
     async def _early(
         self, writer: asyncio.StreamWriter, served: Served, body: bytes, keep: bool,
