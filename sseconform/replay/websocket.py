@@ -31,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
 from wsproto.connection import Connection, ConnectionState, ConnectionType
 from wsproto.events import (
     BytesMessage,
@@ -295,8 +296,8 @@ def parse_create(text: str | bytes) -> tuple[dict[str, Any] | None, str]:
     if isinstance(text, bytes):
         return None, "Binary messages are not supported; send JSON text."
     try:
-        obj = json.loads(text)
-    except ValueError:
+        obj = orjson.loads(text)  # refuses nesting past 1024 levels (json would recurse)
+    except orjson.JSONDecodeError:
         return None, "The message is not valid JSON."
     if not isinstance(obj, dict):
         return None, "The message must be a JSON object."

@@ -330,7 +330,8 @@ def test_non_json_and_wrong_type_get_error_events_and_the_connection_goes_on(
 ) -> None:
     srv, _ = raw_server
     c = Raw(srv.port)
-    for bad in ("not json {", "[1, 2]", json.dumps({"type": "response.cancel"})):
+    nested = '{"type": "response.create", "input": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    for bad in ("not json {", "[1, 2]", json.dumps({"type": "response.cancel"}), nested):
         c.send(TextMessage(bad))
         (msg,) = c.messages()
         obj = json.loads(msg)
