@@ -21,7 +21,7 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
     ),
     "findings": ({"rules", "safetext"}, set()),
     "errors": (set(), set()),
-    "model": ({"sse"}, {"orjson"}),
+    "model": (set(), set()),
     "wires": ({"sse", "model", "providers", "safetext"}, {"orjson"}),
     "api": ({"sse", "recording", "rules", "findings", "errors", "baseline", "providers"}, set()),
     "config": ({"rules", "errors"}, set()),

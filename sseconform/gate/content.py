@@ -20,10 +20,10 @@ from typing import Any
 import orjson
 
 from sseconform import providers
-from sseconform.model import Reassembler
 from sseconform.sse import Event, SSEDecoder
 from sseconform.sse.jsonarray import ElementDecoder
 from sseconform.translate import Translator, detect_event, translator_for
+from sseconform.wires.reassemble import Reassembler
 from sseconform.wires.state import State, StateFolder
 
 __all__ = ["Content", "Loc", "content_of"]

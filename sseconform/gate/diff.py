@@ -32,10 +32,10 @@ import orjson
 from sseconform import providers
 from sseconform.gate.content import Content, Loc, describe
 from sseconform.gate.rules import diff as diff_rules
-from sseconform.model import ChoiceState
 from sseconform.rules.catalog import Rule, Severity
 from sseconform.rules.usage import Tokens, read_usage
 from sseconform.wires import by_grammar
+from sseconform.wires.reassemble import ChoiceState
 from sseconform.wires.state import KINDS
 
 __all__ = ["Difference", "compare"]

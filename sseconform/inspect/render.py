@@ -17,8 +17,9 @@ from rich.table import Table
 from rich.text import Text
 
 from sseconform.inspect.state import StreamView
-from sseconform.model import ChoiceState, PartialJSON, ToolCallState
+from sseconform.model import PartialJSON
 from sseconform.safetext import printable
+from sseconform.wires.reassemble import ChoiceState, ToolCallState
 
 __all__ = ["Budget", "render", "sparkline"]
 

@@ -25,7 +25,6 @@ import orjson
 from sseconform import providers
 from sseconform.findings import Finding
 from sseconform.inspect.native import NativeParts
-from sseconform.model import Reassembler
 from sseconform.rules.base import Checker, Settings
 from sseconform.rules.chat.checker import StreamChecker
 from sseconform.rules.grammars import checker_for
@@ -36,6 +35,7 @@ from sseconform.sse.jsonarray import ElementDecoder
 from sseconform.translate import Translator, detect_event, translator_for
 from sseconform.wires import event_type
 from sseconform.wires.chat import CHAT, summarize
+from sseconform.wires.reassemble import Reassembler
 
 __all__ = ["EventRow", "Stall", "StreamView", "summarize"]
 

@@ -1,6 +1,7 @@
-"""Stream model: what a chunk stream adds up to for a client (text, reasoning, calls, usage)."""
+"""Partial JSON: a tool call's arguments read as they arrive, before they are whole (what a
+live view shows of a call in flight). What a stream adds up to is each wire's to say
+(:mod:`sseconform.wires.reassemble` for chat chunks)."""
 
 from sseconform.model.partial import PartialJSON
-from sseconform.model.reassemble import ChoiceState, Parts, Reassembler, ToolCallState, reassemble
 
-__all__ = ["ChoiceState", "PartialJSON", "Parts", "Reassembler", "ToolCallState", "reassemble"]
+__all__ = ["PartialJSON"]

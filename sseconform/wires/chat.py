@@ -26,7 +26,6 @@ import json
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
-from sseconform.model.reassemble import Reassembler
 from sseconform.safetext import printable
 from sseconform.wires.base import (
     ANY_OBJECT,
@@ -62,6 +61,7 @@ from sseconform.wires.base import (
     structured,
     text,
 )
+from sseconform.wires.reassemble import Reassembler
 
 __all__ = ["CHAT", "ChatWire", "summarize"]
 

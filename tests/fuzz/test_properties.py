@@ -31,7 +31,6 @@ from sseconform.gate.content import content_of
 from sseconform.gate.diff import compare
 from sseconform.inspect.render import Budget, render
 from sseconform.inspect.state import StreamView
-from sseconform.model.reassemble import Reassembler
 from sseconform.recording.format import (
     MAGIC,
     RecordingError,
@@ -51,6 +50,7 @@ from sseconform.translate import (
     translate_reads,
     translator_for,
 )
+from sseconform.wires.reassemble import Reassembler
 from tests.fuzz import strategies as S
 from tests.fuzz.known_bugs import known_crash, known_output
 

@@ -17,8 +17,8 @@ from typing import Any
 import openai
 import pytest
 
-from sseconform.model import Reassembler, reassemble
 from sseconform.rules.catalog import RULES, Severity
+from sseconform.wires.reassemble import Reassembler, reassemble
 from tests.conftest import CASES
 from tests.interop.conftest import SSEServer
 

@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from sseconform.model import ChoiceState, Reassembler, reassemble
 from sseconform.recording.format import RecordingReader
 from sseconform.translate import translate_body
+from sseconform.wires.reassemble import ChoiceState, Reassembler, reassemble
 from tests.conftest import ROOT
 from tests.interop.conftest import SSEServer
 

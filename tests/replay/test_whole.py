@@ -24,13 +24,13 @@ from google import genai
 from google.genai import types as genai_types
 from openai.types.chat import ChatCompletionMessageFunctionToolCall as FunctionToolCall
 
-from sseconform.model.reassemble import reassemble
 from sseconform.replay.faults import parse_faults
 from sseconform.replay.plan import load
 from sseconform.replay.server import ReplayServer
 from sseconform.replay.whole import whole_plan
 from sseconform.sse import decode_all
 from sseconform.wires import fold
+from sseconform.wires.reassemble import reassemble
 from tests.replay.conftest import (
     HOST,
     LOADED,

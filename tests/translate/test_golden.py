@@ -20,11 +20,11 @@ from typer.testing import CliRunner
 
 from sseconform import Severity, check_bytes, check_file, providers
 from sseconform.cli.main import app
-from sseconform.model import reassemble
 from sseconform.recording.format import RecordingReader
 from sseconform.replay.plan import load
 from sseconform.sse import SSEDecoder
 from sseconform.translate import serialize, translator_for
+from sseconform.wires.reassemble import reassemble
 from tests.conftest import ROOT
 from tests.translate import make_recordings
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from sseconform.model import Reassembler, reassemble
+from sseconform.wires.reassemble import Reassembler, reassemble
 from tests.conftest import CASES
 
 ID = "chatcmpl-model"

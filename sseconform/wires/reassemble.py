@@ -1,4 +1,4 @@
-"""What a client ends up with: a chunk stream folded into per-choice text, reasoning and calls.
+"""What a client ends up with: a chat chunk stream folded into per-choice text, reasoning and calls.
 
 The checker says whether a stream is well formed; this says what it *means*, the way a careful
 client reads it, so a live view can show it and tests can compare it with real SDKs.
