@@ -43,7 +43,7 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
         {"sse", "model", "rules", "findings", "translate", "providers", "recording", "errors"}
         | {"safetext", "api", "record", "replay", "baseline", "version", "mask", "report"}
         | {"wires"},
-        {"orjson"},
+        {"orjson", "h11", "wsproto"},
     ),
     "load": (
         {"gate", "replay", "rules", "findings", "safetext", "errors", "recording", "providers"}

@@ -160,3 +160,86 @@ ENCODING = define_gate(
         fix="Honour the request's `accept-encoding`; stream SSE without compression.",
     ),
 )
+
+#: Where the figures below were measured (``/tmp/ws-research`` in the issue's work: 3 runs
+#: each, default retries, on 127.0.0.1).
+_MEASURED = "Codex CLI 0.169.0 (`supports_websockets = true`, default retries)"
+
+WEBSOCKET_REFUSED = define_gate(
+    "transport:websocket-refused",
+    Severity.WARNING,
+    "The gateway answered the Responses WebSocket upgrade in a way that costs Codex CLI time.",
+    RuleDoc(
+        what="`gate --endpoint responses --transport websocket` opens `GET /v1/responses` with "
+        "`Upgrade: websocket` (and `OpenAI-Beta: responses_websockets=2026-02-06`, the "
+        "gateway's key) as Codex CLI does, and the gateway neither accepted it (101 with a "
+        "correct `Sec-WebSocket-Accept`) nor refused it with 426. The message names the "
+        "answer: a status (404, 405, 501, any 4xx or 5xx; 400 apart), a connection closed "
+        "without an answer or right after a 101, no answer within the probe's 10 s (a hang), "
+        "or something that is not a WebSocket answer (a 200, a 101 with a wrong accept token). "
+        "The severity is what the answer costs: a warning for the answers Codex retries, an "
+        "error for a hang and for 400.",
+        why="Codex CLI tries WebSocket mode first when its provider sets "
+        "`supports_websockets = true`, and falls back to HTTP + SSE only after the upgrade "
+        "fails. How long the fallback takes depends only on how the gateway answers: 426 "
+        "(Upgrade Required) is taken as final, every other refusal is retried with backoff "
+        "first, a silent gateway is waited on, and 400 is read as the turn's own error.",
+        clients=f"Measured with {_MEASURED}, against a server on 127.0.0.1 (wall time of "
+        "one `codex exec` turn; 0.65 s when no upgrade is tried): **426**, with or without "
+        "`Upgrade: websocket`, costs nothing (one attempt, 0.69 s, no warning). **404, 405, "
+        "501, a TCP close right after the request, or a 101 then an immediate close** cost "
+        "about 6.2 s per session: 7 upgrade attempts with backoff, the first POST after "
+        "6.5-6.9 s, stderr showing `Reconnecting... 2/5` to `5/5` and `Falling back from "
+        "WebSockets to HTTPS transport` (a warning; the session then stays on HTTP). **A "
+        "hang** (the connection accepted, no answer) costs about 111 s: each attempt waits "
+        "15 s, the first POST comes after 111.7 s (`websocket_connect_timeout_ms` in the "
+        "provider table shortens it). **400** fails the turn: 2 attempts, no fallback, exit "
+        "1 (an error). openai-python 3.57.0's `client.responses.connect()` has no fallback "
+        "at all: any refusal, 426 included, raises `InvalidStatus`. A 200, a 101 with a "
+        "wrong accept token and the 4xx/5xx statuses other than 400, 404, 405 and 501 were "
+        "not measured; Codex reports them as a failed connection, as it does 404 (a warning "
+        "here).",
+        fix="A gateway without WebSocket mode answers the upgrade on its Responses path with "
+        "`426 Upgrade Required` (an `Upgrade: websocket` header is optional): Codex CLI then "
+        "falls back to HTTP + SSE at once. Never 400 (Codex fails the turn) and never "
+        "silence. Or serve WebSocket mode itself (one JSON event per text message, "
+        "`previous_response_id` kept per connection).",
+        example="GET /v1/responses HTTP/1.1\nConnection: Upgrade\nUpgrade: websocket\n"
+        "Sec-WebSocket-Version: 13\nOpenAI-Beta: responses_websockets=2026-02-06\n\n"
+        "HTTP/1.1 405 Method Not Allowed          <- Codex retries 5 times: ~6.2 s lost\n"
+        "HTTP/1.1 426 Upgrade Required            <- Codex falls back at once",
+    ),
+)
+
+#: What a retried refusal costs a Codex CLI user (measured on 404, 405, 501 and closes).
+_RETRIED = (
+    "Codex CLI retries the upgrade 5 times with backoff, then falls back to HTTP + SSE: "
+    "about 6.2 s lost per session"
+)
+
+
+def websocket_cost(kind: str, status: int | None) -> tuple[Severity, str] | None:
+    """What an answer to the WebSocket upgrade costs a Codex CLI user, and at what severity
+    it is reported (None: nothing, as for 426 or an accepted upgrade). ``kind`` is the
+    probe's: accepted, refused, closed, hang or not-websocket."""
+    if kind == "accepted" or (kind == "refused" and status == 426):
+        return None
+    if kind == "hang":
+        return (
+            Severity.ERROR,
+            "Codex CLI waits 15 s on each of 7 attempts, then falls back to HTTP + SSE: about "
+            "111 s lost per session (answer 426 instead)",
+        )
+    if kind == "refused" and status == 400:
+        return (
+            Severity.ERROR,
+            "Codex CLI takes it for the turn's own error and fails the turn (exit 1, no "
+            "fallback to HTTP + SSE; answer 426 instead)",
+        )
+    if kind == "closed" or status in (404, 405, 501):
+        return Severity.WARNING, f"{_RETRIED} (answer 426 instead: no cost)"
+    return (
+        Severity.WARNING,
+        f"not measured for this answer; on 404, 405, 501 and a close {_RETRIED} (answer 426 "
+        "instead: no cost)",
+    )
