@@ -72,6 +72,14 @@ def gate(
             "streamed, and an upstream failure an HTTP error; no timing is graded.",
         ),
     ] = False,
+    transport: Annotated[
+        str,
+        typer.Option(
+            help="sse (HTTP + SSE), or websocket: the Responses API's WebSocket mode (for "
+            "now the gateway's answer to Codex CLI's upgrade on /v1/responses, graded by "
+            "what it costs; --endpoint responses is implied).",
+        ),
+    ] = "sse",
     only: Annotated[
         list[str] | None,
         typer.Option(help="Run only scenarios whose name matches this glob; repeatable."),
@@ -225,6 +233,7 @@ def gate(
         headers=header or [],
         endpoints=endpoint or [],
         non_streaming=non_streaming,
+        transport=transport,
         only=only or [],
         upstream_host=upstream_host,
         upstream_port=upstream_port,

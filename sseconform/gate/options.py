@@ -23,11 +23,23 @@ from sseconform.gate.runner import run_suite, unique_slugs
 from sseconform.gate.scenario import Scenario
 from sseconform.gate.suite import Suite, load_suite
 from sseconform.gate.timing import parse_budget
+from sseconform.gate.websocket_probe import probe_gateway
 from sseconform.mask import RUN
 from sseconform.providers import ENDPOINTS
 from sseconform.recording.redact import credential_values
 
-__all__ = ["GateOptions", "gateway_config", "prepare_suites", "run_gate", "write_baseline"]
+__all__ = [
+    "TRANSPORTS",
+    "GateOptions",
+    "gateway_config",
+    "prepare_suites",
+    "run_gate",
+    "write_baseline",
+]
+
+#: How the scenarios reach the gateway: HTTP + SSE, or (for now, its upgrade answer graded
+#: alone) the Responses API's WebSocket mode.
+TRANSPORTS = ("sse", "websocket")
 
 
 @dataclass
@@ -56,6 +68,8 @@ class GateOptions:
     evidence: bool = False  # keep what the HTML page shows
     #: ask Gemini's generateContent, not streamGenerateContent (the gemini endpoint only)
     non_streaming: bool = False
+    #: sse, or websocket: the gateway's answer to Codex CLI's upgrade on /v1/responses
+    transport: str = "sse"
 
     def load_profile(self) -> Profile | None:
         return load_profile(self.profile) if self.profile else None
@@ -107,7 +121,8 @@ def prepare_suites(options: GateOptions, profile: Profile | None = None) -> list
     models, speed, timeout and timing budgets the options set over each suite's own
     (``profile``: the options' profile, when the caller has loaded it already)."""
     profile = profile or options.load_profile()
-    endpoints = _endpoints(options) or (profile.default_endpoints if profile else [])
+    default = ["responses"] if options.transport == "websocket" else []
+    endpoints = _endpoints(options) or default or (profile.default_endpoints if profile else [])
     models = _models(options)
     budgets = dict(parse_budget(b) for b in options.budgets)
     suites = [load_suite(s) for s in options.suites]
@@ -154,6 +169,8 @@ def run_gate(
     report's); ``on_start`` gets the upstream's URL."""
     if not options.gateway:
         raise UsageError("--gateway URL is required")
+    if options.transport not in TRANSPORTS:
+        raise UsageError(f"--transport {options.transport!r}: one of {', '.join(TRANSPORTS)}")
     headers = [parse_header(h) for h in options.headers]
     RUN.add_all(credential_values(headers))  # --header's keys: no writer of the run shows them
     known = bl.load(options.baseline, "gate") if options.baseline is not None else None
@@ -167,6 +184,12 @@ def run_gate(
         if on_result is not None:
             on_result(result)
 
+    if options.transport == "websocket":
+        result = _websocket(options, suites, key, headers)
+        done(result.scenarios[0])
+        if known is not None:
+            apply_baseline([result], known)
+        return [result]
     folders = unique_slugs([su.name for su in suites])
     results = [
         run_suite(
@@ -192,6 +215,26 @@ def run_gate(
     if known is not None:
         apply_baseline(results, known)
     return results
+
+
+def _websocket(
+    options: GateOptions, suites: list[Suite], key: str | None, headers: list[tuple[str, str]]
+) -> SuiteResult:
+    """``--transport websocket``: the gateway's answer to the upgrade, graded by what it
+    costs Codex CLI; an accepted upgrade is a usage error until WebSocket mode is graded."""
+    profile = suites[0].profile if suites else None
+    upstream = f"http://{options.upstream_host}:{options.port(profile)}"
+    key = key or (profile.key if profile else None)
+    answer, result = probe_gateway(
+        suites, options.gateway, upstream, key=key, headers=headers, chosen=options.chosen
+    )
+    if answer.kind == "accepted":
+        raise UsageError(
+            f"the gateway accepts the WebSocket upgrade on {answer.url} ({answer.detail}): "
+            "grading WebSocket mode itself is not built yet; grade its HTTP + SSE with "
+            "--transport sse"
+        )
+    return result
 
 
 def _suite_folder(out: str, name: str) -> str:

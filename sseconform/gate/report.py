@@ -322,9 +322,10 @@ def _scenario_head(s: ScenarioResult) -> str:
         return printable(f"{mark} {s.name} ({s.note})")
     status = f"HTTP {s.status}" if s.status is not None else "no response"
     note = f", {s.note}" if s.note else ""
+    recorded = f" -> {s.recording}" if s.recording else ""  # the WebSocket probe records none
     return printable(
         f"{mark} {s.name} (expect {s.expect}; {status}, {s.upstream_requests} upstream "
-        f"request(s), {s.seconds:.2f} s{note}) -> {s.recording}"
+        f"request(s), {s.seconds:.2f} s{note}){recorded}"
     )
 
 

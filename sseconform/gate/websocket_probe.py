@@ -16,6 +16,7 @@ import os
 import socket
 import ssl
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 from urllib.parse import urlsplit
@@ -23,9 +24,14 @@ from urllib.parse import urlsplit
 import h11
 from wsproto.utilities import generate_accept_token
 
+from sseconform.errors import UsageError
 from sseconform.findings import Finding
-from sseconform.gate.result import ScenarioResult
+from sseconform.gate.prepared import not_applicable
+from sseconform.gate.request import GatewayRequests
+from sseconform.gate.result import ScenarioResult, SuiteResult
 from sseconform.gate.rules.transport import NO_RESPONSE, WEBSOCKET_REFUSED, websocket_cost
+from sseconform.gate.scenario import Scenario
+from sseconform.gate.suite import Suite
 from sseconform.safetext import printable
 
 __all__ = [
@@ -37,6 +43,7 @@ __all__ = [
     "SETTLE",
     "Answer",
     "probe",
+    "probe_gateway",
     "probe_result",
 ]
 
@@ -260,3 +267,42 @@ def probe_result(answer: Answer, suite: str = "", profile_note: str = "") -> Sce
         dialect="responses",
         endpoint="responses",
     )
+
+
+def probe_gateway(
+    suites: list[Suite],
+    gateway: str,
+    upstream_url: str,
+    *,
+    key: str | None = None,
+    headers: list[tuple[str, str]] | None = None,
+    chosen: Callable[[Scenario], bool] | None = None,
+    budget: float = BUDGET,
+) -> tuple[Answer, SuiteResult]:
+    """``gate --transport websocket``: the upgrade sent once for the run, to the Responses
+    URL of the first suite with a scenario the gateway can route, with that scenario's
+    headers (the key, the profile's; ``{upstream}`` as ``upstream_url``, though no turn is
+    ever sent), and its answer as the run's one report scenario."""
+    for suite in suites:
+        if suite.endpoint != "responses":
+            raise UsageError(
+                f"--transport websocket: the {suite.endpoint} endpoint has no WebSocket mode "
+                "(only responses: give --endpoint responses)"
+            )
+    for suite in suites:
+        runs = [
+            sc
+            for sc in suite.scenarios
+            if (chosen is None or chosen(sc)) and not_applicable(suite, sc) is None
+        ]
+        if not runs:
+            continue
+        sc, requests = runs[0], GatewayRequests(suite, gateway, upstream_url, key, headers)
+        dialect = sc.served_dialect
+        assert dialect is not None
+        found = probe(requests.url(dialect), requests.headers(dialect, sc), budget=budget)
+        profile = suite.profile.name if suite.profile is not None else None
+        result = probe_result(found, suite.name)
+        down = "" if found.kind == "unreachable" else None  # nothing listens: say so
+        return found, SuiteResult(suite.name, gateway.rstrip("/"), "", [result], profile, down)
+    raise UsageError("--transport websocket: no scenario the gateway can route on responses")

@@ -131,3 +131,32 @@ def test_its_page_lists_every_bug() -> None:
     bugs = page.split("## Its bugs", 1)[1]
     listed = [line.split("`")[1] for line in bugs.splitlines() if line.startswith("| `")]
     assert listed == list(BUGS)
+
+
+def test_gate_transport_websocket_grades_the_demo_gateways_upgrade_answer(tmp_path: Path) -> None:
+    """The demo gateway (http.server) answers Codex CLI's upgrade with 501: a warning naming
+    the answer and its measured cost, the probe's one scenario passing, exit 0."""
+    with _demo(tmp_path) as demo:
+        run = run_cli(
+            "gate", "--gateway", demo.url, "--transport", "websocket", "--out",
+            str(tmp_path / "streams"), cwd=tmp_path,
+        )  # fmt: skip
+        as_json = run_cli(
+            "gate", "--gateway", demo.url, "--transport", "websocket", "--out",
+            str(tmp_path / "streams-json"), "--format", "json", cwd=tmp_path,
+        )  # fmt: skip
+    assert run.code == 0, run.both
+    line = next(ln for ln in run.out.splitlines() if "transport:websocket-refused" in ln)
+    assert "transport:websocket-refused warning" in line and "HTTP 501" in line
+    assert "about 6.2 s lost per session" in line and "answer 426 instead" in line
+    assert "1/1 scenarios passed" in run.out
+    assert as_json.code == 0, as_json.both
+    (scenario,) = json.loads(as_json.out)["scenarios"]
+    assert (scenario["name"], scenario["status"], scenario["verdict"]) == (
+        "responses/websocket-upgrade",
+        501,
+        "pass",
+    )
+    assert [(f["name"], f["severity"]) for f in scenario["findings"]] == [
+        ("transport:websocket-refused", "warning")
+    ]
