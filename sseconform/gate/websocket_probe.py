@@ -234,7 +234,9 @@ def _switched(
         if rest == b"":
             return answer("closed", "HTTP 101, then the gateway closed the connection at once", 101)
     if rest and rest[0] & 0x0F == 0x8:
-        return answer("closed", "HTTP 101, then a Close frame at once", 101)
+        code = int.from_bytes(rest[2:4]) if len(rest) >= 4 and rest[1] & 0x7F >= 2 else None
+        said = f" (code {code})" if code is not None and not rest[1] & 0x80 else ""
+        return answer("closed", f"HTTP 101, then a Close frame{said} at once", 101)
     return answer("accepted", "HTTP 101 with a correct Sec-WebSocket-Accept", 101)
 
 

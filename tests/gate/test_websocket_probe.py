@@ -162,7 +162,7 @@ def _half_head(conn: socket.socket, head: bytes) -> None:
         (_close, "closed", None, "without an answer", Severity.WARNING),
         (_hang, "hang", None, "no answer within", Severity.ERROR),
         (_switch_then_close, "closed", 101, "closed the connection at once", Severity.WARNING),
-        (_switch_then_close_frame, "closed", 101, "a Close frame at once", Severity.WARNING),
+        (_switch_then_close_frame, "closed", 101, "Close frame (code 1000)", Severity.WARNING),
         (_switch_and_stay, "accepted", 101, "correct Sec-WebSocket-Accept", None),
         (_wrong_accept, "not-websocket", 101, "a wrong Sec-WebSocket-Accept", Severity.WARNING),
         (_ok_200, "not-websocket", 200, "HTTP 200 OK, not 101", Severity.WARNING),

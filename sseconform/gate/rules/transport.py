@@ -174,8 +174,9 @@ WEBSOCKET_REFUSED = define_gate(
         "`Upgrade: websocket` (and `OpenAI-Beta: responses_websockets=2026-02-06`, the "
         "gateway's key) as Codex CLI does, and the gateway neither accepted it (101 with a "
         "correct `Sec-WebSocket-Accept`) nor refused it with 426. The message names the "
-        "answer: a status (404, 405, 501, any 4xx or 5xx; 400 apart), a connection closed "
-        "without an answer or right after a 101, no answer within the probe's 10 s (a hang), "
+        "answer: a status (403, 404, 405, 500, 501, any 4xx or 5xx; 400 apart), a "
+        "connection closed without an answer or right after a 101, no answer within the "
+        "probe's 10 s (a hang), "
         "or something that is not a WebSocket answer (a 200, a 101 with a wrong accept token). "
         "The severity is what the answer costs: a warning for the answers Codex retries, an "
         "error for a hang and for 400.",
@@ -186,19 +187,19 @@ WEBSOCKET_REFUSED = define_gate(
         "first, a silent gateway is waited on, and 400 is read as the turn's own error.",
         clients=f"Measured with {_MEASURED}, against a server on 127.0.0.1 (wall time of "
         "one `codex exec` turn; 0.65 s when no upgrade is tried): **426**, with or without "
-        "`Upgrade: websocket`, costs nothing (one attempt, 0.69 s, no warning). **404, 405, "
-        "501, a TCP close right after the request, or a 101 then an immediate close** cost "
-        "about 6.2 s per session: 7 upgrade attempts with backoff, the first POST after "
-        "6.5-6.9 s, stderr showing `Reconnecting... 2/5` to `5/5` and `Falling back from "
+        "`Upgrade: websocket`, costs nothing (one attempt, 0.69 s, no warning). **403, 404, "
+        "405, 500, 501, a TCP close right after the request, or a 101 then an immediate "
+        "close** cost about 6.2 s per session: 7 upgrade attempts with backoff, the first "
+        "POST after 6.5-7.2 s, stderr showing `Reconnecting... 2/5` to `5/5` and `Falling "
+        "back from "
         "WebSockets to HTTPS transport` (a warning; the session then stays on HTTP). **A "
         "hang** (the connection accepted, no answer) costs about 111 s: each attempt waits "
         "15 s, the first POST comes after 111.7 s (`websocket_connect_timeout_ms` in the "
         "provider table shortens it). **400** fails the turn: 2 attempts, no fallback, exit "
         "1 (an error). openai-python 3.57.0's `client.responses.connect()` has no fallback "
         "at all: any refusal, 426 included, raises `InvalidStatus`. A 200, a 101 with a "
-        "wrong accept token and the 4xx/5xx statuses other than 400, 404, 405 and 501 were "
-        "not measured; Codex reports them as a failed connection, as it does 404 (a warning "
-        "here).",
+        "wrong accept token and the 4xx/5xx statuses other than 400, 403, 404, 405, 500 and "
+        "501 were not measured (a warning here, as for 404).",
         fix="A gateway without WebSocket mode answers the upgrade on its Responses path with "
         "`426 Upgrade Required` (an `Upgrade: websocket` header is optional): Codex CLI then "
         "falls back to HTTP + SSE at once. Never 400 (Codex fails the turn) and never "
@@ -211,7 +212,9 @@ WEBSOCKET_REFUSED = define_gate(
     ),
 )
 
-#: What a retried refusal costs a Codex CLI user (measured on 404, 405, 501 and closes).
+#: The statuses whose retries were measured (with a TCP close and a 101 then a close).
+_MEASURED_RETRIED = frozenset({403, 404, 405, 500, 501})
+#: What a retried refusal costs a Codex CLI user (measured on those and on closes).
 _RETRIED = (
     "Codex CLI retries the upgrade 5 times with backoff, then falls back to HTTP + SSE: "
     "about 6.2 s lost per session"
@@ -236,10 +239,10 @@ def websocket_cost(kind: str, status: int | None) -> tuple[Severity, str] | None
             "Codex CLI takes it for the turn's own error and fails the turn (exit 1, no "
             "fallback to HTTP + SSE; answer 426 instead)",
         )
-    if kind == "closed" or status in (404, 405, 501):
+    if kind == "closed" or status in _MEASURED_RETRIED:
         return Severity.WARNING, f"{_RETRIED} (answer 426 instead: no cost)"
     return (
         Severity.WARNING,
-        f"not measured for this answer; on 404, 405, 501 and a close {_RETRIED} (answer 426 "
-        "instead: no cost)",
+        f"not measured for this answer; on 403, 404, 405, 500, 501 and a close {_RETRIED} "
+        "(answer 426 instead: no cost)",
     )
