@@ -161,8 +161,8 @@ ENCODING = define_gate(
     ),
 )
 
-#: Where the figures below were measured (``/tmp/ws-research`` in the issue's work: 3 runs
-#: each, default retries, on 127.0.0.1).
+#: The client the figures below were measured with (issue 53: `codex exec` against a mock
+#: on 127.0.0.1 answering the upgrade each way, 2-3 runs each).
 _MEASURED = "Codex CLI 0.169.0 (`supports_websockets = true`, default retries)"
 
 WEBSOCKET_REFUSED = define_gate(
@@ -176,8 +176,8 @@ WEBSOCKET_REFUSED = define_gate(
         "correct `Sec-WebSocket-Accept`) nor refused it with 426. The message names the "
         "answer: a status (403, 404, 405, 500, 501, any 4xx or 5xx; 400 apart), a "
         "connection closed without an answer or right after a 101, no answer within the "
-        "probe's 10 s (a hang), "
-        "or something that is not a WebSocket answer (a 200, a 101 with a wrong accept token). "
+        "probe's 10 s (a hang), or something that is not a WebSocket answer (a 200, a 101 "
+        "with a wrong accept token). "
         "The severity is what the answer costs: a warning for the answers Codex retries, an "
         "error for a hang and for 400.",
         why="Codex CLI tries WebSocket mode first when its provider sets "
@@ -191,8 +191,8 @@ WEBSOCKET_REFUSED = define_gate(
         "405, 500, 501, a TCP close right after the request, or a 101 then an immediate "
         "close** cost about 6.2 s per session: 7 upgrade attempts with backoff, the first "
         "POST after 6.5-7.2 s, stderr showing `Reconnecting... 2/5` to `5/5` and `Falling "
-        "back from "
-        "WebSockets to HTTPS transport` (a warning; the session then stays on HTTP). **A "
+        "back from WebSockets to HTTPS transport` (a warning; the session then stays on "
+        "HTTP). **A "
         "hang** (the connection accepted, no answer) costs about 111 s: each attempt waits "
         "15 s, the first POST comes after 111.7 s (`websocket_connect_timeout_ms` in the "
         "provider table shortens it). **400** fails the turn: 2 attempts, no fallback, exit "
