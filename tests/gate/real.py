@@ -18,7 +18,10 @@ from typing import Any, TypeVar
 import httpx
 import pytest
 
+from sseconform.errors import UsageError
 from sseconform.gate.aimed import NON_STREAMING
+from sseconform.gate.options import GateOptions, prepare_suites
+from sseconform.gate.websocket_probe import Answer, probe, probe_gateway
 from sseconform.recording.format import RecordingReader
 from sseconform.sse import SSEDecoder
 from sseconform.sse.jsonarray import ElementDecoder
@@ -273,3 +276,21 @@ def write_scorecard(env: str, text: str) -> None:
     if where:
         with open(where, "a", encoding="utf-8") as fp:
             fp.write(text + "\n")
+
+
+def upgrade_answer(url: str, profile: str, key: str | None = None, upstream: int = 9) -> Answer:
+    """The gateway's answer to Codex CLI's WebSocket upgrade, sent as ``gate --transport
+    websocket`` sends it (its profile's Responses URL and headers, the key), or on
+    ``/v1/responses`` with the key where the profile serves no responses endpoint (where a
+    Codex user would point it). ``upstream``: the replay port ``{upstream}`` names (no turn
+    is sent, so nothing need listen there)."""
+    options = GateOptions(gateway=url, profile=profile, key=key, transport="websocket")
+    loaded = options.load_profile()
+    key = key or (loaded.key if loaded else None)
+    try:
+        suites = prepare_suites(options, loaded)
+        answer, _ = probe_gateway(suites, url, f"http://127.0.0.1:{upstream}", key=key)
+    except UsageError:  # no responses endpoint in the profile
+        headers = [("Authorization", f"Bearer {key}")] if key else []
+        answer = probe(f"{url}/v1/responses", headers)
+    return answer

@@ -103,3 +103,12 @@ def test_default_suites_through_ccr(ccr: CCR, tmp_path: Path, endpoint: str) -> 
     real.write_scorecard("SSECONFORM_CCR_SCORECARD", real.scorecard(scenarios, what))
     real.assert_only_known(scenarios)
     assert data["passed"], printed
+
+
+def test_ccrs_answer_to_the_websocket_upgrade(ccr: CCR) -> None:
+    """Codex CLI's upgrade on /v1/responses (``supports_websockets = true``): CCR answers
+    101, then a Close frame (1011) at once: Codex retries 5 times before it falls back to
+    HTTP + SSE, about 6.2 s a session (a warning)."""
+    answer = real.upgrade_answer(ccr.url, "claude-code-router", upstream=ccr.upstream_port)
+    assert (answer.label, answer.status) == ("closed", 101), answer
+    assert "Close frame (code 1011)" in answer.detail

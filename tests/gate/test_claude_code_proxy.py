@@ -101,3 +101,11 @@ def test_default_suites_through_claude_code_proxy(proxy: real.Served, tmp_path: 
     real.assert_located(scenarios)
     real.assert_only_known(scenarios)
     assert data["passed"], printed
+
+
+def test_claude_code_proxys_answer_to_the_websocket_upgrade(proxy: real.Served) -> None:
+    """Codex CLI's upgrade on /v1/responses (``supports_websockets = true``; the proxy serves
+    no Responses endpoint): 403, Starlette's answer to a WebSocket on no route; Codex
+    retries 5 times before it falls back, about 6.2 s a session (a warning)."""
+    answer = real.upgrade_answer(proxy.url, "claude-code-proxy", upstream=proxy.upstream_port)
+    assert answer.label == "refused-403", answer

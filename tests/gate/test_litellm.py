@@ -220,3 +220,13 @@ def test_load_through_litellm(proxy: tuple[str, int], tmp_path: Path) -> None:
         f"p99 {report['ttft_ms']['p99']} ms; codes {report['codes']}"
     )
     real.write_scorecard("SSECONFORM_LITELLM_SCORECARD", card)
+
+
+def test_litellms_answer_to_the_websocket_upgrade(proxy: tuple[str, int]) -> None:
+    """Codex CLI's upgrade on /v1/responses (``supports_websockets = true``): LiteLLM
+    1.106.2 accepts it (101, a correct accept token), so Codex stays on the socket; whether
+    it serves WebSocket mode right is not graded yet (``gate --transport websocket`` says
+    so, exit 2)."""
+    url, upstream = proxy
+    answer = real.upgrade_answer(url, "litellm", MASTER_KEY, upstream)
+    assert answer.label == "accepted", answer

@@ -168,3 +168,11 @@ def test_other_endpoints_are_not_applicable(lps: LPS, tmp_path: Path) -> None:
         assert s["status"] is None and s["upstream_requests"] == 0, s
         assert "/v1/chat/completions only" in s["note"], s
     assert not data["passed"] and "nothing was tested" in printed  # exit 1: nothing graded
+
+
+def test_llm_proxy_servers_answer_to_the_websocket_upgrade(lps: LPS) -> None:
+    """Codex CLI's upgrade on /v1/responses (``supports_websockets = true``; the proxy serves
+    no Responses endpoint): 403, Starlette's answer to a WebSocket on no route; Codex
+    retries 5 times before it falls back, about 6.2 s a session (a warning)."""
+    answer = real.upgrade_answer(lps.url, "llm-proxy-server", upstream=lps.upstream_port)
+    assert answer.label == "refused-403", answer

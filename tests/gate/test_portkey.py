@@ -122,3 +122,11 @@ def test_pass_through_endpoints_of_portkey(gateway: str, tmp_path: Path, endpoin
     real.write_scorecard("SSECONFORM_PORTKEY_SCORECARD", real.scorecard(scenarios, what))
     real.assert_only_known(scenarios)
     assert data["passed"], printed
+
+
+def test_portkeys_answer_to_the_websocket_upgrade(gateway: str) -> None:
+    """Codex CLI's upgrade on /v1/responses (``supports_websockets = true``): Portkey
+    answers 500: Codex retries 5 times before it falls back to HTTP + SSE, about 6.2 s a
+    session (a warning)."""
+    answer = real.upgrade_answer(gateway, "portkey", UPSTREAM_KEY)
+    assert answer.label == "refused-500", answer
