@@ -161,9 +161,13 @@ ENCODING = define_gate(
     ),
 )
 
-#: The client the figures below were measured with (issue 53: `codex exec` against a mock
-#: on 127.0.0.1 answering the upgrade each way, 2-3 runs each).
-_MEASURED = "Codex CLI 0.169.0 (`supports_websockets = true`, default retries)"
+#: How the figures below were measured (issue 53: `codex exec` against a mock on 127.0.0.1
+#: answering the upgrade each way, 2-3 runs each). Rule prose names no client version
+#: (tests/test_rule_docs.py): the versions are on the guide's WebSocket mode page.
+_MEASURED = (
+    "Codex CLI (`supports_websockets = true`, default retries; the version measured is on "
+    "the guide's WebSocket mode page)"
+)
 
 WEBSOCKET_REFUSED = define_gate(
     "transport:websocket-refused",
@@ -196,7 +200,7 @@ WEBSOCKET_REFUSED = define_gate(
         "hang** (the connection accepted, no answer) costs about 111 s: each attempt waits "
         "15 s, the first POST comes after 111.7 s (`websocket_connect_timeout_ms` in the "
         "provider table shortens it). **400** fails the turn: 2 attempts, no fallback, exit "
-        "1 (an error). openai-python 3.57.0's `client.responses.connect()` has no fallback "
+        "1 (an error). openai-python's `client.responses.connect()` has no fallback "
         "at all: any refusal, 426 included, raises `InvalidStatus`. A 200, a 101 with a "
         "wrong accept token and the 4xx/5xx statuses other than 400, 403, 404, 405, 500 and "
         "501 were not measured (a warning here, as for 404).",
