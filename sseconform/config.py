@@ -96,6 +96,8 @@ def split_selectors(values: list[str] | None) -> list[str]:
 
 
 def validate_selectors(values: list[str], what: str) -> None:
+    if not values:
+        return  # nothing to look up: the catalog's other grammars stay unloaded
     names = {r.name for r in RULES.values()}
     for v in values:
         up = v.upper()

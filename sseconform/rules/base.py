@@ -68,7 +68,8 @@ class Settings:
                     return True
             return False
 
-        codes = [c for c in RULES if not self.select or match(c, self.select)]
+        # the codes loaded: a checker's own are (it loads its grammar's rules as it is made)
+        codes = [c for c in RULES.registered() if not self.select or match(c, self.select)]
         return frozenset(c for c in codes if not match(c, self.ignore))
 
 
@@ -88,6 +89,7 @@ class Checker:
     LANE_CRLF: ClassVar[bool] = False
 
     def __init__(self, settings: Settings | None = None) -> None:
+        RULES.load(self.grammar)  # its rules, and only its grammar's, registered
         self.settings = settings or Settings()
         self._enabled = self.settings.enabled_codes() - self.PROVIDER_SENDS
         #: the shared moments' enabled checks (W, J, H: rules/shared/hooks.py)

@@ -17,9 +17,10 @@ from ``sseconform.gate.rules``), in ``GATE_RULES``: they are codes CI scripts ke
 
 from __future__ import annotations
 
+from collections.abc import Callable, ItemsView, Iterator, KeysView, ValuesView
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
     from sseconform.rules.docs import RuleDoc
@@ -112,7 +113,79 @@ class Rule:
         return self.grammar in ("any", grammar, BASE_GRAMMAR.get(grammar))
 
 
-RULES: dict[str, Rule] = {}
+class Catalog(dict[str, Rule]):
+    """Every rule by code, its grammar packages imported when first needed: a command that
+    checks one grammar loads that grammar's rules alone (its checker asks for them), and
+    whatever asks of the whole table (iterating it, counting it, a code no loaded package
+    has) gets every package first (:func:`sseconform.rules.load_all`), so it never sees a
+    part of it."""
+
+    _complete = False
+    #: What imports every rule package: :func:`sseconform.rules.load_all`, set by the
+    #: package as it is imported (the catalog, below every package, imports none of them)
+    loader: Callable[[], None] | None = None
+
+    #: What imports one grammar's rule package (with the shared rules and the grammar it
+    #: builds on): :func:`sseconform.rules.load`, set as :attr:`loader` is
+    grammar_loader: Callable[[str], object] | None = None
+    _loaded: ClassVar[set[str]] = set()
+
+    def complete(self) -> None:
+        """Import every rule package (once)."""
+        if not Catalog._complete and Catalog.loader is not None:
+            Catalog._complete = True
+            Catalog.loader()
+
+    def load(self, grammar: str) -> None:
+        """Import ``grammar``'s rules, once: a checker asks for its own as it is made."""
+        if grammar not in Catalog._loaded and Catalog.grammar_loader is not None:
+            Catalog._loaded.add(grammar)
+            Catalog.grammar_loader(grammar)
+
+    def registered(self) -> list[str]:
+        """The codes of the packages imported so far (a checker's own are among them)."""
+        return list(dict.keys(self))
+
+    def __missing__(self, code: str) -> Rule:
+        if Catalog._complete:
+            raise KeyError(code)
+        self.complete()
+        return dict.__getitem__(self, code)
+
+    def __contains__(self, code: object) -> bool:
+        if dict.__contains__(self, code):
+            return True
+        self.complete()
+        return dict.__contains__(self, code)
+
+    def get(self, code: str, default: Rule | None = None) -> Rule | None:  # type: ignore[override]
+        try:
+            return self[code]
+        except KeyError:
+            return default
+
+    def __iter__(self) -> Iterator[str]:
+        self.complete()
+        return dict.__iter__(self)
+
+    def __len__(self) -> int:
+        self.complete()
+        return dict.__len__(self)
+
+    def keys(self) -> KeysView[str]:  # type: ignore[override]
+        self.complete()
+        return dict.keys(self)
+
+    def values(self) -> ValuesView[Rule]:  # type: ignore[override]
+        self.complete()
+        return dict.values(self)
+
+    def items(self) -> ItemsView[str, Rule]:  # type: ignore[override]
+        self.complete()
+        return dict.items(self)
+
+
+RULES = Catalog()
 #: Each rule's docs, registered with it by :func:`define`.
 DOCS_BESIDE: dict[str, RuleDoc] = {}
 #: Codes that once existed; they are never handed out again.
@@ -121,9 +194,9 @@ RETIRED: frozenset[str] = frozenset()
 
 def register(rule: Rule) -> Rule:
     """Add a rule to the table, refusing a duplicate or retired code or name."""
-    if rule.code in RULES or rule.code in RETIRED:
+    if dict.__contains__(RULES, rule.code) or rule.code in RETIRED:
         raise ValueError(f"rule code {rule.code} is already taken")
-    if any(r.name == rule.name for r in RULES.values()):
+    if any(r.name == rule.name for r in dict.values(RULES)):
         raise ValueError(f"rule name {rule.name} is already taken")
     if rule.code[0] not in FAMILIES or not rule.code[1:].isdigit() or len(rule.code) != 4:
         raise ValueError(f"bad rule code {rule.code!r}")

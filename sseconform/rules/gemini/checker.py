@@ -27,6 +27,7 @@ from sseconform.rules.delta_template import DeltaTemplate
 from sseconform.rules.finding import Finding
 from sseconform.rules.gemini import hooks as moment
 from sseconform.rules.gemini.hooks import HOOKS
+from sseconform.rules.gemini.schemas import ERROR, RESPONSE
 from sseconform.rules.gemini.state import CandidateState, FirstCall
 from sseconform.rules.lane import Run
 from sseconform.rules.native import is_chat_chunk
@@ -38,8 +39,6 @@ from sseconform.sse.jsonarray import ArrayReader
 
 __all__ = ["CHECKER", "GeminiChecker"]
 
-RESPONSE = "gemini/generate-content-response"
-ERROR = "gemini/error"
 #: White space a body may open with before its first event or the array's ``[``.
 _LEADING = b"\xef\xbb\xbf \t\r\n"
 

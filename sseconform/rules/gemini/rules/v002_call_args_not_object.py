@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.gemini.checker import RESPONSE
 from sseconform.rules.gemini.hooks import HOOKS
 from sseconform.rules.gemini.invariants import WHOLE_CALLS
+from sseconform.rules.gemini.schemas import RESPONSE
 from sseconform.rules.schema import SchemaViolation
 from sseconform.rules.snippets import gemini_chunk
 

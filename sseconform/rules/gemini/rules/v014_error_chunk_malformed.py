@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING, Any
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.gemini.checker import ERROR
 from sseconform.rules.gemini.hooks import HOOKS
 from sseconform.rules.gemini.invariants import ERROR_SHAPE
+from sseconform.rules.gemini.schemas import ERROR
 from sseconform.rules.schema import SchemaViolation
 
 if TYPE_CHECKING:

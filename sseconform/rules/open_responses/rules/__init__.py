@@ -5,6 +5,7 @@ beyond OpenAI's stream. Detected in ``sseconform/rules/open_responses/checker.py
 """
 
 from sseconform.rules.catalog import GRAMMAR_INVARIANTS, invariants
+from sseconform.rules.responses import rules as responses_rules  # noqa: F401 (the base first)
 
 INVARIANTS = invariants(
     "open-responses",
