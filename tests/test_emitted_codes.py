@@ -109,3 +109,27 @@ def test_no_rule_code_outside_its_rule_module() -> None:
                 found.append(f"{rel}:{n.lineno}: {n.value}")
     assert not found, found
     assert len(list(RULES_DIR.parent.rglob("*.py"))) > 300  # the walk read the package
+
+
+def test_the_catalog_loads_one_grammar_and_lists_every_rule_in_one_order() -> None:
+    """A checker loads its grammar's rules alone; asking for the whole table then lists
+    every rule in the same order, whichever grammar a process checked first."""
+    import subprocess
+    import sys
+
+    show = (
+        "from sseconform.rules.grammars import checker_for\n"
+        "from sseconform.rules.catalog import RULES\n"
+        "checker_for({g!r})\n"
+        "print(','.join(sorted({{r.grammar for r in dict.values(RULES)}})))\n"
+        "print(' '.join(RULES))\n"
+    )
+    runs = {}
+    for g in ("gemini", "chat", "anthropic"):
+        out = subprocess.run(
+            [sys.executable, "-c", show.format(g=g)], capture_output=True, text=True, check=True
+        ).stdout.splitlines()
+        loaded, listed = out
+        assert set(loaded.split(",")) == {"any", g}, (g, loaded)  # nothing else loaded
+        runs[g] = listed
+    assert runs["gemini"] == runs["chat"] == runs["anthropic"]

@@ -131,10 +131,16 @@ class Catalog(dict[str, Rule]):
     _loaded: ClassVar[set[str]] = set()
 
     def complete(self) -> None:
-        """Import every rule package (once)."""
+        """Import every rule package (once), then order the table as if every package had
+        been imported at once: the shared rules, then each grammar's in ``GRAMMARS`` order,
+        each package's in its own order (whatever grammar a process checked first)."""
         if not Catalog._complete and Catalog.loader is not None:
             Catalog._complete = True
             Catalog.loader()
+            rank = {g: i for i, g in enumerate(("any", *GRAMMARS))}
+            ordered = sorted(dict.items(self), key=lambda kv: rank[kv[1].grammar])
+            dict.clear(self)
+            dict.update(self, ordered)
 
     def load(self, grammar: str) -> None:
         """Import ``grammar``'s rules, once: a checker asks for its own as it is made."""
