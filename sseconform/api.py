@@ -222,7 +222,7 @@ def check_file(
 def _check_recording(
     fp: LineSource, settings: Settings | None, path: str, grammar: str = "chat"
 ) -> FileResult:
-    reader = RecordingReader(fp, path)
+    reader = RecordingReader(fp, path, by="check")
     resp = reader.response
     checker: Checker
     if resp is not None and not 200 <= resp.status < 300:

@@ -115,7 +115,7 @@ def _translate_recording(
     )
 
     try:
-        reader = RecordingReader(io.BytesIO(data), source)
+        reader = RecordingReader(io.BytesIO(data), source, by="translate")
         reads = list(reader.reads())
     except RecordingError as exc:
         fail(f"{exc.path}: line {exc.line}: {exc.message}")

@@ -58,7 +58,7 @@ def read_request_file(path: str) -> AskedFile:
 def _from_recording(path: str) -> AskedFile:
     try:
         with open(path, "rb") as fp:
-            request = RecordingReader(fp, path).request
+            request = RecordingReader(fp, path, by="gate").request
     except RecordingError as exc:
         raise UsageError(str(exc)) from None
     body = request.get("body") if request else None

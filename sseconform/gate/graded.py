@@ -51,7 +51,7 @@ class Graded:
             parts: list[bytes] = []
             size = 0
             with open(path, "rb") as fp:
-                reader = RecordingReader(fp, path)
+                reader = RecordingReader(fp, path, by="gate")
                 for t, data in reader.reads():
                     self.reads.append((t, size))
                     parts.append(data)

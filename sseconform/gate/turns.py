@@ -220,7 +220,7 @@ def _answer(recording: str) -> str:
     body = b""
     try:
         with open(recording, "rb") as fp:
-            for _, data in RecordingReader(fp, recording).reads():
+            for _, data in RecordingReader(fp, recording, by="gate").reads():
                 body += data
                 if len(body) >= MAX_EVENT:
                     break

@@ -70,7 +70,7 @@ def open_recording(fp: IO[bytes], head: bytes, path: str) -> Recording | None:
     if not looks_like_recording(head):
         return None
     try:
-        return Recording(RecordingReader(Prepend(head, fp), path))
+        return Recording(RecordingReader(Prepend(head, fp), path, by="inspect"))
     except RecordingError as exc:
         raise InputError(f"line {exc.line}: {exc.message}", exc.path) from None
 

@@ -11,6 +11,22 @@ UTF-8 is stored as text, any other as base64. Lines, in order::
 
 ``t`` is seconds since the request was sent, from a monotonic clock. A file without the
 ``end`` line is an incomplete recording (the writer died); it still loads.
+
+A WebSocket session (``record --transport websocket``: the Responses API's WebSocket mode)
+is version 2, with ``"transport": "websocket"`` in its header. Its request is the upgrade
+(a GET), its response line the answer's head (101, or the refusal), its reads every byte the
+server sent after that head (frames, as they came; a refusal's body, decoded), and between
+them a line per message the client sent::
+
+    {"t": 0.0021, "sent": {"op": "text", "text": "{\\"type\\": \\"response.create\\", ...}"}}
+
+and its end line says how the connection closed (``"close": {"by": "server", "code": 1011,
+"reason": "..."}``). Why a new version, when a new header field would do for a new reader:
+a version-1 reader would take the frames after a 101 for an HTTP body (and check, inspect or
+replay them as SSE) or stop on a ``sent`` line with a message that names no cause. Version 2
+makes each old reader refuse the file by its version on line 1. An HTTP recording is still
+written as version 1, which every reader reads, and this reader reads both; a command that
+does not read WebSocket sessions yet says so (:class:`RecordingReader`'s ``websocket``).
 """
 
 from __future__ import annotations
@@ -33,6 +49,12 @@ from sseconform.mask import RUN, Masker, MaskStream
 
 FORMAT = "sseconform-recording"
 VERSION = 1
+#: A WebSocket session's version (see the module's docstring for why it is not 1).
+WS_VERSION = 2
+#: The transports a header may name (no ``transport``: http).
+TRANSPORTS = {"http": VERSION, "websocket": WS_VERSION}
+#: The message kinds a ``sent`` line holds (a WebSocket opcode's name).
+SENT_OPS = ("text", "binary", "ping", "pong")
 MAGIC = b'{"format": "sseconform-recording"'
 #: The longest line a reader accepts. The writer's lines are one read each (a socket read is
 #: at most a few hundred KiB, stored as text or base64) or a request: a longer line is not
@@ -74,12 +96,33 @@ class Response:
 
 
 @dataclass(slots=True)
+class Close:
+    """How a WebSocket session closed: who sent the first Close frame (``server``,
+    ``client``), its code and reason; ``code`` None when the TCP connection ended without
+    one."""
+
+    by: str
+    code: int | None = None
+    reason: str = ""
+
+
+@dataclass(slots=True)
 class End:
     """How the recording stopped: ``complete`` only when the body ended normally."""
 
     complete: bool
     reason: str
     t: float | None = None
+    close: Close | None = None  # a WebSocket session's close
+
+
+@dataclass(slots=True, frozen=True)
+class Sent:
+    """A message the client sent in a WebSocket session: its kind (:data:`SENT_OPS`) and
+    its text (a binary message's bytes, base64)."""
+
+    op: str
+    text: str
 
 
 def looks_like_recording(head: bytes) -> bool:
@@ -114,9 +157,21 @@ class Prepend:
 
 
 class RecordingReader:
-    """Streams a recording's reads without loading the file; header read up front."""
+    """Streams a recording's reads without loading the file; header read up front.
 
-    def __init__(self, fp: LineSource, path: str = "<recording>") -> None:
+    A WebSocket session is read only by a reader made with ``websocket=True`` (one that
+    knows what its reads are); any other refuses it on line 1, naming ``by`` (the command
+    that reads it) in its message, so each command says plainly it does not read them yet.
+    """
+
+    def __init__(
+        self,
+        fp: LineSource,
+        path: str = "<recording>",
+        *,
+        websocket: bool = False,
+        by: str = "this command",
+    ) -> None:
         self._fp = fp
         self.path = path
         self._lineno = 0
@@ -128,8 +183,16 @@ class RecordingReader:
         if first is None or first.get("format") != FORMAT:
             raise RecordingError(path, 1, "not a sseconform recording (no header line)")
         version = first.get("version")
-        if version != VERSION:
+        if version not in TRANSPORTS.values():
             raise RecordingError(path, 1, f"unsupported recording version {version!r}")
+        transport = first.get("transport", "http")
+        if TRANSPORTS.get(transport) != version:
+            raise RecordingError(
+                path, 1, f"version {version!r} with transport {transport!r}: not a recording's"
+            )
+        self.transport: str = transport
+        if transport == "websocket" and not websocket:
+            raise RecordingError(path, 1, f"a WebSocket recording: not supported by {by} yet")
         try:  # what translate copies into its output must encode again
             orjson.dumps(first)
         except orjson.JSONEncodeError as exc:
@@ -169,7 +232,15 @@ class RecordingReader:
         return obj
 
     def reads(self) -> Iterator[tuple[float, bytes]]:
-        """Yield ``(t, bytes)`` per read, in order; sets :attr:`end` when it sees it."""
+        """Yield ``(t, bytes)`` per read, in order; sets :attr:`end` when it sees it. A
+        WebSocket session's ``sent`` lines are passed over (:meth:`session` yields them)."""
+        for t, item in self.session():
+            if isinstance(item, bytes):
+                yield t, item
+
+    def session(self) -> Iterator[tuple[float, bytes | Sent]]:
+        """Yield ``(t, bytes)`` per read and ``(t, Sent)`` per message the client sent (a
+        WebSocket session's), in the file's order; sets :attr:`end` when it sees it."""
         obj = self._pending
         self._pending = None
         while obj is not None:
@@ -179,6 +250,8 @@ class RecordingReader:
                 if not isinstance(e, dict):
                     raise RecordingError(self.path, line, "bad end line")
                 self.end = End(bool(e.get("complete")), str(e.get("reason", "")), _time(e.get("t")))
+                if self.transport == "websocket" and e.get("close") is not None:
+                    self.end.close = _close(e["close"], self.path, line)
                 if self._next_obj() is not None:
                     raise RecordingError(self.path, self._lineno, "data after the end line")
                 return
@@ -188,7 +261,9 @@ class RecordingReader:
                     self.path, line, f'a read line needs "t": a number from 0 to {MAX_T:g}'
                 )
             self.read_line = line  # the file's line the read about to be yielded is on
-            if "text" in obj and isinstance(obj["text"], str):
+            if "sent" in obj and self.transport == "websocket":
+                yield t, _sent(obj["sent"], self.path, line)
+            elif "text" in obj and isinstance(obj["text"], str):
                 try:
                     data = obj["text"].encode("utf-8")
                 except UnicodeEncodeError:
@@ -240,6 +315,27 @@ def _time(t: Any) -> float | None:
         return None
     t = float(t)
     return t if math.isfinite(t) and 0 <= t <= MAX_T else None
+
+
+def _sent(obj: Any, path: str, line: int) -> Sent:
+    """A ``sent`` line's message: an op from :data:`SENT_OPS` and its text (valid Unicode)."""
+    if not isinstance(obj, dict) or obj.get("op") not in SENT_OPS:
+        raise RecordingError(path, line, f'a sent line needs "op": one of {", ".join(SENT_OPS)}')
+    text = obj.get("text")
+    if not isinstance(text, str) or _surrogate(text):
+        raise RecordingError(path, line, 'a sent line needs "text": a string of valid Unicode')
+    return Sent(obj["op"], text)
+
+
+def _close(obj: Any, path: str, line: int) -> Close:
+    """An end line's ``close``: who closed (server or client), the code (1000-4999 or
+    null), the reason."""
+    if not isinstance(obj, dict) or obj.get("by") not in ("server", "client"):
+        raise RecordingError(path, line, 'bad close in the end line: "by" is server or client')
+    code = obj.get("code")
+    if code is not None and (type(code) is not int or not 1000 <= code <= 4999):
+        raise RecordingError(path, line, f"bad close in the end line: code {code!r}")
+    return Close(obj["by"], code, str(obj.get("reason") or ""))
 
 
 def _response(obj: Any, path: str, line: int) -> Response:
@@ -334,6 +430,7 @@ class RecordingWriter:
         force: bool = False,
         masker: Masker | None = None,
         reads_masked: bool = False,
+        transport: str = "http",
     ) -> None:
         self.path = Path(path)
         self._masker = RUN if masker is None else masker
@@ -344,10 +441,12 @@ class RecordingWriter:
         self._fp: IO[bytes] = open_new(self.path, force)
         header: dict[str, Any] = {
             "format": FORMAT,
-            "version": VERSION,
+            "version": TRANSPORTS[transport],
             "created": datetime.now(UTC).isoformat(timespec="seconds"),
             "request": request,
         }
+        if transport != "http":
+            header["transport"] = transport
         if extra:
             header.update(extra)
         self._line(header)
@@ -378,6 +477,10 @@ class RecordingWriter:
         out = self._reads.feed(data)
         if out or not data:  # an empty read is kept as it came
             self._write_read(t, out)
+
+    def sent(self, t: float, op: str, text: str) -> None:
+        """A message the client sent (a WebSocket session's), masked as a head line is."""
+        self._line({"t": round(t, 6), "sent": {"op": op, "text": text}})
 
     def _write_read(self, t: float, data: bytes) -> None:
         stamp = repr(round(t, 6)).encode()

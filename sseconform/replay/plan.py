@@ -80,7 +80,7 @@ def load(path: str) -> Loaded:
     import io
 
     try:
-        reader = RecordingReader(io.BytesIO(data), path)
+        reader = RecordingReader(io.BytesIO(data), path, by="replay")
         reads = list(reader.reads())
     except RecordingError as exc:
         raise InputError(f"line {exc.line}: {exc.message}", path) from None

@@ -168,7 +168,7 @@ def record(
     http = client or httpx.Client(
         timeout=timeout,
         follow_redirects=False,
-        transport=httpx.HTTPTransport(verify=_tls(), socket_options=NODELAY),
+        transport=httpx.HTTPTransport(verify=tls_context(), socket_options=NODELAY),
     )
     complete, reason, bound = False, "no response", None
     watchdog = Watchdog(deadline)
@@ -496,7 +496,7 @@ def run_record(
 
 
 @functools.cache
-def _tls() -> ssl.SSLContext:
+def tls_context() -> ssl.SSLContext:
     """httpx's default TLS context (certifi's CAs), made once: loading the CA bundle takes
     30-50 ms, which a gate run would otherwise pay for every scenario."""
     return httpx.create_ssl_context()
