@@ -33,7 +33,10 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
     "providers": (set(), set()),
     "baseline": ({"errors", "mask"}, set()),
     "paths": ({"errors", "recording"}, set()),
-    "record": ({"recording", "sse", "version", "providers", "mask", "wires"}, {"httpx"}),
+    "record": (
+        {"recording", "sse", "version", "providers", "mask", "wires"},
+        {"httpx", "h11", "wsproto"},
+    ),
     "replay": (
         {"providers", "recording", "sse", "wires", "errors", "safetext"},
         {"orjson", "wsproto"},

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
@@ -27,8 +29,13 @@ def record(
         typer.Option("--output", "-o", help="The recording to write.", metavar="FILE"),
     ] = None,
     data: Annotated[
-        str | None,
-        typer.Option("--data", "-d", help="Request body: JSON, @file, or @- for stdin."),
+        list[str] | None,
+        typer.Option(
+            "--data",
+            "-d",
+            help="Request body: JSON, @file, or @- for stdin. With --transport websocket, "
+            "each -d is a turn's response.create, sent in order.",
+        ),
     ] = None,
     header: Annotated[
         list[str] | None,
@@ -89,6 +96,27 @@ def record(
             metavar="GRAMMAR",
         ),
     ] = None,
+    transport: Annotated[
+        str,
+        typer.Option(
+            help="http, or websocket: the Responses API's WebSocket mode (GET /v1/responses "
+            "upgraded; each -d a turn).",
+        ),
+    ] = "http",
+    chain: Annotated[
+        bool,
+        typer.Option(
+            help="With --transport websocket: each turn after the first names the previous "
+            "turn's response id in previous_response_id.",
+        ),
+    ] = False,
+    turn_timeout: Annotated[
+        float,
+        typer.Option(
+            help="With --transport websocket: seconds a turn may take to reach its last "
+            "event; 0: no limit."
+        ),
+    ] = 300.0,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress line.")] = False,
     watch: Annotated[
         bool, typer.Option("--watch", help="Show the stream reassembling as it arrives (inspect).")
@@ -102,6 +130,10 @@ def record(
 
     if output is None:
         fail("give the recording's file name with -o/--output")
+    if transport not in ("http", "websocket"):
+        fail(f"--transport: {transport!r} is not http or websocket")
+    if transport == "http" and (chain or len(data or []) > 1):
+        fail("several -d and --chain are the turns of --transport websocket; HTTP sends one")
     options = rec.RecordOptions(
         output=str(output),
         raw=str(raw) if raw is not None else None,
@@ -114,8 +146,17 @@ def record(
         keep=keep or [],
     )
     _known_grammar(grammar, check_after)
+    if transport == "websocket":
+        refused = [name for name, given in (("-X", method), ("--raw", raw), ("--model", model))
+                   if given is not None]  # fmt: skip
+        refused += [n for n, on in (("--check", check_after), ("--watch", watch)) if on]
+        if refused:
+            fail(f"{', '.join(refused)}: not with --transport websocket (not yet)")
+        _record_websocket(url, data or [], header or [], provider, chain, turn_timeout, options)
     try:
-        req, secrets = rec.build_request(url, data, header or [], method, provider, model)
+        req, secrets = rec.build_request(
+            url, data[0] if data else None, header or [], method, provider, model
+        )
         options.refuse_overwrite()  # before anything is created or sent
     except (SseconformError, rec.Refused) as exc:
         fail(str(exc))
@@ -151,6 +192,87 @@ def record(
     ):
         code = 1
     raise typer.Exit(130 if outcome.interrupted else code)
+
+
+def _record_websocket(
+    url: str | None,
+    data: list[str],
+    header: list[str],
+    provider: str | None,
+    chain: bool,
+    turn_timeout: float,
+    options: Any,
+) -> None:
+    """``--transport websocket``: the session recorded; exits (0 when every turn ended with
+    its last event, 1 otherwise, 130 on Ctrl-C)."""
+    import signal
+
+    from sseconform import record as rec
+    from sseconform.record import websocket as ws
+    from sseconform.recording.redact import Redactor, scrub_text
+
+    try:
+        headers = [rec.parse_header(h) for h in header]
+        secrets = rec.key_values(headers)
+        if provider is not None:
+            if provider != "responses":
+                raise rec.Refused("--transport websocket is the Responses API's: --provider "
+                                  "responses, or a URL")  # fmt: skip
+            url, _ = rec.apply_preset(provider, None, url, headers, None, secrets)
+        if url is None:
+            raise rec.Refused("give a URL, or --provider responses")
+        ws.ws_target(url)
+        turns = ws.turn_bodies(data)
+        options.refuse_overwrite()
+    except (SseconformError, rec.Refused) as exc:
+        fail(str(exc))
+    signal.signal(signal.SIGTERM, _on_signal)
+    signal.signal(signal.SIGINT, _on_signal)
+    try:
+        outcome = ws.record_websocket(
+            url,
+            turns,
+            options.output,
+            headers=headers,
+            chain=chain,
+            force=options.force,
+            connect_timeout=options.connect_timeout,
+            stall_timeout=options.stall_timeout if options.stall_timeout > 0 else None,
+            turn_timeout=turn_timeout if turn_timeout > 0 else None,
+            deadline=options.deadline if options.deadline > 0 else None,
+            max_bytes=options.max_bytes if options.max_bytes > 0 else None,
+            redactor=Redactor.configured(options.redact, options.keep),
+        )
+    except FileExistsError as exc:
+        fail(f"{exc.filename}: exists (use --force to replace it)")
+    except OSError as exc:
+        fail(f"{exc.filename or options.output}: {exc.strerror}")
+    if outcome.nothing_recorded:
+        with contextlib.suppress(OSError):
+            os.unlink(options.output)
+        fail(scrub_text(f"nothing recorded: {outcome.reason}", secrets), code=1)
+    typer.echo(scrub_text(_ws_summary(outcome), secrets), err=True)
+    if outcome.redacted:
+        typer.echo(f"redacted: {', '.join(outcome.redacted)}", err=True)
+    raise typer.Exit(130 if outcome.interrupted else 0 if outcome.ok else 1)
+
+
+def _ws_summary(o: Any) -> str:
+    """The line that says what a WebSocket session's recording holds."""
+    if o.status != 101:
+        return (
+            f"recorded {o.path}: {o.reason}; the refusal's body, {o.bytes} bytes, is in the "
+            "recording"
+        )
+    state = "complete" if o.ok else f"INCOMPLETE ({o.reason})" if not o.complete else o.reason
+    close = ""
+    if o.close is not None:
+        how = f"closed {o.close.code}" if o.close.code is not None else "ended without a Close"
+        close = f"; {how} by the {o.close.by}" if o.close.code is not None else f"; {how}"
+    return (
+        f"recorded {o.path}: {state}; WebSocket, {o.answered} of {o.turns} turns answered, "
+        f"{o.messages} messages, {o.bytes} bytes in {o.reads} reads, {o.elapsed:.3f} s{close}"
+    )
 
 
 def _on_signal(signum: int, frame: object) -> None:
