@@ -215,8 +215,11 @@ def record_websocket(
         s.t0 = time.monotonic()
         if s.upgrade(target, sent_headers, key):
             s.converse(turns, shown, chain)
-    except TimeoutError:
-        s.reason = s.reason or f"could not connect within {connect_timeout:g} s"
+    except TimeoutError:  # the connect, the TLS handshake, or a write the server never took
+        if s.outcome.status is None:
+            s.reason = f"could not connect within {connect_timeout:g} s"
+        else:
+            s.complete, s.reason = False, "the server stopped taking what was sent"
     except BoundHit as exc:
         s.complete, s.reason, s.outcome.bound = False, exc.message, exc.kind
     except (Interrupted, KeyboardInterrupt) as exc:
