@@ -207,7 +207,7 @@ def json_array(rec: Loaded) -> JSONArray:
     body = rec.body
     dec = SSEDecoder()
     events = dec.feed(body) + dec.finish()
-    read_starts, read_times = _read_index(rec)
+    read_starts, read_times = read_index(rec)
 
     def recorded(offset: int) -> float:
         i = bisect.bisect_right(read_starts, max(offset, 0)) - 1
@@ -283,7 +283,7 @@ def _array_error(at: int) -> bytes:
 # -- making a plan ---------------------------------------------------------------------------
 
 
-def _read_index(rec: Loaded) -> tuple[list[int], list[float]]:
+def read_index(rec: Loaded) -> tuple[list[int], list[float]]:
     """Where each recorded read began in the body, and when it came."""
     starts: list[int] = []
     times: list[float] = []
@@ -329,7 +329,7 @@ def make_plan(
         headers.insert(0, ("content-type", ARRAY_CONTENT_TYPE))
     else:
         body = rec.body
-        starts, times = _read_index(rec)
+        starts, times = read_index(rec)
         ends = rec.ends if (faults or split == "event") else []
         past_end = len(body)
     limit, ending, tail, marks = _ending(rec, body, ends, past_end, faults, array)

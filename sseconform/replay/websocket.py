@@ -46,7 +46,7 @@ from wsproto.utilities import generate_accept_token
 from sseconform import providers
 from sseconform.replay.faults import Faults
 from sseconform.replay.http11 import MAX_BODY, RequestHead, response_head
-from sseconform.replay.plan import Loaded
+from sseconform.replay.plan import Loaded, read_index
 from sseconform.replay.served import Served
 from sseconform.replay.wire import IDLE_TIMEOUT, Input, drain, flushed, reset, sleep_until
 from sseconform.sse import SSEDecoder
@@ -179,13 +179,7 @@ def _response_id(obj: Any) -> str | None:
 def recorded_messages(rec: Loaded) -> list[WsMessage]:
     """A recording's SSE events as WebSocket messages: each event's data, leaving when the
     recorded read that completed it came (seconds from the request, unscaled)."""
-    starts: list[int] = []
-    times: list[float] = []
-    pos = 0
-    for t, read in rec.reads:
-        starts.append(pos)
-        times.append(t)
-        pos += len(read)
+    starts, times = read_index(rec)
     dec = SSEDecoder()
     out: list[WsMessage] = []
     i = 0
@@ -195,7 +189,7 @@ def recorded_messages(rec: Loaded) -> list[WsMessage]:
             continue
         while i + 1 < len(starts) and starts[i + 1] <= ev.end - 1:
             i += 1
-        t = times[i] if times else rec.t_head
+        t = times[i]
         try:
             rid = _response_id(json.loads(data))
         except ValueError:
