@@ -14,16 +14,20 @@ PKG = Path(__file__).resolve().parent.parent / "sseconform"
 #: layer -> sseconform modules it may import (besides itself), and third-party packages.
 ALLOWED: dict[str, tuple[set[str], set[str]]] = {
     "sse": (set(), set()),
-    "recording": ({"mask"}, {"orjson"}),
+    "recording": ({"mask", "websocket"}, {"orjson"}),
+    "websocket": (set(), {"orjson"}),
     "rules": (
-        {"sse", "errors", "safetext", "jsonstr", "providers"},
+        {"sse", "errors", "safetext", "jsonstr", "providers", "websocket"},
         {"orjson", "jsonschema_rs"},
     ),
     "findings": ({"rules", "safetext"}, set()),
     "errors": (set(), set()),
     "model": (set(), set()),
     "wires": ({"sse", "model", "providers", "safetext"}, {"orjson"}),
-    "api": ({"sse", "recording", "rules", "findings", "errors", "baseline", "providers"}, set()),
+    "api": (
+        {"sse", "recording", "rules", "findings", "errors", "baseline", "providers", "websocket"},
+        set(),
+    ),
     "config": ({"rules", "errors"}, set()),
     "report": ({"api", "rules", "findings", "version", "safetext"}, set()),
     "version": (set(), set()),
@@ -38,14 +42,14 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
         {"httpx", "h11", "wsproto"},
     ),
     "replay": (
-        {"providers", "recording", "sse", "wires", "errors", "safetext"},
+        {"providers", "recording", "sse", "wires", "errors", "safetext", "websocket"},
         {"orjson", "wsproto"},
     ),
     "translate": ({"providers", "sse", "jsonstr", "wires"}, {"orjson"}),
     "gate": (
         {"sse", "model", "rules", "findings", "translate", "providers", "recording", "errors"}
         | {"safetext", "api", "record", "replay", "baseline", "version", "mask", "report"}
-        | {"wires"},
+        | {"wires", "websocket"},
         {"orjson", "h11", "wsproto"},
     ),
     "load": (
