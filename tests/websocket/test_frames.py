@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from wsproto.connection import Connection, ConnectionType
@@ -21,7 +22,7 @@ EVENTS = [
 ]
 
 
-def server_bytes(*events: WsMessage | CloseConnection | Ping) -> bytes:
+def server_bytes(*events: WsMessage[Any] | CloseConnection | Ping) -> bytes:
     ws = Connection(ConnectionType.SERVER)
     return b"".join(ws.send(e) for e in events)
 
