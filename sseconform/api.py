@@ -26,6 +26,7 @@ from sseconform.recording.format import (
     RecordingReader,
     looks_like_recording,
 )
+from sseconform.recording.session import session_items
 from sseconform.rules.base import Checker, Settings
 from sseconform.rules.catalog import RULES, Severity
 from sseconform.rules.chat.checker import StreamChecker
@@ -42,7 +43,7 @@ class FileResult:
     """What checking one input gave: its findings, or why it could not be checked."""
 
     path: str
-    kind: str = "sse"  # "sse" or "recording"
+    kind: str = "sse"  # "sse", "recording", or "session" (a WebSocket session's recording)
     findings: list[Finding] = field(default_factory=list)
     suppressed: dict[str, int] = field(default_factory=dict)
     bytes: int = 0
@@ -222,7 +223,9 @@ def check_file(
 def _check_recording(
     fp: LineSource, settings: Settings | None, path: str, grammar: str = "chat"
 ) -> FileResult:
-    reader = RecordingReader(fp, path, by="check")
+    reader = RecordingReader(fp, path, by="check", websocket=True)
+    if reader.transport == "websocket":
+        return _check_session(reader, settings, path, grammar)
     resp = reader.response
     checker: Checker
     if resp is not None and not 200 <= resp.status < 300:
@@ -247,6 +250,55 @@ def _check_recording(
             shared.CONTENT_TYPE.fire(checker.shared, checker, ctype)
     damaged = _read_all(reader, checker, feed=True, reads=(reads, damage))
     return _finish_recording(path, reader, checker, check_body=True, damaged=damaged)
+
+
+def _check_session(
+    reader: RecordingReader, settings: Settings | None, path: str, grammar: str
+) -> FileResult:
+    """A WebSocket session (the Responses API's WebSocket mode): each turn's events in the
+    Responses grammar (or the Open Responses profile), and what WebSocket adds (the
+    ``websocket`` rules); a refused upgrade is an HTTP answer, checked as one."""
+    from sseconform.rules.responses.session import SessionChecker
+
+    if grammar not in (AUTO, "chat", "responses", "open-responses"):
+        raise RecordingError(
+            path, 1, f"a WebSocket session carries Responses events: not checked as {grammar}"
+        )
+    resp = reader.response
+    base = type(checker_for("open-responses" if grammar == "open-responses" else "responses"))
+    if resp is None or resp.status != 101:  # refused: its answer is an HTTP error's
+        checker = base(settings)
+        kept = bytearray()
+        if resp is not None and not 200 <= resp.status < 300:
+            shared.HTTP_ERROR.fire(checker.shared, checker, resp.status)
+        damaged = _read_all(reader, checker, feed=False, keep=kept)
+        why = error_body_problem("responses", bytes(kept))
+        if resp is not None and resp.status >= 400 and why is not None and not damaged:
+            shared.ERROR_BODY.fire(checker.shared, checker, resp.status, why)
+        return _finish_recording(path, reader, checker, check_body=False, damaged=damaged)
+    session = SessionChecker(base, settings)
+    try:
+        for item in session_items(reader):
+            session.feed(item)
+    except RecordingError as exc:
+        holder = base(settings)
+        shared.RECORDING_DAMAGED.fire(
+            holder.shared, holder, exc.line, exc.message, reader.skip_rest(), session.bytes
+        )
+        session.findings += holder.finish()
+    else:
+        why = reader.incomplete_reason()
+        if why is not None:
+            holder = base(settings)
+            shared.RECORDING_INCOMPLETE.fire(holder.shared, holder, why)
+            session.findings += [f for f in holder.finish() if f.code[0] == "H"]
+    findings = session.finish()
+    result = FileResult(
+        path, "session", findings, dict(session.suppressed), session.bytes, session.frames,
+        grammar=session.grammar_name,
+    )  # fmt: skip
+    result.record_lines = {f.offset or 0: f.line for f in findings if f.line}
+    return result
 
 
 def _whole_by_url(reader: RecordingReader, settings: Settings | None) -> Settings | None:

@@ -38,21 +38,24 @@ class Subject:
     #: the line a text report heads the findings with (a scenario's verdict), indenting
     #: them; none: each finding at its file's line
     heading: str = ""
+    #: what a finding's ``frame`` counts: SSE events, or a WebSocket session's messages
+    unit: str = "frame"
 
     def place(self, f: Finding) -> str:
         """Where a finding is, in words: frame, byte, pointer, and a recorded body's line."""
-        place = where(f)
+        place = where(f, self.unit)
         if not self.lines and f.line:
             place = f"body line {f.line}, {place}"
         return place
 
 
-def where(f: Finding) -> str:
-    """Frame, byte offset and pointer: the rest of a precise location. A finding with neither
-    a frame nor a line (about the HTTP response or the file) has no byte."""
+def where(f: Finding, unit: str = "frame") -> str:
+    """Frame (``unit``: a WebSocket session's findings count messages), byte offset and
+    pointer: the rest of a precise location. A finding with neither a frame nor a line (about
+    the HTTP response or the file) has no byte."""
     parts = []
     if f.frame is not None:
-        parts.append(f"frame {f.frame}")
+        parts.append(f"{unit} {f.frame}")
     if f.offset is not None and (f.line or f.frame is not None):
         parts.append(f"byte {f.offset}")
     if f.pointer:

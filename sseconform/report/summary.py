@@ -53,7 +53,8 @@ def subjects(results: Sequence[FileResult]) -> list[Subject]:
             r.path,
             r.findings if r.error is None else (),
             artifact=r.path,
-            lines=r.kind == "sse",
+            lines=r.kind in ("sse", "session"),  # a session's lines are the file's
+            unit="message" if r.kind == "session" else "frame",
             record_lines=r.record_lines,
             error=r.error,
             fixed=r.fixed,

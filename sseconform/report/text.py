@@ -31,7 +31,7 @@ def location(path: str, kind: str, d: Finding) -> str:
     return f"{printable(path)}{'#body' if kind == 'recording' else ''}:{d.line}"
 
 
-def finding_line(f: Finding, at: str = "") -> str:
+def finding_line(f: Finding, at: str = "", unit: str = "frame") -> str:
     """One finding as every text report prints it: where it is (``at``: a file's line; none
     under a heading that says it), the rule (a baseline's key: ``E002``,
     ``diff:changed:finish_reason``), its severity, a grammar rule's name and invariant, the
@@ -39,7 +39,7 @@ def finding_line(f: Finding, at: str = "") -> str:
     named = f" {f.name}" if f.source == "check" else ""
     inv = f" [{f.invariant}]" if f.invariant else ""
     known = " (known)" if f.known else ""
-    place = where(f)
+    place = where(f, unit)
     return (
         (f"{at}: " if at else "")
         + f"{f.key} {f.severity.value}{known}{named}{inv}: {f.message}"
@@ -87,7 +87,7 @@ def write_subjects(groups: Sequence[Subject], out: TextIO, helped: set[str] | No
         if s.error is not None:
             _put(out, f"{pad}{s.name}: cannot check: {s.error}")
         for f in s.findings:
-            _put(out, pad + finding_line(f, "" if s.heading else _at(s, f)))
+            _put(out, pad + finding_line(f, "" if s.heading else _at(s, f), s.unit))
             if f.excerpt:
                 _put(out, f"{pad}  | {f.excerpt}")
             if f.rule_id not in helped:

@@ -85,8 +85,9 @@ class Message:
             return None
 
     def json(self) -> dict[str, Any] | None:
-        """The payload as one JSON object (an event, a ``response.create``), else None."""
-        if self.op != "text":
+        """The payload as one JSON object (an event, a ``response.create``), else None; a
+        binary message's too (a client library may read it as it reads text)."""
+        if self.op not in ("text", "binary"):
             return None
         try:
             obj = orjson.loads(self.data)

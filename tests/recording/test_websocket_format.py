@@ -112,7 +112,7 @@ def test_a_sent_line_in_an_http_recording_is_no_read(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("args", "by"),
-    [(["check"], "check"), (["inspect", "--no-live"], "inspect"),
+    [(["inspect", "--no-live"], "inspect"),
      (["translate", "--to", "chat"], "translate"), (["replay", "--port", "0"], "replay")],
 )  # fmt: skip
 def test_commands_that_do_not_read_sessions_say_so(

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
-from typing import Any
+from typing import Any, ClassVar
 
 import orjson
 
@@ -61,6 +61,8 @@ class ResponsesChecker(Checker):
     """The responses grammar: ``response.*`` events, ``error``, one terminal event."""
 
     grammar = "responses"
+    #: The events came over a WebSocket (:mod:`~sseconform.rules.responses.session`), not SSE.
+    OVER_WEBSOCKET: ClassVar[bool] = False
 
     def __init__(self, settings: Settings | None = None) -> None:
         super().__init__(settings)
@@ -269,6 +271,8 @@ class ResponsesChecker(Checker):
     def _sequence(self, ev: Event, obj: dict[str, Any]) -> None:
         n = obj.get("sequence_number")
         last = self._seq
+        if n is None and self.OVER_WEBSOCKET and obj.get("type") == "error":
+            return  # the WebSocket mode's error event (status + nested error) has no number
         if type(n) is int:
             self._seq = n
             if last is None or n == last + 1:

@@ -18,6 +18,7 @@ from sseconform.rules.hooks import Hooks, Moment
 if TYPE_CHECKING:
     from sseconform.rules.responses.state import Acc, Item, Part
     from sseconform.sse.decoder import Event
+    from sseconform.websocket.frames import Broken, Closed, Message
 
 HOOKS = Hooks("responses")
 
@@ -154,4 +155,35 @@ TERMINAL: Moment[Any, [Event, str, dict[str, Any]]] = HOOKS.moment(
 END: Moment[Any, []] = HOOKS.moment(
     "end",
     "(): after the last event",
+)
+
+
+# -- a WebSocket session (rules/responses/session.py: SessionChecker) ------------------------
+#: What the WebSocket mode adds, checked by the rules of the ``websocket`` invariant; each
+#: turn's events go through :data:`HOOKS` too, as SSE events would.
+WS_HOOKS = Hooks("responses")
+
+WS_FRAME: Moment[Any, [Message]] = WS_HOOKS.moment(
+    "ws-frame",
+    "(msg): every server message and control frame, for its frame bits (masked, reserved)",
+)
+WS_MESSAGE: Moment[Any, [Message, dict[str, Any] | None]] = WS_HOOKS.moment(
+    "ws-message",
+    "(msg, obj): every server data message; obj None when it is not one JSON object",
+)
+WS_UNASKED: Moment[Any, [Message, dict[str, Any]]] = WS_HOOKS.moment(
+    "ws-unasked",
+    "(msg, obj): an event while no response.create waits for its answer",
+)
+WS_ERROR: Moment[Any, [Message, dict[str, Any]]] = WS_HOOKS.moment(
+    "ws-error",
+    "(msg, obj): an `error` event answering a response.create",
+)
+WS_CLOSED: Moment[Any, [Closed]] = WS_HOOKS.moment(
+    "ws-closed",
+    "(closed): a Close frame (either way), or the TCP connection's end without one",
+)
+WS_BROKEN: Moment[Any, [Broken]] = WS_HOOKS.moment(
+    "ws-broken",
+    "(broken): the server's bytes cannot be read on as frames",
 )

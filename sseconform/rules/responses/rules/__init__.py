@@ -19,6 +19,7 @@ INVARIANTS = invariants(
         "error-event",
         "no-foreign-shapes",
         "event-names",
+        "websocket",
     ),
 )
 
@@ -67,6 +68,14 @@ from sseconform.rules.responses.rules import (  # noqa: E402  (the invariants co
     s072_call_arguments_cut,
     s073_audio_after_done,
     s074_reasoning_id_changed,
+    s080_ws_message_not_json,
+    s081_ws_binary_message,
+    s082_ws_closed_mid_response,
+    s083_ws_event_unasked,
+    s084_ws_error_flat,
+    s085_ws_close_code,
+    s086_ws_frames_broken,
+    s087_ws_previous_response_lost,
 )
 
 __all__ = [
@@ -115,4 +124,12 @@ __all__ = [
     "s072_call_arguments_cut",
     "s073_audio_after_done",
     "s074_reasoning_id_changed",
+    "s080_ws_message_not_json",
+    "s081_ws_binary_message",
+    "s082_ws_closed_mid_response",
+    "s083_ws_event_unasked",
+    "s084_ws_error_flat",
+    "s085_ws_close_code",
+    "s086_ws_frames_broken",
+    "s087_ws_previous_response_lost",
 ]
