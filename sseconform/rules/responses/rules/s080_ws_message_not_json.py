@@ -33,7 +33,7 @@ RULE = define(
         ),
         clients=(
             "Measured on 127.0.0.1 (tests/interop/test_websocket_rules.py; "
-            "Codex CLI: docs/gating/websocket.md): "
+            "Codex CLI: docs/commands/check.md, A WebSocket session): "
             "openai-python's `responses.connect()` raises "
             "JSONDecodeError from its iterator at the first such message (SSE framing, two "
             "objects, plain text alike). Codex CLI skips the message and waits for its "

@@ -29,7 +29,7 @@ RULE = define(
         ),
         clients=(
             "Measured on 127.0.0.1 (tests/interop/test_websocket_rules.py; "
-            "Codex CLI: docs/gating/websocket.md): "
+            "Codex CLI: docs/commands/check.md, A WebSocket session): "
             "Codex CLI drops the socket at the first binary "
             "message and, after its retries, falls back to HTTP (with no retries configured: a "
             "second upgrade, then the POST at 0.72 s; with its default 5 retries about 6 s more). "

@@ -31,7 +31,7 @@ RULE = define(
         ),
         clients=(
             "Measured on 127.0.0.1 (tests/interop/test_websocket_rules.py; "
-            "Codex CLI: docs/gating/websocket.md): "
+            "Codex CLI: docs/commands/check.md, A WebSocket session): "
             "openai-python's `responses.connect()` ends its "
             "iteration without an error after a Close 1000 (the caller sees a cut answer as a "
             "whole one) and raises ConnectionClosedError after a Close 1011. Codex CLI, "

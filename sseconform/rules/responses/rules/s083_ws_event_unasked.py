@@ -32,7 +32,7 @@ RULE = define(
         ),
         clients=(
             "Measured on 127.0.0.1 (tests/interop/test_websocket_rules.py; "
-            "Codex CLI: docs/gating/websocket.md): "
+            "Codex CLI: docs/commands/check.md, A WebSocket session): "
             "openai-python's `responses.connect()` yields such an "
             "event to the loop reading the next turn, before that turn's `response.created` (a "
             "stray delta becomes part of the next answer). Codex CLI finished a "

@@ -31,7 +31,7 @@ RULE = define(
         ),
         clients=(
             "Measured on 127.0.0.1 (tests/interop/test_websocket_rules.py; "
-            "Codex CLI: docs/gating/websocket.md): "
+            "Codex CLI: docs/commands/check.md, A WebSocket session): "
             "Codex CLI ignores a flat `error` event and waits for "
             "its idle timeout before falling back to HTTP (10 s a wait with "
             "`stream_idle_timeout_ms = 10000`; with its default it was still waiting after 300 s). "

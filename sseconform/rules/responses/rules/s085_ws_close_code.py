@@ -31,7 +31,7 @@ RULE = define(
         ),
         clients=(
             "Measured on 127.0.0.1 (tests/interop/test_websocket_rules.py; "
-            "Codex CLI: docs/gating/websocket.md): "
+            "Codex CLI: docs/commands/check.md, A WebSocket session): "
             "openai-python's `responses.connect()` finished a turn "
             "that a Close 1005 followed, without an error: the code is read only once the answer "
             "is whole, so this is a warning. A client library checking the code (websockets, "

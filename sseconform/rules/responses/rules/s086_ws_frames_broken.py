@@ -32,7 +32,7 @@ RULE = define(
         ),
         clients=(
             "Measured on 127.0.0.1 (tests/interop/test_websocket_rules.py; "
-            "Codex CLI: docs/gating/websocket.md): "
+            "Codex CLI: docs/commands/check.md, A WebSocket session): "
             "openai-python's `responses.connect()` closes the "
             'connection with 1002 and raises ConnectionClosedError at a masked frame ("incorrect '
             'masking"), a reserved opcode ("invalid opcode") and RSV1 without '

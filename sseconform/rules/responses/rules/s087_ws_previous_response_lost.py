@@ -33,7 +33,7 @@ RULE = define(
         ),
         clients=(
             "Measured on 127.0.0.1 (tests/interop/test_websocket_rules.py; "
-            "Codex CLI: docs/gating/websocket.md): "
+            "Codex CLI: docs/commands/check.md, A WebSocket session): "
             "Codex CLI chains every turn after its prewarm this "
             "way; an `error` event with status 400 fails the turn at once (exit 1, no retry, no "
             "fallback to HTTP). openai-python's `responses.connect()` yields the error "
