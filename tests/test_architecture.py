@@ -31,6 +31,7 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
     "mask": (set(), set()),
     "jsonstr": (set(), set()),
     "providers": (set(), set()),
+    "wsmode": (set(), {"orjson"}),
     "baseline": ({"errors", "mask"}, set()),
     "paths": ({"errors", "recording"}, set()),
     "record": (
@@ -38,7 +39,7 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
         {"httpx", "h11", "wsproto"},
     ),
     "replay": (
-        {"providers", "recording", "sse", "wires", "errors", "safetext"},
+        {"providers", "recording", "sse", "wires", "errors", "safetext", "wsmode"},
         {"orjson", "wsproto"},
     ),
     "translate": ({"providers", "sse", "jsonstr", "wires"}, {"orjson"}),
@@ -59,7 +60,7 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
         | {"safetext", "mask", "wires"},
         {"orjson", "rich"},
     ),
-    "demo": ({"sse", "translate", "wires"}, {"httpx"}),
+    "demo": ({"sse", "translate", "wires", "wsmode"}, {"httpx", "wsproto"}),
     "cli": ({"*"}, {"typer", "rich"}),
     "pytest_plugin": ({"*"}, {"pytest"}),
     "__init__": ({"*"}, set()),
