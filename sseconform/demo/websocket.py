@@ -25,6 +25,7 @@ messages queued), another answers the turns; every wsproto call and write under 
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import queue
@@ -120,7 +121,7 @@ class Upgraded:
         #: response id -> its whole conversation (input items, then output items)
         self.state: dict[str, list[Any]] = {}
         self.ending = ""
-        self._inbox: queue.Queue[str | bytes] = queue.Queue(maxsize=1)
+        self._inbox: queue.Queue[str | bytes | None] = queue.Queue(maxsize=1)
         self._done = threading.Event()
         self._busy = False
         self._parts: list[str | bytes] = []
@@ -136,6 +137,8 @@ class Upgraded:
             self._read_loop()
         finally:
             self._done.set()
+            with contextlib.suppress(queue.Full):
+                self._inbox.put_nowait(None)  # the answerer need not wait out its poll
             answering.join(WRITE_TIMEOUT)
 
     # -- reading
@@ -272,6 +275,8 @@ class Upgraded:
                 message = self._inbox.get(timeout=_POLL)
             except queue.Empty:
                 continue
+            if message is None or self._done.is_set():
+                return
             self._busy = True
             try:
                 self._turn(message)
