@@ -63,7 +63,7 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
         | {"safetext", "mask", "wires"},
         {"orjson", "rich"},
     ),
-    "demo": ({"sse", "translate", "wires"}, {"httpx"}),
+    "demo": ({"sse", "translate", "wires", "websocket"}, {"httpx", "wsproto"}),
     "cli": ({"*"}, {"typer", "rich"}),
     "pytest_plugin": ({"*"}, {"pytest"}),
     "__init__": ({"*"}, set()),

@@ -89,6 +89,22 @@ Its mistakes:
 - ``failure-as-answer``: an upstream that failed mid-stream gets answered with 200 and the
   text it had sent, finished with ``STOP``.
 
+The Responses API's WebSocket mode (``GET /v1/responses`` upgraded, :mod:`.websocket`): each
+``response.create`` sent upstream as the POST the HTTP path makes of it (every bug of that
+path made on it too, ``buffer`` holding every message to the end), its events one JSON text
+message each as they arrive, ``generate: false`` answered at once, a response's conversation
+kept on the connection for ``previous_response_id``, a failure an ``error`` event with its
+status. Its mistakes:
+
+- ``ws-forget``: ``previous_response_id`` not honoured: the chained request forwarded with
+  only its new items (a gateway with no per-connection state);
+- ``ws-sse-framing``: each event sent as SSE text (``event: T`` / ``data: {...}``) inside
+  its message;
+- ``ws-bare-close``: an upstream failure (an HTTP error, an error mid-stream, a cut stream)
+  closes the socket with 1011 and no ``error`` event;
+- ``ws-refuse:CODE``: the upgrade answered with that HTTP status (405, 426, ...), as a
+  gateway without the mode answers it.
+
 A conversation's history is forwarded in the upstream's shape, the state the client sends
 back put where the upstream verifies it (:mod:`.history`).
 
@@ -100,7 +116,7 @@ Routing: by model name (as LiteLLM's config does), or, when the request carries
 ``x-test-provider: DIALECT`` (and ``x-test-upstream: BASE-URL``), by those headers (as
 Portkey does), whatever the model.
 
-Serves on 127.0.0.1 only, one thread per request.
+Serves on 127.0.0.1 only, one thread per request (two per WebSocket connection).
 """
 
 from __future__ import annotations
@@ -115,14 +131,16 @@ import struct
 import threading
 import time
 from collections.abc import Iterator
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import httpx
 
-from sseconform.demo import history
+from sseconform.demo import history, websocket
 from sseconform.sse import SSEDecoder
 from sseconform.translate import encoder_for, serialize, translate_body, translator_for
+from sseconform.websocket import mode as wsmode
 from sseconform.wires import carries_token, fold
 
 MODELS = {
@@ -173,15 +191,27 @@ BUGS: dict[str, str] = {
     "stream-for-whole": "Gemini's :generateContent answered with the stream as it came",
     "failure-as-answer": "Gemini's :generateContent cut mid-stream answered 200 with STOP",
     "abort-on-drop": "an upstream drop resets the client's connection (a faithful choice)",
+    "ws-forget": "WebSocket: previous_response_id not honoured (only the new items forwarded)",
+    "ws-sse-framing": "WebSocket: each event sent as SSE text inside its message",
+    "ws-bare-close": "WebSocket: an upstream failure closes the socket (1011), no error event",
+    "ws-refuse:CODE": "WebSocket: the upgrade answered with that HTTP status (405, 426, ...)",
 }
 
 
 def unknown_bugs(bugs: set[str]) -> list[str]:
-    """The names in ``bugs`` this gateway does not know (``die-at:N`` needs a whole N >= 1)."""
+    """The names in ``bugs`` this gateway does not know (``die-at:N`` needs a whole N >= 1,
+    ``ws-refuse:CODE`` an HTTP status from 200 to 599)."""
+
+    def numbered(b: str, name: str, low: int, high: int) -> bool:
+        n = b.removeprefix(name + ":")
+        return b.startswith(name + ":") and n.isdigit() and low <= int(n) <= high
+
     return sorted(
         b
         for b in bugs
-        if b not in BUGS and not (b.startswith("die-at:") and b[7:].isdigit() and int(b[7:]) >= 1)
+        if (b not in BUGS or ":" in b)
+        and not numbered(b, "die-at", 1, 10**9)
+        and not numbered(b, "ws-refuse", 200, 599)
     )
 
 
@@ -274,30 +304,25 @@ class Gateway:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
+            def do_GET(self) -> None:
+                path = self.path.split("?", 1)[0]
+                if path == "/v1/responses" and wsmode.wants_websocket(_lower(self)):
+                    gw.upgrade(self)
+                else:
+                    self.send_error(501, f"Unsupported method ({self.command!r})")
+
             def do_POST(self) -> None:
-                with gw.lock:
-                    gw.requests += 1
-                    gw.in_flight += 1
-                    number, crowded = gw.requests, gw.in_flight > 1
-                self.corrupt = crowded and number % 10 == 0
-                self.number = number
                 self.heartbeat = "drop-keepalive" not in gw.bugs
                 try:
-                    self.post()
+                    with gw.counted(self):
+                        self.post()
                 finally:
                     if isinstance(self.wfile, _Heartbeat):
                         self.wfile.stop()
                         self.wfile = self.wfile.raw
-                    with gw.lock:
-                        gw.in_flight -= 1
-                        gw.latest.pop(number, None)
 
             def post(self) -> None:
-                if "cold-start" in gw.bugs and self.number == 1:
-                    time.sleep(1.0)
-                if gw.dies_at is not None and self.number >= gw.dies_at:
-                    gw.server.socket.close()  # no connection accepted from here on
-                    _reset(self)
+                if not gw.arrived(self):
                     return
                 length = int(self.headers.get("content-length", "0"))
                 body = json.loads(self.rfile.read(length) or b"{}")
@@ -336,6 +361,70 @@ class Gateway:
             self.server.server_close()
 
     # -- one request -----------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def counted(self, h: Any) -> Iterator[None]:
+        """One request in flight (a WebSocket turn is one too): its number, and whether it
+        is one the concurrency bugs corrupt."""
+        with self.lock:
+            self.requests += 1
+            self.in_flight += 1
+            number, crowded = self.requests, self.in_flight > 1
+        h.corrupt = crowded and number % 10 == 0
+        h.number = number
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.in_flight -= 1
+                self.latest.pop(number, None)
+
+    def arrived(self, h: Any) -> bool:
+        """The request-count bugs, before anything is read: ``cold-start``'s wait, and
+        ``die-at``'s crash (False: the connection was reset)."""
+        if "cold-start" in self.bugs and h.number == 1:
+            time.sleep(1.0)
+        if self.dies_at is not None and h.number >= self.dies_at:
+            self.server.socket.close()  # no connection accepted from here on
+            _reset(h)
+            return False
+        return True
+
+    def upgrade(self, h: BaseHTTPRequestHandler) -> None:
+        """``GET /v1/responses`` with ``Upgrade: websocket``: the Responses API's WebSocket
+        mode (:mod:`.websocket`), or, with ``ws-refuse:CODE``, that status."""
+        h.close_connection = True
+        refused = websocket.refusal(self.bugs)
+        problem = wsmode.handshake_problem(h.command, h.request_version, _lower(h))
+        if refused is not None or problem is not None:
+            status, why, headers = problem or (refused or 0, "WebSocket mode is not served", [])
+            status = refused or status
+            if refused == 405:
+                headers = [("allow", "POST")]
+            error = {"type": "invalid_request_error", "code": None, "message": why}
+            body = json.dumps({"error": error}).encode()
+            headers += [("content-type", "application/json"), ("content-length", str(len(body)))]
+            _head(h, status, [*headers, ("connection", "close")], body)
+            return
+        accept = wsmode.accept_token(h.headers["sec-websocket-key"])
+        upgraded = [("upgrade", "websocket"), ("connection", "Upgrade")]
+        _head(h, 101, [*upgraded, ("sec-websocket-accept", accept)])
+        sock = h.connection
+        sock.setblocking(False)  # what the client sent after its upgrade, already read in
+        try:
+            ahead = h.rfile.read1(websocket.READ_SIZE) or b""
+        except (BlockingIOError, OSError):
+            ahead = b""
+        finally:
+            sock.setblocking(True)
+        websocket.Upgraded(self, sock, h.headers, ahead).run()
+
+    def ws_turn(self, h: Any, body: dict[str, Any]) -> None:
+        """One WebSocket turn's POST body, answered as ``/v1/responses`` answers a POST
+        (onto :class:`.websocket.BridgedTurn`), counted as a request."""
+        with self.counted(h):
+            if self.arrived(h):
+                self.handle_native(h, body, "responses")
 
     def _upstream_request(
         self, dialect: str, body: dict[str, Any], endpoint: str = "chat"
@@ -877,6 +966,25 @@ def _urlsafe(value: str) -> str:
 def _passed(resp: httpx.Response) -> dict[str, str]:
     """The upstream error's headers a client needs too: when to retry."""
     return {k: v for k, v in resp.headers.items() if k.lower() == "retry-after"}
+
+
+def _head(
+    h: BaseHTTPRequestHandler, status: int, headers: list[tuple[str, str]], body: bytes = b""
+) -> None:
+    """An upgrade's answer, in HTTP/1.1 whatever the handler speaks (a WebSocket client
+    takes no other), and logged nowhere (as every request here)."""
+    try:
+        reason = HTTPStatus(status).phrase
+    except ValueError:
+        reason = "Status"
+    lines = [f"HTTP/1.1 {status} {reason}", *(f"{k}: {v}" for k, v in headers)]
+    h.wfile.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)
+    h.wfile.flush()
+
+
+def _lower(h: BaseHTTPRequestHandler) -> dict[str, str]:
+    """The request's headers by lower-case name (the last of a repeated one)."""
+    return {k.lower(): v for k, v in h.headers.items()}
 
 
 def _reset(h: BaseHTTPRequestHandler) -> None:

@@ -109,6 +109,8 @@ def test_list_bugs_names_each_one(tmp_path: Path) -> None:
     [
         (["--bug", "no-such-bug"], "no such bug: no-such-bug (sseconform demo-gateway --list-bugs"),
         (["--bug", "die-at:0"], "no such bug: die-at:0"),
+        (["--bug", "ws-refuse:99"], "no such bug: ws-refuse:99"),
+        (["--bug", "ws-refuse:CODE"], "no such bug: ws-refuse:CODE"),
         (["--port", "-1"], "Invalid value for '--port'"),
     ],
 )
@@ -134,9 +136,10 @@ def test_its_page_lists_every_bug() -> None:
 
 
 def test_gate_transport_websocket_grades_the_demo_gateways_upgrade_answer(tmp_path: Path) -> None:
-    """The demo gateway (http.server) answers Codex CLI's upgrade with 501: a warning naming
-    the answer and its measured cost, the probe's one scenario passing, exit 0."""
-    with _demo(tmp_path) as demo:
+    """The demo gateway told to refuse the upgrade with 501 (``ws-refuse:501``, as
+    http.server does): a warning naming the answer and its measured cost, the probe's one
+    scenario passing, exit 0."""
+    with _demo(tmp_path, "--bug", "ws-refuse:501") as demo:
         run = run_cli(
             "gate", "--gateway", demo.url, "--transport", "websocket", "--out",
             str(tmp_path / "streams"), cwd=tmp_path,
