@@ -22,16 +22,11 @@ without a socket; :class:`Session` is the I/O.
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import json
-import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
 from wsproto.connection import Connection, ConnectionState, ConnectionType
 from wsproto.events import (
     BytesMessage,
@@ -41,7 +36,6 @@ from wsproto.events import (
     Pong,
     TextMessage,
 )
-from wsproto.utilities import generate_accept_token
 
 from sseconform import providers
 from sseconform.replay.faults import Faults
@@ -50,6 +44,8 @@ from sseconform.replay.plan import Loaded, read_index
 from sseconform.replay.served import Served
 from sseconform.replay.wire import IDLE_TIMEOUT, Input, drain, flushed, reset, sleep_until
 from sseconform.sse import SSEDecoder
+from sseconform.websocket import mode as wsmode
+from sseconform.websocket.mode import error_text, parse_create, wants_websocket
 
 __all__ = [
     "CLOSE_TIMEOUT",
@@ -95,44 +91,18 @@ _RESPONSE_EVENTS = frozenset(
 # -- the handshake (pure) -----------------------------------------------------------------------
 
 
-def _tokens(value: str) -> set[str]:
-    return {t.strip().lower() for t in value.split(",")}
-
-
-def wants_websocket(headers: dict[str, str]) -> bool:
-    """Does the request ask to upgrade to WebSocket (``Upgrade: websocket``)?"""
-    return "websocket" in _tokens(headers.get("upgrade", ""))
-
-
 def handshake_problem(req: RequestHead) -> tuple[int, str, list[tuple[str, str]]] | None:
-    """Why an upgrade cannot be accepted (RFC 6455 4.2.1): (status, reason, headers), or None.
-    A version other than 13 gets 426 with the version the server speaks (4.4)."""
-    if req.method != "GET":
-        return 405, f"a WebSocket upgrade takes GET, not {req.method[:16]}", [("allow", "GET")]
-    if req.version != "HTTP/1.1":
-        return 400, "a WebSocket upgrade needs HTTP/1.1", []
-    if "upgrade" not in _tokens(req.headers.get("connection", "")):
-        return 400, "a WebSocket upgrade without 'connection: upgrade'", []
-    if req.headers.get("sec-websocket-version", "").strip() != "13":
-        return 426, "WebSocket version 13 only", [("sec-websocket-version", "13")]
-    key = req.headers.get("sec-websocket-key", "").strip()
-    try:
-        ok = len(base64.b64decode(key, validate=True)) == 16
-    except (binascii.Error, ValueError):
-        ok = False
-    if not ok:
-        return 400, "a bad sec-websocket-key (16 bytes in base64)", []
-    return None
+    """Why an upgrade cannot be accepted (RFC 6455 4.2.1): :func:`wsmode.handshake_problem`."""
+    return wsmode.handshake_problem(req.method, req.version, req.headers)
 
 
 def accept_head(req: RequestHead) -> bytes:
     """The 101 answer to a valid upgrade (no subprotocol, no extension: the clients measured
     work without permessage-deflate)."""
-    key = req.headers["sec-websocket-key"].strip().encode("ascii")
     headers = [
         ("upgrade", "websocket"),
         ("connection", "Upgrade"),
-        ("sec-websocket-accept", generate_accept_token(key).decode("ascii")),
+        ("sec-websocket-accept", wsmode.accept_token(req.headers["sec-websocket-key"])),
     ]
     return response_head(101, "Switching Protocols", headers)
 
@@ -198,23 +168,6 @@ def recorded_messages(rec: Loaded) -> list[WsMessage]:
     return out
 
 
-def error_text(status: int, body: bytes | dict[str, Any]) -> str:
-    """An HTTP error as the WebSocket mode's ``error`` event: the status, and the body's
-    ``error`` object nested (Codex CLI ignores the flat SSE-style shape, measured)."""
-    obj: Any = body
-    if isinstance(body, bytes):
-        try:
-            obj = json.loads(body)
-        except ValueError:
-            obj = None
-    err = obj.get("error") if isinstance(obj, dict) else None
-    if not isinstance(err, dict):
-        text = body.decode("utf-8", "replace")[:500] if isinstance(body, bytes) else ""
-        kind = "server_error" if status >= 500 else "invalid_request_error"
-        err = {"type": kind, "code": None, "message": text or f"HTTP {status}"}
-    return json.dumps({"type": "error", "status": status, "error": err})
-
-
 def error_turn(status: int, kind: str, message: str, code: str | None = None) -> WsTurn:
     """An ``error`` event alone (a refused turn): the connection stays open."""
     err = {"type": kind, "code": code, "message": message, "param": None}
@@ -222,25 +175,9 @@ def error_turn(status: int, kind: str, message: str, code: str | None = None) ->
 
 
 def prewarm_turn(obj: dict[str, Any]) -> WsTurn:
-    """``generate: false`` (Codex's prewarm): ``response.created`` then ``response.completed``
-    with an empty output, under a fresh id a later turn may chain from."""
-    rid = f"resp_ws{uuid.uuid4().hex}"
-    model = obj.get("model") if isinstance(obj.get("model"), str) else None
-    response: dict[str, Any] = {
-        "id": rid, "object": "response", "created_at": int(time.time()),
-        "status": "in_progress", "error": None, "incomplete_details": None, "model": model,
-        "output": [], "previous_response_id": obj.get("previous_response_id"), "usage": None,
-    }  # fmt: skip
-    usage = {
-        "input_tokens": 0, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 0,
-        "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 0,
-    }  # fmt: skip
-    created = {"type": "response.created", "response": response, "sequence_number": 0}
-    done = {**response, "status": "completed", "usage": usage}
-    completed = {"type": "response.completed", "response": done, "sequence_number": 1}
-    return WsTurn(
-        [WsMessage(0.0, json.dumps(created), rid), WsMessage(0.0, json.dumps(completed), rid)]
-    )
+    """``generate: false`` (Codex's prewarm): :func:`wsmode.prewarm_events` as a turn."""
+    rid, events = wsmode.prewarm_events(obj)
+    return WsTurn([WsMessage(0.0, text, rid) for text in events])
 
 
 def turn_of(rec: Loaded, faults: Faults, speed: float) -> WsTurn:
@@ -282,24 +219,6 @@ def _with_ws(turn: WsTurn, faults: Faults) -> WsTurn:
     """``turn`` with WebSocket's own faults (the refusal is the upgrade's, not a turn's)."""
     turn.close, turn.fragment, turn.ping = faults.ws_close, faults.ws_fragment, faults.ws_ping
     return turn
-
-
-def parse_create(text: str | bytes) -> tuple[dict[str, Any] | None, str]:
-    """A client message as a ``response.create`` (its object), or None and why not, in the
-    words a provider would use."""
-    if isinstance(text, bytes):
-        return None, "Binary messages are not supported; send JSON text."
-    try:
-        obj = orjson.loads(text)  # refuses nesting past 1024 levels (json would recurse)
-    except orjson.JSONDecodeError:
-        return None, "The message is not valid JSON."
-    if not isinstance(obj, dict):
-        return None, "The message must be a JSON object."
-    kind = obj.get("type")
-    if kind != "response.create":
-        shown = kind if isinstance(kind, str) else None
-        return None, f"Unsupported event type {shown[:64]!r}." if shown else "Missing 'type'."
-    return obj, ""
 
 
 # -- the connection (I/O) -----------------------------------------------------------------------
