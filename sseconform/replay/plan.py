@@ -8,6 +8,7 @@ is testable byte for byte without a network.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import json
 import re
 from collections.abc import Iterator
@@ -17,8 +18,14 @@ from pathlib import Path
 
 from sseconform import providers
 from sseconform.errors import InputError
-from sseconform.recording.format import RecordingError, RecordingReader, looks_like_recording
+from sseconform.recording.format import (
+    RecordingError,
+    RecordingReader,
+    Sent,
+    looks_like_recording,
+)
 from sseconform.replay.faults import Faults
+from sseconform.replay.session import RecordedSession, recorded_session
 from sseconform.sse import SSEDecoder
 
 END = "end"  # terminating chunk: a clean end of the response
@@ -43,6 +50,9 @@ class Loaded:
     complete: bool
     #: its request asked Gemini's non-streaming call: the body is one JSON object
     whole: bool = False
+    #: a WebSocket session (format version 2), served again byte for byte on an upgrade;
+    #: ``reads`` are then the server's frames, no body a POST could be answered with
+    session: RecordedSession | None = None
 
     @cached_property
     def body(self) -> bytes:
@@ -80,7 +90,9 @@ def load(path: str) -> Loaded:
     import io
 
     try:
-        reader = RecordingReader(io.BytesIO(data), path, by="replay")
+        reader = RecordingReader(io.BytesIO(data), path, by="replay", websocket=True)
+        if reader.transport == "websocket":
+            return _session(p.name, path, reader)
         reads = list(reader.reads())
     except RecordingError as exc:
         raise InputError(f"line {exc.line}: {exc.message}", path) from None
@@ -103,6 +115,28 @@ def load(path: str) -> Loaded:
         whole=url is not None and providers.asks_whole(url),
     )  # fmt: skip
     loaded.__dict__["body"] = body  # joined once here, shared by every response
+    return loaded
+
+
+def _session(name: str, path: str, reader: RecordingReader) -> Loaded:
+    """A WebSocket session's recording, loaded whole: its steps, the server's reads, the
+    model its first ``response.create`` named."""
+    session = recorded_session(reader)
+    model = None
+    for _, step in session.steps:
+        if isinstance(step, Sent):
+            with contextlib.suppress(ValueError):
+                obj = json.loads(step.text)
+                if isinstance(obj, dict) and isinstance(obj.get("model"), str):
+                    model = obj["model"]
+            break
+    resp = reader.response
+    reads = [(t, s) for t, s in session.steps if isinstance(s, bytes)]
+    loaded = Loaded(
+        name, path, providers.RESPONSES, model, resp.status if resp else 101,
+        resp.reason if resp else "", list(resp.headers) if resp else [],
+        (resp.t or 0.0) if resp else 0.0, reads, reader.complete, session=session,
+    )  # fmt: skip
     return loaded
 
 

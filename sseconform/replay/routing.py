@@ -226,6 +226,24 @@ class Router:
                     return faults
         return self.fault
 
+    def session_for(self, path: str, headers: dict[str, str]) -> Loaded | None:
+        """The recorded WebSocket session an upgrade on ``path`` is answered with: the one
+        the selection header names, else each loaded session in turn (None: there is none,
+        and the upgrade gets the live WebSocket mode over the SSE recordings)."""
+        named = headers.get(SELECT_HEADER)
+        if named is not None:
+            rec = self.recordings.get(named.strip())
+            return rec if rec is not None and rec.session is not None else None
+        if providers.dialect_of_path(path)[0] != providers.RESPONSES:
+            return None
+        sessions = [r for r in self.recordings.values() if r.session is not None]
+        if not sessions:
+            return None
+        with self._lock:
+            n = self._rotation.get(("websocket", None), 0)
+            self._rotation[("websocket", None)] = n + 1
+        return sessions[n % len(sessions)]
+
     def choose(
         self, path: str, headers: dict[str, str], body: RequestBody
     ) -> tuple[Loaded | None, Faults, float]:
@@ -253,7 +271,9 @@ class Router:
                     return self.recordings[rule.recording], faults, speed
         if dialect is None or self.strict or tagged is not None:
             return None, faults, speed
-        candidates = [r for r in self.recordings.values() if r.dialect == dialect]
+        candidates = [
+            r for r in self.recordings.values() if r.dialect == dialect and r.session is None
+        ]
         exact = [r for r in candidates if model is not None and r.model == model]
         pool = exact or candidates
         if not pool:

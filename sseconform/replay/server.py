@@ -49,7 +49,7 @@ from sseconform.replay.http11 import (
     parse_head,
     response_head,
 )
-from sseconform.replay.plan import ABORT, WHOLE, Loaded, Plan, make_plan
+from sseconform.replay.plan import ABORT, HOP_BY_HOP, WHOLE, Loaded, Plan, make_plan
 from sseconform.replay.routing import (
     FAULT_HEADER,
     RequestBody,
@@ -59,6 +59,7 @@ from sseconform.replay.routing import (
 )
 from sseconform.replay.scenario import ReplayRule
 from sseconform.replay.served import Served, asked_of
+from sseconform.replay.session import play
 from sseconform.replay.websocket import (
     Session,
     WsMessage,
@@ -492,6 +493,10 @@ class ReplayServer:
             msg = f"WebSocket mode refused by sseconform replay (fault ws-refuse={status})"
             await self._early(writer, served, error_body(msg), False, extra)
             return
+        recorded = self.router.session_for(req.target, req.headers)
+        if recorded is not None and recorded.session is not None:
+            await self._recorded_session(client, req, shown, recorded, conn, writer, start)
+            return
         writer.write(accept_head(req))
         await drain(writer)
         served = Served(client, "GET", shown, None, 101, spec, framing="websocket")
@@ -505,6 +510,44 @@ class ReplayServer:
             served.seconds = loop.time() - start
             turns = f"{session.turns} turn" + ("" if session.turns == 1 else "s")
             served.ending = f"websocket, {turns}: {session.ending or 'ended'}"
+            self._log(served)
+
+    async def _recorded_session(
+        self,
+        client: str,
+        req: RequestHead,
+        shown: str,
+        rec: Loaded,
+        conn: Input,
+        writer: asyncio.StreamWriter,
+        start: float,
+    ) -> None:
+        """An upgrade answered with a recorded session (:mod:`.session`): its refusal as
+        recorded, or our 101 and then the recorded server's bytes, byte for byte."""
+        assert rec.session is not None
+        loop = asyncio.get_running_loop()
+        served = Served(client, "GET", shown, rec.name, rec.status, "", framing="websocket")
+        served.started = start
+        try:
+            if rec.status != 101:
+                kept = [(k, v) for k, v in rec.headers if k.lower() not in HOP_BY_HOP]
+                framing = [f"content-length: {len(rec.body)}", "connection: close"]
+                writer.write(response_head(rec.status, rec.reason, kept, framing) + rec.body)
+                served.sent = len(rec.body)
+                served.ending = f"the recorded refusal ({rec.status})"
+                await drain(writer)
+                return
+            writer.write(accept_head(req))
+            await drain(writer)
+            speed = self.router.speed
+            played = await play(rec.session, conn, writer, speed, rec.t_head, loop.time)
+            served.sent = played.sent
+            turns = f"{played.messages} message" + ("" if played.messages == 1 else "s")
+            served.ending = f"recorded websocket session, {turns} read: {played.ending}"
+        finally:
+            served.seconds = loop.time() - start
+            if not served.ending:
+                served.ending = "stopped"
             self._log(served)
 
     def _ws_turn(

@@ -1,0 +1,178 @@
+"""``replay`` of a recorded WebSocket session: the server's bytes served again byte for byte,
+turn by turn, to a new client (record's own client, openai-python's ``responses.connect()``
+and a raw wsproto client that sees every frame); a refused upgrade as recorded; a session
+answers upgrades only. Every server binds 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import openai
+import pytest
+from wsproto.events import CloseConnection, TextMessage
+
+from sseconform import check_file
+from sseconform.record.websocket import record_websocket
+from sseconform.recording.format import RecordingReader, RecordingWriter, Response, Sent
+from sseconform.replay.plan import load
+from sseconform.replay.server import ReplayServer
+from tests.conftest import CASES
+from tests.replay.conftest import HOST, RECORDINGS_DIR
+from tests.replay.test_websocket import Raw
+from tests.websocket.cases import build
+
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:connect\\(\\) must be used as a context manager:DeprecationWarning"
+)
+
+TEXT = RECORDINGS_DIR / "responses" / "text-responses.jsonl"
+TURNS: list[dict[str, Any]] = [
+    {"model": "gpt-5-mini", "input": "hi"},
+    {"model": "gpt-5-mini", "input": [{"role": "user", "content": "again"}]},
+]
+
+
+def server_side(path: Path) -> tuple[bytes, list[Sent]]:
+    """A session's server bytes (joined) and the client's messages."""
+    data, sent = b"", []
+    with open(path, "rb") as fp:
+        for _t, item in RecordingReader(fp, str(path), websocket=True).session():
+            if isinstance(item, bytes):
+                data += item
+            else:
+                sent.append(item)
+    return data, sent
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two chained turns recorded from replay's live WebSocket mode (an SSE recording)."""
+    out = tmp_path_factory.mktemp("session") / "session.jsonl"
+    with ReplayServer([load(str(TEXT))], speed=0).running() as srv:
+        got = record_websocket(f"{srv.url}/v1/responses", TURNS, str(out), chain=True)
+    assert got.ok, got.reason
+    return out
+
+
+@pytest.fixture
+def served(session: Path) -> Iterator[ReplayServer]:
+    with ReplayServer([load(str(session))], speed=0).running() as srv:
+        yield srv
+
+
+def test_a_session_replays_byte_for_byte_and_checks_clean(
+    session: Path, served: ReplayServer, tmp_path: Path
+) -> None:
+    again = tmp_path / "again.jsonl"
+    got = record_websocket(f"{served.url}/v1/responses", TURNS, str(again), chain=True)
+    assert got.ok and got.turns == 2 and got.answered == 2, got.reason
+    first, _ = server_side(session)
+    second, sent_again = server_side(again)
+    assert second == first and len(first) > 1000
+    assert [json.loads(s.text)["input"] for s in sent_again] == [t["input"] for t in TURNS]
+    for path in (session, again):
+        result = check_file(path, grammar="responses")
+        assert result.kind == "session" and result.codes == set(), result.findings
+
+
+def test_openai_python_reads_both_turns(session: Path, served: ReplayServer) -> None:
+    client = openai.OpenAI(api_key="sk-test", base_url=f"{served.url}/v1", max_retries=0)
+    kinds: list[list[str]] = []
+    with client.responses.connect() as conn:
+        for body in TURNS:
+            conn.response.create(**body)
+            kinds.append([])
+            for event in conn:
+                kinds[-1].append(event.type)
+                if event.type == "response.completed":
+                    break
+    assert [k[0] for k in kinds] == ["response.created"] * 2
+    assert all(k[-1] == "response.completed" for k in kinds)
+    assert "response.output_text.delta" in kinds[1]
+
+
+def test_each_turn_waits_for_the_clients_message_and_the_close_for_the_clients(
+    served: ReplayServer,
+) -> None:
+    """The recorded client closed first: the server's Close comes only after the new
+    client's, and the second turn's events only after its second message."""
+    raw = Raw(served.port)
+    assert raw.status == 101
+    raw.create(input="hi")
+    first = raw.messages()
+    assert json.loads(first[-1])["type"] == "response.completed"
+    raw.sock.settimeout(0.3)
+    with pytest.raises(socket.timeout):  # nothing until the second message
+        raw.sock.recv(1)
+    raw.sock.settimeout(10)
+    raw.create(input=[{"role": "user", "content": "again"}])
+    assert raw.messages() == first  # the recording's second turn is its first again
+    raw.sock.settimeout(0.3)
+    with pytest.raises(socket.timeout):  # the server's Close waits for ours
+        raw.sock.recv(1)
+    raw.sock.settimeout(10)
+    raw.send(CloseConnection(1000))
+    event = raw.next()
+    assert isinstance(event, CloseConnection) and event.code == 1000
+    raw.close()
+
+
+def test_a_server_close_mid_response_is_played_as_recorded(tmp_path: Path) -> None:
+    path = build(CASES / "responses/fail/S082-close-1011-mid-response/session.txt",
+                 tmp_path / "s.jsonl")  # fmt: skip
+    with ReplayServer([load(str(path))], speed=0).running() as srv:
+        raw = Raw(srv.port)
+        raw.create(input="hi")
+        events = []
+        while not isinstance(event := raw.next(), CloseConnection):
+            assert isinstance(event, TextMessage)
+            events.append(json.loads(event.data)["type"])
+        assert event.code == 1011 and event.reason == "upstream failed"
+        assert events[-1] == "response.output_text.delta"
+        raw.close()
+
+
+def test_a_refused_upgrade_is_served_as_recorded(tmp_path: Path) -> None:
+    path = tmp_path / "refused.jsonl"
+    w = RecordingWriter(path, request={"method": "GET", "url": "http://x/v1/responses"},
+                        transport="websocket")  # fmt: skip
+    head = [("allow", "POST"), ("content-type", "application/json")]
+    w.response(Response(405, "Method Not Allowed", "HTTP/1.1", head), t=0.01)
+    w.read(0.01, b'{"error": {"message": "use POST"}}')
+    w.close(t=0.01)
+    with ReplayServer([load(str(path))], speed=0).running() as srv:
+        raw = Raw(srv.port)
+        assert raw.status == 405
+        assert b"allow: POST" in raw.head and b"content-length: 34" in raw.head
+        raw.close()
+
+
+def test_a_session_answers_upgrades_only(session: Path, served: ReplayServer) -> None:
+    """A POST is not answered from a session's frames: with no SSE recording loaded, the
+    request gets replay's 404."""
+    import httpx
+
+    got = httpx.post(f"{served.url}/v1/responses", json={"model": "gpt-5-mini", "input": "x",
+                                                        "stream": True})  # fmt: skip
+    assert got.status_code == 404
+
+
+def test_a_session_and_sse_recordings_together(session: Path) -> None:
+    """Loaded beside an SSE recording, the session answers the upgrade and the SSE one the
+    POST."""
+    import httpx
+
+    with ReplayServer([load(str(session)), load(str(TEXT))], speed=0).running() as srv:
+        post = httpx.post(f"{srv.url}/v1/responses",
+                          json={"model": "gpt-5-mini", "input": "x", "stream": True})  # fmt: skip
+        assert post.status_code == 200 and b"response.completed" in post.content
+        raw = Raw(srv.port)
+        assert raw.status == 101
+        raw.create(input="hi")
+        assert json.loads(raw.messages()[-1])["type"] == "response.completed"
+        raw.close()
+    assert HOST == "127.0.0.1"
