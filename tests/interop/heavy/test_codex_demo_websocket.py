@@ -21,7 +21,7 @@ from tests.conftest import ROOT
 from tests.interop.heavy.cli import cli_env, json_lines, run_cli
 from tests.interop.heavy.clients import INSTALL, codex_binary
 from tests.interop.heavy.turns import (
-    CODEX_MODEL,
+    codex_config,
     issued_state,
     responses_call,
     rewrite_recording,
@@ -33,27 +33,6 @@ RECORDINGS = ROOT / "recordings" / "responses"
 LOOP = RECORDINGS / "agent-loop-responses.jsonl"
 ANSWER = RECORDINGS / "agent-answer-responses.jsonl"
 SHELL = {"cmd": "echo hi"}
-
-
-def _config(url: str) -> str:
-    """Codex's config: the gateway as a Responses provider that speaks WebSocket, no retries
-    (a failure shows at once, not after a fallback to HTTP)."""
-    return (
-        f'model = "{CODEX_MODEL}"\n'
-        'model_provider = "loopback"\n'
-        'approval_policy = "never"\n'
-        'sandbox_mode = "read-only"\n'
-        "[model_providers.loopback]\n"
-        'name = "loopback"\n'
-        f'base_url = "{url}/v1"\n'
-        'env_key = "SSECONFORM_LOOPBACK_KEY"\n'
-        'wire_api = "responses"\n'
-        "supports_websockets = true\n"
-        "request_max_retries = 0\n"
-        "stream_max_retries = 0\n"
-        "stream_idle_timeout_ms = 10000\n"
-        'http_headers = { "x-test-provider" = "responses" }\n'
-    )
 
 
 @pytest.mark.skipif(codex_binary() is None, reason=f"Codex CLI not installed: {INSTALL}")
@@ -76,7 +55,7 @@ def test_codex_two_turns_over_the_demo_gateways_websocket(
     work.mkdir()
     try:
         with upstream("responses", loop, ANSWER, set()) as up:
-            (home / "config.toml").write_text(_config(up.gateway.url))
+            (home / "config.toml").write_text(codex_config(up.gateway.url, websocket=True))
             env = cli_env(home, {"CODEX_HOME": str(home), "SSECONFORM_LOOPBACK_KEY": KEY})
             argv = [str(codex), "exec", "--skip-git-repo-check", "--json", "say hi via a command"]
             run = run_cli(argv, work, env)

@@ -19,6 +19,7 @@ from sseconform.sse import SSEDecoder
 from tests.conftest import ROOT
 from tests.interop.heavy.cli import cli_env, json_lines, run_cli
 from tests.interop.heavy.clients import INSTALL, codex_binary
+from tests.interop.heavy.turns import codex_config
 from tests.interop.matrix.clients import KEY
 
 RECORDING = ROOT / "recordings" / "responses" / "text-responses.jsonl"
@@ -40,19 +41,8 @@ def test_codex_turn_over_websocket() -> None:
     home = Path(tempfile.mkdtemp(prefix="sseconform-codex-ws-"))
     try:
         with srv.running():
-            (home / "config.toml").write_text(
-                'model = "gpt-test"\n'
-                'model_provider = "loopback"\n'
-                "[model_providers.loopback]\n"
-                'name = "loopback"\n'
-                f'base_url = "{srv.url}/v1"\n'
-                'env_key = "SSECONFORM_LOOPBACK_KEY"\n'
-                'wire_api = "responses"\n'
-                "supports_websockets = true\n"
-                "request_max_retries = 0\n"
-                "stream_max_retries = 0\n"
-                "stream_idle_timeout_ms = 10000\n"
-            )
+            config = codex_config(srv.url, "gpt-test", websocket=True, agent=False, header=False)
+            (home / "config.toml").write_text(config)
             env = cli_env(home, {"CODEX_HOME": str(home), "SSECONFORM_LOOPBACK_KEY": KEY})
             argv = [str(codex), "exec", "--skip-git-repo-check", "--json", "say hi"]
             run = run_cli(argv, home, env)

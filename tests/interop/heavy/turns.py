@@ -312,6 +312,37 @@ def run_claude(
     return Run(run.returncode, json_lines(run.stdout), run.stderr, debug)
 
 
+def codex_config(
+    url: str,
+    model: str = CODEX_MODEL,
+    *,
+    websocket: bool = False,
+    agent: bool = True,
+    header: bool = True,
+) -> str:
+    """Codex's config.toml: ``url`` as a Responses provider (``loopback``, its key in
+    SSECONFORM_LOOPBACK_KEY), idle timeout 10 s. ``agent``: commands run in its read-only
+    sandbox without asking; ``websocket``: it speaks the WebSocket mode
+    (``supports_websockets``) with no retries, so a failure shows at once, not after a
+    fallback to HTTP; ``header``: the ``x-test-provider`` header the test gateway routes by."""
+    lines = [f'model = "{model}"', 'model_provider = "loopback"']
+    if agent:
+        lines += ['approval_policy = "never"', 'sandbox_mode = "read-only"']
+    lines += [
+        "[model_providers.loopback]",
+        'name = "loopback"',
+        f'base_url = "{url}/v1"',
+        'env_key = "SSECONFORM_LOOPBACK_KEY"',
+        'wire_api = "responses"',
+    ]
+    if websocket:
+        lines += ["supports_websockets = true", "request_max_retries = 0", "stream_max_retries = 0"]
+    lines.append("stream_idle_timeout_ms = 10000")
+    if header:
+        lines.append('http_headers = { "x-test-provider" = "responses" }')
+    return "\n".join(lines) + "\n"
+
+
 def run_codex(url: str, work: Path, prompt: str) -> Run:
     """Codex ``exec --json`` in ``work``, through ``url``: a model it reasons with, commands
     run in its read-only sandbox without asking, its own retry settings."""
@@ -319,19 +350,7 @@ def run_codex(url: str, work: Path, prompt: str) -> Run:
     assert codex is not None
     home = Path(tempfile.mkdtemp(prefix="sseconform-codex-"))
     try:
-        (home / "config.toml").write_text(
-            f'model = "{CODEX_MODEL}"\n'
-            'model_provider = "loopback"\n'
-            'approval_policy = "never"\n'
-            'sandbox_mode = "read-only"\n'
-            "[model_providers.loopback]\n"
-            'name = "loopback"\n'
-            f'base_url = "{url}/v1"\n'
-            'env_key = "SSECONFORM_LOOPBACK_KEY"\n'
-            'wire_api = "responses"\n'
-            "stream_idle_timeout_ms = 10000\n"
-            'http_headers = { "x-test-provider" = "responses" }\n'
-        )
+        (home / "config.toml").write_text(codex_config(url))
         env = cli_env(home, {"CODEX_HOME": str(home), "SSECONFORM_LOOPBACK_KEY": KEY})
         run = run_cli([str(codex), "exec", "--skip-git-repo-check", "--json", prompt], work, env)
     finally:
