@@ -56,6 +56,7 @@ from sseconform.recording.format import RecordingError
 from sseconform.replay.plan import Loaded
 from sseconform.replay.served import Served
 from sseconform.version import __version__
+from sseconform.websocket.frames import Closed
 from sseconform.wires import assistant_turn
 
 __all__ = ["WsSuiteRun", "as_sse_path"]
@@ -77,13 +78,18 @@ def as_sse_path(session: str, k: int) -> str:
 
 @dataclass
 class _Sent:
-    """One turn as the client sent it: its tag, body, and what the upstream answers it by."""
+    """One turn as the client sent it: its tag, body, and what the upstream answers it by.
+    ``full``: the same turn with the whole history, as an SSE client sends it: what the
+    gateway must bring its upstream (the state the turns before issued, every result)."""
 
     k: int
     tag: str
     body: dict[str, Any]
     scenario: Scenario
     later: Later | None = None
+    full: dict[str, Any] = field(default_factory=dict)
+    #: the state the upstream issued on the turn before, which this turn carries back
+    issued: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -105,10 +111,11 @@ class WsSuiteRun(SuiteRun):
         suite, server = self.suite, self.server
         tag = self.tagged(sc, ready.fresh_rules())
         out = self.out_path(sc)
-        plan = _Plan([_Sent(1, tag, orjson.loads(ready.body(tag)), sc)])
+        first = orjson.loads(ready.body(tag))
+        plan = _Plan([_Sent(1, tag, first, sc, full=first)])
         turns: list[Any] = [dict(plan.sent[0].body)]
         for k, (turn, later) in enumerate(zip(sc.turns, ready.later, strict=True), start=2):
-            turns.append(self._next_turn(k, sc, plan, turn.result, later))
+            turns.append(self._next_turn(k, sc, ready, plan, turn.result, later))
         before = len(server.served)
         deadline = ready.deadline + sum(deadline_for(x.ref.seconds) for x in ready.later)
         t0 = time.monotonic()
@@ -142,12 +149,15 @@ class WsSuiteRun(SuiteRun):
         base.findings += close_code_findings(session)
         return base
 
-    def _next_turn(self, k: int, sc: Scenario, plan: _Plan, result: str, later: Later) -> Any:
+    def _next_turn(
+        self, k: int, sc: Scenario, ready: Prepared, plan: _Plan, result: str, later: Later
+    ) -> Any:
         """Turn ``k``'s body, made from what the client got on turn ``k - 1`` (the recorder
         calls it then): a tool result per call, only the new items, and
         ``previous_response_id`` naming the turn before's response; None (and
         ``history:not-sent``) when the client got no call."""
         endpoint = self.suite.endpoint
+        ready_ref = ready.ref
 
         def make(texts: list[str]) -> dict[str, Any] | None:
             if len(plan.sent) != k - 1:
@@ -164,9 +174,12 @@ class WsSuiteRun(SuiteRun):
                 )
                 return None
             tag = self.tagged(sc, rules_for(later.scenario, later.recording), f".t{k}")
-            previous = plan.sent[-1].body
-            body = next_body(endpoint, previous, answer, result, tag, "previous-response")
-            plan.sent.append(_Sent(k, tag, body, later.scenario, later))
+            before = plan.sent[-1]
+            body = next_body(endpoint, before.body, answer, result, tag, "previous-response")
+            full = next_body(endpoint, before.full, answer, result, tag, "full")
+            ref = before.later.ref if before.later is not None else ready_ref
+            issued = set(ref.clean.state.values())
+            plan.sent.append(_Sent(k, tag, body, later.scenario, later, full, issued))
             return body
 
         return make
@@ -231,9 +244,11 @@ class WsSuiteRun(SuiteRun):
             s = sent.get(turn.number)
             if s is None:  # the client sends no turn it did not plan
                 continue
-            last = turn.number == len(session.turns)
-            reason = outcome.reason if last and turn.terminal is None else ""
-            bound = _BOUNDS.get(outcome.bound or "") if last and turn.terminal is None else None
+            cut = turn.number == len(session.turns) and turn.terminal is None
+            reason = outcome.reason if cut else ""
+            bound = _bound(outcome, turn) if cut else None
+            if cut and outcome.bound is not None:
+                turn.end = None  # the client stopped the session (a bound): no close of its
             self._turn(base, ready, s, turn, served.get(turn.number, []), outcome, reason, bound)
         base.findings += plan.findings
         due = len(ready.later) + 1
@@ -265,7 +280,13 @@ class WsSuiteRun(SuiteRun):
         found: list[Finding] = []
         if k > 1:
             base.turns.append(path)
-            found += upstream_history(k, s.body, served, set())
+            # the history the turn stands for (what an SSE client sends whole) against what
+            # the upstream got: a gateway that forwards only the new items loses the rest
+            # (unless it passed previous_response_id on to an upstream that keeps responses)
+            continued = any(
+                '"previous_response_id":"' in x.request.replace(" ", "") for x in served
+            )
+            found += upstream_history(k, s.full, served, set() if continued else s.issued)
             refused = any(f.code == "refused" for f in found)
             own = not served and not_continued(turn)
             if own:
@@ -275,6 +296,12 @@ class WsSuiteRun(SuiteRun):
                 return
         ref = ready.ref if s.later is None else s.later.ref
         status = _status(conv, turn)
+        if status is None and bound is None and isinstance(turn.end, Closed):
+            # no message at all, then a close: the close is the whole answer (no status, no
+            # body an SSE reading could grade)
+            found += websocket_findings(turn)
+            base.findings += _in_turn(found, k) if k > 1 else found
+            return
         g = grade_recording(
             s.scenario, ref, path, status, served, complete=conv.complete,
             reason=_hinted(conv.reason), allow=suite.allow, endpoint=suite.endpoint,
@@ -305,6 +332,22 @@ class WsSuiteRun(SuiteRun):
             else:
                 ev.turn = k
                 base.later_evidence.append(ev)
+
+
+def _bound(outcome: WsOutcome, turn: Turn) -> str | None:
+    """The SSE grading's bound for a turn the recorder stopped at one: past its deadline, a
+    turn whose last message came well before it went silent (no terminal event a client
+    reads ever came), else it was still sending."""
+    bound = _BOUNDS.get(outcome.bound or "")
+    if bound == "deadline":
+        last = turn.messages[-1].t if turn.messages else turn.t0
+        if outcome.elapsed - last > _QUIET:
+            return "silent"
+    return bound
+
+
+#: Seconds without a message before a turn stopped at its deadline counts as silent.
+_QUIET = 1.0
 
 
 def _status(conv: AsSse, turn: Turn) -> int | None:

@@ -70,6 +70,8 @@ class Turn:
     sent: Message
     #: the server's data messages (text and binary), in order
     messages: list[Message] = field(default_factory=list)
+    #: the server's pings in the turn: its keepalives (a client's WebSocket answers them)
+    pings: list[Message] = field(default_factory=list)
     #: the event type that ended the turn (None: none came)
     terminal: str | None = None
     #: how the server's side ended inside this turn: a Close, the TCP end, unreadable bytes
@@ -111,6 +113,8 @@ def read_session(path: str) -> Session:
                         s.turns.append(Turn(len(s.turns) + 1, item))
                     continue
                 if item.number == 0:  # a ping or a pong
+                    if item.op == "ping" and turn is not None and turn.terminal is None:
+                        turn.pings.append(item)
                     continue
                 if turn is None:
                     s.early.append(item)
@@ -169,8 +173,10 @@ class AsSse:
         return None
 
 
-def _flat_error(obj: dict[str, Any]) -> dict[str, Any]:
-    """WebSocket mode's nested ``error`` event as the SSE stream's flat one."""
+def _flat_error(obj: dict[str, Any], after: int | None) -> dict[str, Any]:
+    """WebSocket mode's nested ``error`` event as the SSE stream's flat one. The nested shape
+    has no ``sequence_number`` (replay's and the measured clients' do not): the flat one gets
+    the number after the last event's (``after``), as the SSE stream would have numbered it."""
     err = obj.get("error")
     if not isinstance(err, dict):
         return obj
@@ -179,14 +185,17 @@ def _flat_error(obj: dict[str, Any]) -> dict[str, Any]:
         out[k] = err.get(k)
     if "sequence_number" in obj:
         out["sequence_number"] = obj["sequence_number"]
+    elif after is not None:
+        out["sequence_number"] = after + 1
     return out
 
 
 def as_sse(turn: Turn, reason: str = "") -> AsSse:
     """What an SSE client of the Responses endpoint would have read of ``turn``: the
     messages that are one JSON object each, as SSE events (a message that is not one is
-    passed over: no client reads it; :func:`websocket_findings` names it). An ``error``
-    event as the turn's first event is the HTTP error it stands for."""
+    passed over: no client reads it; :func:`websocket_findings` names it), and each of the
+    server's pings as an SSE comment (a keepalive, as timing counts one). An ``error`` event
+    as the turn's first event is the HTTP error it stands for."""
     objs = [(m, m.json()) for m in turn.messages]
     readable = [(m, o) for m, o in objs if o is not None]
     complete = turn.terminal is not None
@@ -204,10 +213,18 @@ def as_sse(turn: Turn, reason: str = "") -> AsSse:
     out = AsSse(200, [], complete, why)
     out.head_t = (readable[0][0].t if readable else turn.t0) - turn.t0
     size = 0
-    for m, obj in readable:
-        kind = obj.get("type")
+    seq: int | None = None
+    pings = [(p, None) for p in turn.pings]
+    for m, got in sorted([*readable, *pings], key=lambda x: x[0].offset):
+        if got is None:  # a ping: a keepalive, no event
+            out.reads.append((max(0.0, m.t - turn.t0), b": websocket ping\n\n"))
+            size += len(out.reads[-1][1])
+            continue
+        obj, kind = got, got.get("type")
         if kind == "error":
-            obj = _flat_error(obj)
+            obj = _flat_error(obj, seq)
+        n = obj.get("sequence_number")
+        seq = n if isinstance(n, int) and not isinstance(n, bool) else seq
         text = m.data if kind != "error" and b"\n" not in m.data and b"\r" not in m.data else None
         data = text if text is not None else orjson.dumps(obj)
         head = f"event: {kind}\n".encode() if isinstance(kind, str) and kind else b""
