@@ -40,8 +40,8 @@ from sseconform.gate.upstream import rules_for
 from sseconform.gate.websocket_probe import BETA
 from sseconform.gate.ws_turns import (
     AsSse,
-    Session,
-    Turn,
+    RecordedSession,
+    SessionTurn,
     as_sse,
     close_code_findings,
     closed_between,
@@ -234,7 +234,7 @@ class WsSuiteRun(SuiteRun):
         base: ScenarioResult,
         ready: Prepared,
         plan: _Plan,
-        session: Session,
+        session: RecordedSession,
         outcome: WsOutcome,
         served: dict[int, list[Served]],
     ) -> None:
@@ -263,7 +263,7 @@ class WsSuiteRun(SuiteRun):
         base: ScenarioResult,
         ready: Prepared,
         s: _Sent,
-        turn: Turn,
+        turn: SessionTurn,
         served: list[Served],
         outcome: WsOutcome,
         reason: str,
@@ -334,7 +334,7 @@ class WsSuiteRun(SuiteRun):
                 base.later_evidence.append(ev)
 
 
-def _bound(outcome: WsOutcome, turn: Turn) -> str | None:
+def _bound(outcome: WsOutcome, turn: SessionTurn) -> str | None:
     """The SSE grading's bound for a turn the recorder stopped at one: past its deadline, a
     turn whose last message came well before it went silent (no terminal event a client
     reads ever came), else it was still sending."""
@@ -350,7 +350,7 @@ def _bound(outcome: WsOutcome, turn: Turn) -> str | None:
 _QUIET = 1.0
 
 
-def _status(conv: AsSse, turn: Turn) -> int | None:
+def _status(conv: AsSse, turn: SessionTurn) -> int | None:
     """The status an SSE client would have read: None when the turn got no message at all
     (nothing answered it)."""
     return conv.status if turn.messages else None

@@ -41,8 +41,8 @@ from sseconform.websocket.frames import CLOSE_CODES, Broken, Closed, Message
 __all__ = [
     "TERMINAL",
     "AsSse",
-    "Session",
-    "Turn",
+    "RecordedSession",
+    "SessionTurn",
     "as_sse",
     "at",
     "close_code_findings",
@@ -63,7 +63,7 @@ _SHOWN = 120
 
 
 @dataclass
-class Turn:
+class SessionTurn:
     """One ``response.create`` and what the server sent until the next (or the end)."""
 
     number: int
@@ -84,11 +84,11 @@ class Turn:
 
 
 @dataclass
-class Session:
+class RecordedSession:
     """A recorded session: the answer to the upgrade, the turns, how it ended."""
 
     status: int | None
-    turns: list[Turn]
+    turns: list[SessionTurn]
     #: server messages before the first turn (nothing asked for them)
     early: list[Message] = field(default_factory=list)
     #: how the server's side ended (a Close frame, the TCP end, unreadable bytes), if it did
@@ -99,18 +99,18 @@ class Session:
     closes: list[Closed] = field(default_factory=list)
 
 
-def read_session(path: str) -> Session:
+def read_session(path: str) -> RecordedSession:
     """The session recorded at ``path``, cut into turns."""
     with open(path, "rb") as fp:
         reader = RecordingReader(fp, path, websocket=True)
         status = reader.response.status if reader.response is not None else None
-        s = Session(status, [])
+        s = RecordedSession(status, [])
         for item in session_items(reader):
             turn = s.turns[-1] if s.turns else None
             if isinstance(item, Message):
                 if item.by == "client":
                     if item.op == "text":
-                        s.turns.append(Turn(len(s.turns) + 1, item))
+                        s.turns.append(SessionTurn(len(s.turns) + 1, item))
                     continue
                 if item.number == 0:  # a ping or a pong
                     if item.op == "ping" and turn is not None and turn.terminal is None:
@@ -190,7 +190,7 @@ def _flat_error(obj: dict[str, Any], after: int | None) -> dict[str, Any]:
     return out
 
 
-def as_sse(turn: Turn, reason: str = "") -> AsSse:
+def as_sse(turn: SessionTurn, reason: str = "") -> AsSse:
     """What an SSE client of the Responses endpoint would have read of ``turn``: the
     messages that are one JSON object each, as SSE events (a message that is not one is
     passed over: no client reads it; :func:`websocket_findings` names it), and each of the
@@ -281,7 +281,7 @@ def at(m: Message | Closed | Broken, message: str, rule: Any, **kw: Any) -> Find
     return Finding.of(rule, message, offset=offset, line=m.line, excerpt=excerpt, **kw)
 
 
-def websocket_findings(turn: Turn) -> list[Finding]:
+def websocket_findings(turn: SessionTurn) -> list[Finding]:
     """What WebSocket adds to a turn's grading: messages that are not one JSON event, the
     error shape, a turn ended by a close (or by bytes that are not frames)."""
     out: list[Finding] = []
@@ -345,7 +345,7 @@ def _close_said(c: Closed) -> str:
     return f"closed the connection (Close {code}{said}{reason})"
 
 
-def close_code_findings(s: Session) -> list[Finding]:
+def close_code_findings(s: RecordedSession) -> list[Finding]:
     """A server Close frame whose code no endpoint may send (RFC 6455 7.4)."""
     out = []
     for c in s.closes:
@@ -366,7 +366,7 @@ def close_code_findings(s: Session) -> list[Finding]:
     return out
 
 
-def closed_between(s: Session, k: int) -> Finding | None:
+def closed_between(s: RecordedSession, k: int) -> Finding | None:
     """Turn ``k`` was due but never sent: the gateway ended the connection after turn
     ``k - 1`` ended (a finding), or the session ended otherwise (None: a bound or a
     failed turn says why)."""
@@ -385,7 +385,7 @@ def closed_between(s: Session, k: int) -> Finding | None:
     )
 
 
-def not_continued(turn: Turn) -> Finding | None:
+def not_continued(turn: SessionTurn) -> Finding | None:
     """A later turn the gateway refused itself (``previous_response_not_found``, or any
     error event before a response): it did not continue the response the turn named."""
     first = next((m for m in turn.messages if m.json() is not None), None)

@@ -70,8 +70,7 @@ NOT_SENT = define_gate(
 PREVIOUS_RESPONSE = define_gate(
     "history:previous-response",
     Severity.ERROR,
-    "The gateway did not continue the response its WebSocket client named in "
-    "previous_response_id.",
+    "The gateway did not continue the response its WebSocket client named in previous_response_id.",
     RuleDoc(
         what="Over WebSocket mode, a conversation's later turn goes on the same socket with "
         "only its new input items (the tool results) and `previous_response_id` naming the "

@@ -305,7 +305,7 @@ WEBSOCKET_BARE_CLOSE = define_gate(
         "ends each connection after one response) leaves the client without the failure's "
         "status and message, and drops the state `previous_response_id` continues from.",
         clients=_WS_FAILED_TURN,
-        fix="Send the failure as the mode's `error` event, `{\"type\": \"error\", "
+        fix='Send the failure as the mode\'s `error` event, `{"type": "error", '
         '"status": 500, "error": {"type": "server_error", "message": ...}}` (or '
         "`response.failed`), and keep the connection open for the next `response.create`.",
     ),
@@ -316,9 +316,9 @@ WEBSOCKET_ERROR_SHAPE = define_gate(
     "A WebSocket turn failed with an error event in the SSE shape, which Codex CLI ignores.",
     RuleDoc(
         what="A turn ended with an `error` event in the flat shape of the SSE stream "
-        "(`{\"type\": \"error\", \"code\": ..., \"message\": ...}`) and no "
+        '(`{"type": "error", "code": ..., "message": ...}`) and no '
         "`response.failed` after it. WebSocket mode's `error` event nests the error and "
-        "carries the HTTP status: `{\"type\": \"error\", \"status\": 429, \"error\": "
+        'carries the HTTP status: `{"type": "error", "status": 429, "error": '
         '{"type": ..., "code": ..., "message": ...}}`.',
         why="A bridge that copies its SSE upstream's `error` event as it is sends the shape "
         "WebSocket clients do not read as the turn's failure.",
@@ -326,7 +326,7 @@ WEBSOCKET_ERROR_SHAPE = define_gate(
         "(measured): it waits for its idle timeout (300 s and more by default; 10 s + 10 s "
         "with `stream_idle_timeout_ms = 10000`, then it falls back to HTTP + SSE). "
         "openai-python hands the event on as it came.",
-        fix="Nest the error and give the status: `{\"type\": \"error\", \"status\": N, "
+        fix='Nest the error and give the status: `{"type": "error", "status": N, '
         '"error": {"type": ..., "code": ..., "message": ..., "param": ...}}`.',
     ),
 )
