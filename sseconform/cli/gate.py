@@ -75,9 +75,11 @@ def gate(
     transport: Annotated[
         str,
         typer.Option(
-            help="sse (HTTP + SSE), or websocket: the Responses API's WebSocket mode (for "
-            "now the gateway's answer to Codex CLI's upgrade on /v1/responses, graded by "
-            "what it costs; --endpoint responses is implied).",
+            help="sse (HTTP + SSE), or websocket: the Responses API's WebSocket mode "
+            "(--endpoint responses is implied). The gateway's answer to Codex CLI's upgrade "
+            "on /v1/responses is graded by what it costs; when it accepts, each scenario runs "
+            "as a WebSocket session (later turns on the same socket with "
+            "previous_response_id), graded as its SSE answer and for what WebSocket adds.",
         ),
     ] = "sse",
     only: Annotated[

@@ -19,11 +19,12 @@ from sseconform.gate.aimed import for_endpoint, non_streaming
 from sseconform.gate.known import apply_baseline, apply_known, baseline_of
 from sseconform.gate.profile import Profile, Route, load_profile, parse_header
 from sseconform.gate.result import ScenarioResult, SuiteResult
-from sseconform.gate.runner import run_suite, unique_slugs
+from sseconform.gate.runner import SuiteRun, run_suite, unique_slugs
 from sseconform.gate.scenario import Scenario
 from sseconform.gate.suite import Suite, load_suite
 from sseconform.gate.timing import parse_budget
-from sseconform.gate.websocket_probe import probe_gateway
+from sseconform.gate.websocket_probe import Answer, probe_gateway
+from sseconform.gate.ws_runner import WsSuiteRun
 from sseconform.mask import RUN
 from sseconform.providers import ENDPOINTS
 from sseconform.recording.redact import credential_values
@@ -37,8 +38,8 @@ __all__ = [
     "write_baseline",
 ]
 
-#: How the scenarios reach the gateway: HTTP + SSE, or (for now, its upgrade answer graded
-#: alone) the Responses API's WebSocket mode.
+#: How the scenarios reach the gateway: HTTP + SSE, or the Responses API's WebSocket mode
+#: (the upgrade's answer graded first; each scenario a session when it is accepted).
 TRANSPORTS = ("sse", "websocket")
 
 
@@ -68,7 +69,8 @@ class GateOptions:
     evidence: bool = False  # keep what the HTML page shows
     #: ask Gemini's generateContent, not streamGenerateContent (the gemini endpoint only)
     non_streaming: bool = False
-    #: sse, or websocket: the gateway's answer to Codex CLI's upgrade on /v1/responses
+    #: sse, or websocket: the Responses API's WebSocket mode (the upgrade's answer, then
+    #: each scenario over it when the gateway accepts it)
     transport: str = "sse"
 
     def load_profile(self) -> Profile | None:
@@ -184,12 +186,17 @@ def run_gate(
         if on_result is not None:
             on_result(result)
 
+    probed: ScenarioResult | None = None
+    run_class: type[SuiteRun] | None = None
     if options.transport == "websocket":
-        result = _websocket(options, suites, key, headers)
-        done(result.scenarios[0])
-        if known is not None:
-            apply_baseline([result], known)
-        return [result]
+        answer, result = _websocket(options, suites, key, headers)
+        probed = result.scenarios[0]
+        done(probed)
+        if answer.kind != "accepted":
+            if known is not None:
+                apply_baseline([result], known)
+            return [result]
+        run_class = WsSuiteRun
     folders = unique_slugs([su.name for su in suites])
     results = [
         run_suite(
@@ -206,12 +213,15 @@ def run_gate(
             concurrency=options.concurrency,
             evidence=options.evidence,
             confirm_timing=options.confirm_timing,
+            run_class=run_class,
         )
         for su, folder in zip(suites, folders, strict=True)
     ]
     if not any(r.scenarios for r in results):
         raise UsageError("no scenario matched --only")
     results = [r for r in results if r.scenarios]  # a suite --only left empty says nothing
+    if probed is not None:  # the upgrade's answer first, as when it is refused
+        results[0].scenarios.insert(0, probed)
     if known is not None:
         apply_baseline(results, known)
     return results
@@ -219,22 +229,15 @@ def run_gate(
 
 def _websocket(
     options: GateOptions, suites: list[Suite], key: str | None, headers: list[tuple[str, str]]
-) -> SuiteResult:
+) -> tuple[Answer, SuiteResult]:
     """``--transport websocket``: the gateway's answer to the upgrade, graded by what it
-    costs Codex CLI; an accepted upgrade is a usage error until WebSocket mode is graded."""
+    costs Codex CLI (a report scenario of its own; ``accepted``: the suites run over it)."""
     profile = suites[0].profile if suites else None
     upstream = f"http://{options.upstream_host}:{options.port(profile)}"
     key = key or (profile.key if profile else None)
-    answer, result = probe_gateway(
+    return probe_gateway(
         suites, options.gateway, upstream, key=key, headers=headers, chosen=options.chosen
     )
-    if answer.kind == "accepted":
-        raise UsageError(
-            f"the gateway accepts the WebSocket upgrade on {answer.url} ({answer.detail}): "
-            "grading WebSocket mode itself is not built yet; grade its HTTP + SSE with "
-            "--transport sse"
-        )
-    return result
 
 
 def _suite_folder(out: str, name: str) -> str:

@@ -8,6 +8,7 @@ folder); then it is graded (:mod:`.grading`) into a :class:`~.result.ScenarioRes
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import os
 import re
@@ -29,6 +30,7 @@ from sseconform.gate.turns import Conversation
 from sseconform.gate.upstream import Upstream
 from sseconform.record import Outcome, Request, record
 from sseconform.replay.plan import Loaded
+from sseconform.replay.scenario import ReplayRule
 from sseconform.replay.served import Served
 from sseconform.replay.server import ReplayServer
 from sseconform.rules.catalog import Severity
@@ -84,6 +86,7 @@ def run_suite(
     concurrency: int = 1,
     evidence: bool = False,
     confirm_timing: bool = True,
+    run_class: type[SuiteRun] | None = None,
 ) -> SuiteResult:
     """Run every scenario of ``suite`` through ``gateway``; recordings go to ``out_dir``.
 
@@ -94,7 +97,8 @@ def run_suite(
     ``confirm_timing``: the scenarios with a timing error run again once all have run (apart
     from the rest of the suite, at most ``concurrency`` at once), up to
     :data:`CONFIRMATIONS` times, and only the timing findings every run had are reported
-    (see :func:`confirmed`).
+    (see :func:`confirmed`). ``run_class``: how each scenario reaches the gateway
+    (:class:`SuiteRun`, HTTP + SSE, unless told: ``ws_runner.WsSuiteRun``).
     """
     upstream = Upstream(suite.scenarios)
     os.makedirs(out_dir, exist_ok=True)
@@ -110,7 +114,7 @@ def run_suite(
     with server.running():
         if on_start is not None:
             on_start(server.url)
-        run = SuiteRun(
+        run = (run_class or SuiteRun)(
             suite, GatewayRequests(suite, gateway, server.url, key, headers), server, out_dir,
             upstream.turns,
         )  # fmt: skip
@@ -245,30 +249,53 @@ class SuiteRun:
             self._prepared[sc.name] = prepare(self.suite, self.requests, sc, rec, later=later)
         return self._prepared[sc.name]
 
-    def one(self, sc: Scenario, rec: Loaded) -> ScenarioResult:
-        suite, server = self.suite, self.server
+    def begin(self, sc: Scenario, rec: Loaded) -> tuple[ScenarioResult, Prepared | None]:
+        """A scenario's result to fill in, and the scenario ready to send (None: the result
+        is final already: not applicable, or the gateway is down)."""
         dialect = sc.served_dialect
         assert dialect is not None
         base = ScenarioResult(
-            sc.name, "", None, "", 0, 0.0, suite=suite.name, dialect=dialect,
-            endpoint=suite.endpoint,
+            sc.name, "", None, "", 0, 0.0, suite=self.suite.name, dialect=dialect,
+            endpoint=self.suite.endpoint,
         )  # fmt: skip
         ready = self.prepared(sc, rec)
         if isinstance(ready, str):
             base.applicable = False
             base.expect = sc.expect or "-"
             base.note = ready
-            return base
+            return base, None
         if self.live is not None and self.live.down is not None:
-            return self.live.not_graded(base)
-        ref = ready.ref
-        tag = f"{self._nonce}.{next(self._tags)}.{slug(sc.name)}"
-        server.route_tag(tag, ready.fresh_rules())
+            return self.live.not_graded(base), None
+        return base, ready
+
+    def tagged(self, sc: Scenario, rules: list[ReplayRule], suffix: str = "") -> str:
+        """A new tag for one of ``sc``'s requests (``suffix``: a later turn's), routed to
+        ``rules`` (the only rules, when one scenario runs at a time)."""
+        tag = f"{self._nonce}.{next(self._tags)}.{slug(sc.name)}{suffix}"
+        self.route(tag, rules)
+        return tag
+
+    def route(self, tag: str, rules: list[ReplayRule]) -> None:
+        """The upstream answers ``tag`` by ``rules`` (and an untagged request too, when one
+        scenario runs at a time)."""
+        self.server.route_tag(tag, rules)
         if self.shared:
-            server.rules = ready.fresh_rules()
+            self.server.rules = [dataclasses.replace(r, used=0) for r in rules]
+
+    def out_path(self, sc: Scenario) -> str:
+        """Where this run of ``sc`` records the gateway's answer."""
         again = f".confirm{self.attempt}" if self.attempt else ""
         name = f"{self.files.get(sc.name) or slug(sc.name)}{again}.jsonl"
-        out = str(Path(self.out_dir) / name)
+        return str(Path(self.out_dir) / name)
+
+    def one(self, sc: Scenario, rec: Loaded) -> ScenarioResult:
+        base, ready = self.begin(sc, rec)
+        if ready is None:
+            return base
+        suite = self.suite
+        ref = ready.ref
+        tag = self.tagged(sc, ready.fresh_rules())
+        out = self.out_path(sc)
         sent = ready.body(tag)
         outcome, served, seconds = self.exchange(ready, sent, tag, out)
         g = grade_recording(

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from sseconform.replay.served import Served
     from sseconform.replay.server import ReplayServer
 
-__all__ = ["Conversation", "Exchanges", "next_body"]
+__all__ = ["Conversation", "Exchanges", "next_body", "upstream_history"]
 
 
 def _dumped(body: dict[str, object]) -> bytes:
@@ -141,7 +141,7 @@ class Conversation:
             run.server.rules = rules_for(sc, rec)
         sent = _dumped(body)
         outcome, served, _ = run.exchange(ready, sent, tag, out)
-        found = _history(k, body, served, issued)
+        found = upstream_history(k, body, served, issued)
         if any(f.code == "refused" for f in found):
             if run.evidence:  # what the client got is the refusal, as the gateway passed it
                 ev = Evidence(turn=k, requests=requests_of(sent, served))
@@ -171,7 +171,7 @@ class Conversation:
         return found, served, g.body
 
 
-def _history(
+def upstream_history(
     k: int, sent: dict[str, object], served: list[Served], issued: set[str]
 ) -> list[Finding]:
     """What the upstream made of the history the gateway forwarded on turn ``k``."""

@@ -26,8 +26,9 @@ import json
 import os
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias
 from urllib.parse import urlsplit
 
 import h11
@@ -45,6 +46,7 @@ __all__ = [
     "MAX_HEAD",
     "MAX_MESSAGE",
     "TERMINAL",
+    "NextTurn",
     "WsOutcome",
     "record_websocket",
     "turn_bodies",
@@ -71,6 +73,11 @@ _OWN = frozenset(
     | {"content-length", "content-type", "transfer-encoding", "accept-encoding"}
 )
 
+#: A turn whose body depends on the answer before it (``gate``'s next turn carries the tool
+#: results of the calls the client got): called with the text messages the server sent in
+#: the turn before, once that turn has ended; its body, or None to send no more turns.
+NextTurn: TypeAlias = Callable[[list[str]], dict[str, Any] | None]
+
 
 @dataclass
 class WsOutcome:
@@ -90,6 +97,9 @@ class WsOutcome:
     close: Close | None = None
     bound: str | None = None  # deadline, max-bytes, message, turn-deadline
     response_ids: list[str] = field(default_factory=list)  # each turn's, in order
+    #: time.monotonic() when the connection was made: the recording's times count from it
+    #: (``gate`` times each turn against its upstream's clock)
+    started: float = 0.0
 
     @property
     def interrupted(self) -> bool:
@@ -165,7 +175,7 @@ def _own_headers(netloc: str, key: str) -> list[tuple[str, str]]:
 
 def record_websocket(
     url: str,
-    turns: list[dict[str, Any]],
+    turns: list[dict[str, Any] | NextTurn],
     out: str,
     *,
     headers: list[tuple[str, str]] | None = None,
@@ -181,9 +191,10 @@ def record_websocket(
 ) -> WsOutcome:
     """Record a session of ``turns`` into ``out``; never raises for a network failure (see
     :attr:`WsOutcome.reason`). With ``chain``, each turn after the first names the one
-    before's response id in ``previous_response_id`` (unless its body names one)."""
+    before's response id in ``previous_response_id`` (unless its body names one). A turn
+    may be a :data:`NextTurn`, made once the turn before has ended."""
     redactor = redactor or Redactor()
-    turns = [prepared(t) for t in turns]
+    turns = [t if callable(t) else prepared(t) for t in turns]
     host, port, tls, target, netloc = ws_target(url)
     key = base64.b64encode(os.urandom(16)).decode()
     user = [(k, v) for k, v in headers or [] if k.lower() not in _OWN]
@@ -195,7 +206,8 @@ def record_websocket(
         + redactor.header_list(user, "request"),
         "body": None,
     }
-    shown = [redactor.body(t, f"sent[{n}]") for n, t in enumerate(turns)]  # secrets by name
+    # secrets by name (a NextTurn's body is scrubbed when it is made)
+    shown = [t if callable(t) else redactor.body(t, f"sent[{n}]") for n, t in enumerate(turns)]
     writer = RecordingWriter(
         out,
         request=stored,
@@ -212,7 +224,7 @@ def record_websocket(
         s.sock.setsockopt(*NODELAY[0])
         if tls:
             s.sock = tls_context().wrap_socket(s.sock, server_hostname=host)
-        s.t0 = time.monotonic()
+        s.t0 = s.outcome.started = time.monotonic()
         if s.upgrade(target, sent_headers, key):
             s.converse(turns, shown, chain)
     except TimeoutError:  # the connect, the TLS handshake, or a write the server never took
@@ -322,6 +334,8 @@ class _Session:
         self.turn_id: str | None = None  # the current turn's response id
         self.turn_messages = 0
         self.turn_end: float | None = None
+        #: the current turn's text messages, for a NextTurn (kept only when one is coming)
+        self.turn_texts: list[str] | None = None
 
     def now(self) -> float:
         return time.monotonic() - self.t0
@@ -449,13 +463,23 @@ class _Session:
     # -- the session
 
     def converse(
-        self, turns: list[dict[str, Any]], shown: list[dict[str, Any]], chain: bool
+        self,
+        turns: list[dict[str, Any] | NextTurn],
+        shown: list[dict[str, Any] | NextTurn],
+        chain: bool,
     ) -> None:
         """Each turn sent once the one before has ended; then our Close."""
-        for n, (body, stored) in enumerate(zip(turns, shown, strict=True), 1):
+        for n, (item, seen) in enumerate(zip(turns, shown, strict=True), 1):
             if self.ws.state is not ConnectionState.OPEN:
                 return
-            body, stored = dict(body), dict(stored)
+            if callable(item):
+                made = item(self.turn_texts or [])
+                if made is None:
+                    break
+                item = prepared(made)
+                seen = self.redactor.body(item, f"sent[{n - 1}]")
+            assert not callable(seen)
+            body, stored = dict(item), dict(seen)
             if chain and n > 1 and "previous_response_id" not in body:
                 if self.turn_id is None:
                     self.reason = f"turn {n - 1} gave no response id for turn {n} to chain to"
@@ -463,6 +487,7 @@ class _Session:
                     self.close(1000)
                     return
                 body["previous_response_id"] = stored["previous_response_id"] = self.turn_id
+            self.turn_texts = [] if n < len(turns) and callable(turns[n]) else None
             self.send_turn(body, stored)
             while not self.terminal:
                 if not self.read_once():
@@ -512,8 +537,11 @@ class _Session:
         self.turn_messages += 1
         if not isinstance(event, TextMessage):
             return
+        text = "".join(p for p in parts if isinstance(p, str))
+        if self.turn_texts is not None and not self.terminal:
+            self.turn_texts.append(text)
         try:
-            obj = json.loads("".join(p for p in parts if isinstance(p, str)))
+            obj = json.loads(text)
         except ValueError:
             return
         if not isinstance(obj, dict):

@@ -1,5 +1,5 @@
 """``sseconform gate --transport websocket`` against replay standing in for a gateway: its
-WebSocket mode accepted (usage error, exit 2: grading WebSocket mode is not built yet), the
+WebSocket mode accepted (each scenario then runs over it), the
 upgrade refused with 400 (an error, exit 1) or 426 (no finding, exit 0), nothing listening
 (exit 1), bad options (exit 2); and ``sseconform rule transport:websocket-refused``."""
 
@@ -49,14 +49,20 @@ def test_a_refused_upgrade_exits_by_its_severity(
         assert "fails the turn" in scenario["findings"][0]["message"]
 
 
-def test_an_accepted_upgrade_says_websocket_grading_is_not_built(tmp_path: Path) -> None:
+def test_an_accepted_upgrade_runs_the_scenarios_over_websocket(tmp_path: Path) -> None:
+    """Replay accepts the upgrade and answers the turn itself (it is not the gate's
+    upstream): the probe passes, the scenario runs as a session and its upstream is never
+    reached."""
     srv = ReplayServer([load(str(TEXT))], speed=0)
     with srv.running():
-        got, said, report = _gate(tmp_path, srv.url)
-    assert got == 2, said
-    assert report is None
-    assert "accepts the WebSocket upgrade" in said and "not built yet" in said
-    assert "--transport sse" in said
+        got, said, report = _gate(tmp_path, srv.url, "--only", "responses/responses/text")
+    assert got == 1, said
+    assert report is not None
+    probe, run = report["scenarios"]
+    assert probe["name"] == "responses/websocket-upgrade" and probe["verdict"] == "pass"
+    assert run["name"] == "responses/responses/text" and run["verdict"] == "unreached"
+    assert [f["name"] for f in run["findings"]] == ["upstream:not-reached"]
+    assert Path(run["recording"]).exists()
 
 
 def test_nothing_listening_is_named_and_fails(tmp_path: Path) -> None:
