@@ -43,10 +43,8 @@ from sseconform.gate.ws_turns import (
     RecordedSession,
     SessionTurn,
     as_sse,
-    close_code_findings,
     closed_between,
     located,
-    not_continued,
     read_session,
     websocket_findings,
     write_as_sse,
@@ -145,8 +143,9 @@ class WsSuiteRun(SuiteRun):
         if session.status != 101:
             self._not_upgraded(base, outcome)
             return base
-        self._grade(base, ready, plan, session, outcome, served)
-        base.findings += close_code_findings(session)
+        ws = websocket_findings(out, session)
+        base.findings += ws.get(0, [])  # before any turn: a turn's own go with it
+        self._grade(base, ready, plan, session, outcome, served, ws)
         return base
 
     def _next_turn(
@@ -237,8 +236,10 @@ class WsSuiteRun(SuiteRun):
         session: RecordedSession,
         outcome: WsOutcome,
         served: dict[int, list[Served]],
+        ws: dict[int, list[Finding]],
     ) -> None:
-        """Every turn sent, graded as its SSE answer; then why a due turn was not sent."""
+        """Every turn sent, graded as its SSE answer, with what check found WebSocket add
+        to it (``ws``, by turn); then why a due turn was not sent."""
         sent = {s.k: s for s in plan.sent}
         for turn in session.turns:
             s = sent.get(turn.number)
@@ -249,7 +250,9 @@ class WsSuiteRun(SuiteRun):
             bound = _bound(outcome, turn) if cut else None
             if cut and outcome.bound is not None:
                 turn.end = None  # the client stopped the session (a bound): no close of its
-            self._turn(base, ready, s, turn, served.get(turn.number, []), outcome, reason, bound)
+            own = ws.get(turn.number, [])
+            got = served.get(turn.number, [])
+            self._turn(base, ready, s, turn, got, outcome, reason, bound, own)
         base.findings += plan.findings
         due = len(ready.later) + 1
         k = len(session.turns) + 1
@@ -268,9 +271,11 @@ class WsSuiteRun(SuiteRun):
         outcome: WsOutcome,
         reason: str,
         bound: str | None,
+        ws: list[Finding],
     ) -> None:
         """Turn ``s.k`` graded: as an SSE answer (its findings located by message), what
-        WebSocket adds, and for a later turn what the upstream made of its history."""
+        WebSocket adds (``ws``: check's findings in the turn), and for a later turn what
+        the upstream made of its history."""
         suite, k = self.suite, s.k
         conv = as_sse(turn, reason)
         path = as_sse_path(base.recording, k)
@@ -287,19 +292,15 @@ class WsSuiteRun(SuiteRun):
                 '"previous_response_id":"' in x.request.replace(" ", "") for x in served
             )
             found += upstream_history(k, s.full, served, set() if continued else s.issued)
-            refused = any(f.code == "refused" for f in found)
-            own = not served and not_continued(turn)
-            if own:
-                found.append(own)
-            if refused or own:
-                base.findings += _in_turn(found + websocket_findings(turn), k)
+            if any(f.code == "refused" for f in found):
+                base.findings += _in_turn(found + ws, k)
                 return
         ref = ready.ref if s.later is None else s.later.ref
         status = _status(conv, turn)
         if status is None and bound is None and isinstance(turn.end, Closed):
             # no message at all, then a close: the close is the whole answer (no status, no
             # body an SSE reading could grade)
-            found += websocket_findings(turn)
+            found += ws
             base.findings += _in_turn(found, k) if k > 1 else found
             return
         g = grade_recording(
@@ -311,7 +312,7 @@ class WsSuiteRun(SuiteRun):
             streaming=True,
         )  # fmt: skip
         found += located(g.findings, conv)
-        found += websocket_findings(turn)
+        found += ws
         if k == 1:
             base.status = status
             base.findings += found

@@ -9,11 +9,12 @@ SSE client would have got (its ``status``, its ``error`` object as the body), an
 in the turn the SSE stream's flat ``error`` event. So check's Responses rules, the content
 comparison, the expectations and timing run unchanged on the turn (:mod:`.ws_runner`).
 
-What WebSocket adds is judged here, per turn (:func:`websocket_findings`): a message that is
-not one JSON object, a turn failed with the flat (SSE) error shape, a turn ended by a close
-with no error event, a Close code no endpoint may send. A finding from either side is
-located by message number (:func:`located`): the session's message, its byte offset in the
-server's bytes and its line in the recording.
+What WebSocket adds is what ``check`` finds in the session (:func:`websocket_findings`: the
+``websocket`` invariant's rules, S080-S087), put in the turn it is about; the one thing only
+a conversation shows is judged here (:func:`closed_between`: the gateway ended the socket
+between two turns). A finding from either side is located by message number
+(:func:`located`): the session's message, its byte offset in the server's bytes and its line
+in the recording.
 """
 
 from __future__ import annotations
@@ -26,13 +27,7 @@ from typing import Any
 import orjson
 
 from sseconform.findings import Finding
-from sseconform.gate.rules.history import PREVIOUS_RESPONSE
-from sseconform.gate.rules.transport import (
-    WEBSOCKET_BARE_CLOSE,
-    WEBSOCKET_CLOSE_CODE,
-    WEBSOCKET_ERROR_SHAPE,
-    WEBSOCKET_MESSAGE,
-)
+from sseconform.gate.rules.transport import WEBSOCKET_BARE_CLOSE
 from sseconform.recording.format import RecordingReader, RecordingWriter, Response
 from sseconform.recording.session import session_items
 from sseconform.safetext import printable
@@ -45,10 +40,8 @@ __all__ = [
     "SessionTurn",
     "as_sse",
     "at",
-    "close_code_findings",
     "closed_between",
     "located",
-    "not_continued",
     "read_session",
     "websocket_findings",
     "write_as_sse",
@@ -56,8 +49,6 @@ __all__ = [
 
 #: The events that end a turn (the recorder's: ``record.websocket.TERMINAL``).
 TERMINAL = frozenset({"response.completed", "response.failed", "response.incomplete", "error"})
-#: Close codes reserved for what an endpoint reports locally (RFC 6455 7.4.1).
-_LOCAL_ONLY = frozenset({1004, 1005, 1006, 1015})
 #: The most characters of a message a finding quotes.
 _SHOWN = 120
 
@@ -255,84 +246,11 @@ def _shown(m: Message) -> str:
     return printable(text + ("..." if len(m.data) > _SHOWN else ""))
 
 
-def _what(m: Message) -> str:
-    """Why a message is not one JSON event, in a few words."""
-    if m.op != "text":
-        return f"a {m.op} message"
-    text = m.text()
-    if text is None:
-        return "text that is not UTF-8"
-    head = text.lstrip()[:16]
-    if head.startswith(("event:", "data:", ":", "id:")):
-        return "SSE framing inside the message"
-    if m.json() is None:
-        try:
-            orjson.loads(m.data)
-        except orjson.JSONDecodeError:
-            return "not JSON (several events in one message, or none)"
-        return "JSON that is not an object"
-    return "not one JSON event"
-
-
 def at(m: Message | Closed | Broken, message: str, rule: Any, **kw: Any) -> Finding:
     """A finding at a session's message, Close or unreadable bytes."""
     offset = m.offset if m.offset >= 0 else None
     excerpt = _shown(m) if isinstance(m, Message) else None
     return Finding.of(rule, message, offset=offset, line=m.line, excerpt=excerpt, **kw)
-
-
-def websocket_findings(turn: SessionTurn) -> list[Finding]:
-    """What WebSocket adds to a turn's grading: messages that are not one JSON event, the
-    error shape, a turn ended by a close (or by bytes that are not frames)."""
-    out: list[Finding] = []
-    bad = [m for m in turn.messages if m.json() is None]
-    if bad:
-        m = bad[0]
-        n = len(bad)
-        more = f"; {n} of the turn's {len(turn.messages)} messages are not" if n > 1 else ""
-        out.append(
-            at(
-                m,
-                f"message {m.number} is not one JSON event ({_what(m)}){more}: a WebSocket "
-                "client parses each message as one event and reads nothing of it",
-                WEBSOCKET_MESSAGE,
-            )
-        )
-    errors = [(m, m.json()) for m in turn.messages if _type(m) == "error"]
-    failed = any(_type(m) == "response.failed" for m in turn.messages)
-    for m, obj in errors:
-        if obj is not None and not isinstance(obj.get("error"), dict) and not failed:
-            out.append(
-                at(
-                    m,
-                    f"message {m.number}: the turn failed with an error event in the SSE "
-                    "stream's flat shape (no nested 'error' object, no 'status'), and no "
-                    "response.failed: Codex CLI ignores it and waits for its idle timeout",
-                    WEBSOCKET_ERROR_SHAPE,
-                )
-            )
-            break
-    end = turn.end
-    if isinstance(end, Closed):
-        how = _close_said(end)
-        out.append(
-            at(
-                end,
-                f"turn {turn.number}: the gateway {how} after {len(turn.messages)} "
-                "message(s), before the turn's terminal event and with no error event",
-                WEBSOCKET_BARE_CLOSE,
-            )
-        )
-    elif isinstance(end, Broken):
-        out.append(
-            at(
-                end,
-                f"turn {turn.number}: the gateway's bytes cannot be read as WebSocket "
-                f"frames from byte {end.offset}: {end.message}",
-                WEBSOCKET_MESSAGE,
-            )
-        )
-    return out
 
 
 def _close_said(c: Closed) -> str:
@@ -343,27 +261,6 @@ def _close_said(c: Closed) -> str:
     said = f" ({name})" if name else ""
     reason = f" {printable(c.reason[:80])!r}" if c.reason else ""
     return f"closed the connection (Close {code}{said}{reason})"
-
-
-def close_code_findings(s: RecordedSession) -> list[Finding]:
-    """A server Close frame whose code no endpoint may send (RFC 6455 7.4)."""
-    out = []
-    for c in s.closes:
-        code = c.code
-        if code is None:
-            continue
-        bad = code in _LOCAL_ONLY or code < 1000 or 1016 <= code < 3000 or code > 4999
-        if bad:
-            out.append(
-                at(
-                    c,
-                    f"the gateway's Close frame carries code {code}, which no endpoint may "
-                    "send (RFC 6455 7.4): the client fails the connection with a protocol "
-                    "error instead of reading it",
-                    WEBSOCKET_CLOSE_CODE,
-                )
-            )
-    return out
 
 
 def closed_between(s: RecordedSession, k: int) -> Finding | None:
@@ -385,25 +282,24 @@ def closed_between(s: RecordedSession, k: int) -> Finding | None:
     )
 
 
-def not_continued(turn: SessionTurn) -> Finding | None:
-    """A later turn the gateway refused itself (``previous_response_not_found``, or any
-    error event before a response): it did not continue the response the turn named."""
-    first = next((m for m in turn.messages if m.json() is not None), None)
-    obj = first.json() if first is not None else None
-    if first is None or obj is None or obj.get("type") != "error":
-        return None
-    err = obj.get("error") if isinstance(obj.get("error"), dict) else obj
-    code = err.get("code") if isinstance(err, dict) else None
-    said = err.get("message") if isinstance(err, dict) else None
-    quoted = printable(str(said)[:200]) if said is not None else "no message"
-    return at(
-        first,
-        f"turn {turn.number}: message {first.number}: the gateway answered the turn's "
-        f"previous_response_id with an error of its own ({code or 'no code'}: {quoted}) "
-        "instead of continuing the response it sent on this socket",
-        PREVIOUS_RESPONSE,
-        turn=turn.number,
-    )
+def websocket_findings(path: str, s: RecordedSession) -> dict[int, list[Finding]]:
+    """What WebSocket adds, as ``check`` finds it in the recorded session (the rules of the
+    ``websocket`` invariant, S080-S087: a message that is not one JSON event, a close
+    mid-response with no error event, the flat error shape, a close code, unreadable frames,
+    ``previous_response_id`` lost), by the turn each is in (0: before the first), each
+    located as the turns' findings are: by the session's message number."""
+    from sseconform.api import check_file
+
+    result = check_file(path, grammar="responses")
+    lines = [t.sent.line for t in s.turns]
+    out: dict[int, list[Finding]] = {}
+    for f in result.findings:
+        if f.invariant != "websocket":
+            continue  # the grammar's: each turn's SSE reading is checked by the grading
+        k = bisect.bisect_right(lines, f.line) if f.line else len(lines)
+        said = f"message {f.frame}: {f.message}" if f.frame is not None else f.message
+        out.setdefault(k, []).append(replace(f, message=said, frame=None))
+    return out
 
 
 def located(found: Iterable[Finding], conv: AsSse) -> list[Finding]:

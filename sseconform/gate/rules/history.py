@@ -67,27 +67,3 @@ NOT_SENT = define_gate(
         fix="Fix the first turn's findings: the call must reach the client.",
     ),
 )
-PREVIOUS_RESPONSE = define_gate(
-    "history:previous-response",
-    Severity.ERROR,
-    "The gateway did not continue the response its WebSocket client named in previous_response_id.",
-    RuleDoc(
-        what="Over WebSocket mode, a conversation's later turn goes on the same socket with "
-        "only its new input items (the tool results) and `previous_response_id` naming the "
-        "turn before's response, as Codex CLI sends it. The gateway answered with an error "
-        "of its own (`previous_response_not_found`, or any refusal of the turn) instead of "
-        "continuing that response; the error is quoted. (A gateway that forwards only the "
-        "new items, so that its upstream sees a broken history, is `history:refused`.)",
-        why="The provider keeps each response on the connection that made it, so a "
-        "gateway that serves WebSocket mode has to keep it too: remember each response's "
-        "input and output on the socket and send the whole conversation to an upstream "
-        "that does not (every dialect but a stateful Responses upstream).",
-        clients="Codex CLI sends every turn after the first this way while its socket "
-        "lives: each such turn fails, and Codex retries it unchained on a new connection, "
-        "then falls back to HTTP + SSE. openai-python's `responses.connect()` hands the "
-        "`error` event on: the conversation stops.",
-        fix="Keep, per connection, each response's id with its input and output items; "
-        "on `previous_response_id`, prepend them to the new items before calling the "
-        "upstream (or pass the id on to an upstream that stores responses).",
-    ),
-)

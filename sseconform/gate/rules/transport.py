@@ -263,91 +263,22 @@ _WS_FAILED_TURN = (
     "state is gone with it."
 )
 
-WEBSOCKET_MESSAGE = define_gate(
-    "transport:websocket-message",
-    Severity.ERROR,
-    "A WebSocket message from the gateway is not one JSON event.",
-    RuleDoc(
-        what="Over the Responses API's WebSocket mode each server message is one text "
-        "message holding one JSON object, a Responses event. This finding names a message "
-        "that is not: SSE framing inside the message (`event: response.created\\ndata: "
-        "{...}`), several events in one message, a binary message, text that is not UTF-8, "
-        "JSON that is not an object; or server bytes that cannot be read as WebSocket frames "
-        "at all. The message says how many of the turn's messages were like it.",
-        why="A gateway that bridges WebSocket to an SSE upstream has to take each event's "
-        "data out of the SSE framing; one that writes the upstream's SSE bytes into the "
-        "socket as they come sends text no WebSocket client parses.",
-        clients="Codex CLI and openai-python's `responses.connect()` parse each text message "
-        "as one JSON event: a message that is not one is dropped or raises, its content is "
-        "lost, and a turn whose every message is like it never ends (Codex waits for its "
-        "idle timeout).",
-        fix="Send each event's JSON object (an SSE event's `data`, without `event:` or "
-        "`data:`) as one text frame, or one message in continuation frames.",
-        example='event: response.output_text.delta\\ndata: {"type":"response.output_text'
-        '.delta",...}      <- one text message: no client reads it\n'
-        '{"type":"response.output_text.delta",...}                            <- what '
-        "a client reads",
-    ),
-)
 WEBSOCKET_BARE_CLOSE = define_gate(
     "transport:websocket-bare-close",
     Severity.ERROR,
-    "The gateway ended a WebSocket turn by closing the connection, with no error event.",
+    "The gateway closed the WebSocket between two turns of a conversation.",
     RuleDoc(
-        what="In WebSocket mode a turn ends with its terminal event (`response.completed`, "
-        "`response.failed`, `response.incomplete`) or an `error` event, and the connection "
-        "stays open for the next turn. This finding names a turn that ended instead with a "
-        "Close frame (its code and reason are quoted) or the end of the TCP connection, "
-        "before its terminal event and with no `error` event; or a connection the gateway "
-        "closed between two turns of a conversation, so the next turn could not be sent "
-        "on it.",
-        why="A bridge that closes the client's socket when its upstream call fails (or "
-        "ends each connection after one response) leaves the client without the failure's "
-        "status and message, and drops the state `previous_response_id` continues from.",
+        what="In WebSocket mode the connection stays open for the next `response.create`: "
+        "a conversation's later turn goes on the same socket, naming the turn before's "
+        "response in `previous_response_id`. This finding names a connection the gateway "
+        "closed (its Close code and reason are quoted) or ended after a turn's terminal "
+        "event, while the conversation had a turn still to send. (A close in the middle "
+        "of a turn is check's S082, `ws-closed-mid-response`, reported in the turn.)",
+        why="A gateway that ends each connection after one response (a bridge that opens "
+        "one upstream call per socket) drops the state `previous_response_id` continues "
+        "from: only that connection keeps it.",
         clients=_WS_FAILED_TURN,
-        fix='Send the failure as the mode\'s `error` event, `{"type": "error", '
-        '"status": 500, "error": {"type": "server_error", "message": ...}}` (or '
-        "`response.failed`), and keep the connection open for the next `response.create`.",
-    ),
-)
-WEBSOCKET_ERROR_SHAPE = define_gate(
-    "transport:websocket-error-shape",
-    Severity.ERROR,
-    "A WebSocket turn failed with an error event in the SSE shape, which Codex CLI ignores.",
-    RuleDoc(
-        what="A turn ended with an `error` event in the flat shape of the SSE stream "
-        '(`{"type": "error", "code": ..., "message": ...}`) and no '
-        "`response.failed` after it. WebSocket mode's `error` event nests the error and "
-        'carries the HTTP status: `{"type": "error", "status": 429, "error": '
-        '{"type": ..., "code": ..., "message": ...}}`.',
-        why="A bridge that copies its SSE upstream's `error` event as it is sends the shape "
-        "WebSocket clients do not read as the turn's failure.",
-        clients="Codex CLI ignores an `error` event without the nested `error` object "
-        "(measured): it waits for its idle timeout (300 s and more by default; 10 s + 10 s "
-        "with `stream_idle_timeout_ms = 10000`, then it falls back to HTTP + SSE). "
-        "openai-python hands the event on as it came.",
-        fix='Nest the error and give the status: `{"type": "error", "status": N, '
-        '"error": {"type": ..., "code": ..., "message": ..., "param": ...}}`.',
-    ),
-)
-WEBSOCKET_CLOSE_CODE = define_gate(
-    "transport:websocket-close-code",
-    Severity.ERROR,
-    "The gateway's Close frame carries a code no endpoint may send.",
-    RuleDoc(
-        what="A Close frame from the gateway with a status code RFC 6455 (7.4) does not let "
-        "an endpoint send: 1004, 1005, 1006 or 1015 (reserved for what a client reports "
-        "locally), any code below 1000 or from 1016 to 2999 (unassigned), a code of one "
-        "byte, or a reason that is not UTF-8.",
-        why="Such a Close is itself a protocol error: the client fails the connection "
-        "instead of reading the code, so why the gateway closed is lost.",
-        clients="websockets (under openai-python's `responses.connect()`) raises "
-        "`ProtocolError: invalid status code` on such a Close, and wsproto fails the "
-        "connection with 1002 (protocol error): the gateway's own code never reaches the "
-        "application. Codex CLI was not measured on one; it retries a turn that any close "
-        "ended (see `transport:websocket-bare-close`).",
-        fix="Close with 1000 (normal), 1001 (going away), 1008, 1009, 1011 (internal "
-        "error), 1013, or a 4000-4999 code of your own, after the `error` event that says "
-        "why.",
+        fix="Keep the connection open after a turn's terminal event, for the next "
+        "`response.create`, until the client closes it (or an idle timeout, with 1001).",
     ),
 )

@@ -179,6 +179,11 @@ WS_ERROR: Moment[Any, [Message, dict[str, Any]]] = WS_HOOKS.moment(
     "ws-error",
     "(msg, obj): an `error` event answering a response.create",
 )
+WS_TURN_END: Moment[Any, []] = WS_HOOKS.moment(
+    "ws-turn-end",
+    "(): a turn's answer is over (the next response.create, or the session's end); the "
+    "checker's turn_kinds and turn_errors say what it held",
+)
 WS_CLOSED: Moment[Any, [Closed]] = WS_HOOKS.moment(
     "ws-closed",
     "(closed): a Close frame (either way), or the TCP connection's end without one",

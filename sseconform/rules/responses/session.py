@@ -27,6 +27,7 @@ from sseconform.rules.responses.hooks import (
     WS_FRAME,
     WS_HOOKS,
     WS_MESSAGE,
+    WS_TURN_END,
     WS_UNASKED,
 )
 from sseconform.rules.responses.rules import (
@@ -55,6 +56,9 @@ _SSE_ONLY = frozenset(
 )
 #: The events that end a turn's answer.
 TERMINAL = frozenset({"response.completed", "response.failed", "response.incomplete", "error"})
+#: What may still follow a turn's ``error`` event: OpenAI's service sends the error, then
+#: ``response.failed`` with the same failure.
+_AFTER_ERROR = frozenset({"response.failed", "response.completed", "response.incomplete"})
 
 
 class SessionChecker:
@@ -83,7 +87,7 @@ class SessionChecker:
         self._counts: dict[str, int] = {}
         self._turn: Checker | None = None
         self._fed: list[Message] = []  # the current turn's events, in the order fed
-        self._seen_server = False
+        self._errored = False  # the last event was an error (a response.failed may follow)
         #: A ``response.create`` was sent and its answer has not ended (no terminal event).
         self.in_turn = False
         #: The turn's first event (its answer began).
@@ -92,6 +96,9 @@ class SessionChecker:
         self.response_ids: set[str] = set()
         #: The response the current turn is chained to (its ``previous_response_id``).
         self.chained: set[str] = set()
+        #: The current turn's event types, and its ``error`` events (message, object).
+        self.turn_kinds: set[str] = set()
+        self.turn_errors: list[tuple[Message, dict[str, Any]]] = []
         self.last: Message | None = None  # the last server message
         self.frames = 0  # server messages
         self.bytes = 0
@@ -120,7 +127,7 @@ class SessionChecker:
         self.turns += 1
         self._turn = self._turn_class(self.settings)
         self._fed = []
-        self.in_turn, self.answering = True, False
+        self.in_turn, self.answering, self._errored = True, False, False
 
     def _server(self, msg: Message) -> None:
         self.frames += 1
@@ -132,11 +139,16 @@ class SessionChecker:
         if obj is None:
             return
         kind = obj.get("type")
-        if not self.in_turn:
+        after_error = self._errored and kind in _AFTER_ERROR
+        if not self.in_turn and not after_error:
             WS_UNASKED.fire(self.at, self, msg, obj)
             return
         self.answering = True
+        if isinstance(kind, str) and len(self.turn_kinds) < 1000:
+            self.turn_kinds.add(kind)
         if kind == "error":
+            if len(self.turn_errors) < 100:
+                self.turn_errors.append((msg, obj))
             WS_ERROR.fire(self.at, self, msg, obj)
         response = obj.get("response")
         rid = response.get("id") if isinstance(response, dict) else None
@@ -147,6 +159,7 @@ class SessionChecker:
         self._turn.feed(_as_sse(msg, obj))
         if kind in TERMINAL:
             self.in_turn = False
+        self._errored = kind == "error"
 
     def _closed(self, closed: Closed) -> None:
         WS_CLOSED.fire(self.at, self, closed)
@@ -156,6 +169,8 @@ class SessionChecker:
         turn, fed = self._turn, self._fed
         if turn is None:
             return
+        WS_TURN_END.fire(self.at, self)
+        self.turn_kinds, self.turn_errors = set(), []
         self._turn, self._fed = None, []
         for f in turn.finish():
             self._add(_moved(f, fed))

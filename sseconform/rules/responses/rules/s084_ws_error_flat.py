@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sseconform.rules.catalog import Severity, define
 from sseconform.rules.docs import RuleDoc
-from sseconform.rules.responses.hooks import WS_ERROR
+from sseconform.rules.responses.hooks import WS_TURN_END
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.session import SessionChecker
-    from sseconform.websocket.frames import Message
 
 RULE = define(
     "S084",
@@ -20,10 +19,12 @@ RULE = define(
     "An `error` event without `status` and a nested `error` object.",
     RuleDoc(
         what=(
-            "An `error` event on a WebSocket in the flat shape of the SSE stream "
+            "A turn that failed with an `error` event in the flat shape of the SSE stream "
             '(`{"type":"error","code":...,"message":...}`) instead of the WebSocket mode\'s '
             '`{"type":"error","status":N,"error":{"type","code","message"}}`: the '
-            "HTTP status the failure would have had, and the error object a POST's body holds."
+            "HTTP status the failure would have had, and the error object a POST's body holds; "
+            "and no `response.failed` after it (OpenAI's SSE stream sends one after its "
+            "error, and Codex acts on that)."
         ),
         why=(
             "The status tells the client whether to retry (5xx) or give up (4xx); a gateway that "
@@ -47,12 +48,24 @@ RULE = define(
 )
 
 
-@WS_ERROR.on(RULE)
-def check(c: SessionChecker, msg: Message, obj: dict[str, Any]) -> None:
-    """An error event answering a turn, without the status and the nested error."""
-    nested = obj.get("error")
-    if isinstance(obj.get("status"), int) and isinstance(nested, dict):
+@WS_TURN_END.on(RULE)
+def check(c: SessionChecker) -> None:
+    """A turn that failed with an error event lacking the status and the nested error, and
+    no ``response.failed`` after it (which Codex does act on)."""
+    if "response.failed" in c.turn_kinds:
         return
-    missing = [k for k in ("status", "error") if k not in obj]
-    said = f"no {' and no '.join(missing)}" if missing else "`status` or `error` of the wrong type"
-    c.report(RULE, f"an error event in the SSE shape ({said}): Codex CLI ignores it", msg)
+    for msg, obj in c.turn_errors:
+        nested = obj.get("error")
+        if isinstance(obj.get("status"), int) and isinstance(nested, dict):
+            continue
+        missing = [k for k in ("status", "error") if k not in obj]
+        said = (
+            f"no {' and no '.join(missing)}" if missing else "`status` or `error` of the wrong type"
+        )
+        c.report(
+            RULE,
+            f"the turn failed with an error event in the SSE shape ({said}) and no "
+            "response.failed: Codex CLI ignores it",
+            msg,
+        )
+        return
