@@ -23,6 +23,11 @@ CASES = ROOT / "tests" / "cases"
 
 
 REAL_STREAMS = ROOT.parent / "shared" / "real-streams"
+#: ``SSECONFORM_TESTS_FULL=1``: the tests that prove one thing over many near-identical inputs
+#: (the real-stream corpus through the SDKs, the fast lane a byte at a time) run over all of
+#: them; a run without it takes one input per distinct behaviour (each test's docstring says
+#: which), as the heavy client matrices do (``SSECONFORM_HEAVY_FULL``).
+TESTS_FULL = os.environ.get("SSECONFORM_TESTS_FULL") == "1"
 
 
 @pytest.fixture
