@@ -10,6 +10,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests import forked
+
 
 @dataclass(frozen=True, slots=True)
 class Run:
@@ -39,15 +41,12 @@ def run_cli(
 ) -> Run:
     """Run ``python -m sseconform ARGS`` in ``cwd``; never lets a traceback through.
     ``env`` replaces the environment (colour off, 100 columns) when a test is about it."""
-    proc = subprocess.run(
+    proc = forked.run(
         [sys.executable, "-m", "sseconform", *(os.fspath(a) for a in args)],
         cwd=cwd,
-        input=stdin,
-        stdin=subprocess.DEVNULL if stdin is None else None,
-        capture_output=True,
         env=cli_env() if env is None else {**env, "COLUMNS": "100"},
+        stdin=stdin,
         timeout=timeout,
-        check=False,
     )
     run = Run(
         proc.returncode,

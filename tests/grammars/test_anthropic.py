@@ -23,6 +23,7 @@ from sseconform.rules.anthropic.state import EVENT_TYPES
 from sseconform.rules.catalog import GRAMMAR_INVARIANTS, RULES, Severity, doc
 from sseconform.rules.schema import load_schema, pointer_of, validator
 from sseconform.sse import decode_all
+from tests import forked
 from tests.conftest import CASES, REAL_STREAMS, ROOT, case_settings
 from tests.test_cases import decoded_events, starts_a_line, where_of
 
@@ -363,12 +364,8 @@ def test_tool_input_over_the_limit_is_not_kept() -> None:
 
 
 def _cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sseconform", *map(str, args)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    return forked.completed(
+        [sys.executable, "-m", "sseconform", *map(str, args)], cwd=ROOT, text=True, timeout=120
     )
 
 

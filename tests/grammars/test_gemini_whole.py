@@ -17,6 +17,7 @@ import pytest
 from sseconform import check_bytes, check_file
 from sseconform.recording.format import Response, write_recording
 from sseconform.rules.base import Settings
+from tests import forked
 from tests.conftest import CASES
 
 genai = pytest.importorskip("google.genai")
@@ -155,7 +156,7 @@ def test_a_bare_object_is_no_stream_unless_told() -> None:
 def test_cli_non_streaming() -> None:
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         cmd = [sys.executable, "-m", "sseconform", "check", *args]
-        return subprocess.run(cmd, capture_output=True, text=True, check=False)
+        return forked.completed(cmd, text=True)
 
     ok = run("-g", "gemini", "--non-streaming", str(ANSWER))
     assert ok.returncode == 0, ok.stdout + ok.stderr

@@ -23,6 +23,7 @@ from sseconform.rules.catalog import RULES, Severity, doc
 from sseconform.rules.open_responses.spec import SCHEMA, core_events
 from sseconform.rules.schema import load_schema, spec_validator
 from sseconform.sse import decode_all
+from tests import forked
 from tests.conftest import CASES, REAL_STREAMS, ROOT
 from tests.test_cases import decoded_events, starts_a_line, where_of
 
@@ -251,7 +252,7 @@ def test_openai_streams_fall_short_of_the_specification_as_expected() -> None:
 def test_cli_grammar_open_responses() -> None:
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         cmd = [sys.executable, "-m", "sseconform", *args]
-        return subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=120)
+        return forked.completed(cmd, text=True, cwd=ROOT, timeout=120)
 
     good = HERE / "pass" / "suite-tool-calling" / "stream.sse"
     bad = HERE / "fail" / "O005-done-missing" / "stream.sse"

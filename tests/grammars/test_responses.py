@@ -22,6 +22,7 @@ from sseconform.rules.catalog import GRAMMAR_INVARIANTS, RULES, Severity, doc
 from sseconform.rules.responses.rules import INVARIANTS
 from sseconform.rules.schema import load_schema, schema_dir, validator
 from sseconform.sse import decode_all
+from tests import forked
 from tests.conftest import CASES, REAL_STREAMS, ROOT, case_settings
 from tests.test_cases import decoded_events, starts_a_line, where_of
 
@@ -270,12 +271,8 @@ def test_validators_agree_on_case_frames() -> None:
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sseconform", "check", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
+    return forked.completed(
+        [sys.executable, "-m", "sseconform", "check", *args], text=True, cwd=ROOT, timeout=120
     )
 
 

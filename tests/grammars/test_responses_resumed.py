@@ -17,6 +17,7 @@ import orjson
 
 from sseconform import Settings, check_bytes, check_file
 from sseconform.recording.format import Response, write_recording
+from tests import forked
 from tests.conftest import CASES
 
 RESUMED = CASES / "responses" / "fail" / "S013-resumed-after-queued" / "stream.sse"
@@ -108,7 +109,7 @@ def test_a_recording_of_a_resumed_stream_says_so_in_its_url(tmp_path: Path) -> N
 def test_cli_resumed_and_starting_after() -> None:
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         cmd = [sys.executable, "-m", "sseconform", "check", "-g", "responses", *args]
-        return subprocess.run(cmd, capture_output=True, text=True, check=False)
+        return forked.completed(cmd, text=True)
 
     plain = run(str(RESUMED))
     assert plain.returncode == 0 and "read as resumed after 5" in plain.stdout

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import forked
 from tests.hostile.masking import KEYS, leaks, load_outputs
 from tests.hostile.peers import chunk, echo_forms
 from tests.hostile.test_record_bounds import run
@@ -57,9 +58,9 @@ def test_check_masks_the_environments_key(tmp_path: Path, shape: str) -> None:
     env = {**os.environ, "NO_COLOR": "1", "PROVIDER_API_KEY": key}
     outs = []
     for fmt in ("text", "json", "junit", "github", "sarif", "html"):
-        proc = subprocess.run(
+        proc = forked.completed(
             [sys.executable, "-m", "sseconform", "check", str(src), "--format", fmt],
-            capture_output=True, env=env, timeout=60, check=False,
+            env=env, timeout=60,
         )  # fmt: skip
         assert proc.returncode == 1, proc.stderr
         outs += [proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace")]

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests import forked
 from tests.cli.helpers import popen_interruptible
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -81,15 +82,12 @@ def sseconform(
 ) -> Run:
     """Run the command with no terminal; never lets a traceback or an internal error through."""
     start = time.monotonic()
-    proc = subprocess.run(
+    proc = forked.run(
         command(*args),
         cwd=cwd,
-        input=stdin,
-        stdin=subprocess.DEVNULL if stdin is None else None,
-        capture_output=True,
         env=cli_env(),
+        stdin=stdin,
         timeout=timeout,
-        check=False,
     )
     return _run(proc.stdout, proc.stderr, proc.returncode, time.monotonic() - start)
 

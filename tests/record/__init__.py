@@ -25,6 +25,7 @@ from typing import Any
 from sseconform.recording.format import RecordingError, RecordingReader
 from sseconform.replay.plan import Loaded, load
 from sseconform.replay.server import ReplayServer
+from tests import forked
 from tests.cli.helpers import Run, popen_interruptible
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -82,15 +83,12 @@ def sseconform(
     timeout: float = 30,
 ) -> Run:
     """Run ``python -m sseconform ARGS``; never lets a traceback through."""
-    proc = subprocess.run(
+    proc = forked.run(
         command(*args),
         cwd=cwd,
-        input=stdin,
-        stdin=subprocess.DEVNULL if stdin is None else None,
-        capture_output=True,
         env=env if env is not None else cli_env(),
+        stdin=stdin,
         timeout=timeout,
-        check=False,
     )
     run = Run(
         proc.returncode,

@@ -20,6 +20,7 @@ import pytest
 
 from sseconform import Severity, check_bytes
 from sseconform.translate import translate_body
+from tests import forked
 from tests.conftest import REAL_STREAMS
 
 MANIFEST = REAL_STREAMS / "MANIFEST.tsv"
@@ -103,15 +104,10 @@ CLI_SAMPLES = [
 def _sseconform(*args: str | os.PathLike[str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
     env = {k: v for k, v in os.environ.items() if k != "SSECONFORM_DEBUG"}
     env.update(NO_COLOR="1", COLUMNS="100")
-    return subprocess.run(
+    return forked.completed(
         [sys.executable, "-m", "sseconform", *(os.fspath(a) for a in args)],
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
+        cwd=cwd, env=env, timeout=120,
+    )  # fmt: skip
 
 
 @needs_corpus
