@@ -40,7 +40,7 @@ from sseconform.gate.upstream import rules_for
 from sseconform.gate.websocket_probe import BETA
 from sseconform.gate.ws_turns import (
     AsSse,
-    RecordedSession,
+    SessionTurns,
     SessionTurn,
     as_sse,
     closed_between,
@@ -233,7 +233,7 @@ class WsSuiteRun(SuiteRun):
         base: ScenarioResult,
         ready: Prepared,
         plan: _Plan,
-        session: RecordedSession,
+        session: SessionTurns,
         outcome: WsOutcome,
         served: dict[int, list[Served]],
         ws: dict[int, list[Finding]],

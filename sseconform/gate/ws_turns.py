@@ -36,7 +36,7 @@ from sseconform.websocket.frames import CLOSE_CODES, Broken, Closed, Message
 __all__ = [
     "TERMINAL",
     "AsSse",
-    "RecordedSession",
+    "SessionTurns",
     "SessionTurn",
     "as_sse",
     "at",
@@ -75,7 +75,7 @@ class SessionTurn:
 
 
 @dataclass
-class RecordedSession:
+class SessionTurns:
     """A recorded session: the answer to the upgrade, the turns, how it ended."""
 
     status: int | None
@@ -90,12 +90,12 @@ class RecordedSession:
     closes: list[Closed] = field(default_factory=list)
 
 
-def read_session(path: str) -> RecordedSession:
+def read_session(path: str) -> SessionTurns:
     """The session recorded at ``path``, cut into turns."""
     with open(path, "rb") as fp:
         reader = RecordingReader(fp, path, websocket=True)
         status = reader.response.status if reader.response is not None else None
-        s = RecordedSession(status, [])
+        s = SessionTurns(status, [])
         for item in session_items(reader):
             turn = s.turns[-1] if s.turns else None
             if isinstance(item, Message):
@@ -263,7 +263,7 @@ def _close_said(c: Closed) -> str:
     return f"closed the connection (Close {code}{said}{reason})"
 
 
-def closed_between(s: RecordedSession, k: int) -> Finding | None:
+def closed_between(s: SessionTurns, k: int) -> Finding | None:
     """Turn ``k`` was due but never sent: the gateway ended the connection after turn
     ``k - 1`` ended (a finding), or the session ended otherwise (None: a bound or a
     failed turn says why)."""
@@ -282,7 +282,7 @@ def closed_between(s: RecordedSession, k: int) -> Finding | None:
     )
 
 
-def websocket_findings(path: str, s: RecordedSession) -> dict[int, list[Finding]]:
+def websocket_findings(path: str, s: SessionTurns) -> dict[int, list[Finding]]:
     """What WebSocket adds, as ``check`` finds it in the recorded session (the rules of the
     ``websocket`` invariant, S080-S087: a message that is not one JSON event, a close
     mid-response with no error event, the flat error shape, a close code, unreadable frames,
