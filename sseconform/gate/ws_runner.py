@@ -40,8 +40,8 @@ from sseconform.gate.upstream import rules_for
 from sseconform.gate.websocket_probe import BETA
 from sseconform.gate.ws_turns import (
     AsSse,
-    SessionTurns,
     SessionTurn,
+    SessionTurns,
     as_sse,
     closed_between,
     located,

@@ -36,8 +36,8 @@ from sseconform.websocket.frames import CLOSE_CODES, Broken, Closed, Message
 __all__ = [
     "TERMINAL",
     "AsSse",
-    "SessionTurns",
     "SessionTurn",
+    "SessionTurns",
     "as_sse",
     "at",
     "closed_between",
