@@ -82,13 +82,15 @@ def serve() -> Iterator[Callable[[Path], int]]:
             w.write(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
                     b"Connection: Upgrade\r\nSec-WebSocket-Accept: " + accept + b"\r\n\r\n"
                     + before)  # fmt: skip
-            for chunk in after:
-                if not await _client_message(r):
-                    break
-                w.write(chunk)
-                await w.drain()
-            await asyncio.sleep(0.3)
-            w.close()
+            try:
+                for chunk in after:
+                    if not await _client_message(r):
+                        break
+                    w.write(chunk)
+                    await w.drain()
+                await asyncio.sleep(0.3)
+            finally:  # also when the test ends first (a client that died): no unclosed socket
+                w.close()
 
         async def main() -> None:
             srv = await asyncio.start_server(handle, "127.0.0.1", 0)
@@ -219,6 +221,7 @@ class JsOutcome:
     closed_by_client: bool = False
     timed_out: bool = False
     trace: list[str] = field(default_factory=list)
+    exit_code: int = 0
 
     @property
     def messages(self) -> str:
@@ -230,22 +233,26 @@ class JsOutcome:
         return None if self.close is None else int(self.close["code"])
 
 
-def run_js(port: int, turns: int = 1) -> JsOutcome:
-    """The JS SDK's WebSocket mode: ``turns`` creates, each after the last one's terminal event."""
+def run_js(port: int, turns: int = 1, listen: bool = True) -> JsOutcome:
+    """The JS SDK's WebSocket mode: ``turns`` creates, each after the last one's terminal event;
+    without ``listen``, no ``error`` listener (an app that binds none)."""
     if NODE is None:
         if REQUIRE:
             pytest.fail(f"the openai JS SDK is not installed: run {INSTALL}")
         pytest.skip(f"the openai JS SDK's npm packages are not installed: run {INSTALL}")
     run = subprocess.run(
-        [str(NODE), str(JS_SCRIPT), f"ws://127.0.0.1:{port}/v1", str(turns), str(JS_DEADLINE)],
+        [str(NODE), str(JS_SCRIPT), f"ws://127.0.0.1:{port}/v1", str(turns), str(JS_DEADLINE)]
+        + ([] if listen else ["--no-error-listener"]),
         cwd=NODE_DIR,
         capture_output=True,
         text=True,
         timeout=JS_DEADLINE / 1000 + 30,
         check=False,
     )
-    assert run.returncode == 0, f"ws.mjs exited {run.returncode}:\n{run.stderr}"
-    got = json.loads(run.stdout)
+    got = json.loads(run.stdout or "{}")
+    assert run.returncode == got.get("exitCode", -1), (
+        f"ws.mjs exited {run.returncode}:\n{run.stderr}"
+    )
     return JsOutcome(
         got["events"],
         got["errors"],
@@ -254,6 +261,7 @@ def run_js(port: int, turns: int = 1) -> JsOutcome:
         got["closedByClient"],
         got["timedOut"],
         got["trace"],
+        got["exitCode"],
     )
 
 
@@ -316,3 +324,15 @@ def test_openai_js_does_what_the_rule_says(
     port = serve(build(case(name), tmp_path / "s.jsonl"))
     got = run_js(port, turns)
     assert holds(got), got
+
+
+@pytest.mark.parametrize("where", ["fail/S085-close-1006", "pass/websocket-one-turn"])
+def test_openai_js_without_an_error_listener(
+    where: str, serve: Callable[[Path], int], tmp_path: Path
+) -> None:
+    """An app that binds no ``error`` listener: the SDK rejects the error S085's Close makes
+    after a whole answer, and Node ends the process (exit 1); a valid session's Close does not."""
+    port = serve(build(CASES / "responses" / where / "session.txt", tmp_path / "s.jsonl"))
+    got = run_js(port, listen=False)
+    assert got.events[-1] == "response.completed", got
+    assert got.exit_code == (1 if where.startswith("fail/") else 0), got
