@@ -39,7 +39,11 @@ RULE = define(
             "objects, plain text alike). Codex CLI skips the message and waits for its "
             "idle timeout, then falls back to HTTP: with `stream_idle_timeout_ms = 10000` a "
             "session took 20.8 s instead of 1.3 s (the prewarm and the turn each waited 10 s); "
-            "with its default timeout it waits minutes."
+            "with its default timeout it waits minutes. The openai JS SDK's `ResponsesWS` "
+            "raises nothing: it hands a message that does not parse to its `raw` listeners and "
+            "reads on, so the events in it are lost without an error (the case's "
+            "`response.created`; both events of a two-event message) and the turn still ends "
+            "with `response.completed`."
         ),
         example=(
             'server message 2 (text): event: response.created\\ndata: {"type":"response.created",'

@@ -34,7 +34,9 @@ RULE = define(
             "message and, after its retries, falls back to HTTP (with no retries configured: a "
             "second upgrade, then the POST at 0.72 s; with its default 5 retries about 6 s more). "
             "openai-python's `responses.connect()` reads the JSON in a binary message as "
-            "it reads a text one."
+            "it reads a text one. The openai JS SDK's `ResponsesWS` hands a binary message to "
+            "its `raw` listeners unparsed: the delta in it is lost without an error, and the "
+            "turn ends with `response.completed` on a shorter answer."
         ),
         example='server message 2 (binary): {"type":"response.created","response":{...}}',
         fix='server message 2 (text): {"type":"response.created","response":{...}}',

@@ -36,7 +36,11 @@ RULE = define(
             "iteration without an error after a Close 1000 (the caller sees a cut answer as a "
             "whole one) and raises ConnectionClosedError after a Close 1011. Codex CLI, "
             "after either code, retries the turn 5 times on new sockets, then falls back to HTTP "
-            "(6.9 s instead of 0.6 s)."
+            "(6.9 s instead of 0.6 s). The openai JS SDK's `ResponsesWS` (which reconnects only "
+            "when asked to) emits no error after a Close 1011: its close listener gets 1011 "
+            "after the last delta, and only a caller that waits for a terminal event knows the "
+            "answer was cut; a connection that ends before any event, with no Close, is a close "
+            "1006, again with no error."
         ),
         example=(
             'server message 3 (text): {"type":"response.output_text.delta","delta":"Hel",...}\n'

@@ -36,7 +36,10 @@ RULE = define(
             "openai-python's `responses.connect()` yields such an "
             "event to the loop reading the next turn, before that turn's `response.created` (a "
             "stray delta becomes part of the next answer). Codex CLI finished a "
-            "one-turn session with a stray delta after `response.completed` (exit 0)."
+            "one-turn session with a stray delta after `response.completed` (exit 0). The "
+            "openai JS SDK's `ResponsesWS` emits such an event as any other, with no error: one "
+            "sent before the create becomes the turn's (two `response.created` in a row), a "
+            "delta after `response.completed` reaches the listeners after the answer ended."
         ),
         example=(
             'server message 9 (text): {"type":"response.completed",...}\n'

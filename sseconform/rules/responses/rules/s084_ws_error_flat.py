@@ -37,7 +37,8 @@ RULE = define(
             "its idle timeout before falling back to HTTP (10 s a wait with "
             "`stream_idle_timeout_ms = 10000`; with its default it was still waiting after 300 s). "
             "With `status` 400 it fails the turn at once; with 500 it retries. openai-python's "
-            "`responses.connect()` yields either shape as an error event."
+            "`responses.connect()` yields either shape as an error event, and the openai JS "
+            "SDK's `ResponsesWS` emits the flat event and an error with its top-level `message`."
         ),
         example='server message 2 (text): {"type":"error","code":"server_error","message":"boom"}',
         fix=(

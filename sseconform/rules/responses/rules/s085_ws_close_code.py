@@ -35,7 +35,11 @@ RULE = define(
             "openai-python's `responses.connect()` finished a turn "
             "that a Close 1005 followed, without an error: the code is read only once the answer "
             "is whole, so this is a warning. A client library checking the code (websockets, "
-            "wsproto) answers it with 1002 protocol error."
+            "wsproto) answers it with 1002 protocol error. The openai JS SDK's `ResponsesWS` "
+            "also ends the turn with `response.completed`, then emits an error (its `ws` "
+            'transport rejects Close 1006: "invalid status code") and reports the close as '
+            "1006; an app that binds no `error` listener (the SDK asks for one) dies of the "
+            "unhandled rejection after the answer, which a valid Close 1000 does not cause."
         ),
         example="server Close 1006",
         fix="server Close 1011 (internal error), or 1000 once every answer is whole",

@@ -36,7 +36,9 @@ RULE = define(
             "openai-python's `responses.connect()` closes the "
             'connection with 1002 and raises ConnectionClosedError at a masked frame ("incorrect '
             'masking"), a reserved opcode ("invalid opcode") and RSV1 without '
-            'permessage-deflate ("reserved bits must be 0").'
+            'permessage-deflate ("reserved bits must be 0"). The openai JS SDK\'s `ResponsesWS` '
+            'emits an error at a masked frame ("MASK must be clear") and a reserved opcode '
+            '("invalid opcode 3") and its socket closes before the turn\'s terminal event.'
         ),
         example="server frame at byte 212: 0x83 (FIN, opcode 0x3: reserved)",
         fix="Send each event as one unmasked text frame (FIN, opcode 0x1).",

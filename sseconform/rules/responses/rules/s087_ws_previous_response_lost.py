@@ -37,7 +37,8 @@ RULE = define(
             "Codex CLI chains every turn after its prewarm this "
             "way; an `error` event with status 400 fails the turn at once (exit 1, no retry, no "
             "fallback to HTTP). openai-python's `responses.connect()` yields the error "
-            "event; the conversation cannot go on."
+            "event; the conversation cannot go on. The openai JS SDK's `ResponsesWS` does the "
+            "same: it emits the event, and an error with its message."
         ),
         example=(
             'client message 5: {"type":"response.create","previous_response_id":"resp_1",...}\n'
