@@ -272,6 +272,8 @@ def doc(code: str) -> RuleDoc:
 
     from sseconform.rules.docs import examples, measured, measured_text
 
+    if code not in DOCS_BESIDE and ":" not in code:
+        RULES.complete()  # a grammar no checker of this process has loaded yet
     base = DOCS_BESIDE[code]
     found = measured().get(code)
     if found:

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 RULE = define(
     "S085",
     "ws-close-code",
-    Severity.WARNING,
+    Severity.ERROR,
     "websocket",
     "A Close frame with a code no endpoint may send, or a reason that is not UTF-8.",
     RuleDoc(
@@ -33,13 +33,14 @@ RULE = define(
             "Measured on 127.0.0.1 (tests/interop/test_websocket_rules.py; "
             "Codex CLI: docs/commands/check.md, A WebSocket session): "
             "openai-python's `responses.connect()` finished a turn "
-            "that a Close 1005 followed, without an error: the code is read only once the answer "
-            "is whole, so this is a warning. A client library checking the code (websockets, "
+            "that a Close 1005 followed, without an error (the code is read only once the answer "
+            "is whole). A client library checking the code (websockets, "
             "wsproto) answers it with 1002 protocol error. The openai JS SDK's `ResponsesWS` "
             "also ends the turn with `response.completed`, then emits an error (its `ws` "
             'transport rejects Close 1006: "invalid status code") and reports the close as '
             "1006; an app that binds no `error` listener (the SDK asks for one) dies of the "
-            "unhandled rejection after the answer, which a valid Close 1000 does not cause."
+            "unhandled rejection after the answer, which a valid Close 1000 does not cause: an "
+            "error, since one measured client's process ends on it."
         ),
         example="server Close 1006",
         fix="server Close 1011 (internal error), or 1000 once every answer is whole",
