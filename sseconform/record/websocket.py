@@ -26,7 +26,7 @@ import json
 import os
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 from urllib.parse import urlsplit
@@ -175,7 +175,7 @@ def _own_headers(netloc: str, key: str) -> list[tuple[str, str]]:
 
 def record_websocket(
     url: str,
-    turns: list[dict[str, Any] | NextTurn],
+    turns: Sequence[dict[str, Any] | NextTurn],
     out: str,
     *,
     headers: list[tuple[str, str]] | None = None,
@@ -464,7 +464,7 @@ class _Session:
 
     def converse(
         self,
-        turns: list[dict[str, Any] | NextTurn],
+        turns: Sequence[dict[str, Any] | NextTurn],
         shown: list[dict[str, Any] | NextTurn],
         chain: bool,
     ) -> None:
