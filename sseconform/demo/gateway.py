@@ -422,9 +422,14 @@ class Gateway:
     def ws_turn(self, h: Any, body: dict[str, Any]) -> None:
         """One WebSocket turn's POST body, answered as ``/v1/responses`` answers a POST
         (onto :class:`.websocket.BridgedTurn`), counted as a request."""
-        with self.counted(h):
-            if self.arrived(h):
-                self.handle_native(h, body, "responses")
+        try:
+            with self.counted(h):
+                if self.arrived(h):
+                    self.handle_native(h, body, "responses")
+        finally:
+            if isinstance(h.wfile, _Heartbeat):  # its quiet-stream keepalives end with the turn
+                h.wfile.stop()
+                h.wfile = h.wfile.raw
 
     def _upstream_request(
         self, dialect: str, body: dict[str, Any], endpoint: str = "chat"

@@ -250,6 +250,10 @@ class Upgraded:
             except OSError:
                 self._done.set()
 
+    def ping(self) -> None:
+        """A keepalive: a Ping the client's library answers (the stream is quiet, not dead)."""
+        self._send(Ping(b"keepalive"))
+
     def close(self, code: int, reason: str) -> None:
         """Send a Close (the connection then ends once the client answers it)."""
         if self.ws.state in (ConnectionState.OPEN, ConnectionState.REMOTE_CLOSING):
@@ -354,11 +358,13 @@ class BridgedTurn:
     body becomes the ``error`` event at the end), the upgrade's headers its own."""
 
     path = "/v1/responses"
-    heartbeat = False  # no SSE keepalive: WebSocket has pings of its own
     close_connection = False  # set by the gateway's reset (``die-at``)
 
     def __init__(self, session: Upgraded) -> None:
         self.session, self.bugs = session, session.bugs
+        #: the HTTP path's keepalive on a quiet stream, and the upstream's, go on as a
+        #: WebSocket Ping (``write``): a faithful bridge keeps a quiet turn alive too
+        self.heartbeat = "drop-keepalive" not in self.bugs
         self.headers = session.headers
         self.connection = session.sock
         self.wfile: Any = self
@@ -388,6 +394,8 @@ class BridgedTurn:
         if self.status is not None and self.status >= 400:
             self.body += data[: max(0, _MAX_ERROR - len(self.body))]
         else:
+            if self.heartbeat and (data.startswith(b":") or b"\n:" in data):
+                self.session.ping()  # an SSE comment: a keepalive
             for ev in self.dec.feed(data):
                 self._event(ev.event, ev.data)
         return len(data)
@@ -395,6 +403,9 @@ class BridgedTurn:
     # the turn's messages
 
     def _event(self, name: str | None, data: str) -> None:
+        if name == "ping" and self.heartbeat and not self.stopped:
+            self.session.ping()  # Anthropic's keepalive event
+            return
         if self.stopped or name == "ping" or not data.strip() or data.strip() == "[DONE]":
             return
         try:

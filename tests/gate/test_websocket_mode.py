@@ -61,6 +61,20 @@ CASES = [
             "responses/openai/rate-limited": {"S082"},
         },
     ),
+    (  # a quiet upstream: the bridge's keepalive (a WebSocket Ping) keeps the turn alive
+        "faithful-quiet",
+        ["responses/anthropic/long-silence"],
+        1.0,
+        None,
+        {},
+    ),
+    (
+        "drop-keepalive",
+        ["responses/anthropic/long-silence"],
+        1.0,
+        None,
+        {"responses/anthropic/long-silence": {"timing:keepalives-dropped"}},
+    ),
     (
         "buffer",
         ["responses/anthropic/slow-stream", "responses/openai/slow-stream"],
@@ -78,7 +92,7 @@ def _gate(
     tmp: Path, bug: str, only: list[str], speed: float, deadline: float | None
 ) -> list[SuiteResult]:
     upstream = free_port()
-    bugs = set() if bug == "faithful" else {bug}
+    bugs = set() if bug.startswith("faithful") else {bug}
     gw = Gateway(f"http://127.0.0.1:{upstream}", bugs, port=free_port())
     options = GateOptions(
         suites=["builtin:all"], only=only, upstream_port=upstream, out=str(tmp / "out"),
