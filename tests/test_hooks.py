@@ -44,7 +44,8 @@ def test_every_moment_is_typed_and_fired() -> None:
     for grammar in GRAMMARS:
         mod = importlib.import_module(f"sseconform.rules.{package_of(grammar)}.hooks")
         declared = {n for n, v in vars(mod).items() if isinstance(v, Moment)}
-        assert declared and len(declared) == len(mod.HOOKS.moments), grammar
+        tables = [mod.HOOKS, *([mod.WS_HOOKS] if hasattr(mod, "WS_HOOKS") else [])]
+        assert declared and len(declared) == sum(len(t.moments) for t in tables), grammar
         folder = Path(mod.__file__ or "").parent
         source = "".join(p.read_text(encoding="utf-8") for p in folder.glob("*.py"))
         unfired = sorted(n for n in declared if f"{n}.fire(" not in source)

@@ -62,8 +62,13 @@ MAX_MESSAGE = 16 * 1024 * 1024
 READ_SIZE = 64 * 1024
 #: Seconds to wait for the server's Close (and the end of the TCP connection) after ours.
 CLOSE_WAIT = 2.0
-#: The events that end a turn.
+#: The events that end a turn. An ``error`` ends it when it carries the ``status`` Codex
+#: CLI acts on; one without (the SSE stream's shapes) is followed by ``response.failed``
+#: where OpenAI sends it, and Codex ignores it and reads on (measured): the recorder reads
+#: on too, for :data:`ERROR_GRACE` seconds at most.
 TERMINAL = frozenset({"response.completed", "response.failed", "response.incomplete", "error"})
+#: After an ``error`` event without a status, how long a ``response.failed`` may take.
+ERROR_GRACE = 1.0
 #: Fields a ``response.create`` does not take over WebSocket (each turn streams, in the
 #: foreground): dropped from each ``-d`` body.
 DROPPED = ("stream", "background")
@@ -331,6 +336,9 @@ class _Session:
         self.parts: list[str | bytes] = []
         self.size = 0
         self.terminal = False  # the current turn's terminal event came
+        #: an error event without a status came: the turn ends at this time unless a
+        #: terminal event comes first (:data:`ERROR_GRACE`)
+        self.grace: float | None = None
         self.turn_id: str | None = None  # the current turn's response id
         self.turn_messages = 0
         self.turn_end: float | None = None
@@ -342,9 +350,10 @@ class _Session:
 
     # -- reading, bounded
 
-    def recv(self) -> bytes:
+    def recv(self) -> bytes | None:
         """One read within every bound: the stall timeout, the deadline, the turn's; a
-        :class:`BoundHit` or a stall ``TimeoutError`` when one passes first."""
+        :class:`BoundHit` or a stall ``TimeoutError`` when one passes first; None when an
+        error's grace passed first (the turn is over, the connection is not)."""
         assert self.sock is not None
         now = time.monotonic()
         waits: list[tuple[float, str]] = []
@@ -354,19 +363,37 @@ class _Session:
             waits.append((self.t0 + self.deadline - now, "deadline"))
         if self.turn_end is not None:
             waits.append((self.turn_end - now, "turn"))
+        if self.grace is not None:
+            waits.append((self.grace - now, "grace"))
         wait: float | None = None
         which = ""
         if waits:
             wait, which = min(waits)
             if wait <= 0:
-                raise self._bound(which)
+                if which != "grace":
+                    raise self._bound(which)
+                self._graced()
+                return None
         self.sock.settimeout(wait)
         try:
             return self.sock.recv(READ_SIZE)
         except TimeoutError:
-            raise self._bound(which) from None
+            if which != "grace":
+                raise self._bound(which) from None
+            self._graced()
+            return None
         except ConnectionResetError:
             return b""
+
+    def _graced(self) -> None:
+        """No terminal event followed the turn's status-less error: the error ended it."""
+        self.grace = None
+        self._ended_turn()
+
+    def _ended_turn(self) -> None:
+        self.terminal = True
+        self.turn_end = None
+        self.outcome.answered += 1
 
     def _bound(self, which: str) -> BoundHit:
         if which == "deadline":
@@ -415,7 +442,7 @@ class _Session:
                     self.reason = f"the answer to the upgrade is not HTTP/1.1 ({exc})"
                 return False
             if event is h11.NEED_DATA:
-                data = self.recv()
+                data = self.recv() or b""  # no grace before a turn: None never comes here
                 if not data and self.outcome.status is None:
                     self.reason = "the server closed the connection without an answer"
                     return False
@@ -498,7 +525,7 @@ class _Session:
     def send_turn(self, body: dict[str, Any], stored: dict[str, Any]) -> None:
         assert self.sock is not None
         self.outcome.turns += 1
-        self.terminal, self.turn_id, self.turn_messages = False, None, 0
+        self.terminal, self.turn_id, self.turn_messages, self.grace = False, None, 0, None
         if self.turn_timeout is not None:
             self.turn_end = time.monotonic() + self.turn_timeout
         text = json.dumps(body, ensure_ascii=False)
@@ -508,6 +535,8 @@ class _Session:
     def read_once(self) -> bool:
         """One read, recorded and read by wsproto; False once the connection has ended."""
         data = self.recv()
+        if data is None:  # a turn ended by its error, the connection open
+            return True
         if not data:
             self._eof()
             return False
@@ -551,10 +580,13 @@ class _Session:
         if isinstance(rid, str) and self.turn_id is None:
             self.turn_id = rid
             self.outcome.response_ids.append(rid)
-        if obj.get("type") in TERMINAL and not self.terminal:
-            self.terminal = True
-            self.turn_end = None
-            self.outcome.answered += 1
+        kind = obj.get("type")
+        if kind == "error" and not isinstance(obj.get("status"), int) and not self.terminal:
+            if self.grace is None:
+                self.grace = time.monotonic() + ERROR_GRACE
+        elif kind in TERMINAL and not self.terminal:
+            self.grace = None
+            self._ended_turn()
 
     def _send(self, event: Any, op: str, payload: bytes | bytearray) -> None:
         assert self.sock is not None

@@ -23,7 +23,7 @@ from sseconform.replay.server import ReplayServer
 from tests.conftest import CASES
 from tests.replay.conftest import HOST, RECORDINGS_DIR
 from tests.replay.test_websocket import Raw
-from tests.websocket.cases import build
+from tests.websocket.cases import build, frame
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:connect\\(\\) must be used as a context manager:DeprecationWarning"
@@ -176,3 +176,43 @@ def test_a_session_and_sse_recordings_together(session: Path) -> None:
         assert json.loads(raw.messages()[-1])["type"] == "response.completed"
         raw.close()
     assert HOST == "127.0.0.1"
+
+
+def _error_session(path: Path, failed_after: float | None) -> Path:
+    """A recorded session whose turn fails with OpenAI's SSE error shape (nested, no
+    status), then ``response.failed`` ``failed_after`` seconds later (None: never)."""
+    created = {"type": "response.created", "sequence_number": 0,
+               "response": {"id": "resp_grace", "status": "in_progress", "output": []}}  # fmt: skip
+    error = {"type": "error", "error": {"type": "server_error", "code": "server_error",
+                                        "message": "boom"}, "sequence_number": 1}  # fmt: skip
+    failed = {"type": "response.failed", "sequence_number": 2,
+              "response": {"id": "resp_grace", "status": "failed", "output": []}}  # fmt: skip
+    w = RecordingWriter(path, request={"method": "GET", "url": "http://x/v1/responses"},
+                        transport="websocket")  # fmt: skip
+    w.response(Response(101, "Switching Protocols", "HTTP/1.1", []), t=0.001)
+    w.sent(0.002, "text", json.dumps({"type": "response.create", "input": "hi"}))
+    w.read(0.01, frame(json.dumps(created).encode()))
+    w.read(0.02, frame(json.dumps(error).encode()))
+    if failed_after is not None:
+        w.read(0.02 + failed_after, frame(json.dumps(failed).encode()))
+    w.read(0.6, frame((1000).to_bytes(2, "big"), 0x8))  # the server's answer to our Close
+    w.close(t=0.6, close={"by": "client", "code": 1000, "reason": ""})
+    return path
+
+
+@pytest.mark.parametrize("failed_after", [0.3, None], ids=["failed-follows", "error-alone"])
+def test_record_reads_on_after_an_error_without_a_status(
+    tmp_path: Path, failed_after: float | None
+) -> None:
+    """An error event without a status does not end the turn for Codex CLI (measured): the
+    recorder reads on for a ``response.failed`` (a second at most), so check sees the turn
+    as the client did."""
+    src = _error_session(tmp_path / "src.jsonl", failed_after)
+    out = tmp_path / "out.jsonl"
+    with ReplayServer([load(str(src))], speed=1).running() as srv:
+        got = record_websocket(f"{srv.url}/v1/responses", [{"input": "hi"}], str(out))
+    assert got.ok and got.answered == 1, got.reason
+    data, _ = server_side(out)
+    assert (b'"response.failed"' in data) is (failed_after is not None)
+    codes = check_file(out, grammar="responses").codes
+    assert ("S084" in codes) is (failed_after is None)
