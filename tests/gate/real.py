@@ -232,6 +232,29 @@ def assert_located(scenarios: dict[str, dict[str, Any]]) -> None:
             assert f["excerpt"] and data[f["offset"] :].startswith(f["excerpt"].encode()), f
 
 
+def assert_located_in_sessions(scenarios: dict[str, dict[str, Any]]) -> None:
+    """Over WebSocket: every located finding points at the start of one of the session's
+    server messages, or of its Close frame (``message N:`` leads its text when a message)."""
+    from sseconform.recording.session import session_items
+    from sseconform.websocket.frames import Closed, Message
+
+    for s in scenarios.values():
+        if not s["recording"] or s["status"] is None:
+            continue
+        with open(s["recording"], "rb") as fp:
+            items = list(session_items(RecordingReader(fp, s["recording"], websocket=True)))
+        messages = {i.offset: i.number for i in items if isinstance(i, Message) and i.number}
+        closes = {i.offset for i in items if isinstance(i, Closed) and i.offset >= 0}
+        for f in s["findings"]:
+            if f["offset"] is None:
+                continue
+            if f["offset"] in messages:
+                said = f"message {messages[f['offset']]}: "
+                assert f["message"].startswith(said) or said in f["message"], (s["name"], f)
+            else:
+                assert f["offset"] in closes, (s["name"], f)
+
+
 def assert_only_known(
     scenarios: dict[str, dict[str, Any]], racy: frozenset[str] = frozenset()
 ) -> None:

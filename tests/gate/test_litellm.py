@@ -224,9 +224,46 @@ def test_load_through_litellm(proxy: tuple[str, int], tmp_path: Path) -> None:
 
 def test_litellms_answer_to_the_websocket_upgrade(proxy: tuple[str, int]) -> None:
     """Codex CLI's upgrade on /v1/responses (``supports_websockets = true``): LiteLLM
-    1.106.2 accepts it (101, a correct accept token), so Codex stays on the socket; whether
-    it serves WebSocket mode right is not graded yet (``gate --transport websocket`` says
-    so, exit 2)."""
+    1.106.2 accepts it (101, a correct accept token), so Codex stays on the socket; what it
+    serves there is graded by ``test_websocket_mode_through_litellm``."""
     url, upstream = proxy
     answer = real.upgrade_answer(url, "litellm", MASTER_KEY, upstream)
     assert answer.label == "accepted", answer
+
+
+WS_BASELINE = Path(__file__).with_name("litellm-responses-websocket-known.json")
+
+
+def test_websocket_mode_through_litellm(proxy: tuple[str, int], tmp_path: Path) -> None:
+    """LiteLLM serves the Responses API's WebSocket mode on /v1/responses: every built-in
+    scenario of the Responses endpoint as a WebSocket session (a conversation's later turn on
+    the same socket, only its new items and ``previous_response_id``), graded as its SSE
+    answer is plus what WebSocket adds. Its known deviations are the SSE endpoint's and one
+    of the socket's own: a failed turn is ``{"type": "error", "error": {...}}`` with no
+    ``status`` and no ``response.failed`` (S084: Codex CLI ignores it, measured), the 429
+    before the stream included."""
+    url, upstream = proxy
+    data, printed = real.gate(
+        tmp_path,
+        "--gateway", url,
+        "--gateway-profile", "litellm",
+        "--endpoint", "responses",
+        "--transport", "websocket",
+        "--upstream-port", str(upstream),
+        "--key", MASTER_KEY,
+        "--baseline", str(WS_BASELINE),
+    )  # fmt: skip
+    scenarios = {s["name"]: s for s in data["scenarios"]}
+    names = {f"responses/{s.name}" for d in DIALECTS for s in builtin_suite(d).scenarios}
+    assert set(scenarios) == names | {"responses/websocket-upgrade"}
+    assert scenarios["responses/websocket-upgrade"]["verdict"] == "pass"
+    real.assert_located_in_sessions(scenarios)
+    failed_turns = [n for n, s in scenarios.items()
+                    if any(f["code"] == "S084" for f in s["findings"])]  # fmt: skip
+    assert "responses/anthropic/rate-limited" in failed_turns
+    where = f"responses endpoint over WebSocket, baseline tests/gate/{WS_BASELINE.name}"
+    real.write_scorecard(
+        "SSECONFORM_LITELLM_SCORECARD", real.scorecard(scenarios, f"LiteLLM ({where})")
+    )
+    real.assert_only_known(scenarios, RACY)
+    assert data["passed"], printed
