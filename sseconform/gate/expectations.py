@@ -30,6 +30,7 @@ from sseconform.rules.gemini.rules import v006_finish_reason_missing as v006
 from sseconform.rules.gemini.rules import v022_whole_body_malformed as v022
 from sseconform.rules.responses.rules import s028_item_left_open as s028
 from sseconform.rules.responses.rules import s040_terminal_missing as s040
+from sseconform.rules.responses.rules import s082_ws_closed_mid_response as s082
 from sseconform.rules.shared.rules import h003_recording_incomplete as h003
 from sseconform.rules.shared.rules import w011_unterminated_event as w011
 
@@ -235,7 +236,9 @@ _CUT = (h003.RULE.code, w011.RULE.code)
 STREAM_CUT = {
     "chat": frozenset({*_CUT, d001.RULE.code, e003.RULE.code, f001.RULE.code}),
     "anthropic": frozenset({*_CUT, a020.RULE.code}),
-    "responses": frozenset({*_CUT, s040.RULE.code, s028.RULE.code}),
+    # S082: over WebSocket, the socket closed mid-response (a pass-through mirrors the
+    # upstream's own drop so)
+    "responses": frozenset({*_CUT, s040.RULE.code, s028.RULE.code, s082.RULE.code}),
     "gemini": frozenset({*_CUT, v006.RULE.code}),
 }
 

@@ -12,11 +12,12 @@ the probe asks only how the upgrade is answered.
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 import socket
 import ssl
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
 from urllib.parse import urlsplit
@@ -24,7 +25,7 @@ from urllib.parse import urlsplit
 import h11
 from wsproto.utilities import generate_accept_token
 
-from sseconform.errors import UsageError
+from sseconform.errors import SseconformError, UsageError
 from sseconform.findings import Finding
 from sseconform.gate.prepared import not_applicable
 from sseconform.gate.request import GatewayRequests
@@ -271,6 +272,28 @@ def probe_result(answer: Answer, suite: str = "", profile_note: str = "") -> Sce
     )
 
 
+@contextlib.contextmanager
+def _upstream_listening(upstream_url: str, recording: str) -> Iterator[None]:
+    """The replay upstream listening while the upgrade is asked (serving the scenario's
+    recording; no turn is sent): a gateway that passes the WebSocket through opens its own to
+    the upstream before it answers, and would find nothing there. Where the port is taken
+    (the user runs an upstream of their own there), the probe goes on without one."""
+    from sseconform.replay.plan import load
+    from sseconform.replay.server import ReplayServer
+
+    parts = urlsplit(upstream_url)
+    with contextlib.ExitStack() as stack:
+        try:
+            server = ReplayServer(
+                [load(recording)], host=parts.hostname or "127.0.0.1", port=parts.port or 0,
+                speed=0,
+            )  # fmt: skip
+            stack.enter_context(server.running())
+        except (OSError, SseconformError, ValueError):
+            pass  # the port is taken, or the recording cannot be served: no upstream, as before
+        yield
+
+
 def probe_gateway(
     suites: list[Suite],
     gateway: str,
@@ -302,7 +325,8 @@ def probe_gateway(
         sc, requests = runs[0], GatewayRequests(suite, gateway, upstream_url, key, headers)
         dialect = sc.served_dialect
         assert dialect is not None
-        found = probe(requests.url(dialect), requests.headers(dialect, sc), budget=budget)
+        with _upstream_listening(upstream_url, sc.recording):
+            found = probe(requests.url(dialect), requests.headers(dialect, sc), budget=budget)
         profile = suite.profile.name if suite.profile is not None else None
         result = probe_result(found, suite.name)
         down = "" if found.kind == "unreachable" else None  # nothing listens: say so

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from sseconform.rules.catalog import RULES, Rule, Severity
+from sseconform.rules.catalog import RULES, Rule, Severity, lookup
 from sseconform.safetext import printable
 
 __all__ = ["SOURCES", "Finding", "KeyParts", "printable", "split_key"]
@@ -100,8 +100,9 @@ class Finding:
 
     @property
     def rule(self) -> Rule:
-        """The grammar rule behind a ``check`` finding (KeyError for the gate's own)."""
-        return RULES[self.code]
+        """The rule behind the finding: a grammar's (``E002``) or the gate's
+        (``transport:aborted``, once the gate's rules are imported)."""
+        return lookup(self.rule_id)
 
     @property
     def name(self) -> str:

@@ -13,6 +13,7 @@ from sseconform.demo.gateway import Gateway
 from sseconform.gate.options import GateOptions, run_gate
 from sseconform.gate.result import ScenarioResult, SuiteResult
 from tests.gate.real import free_port
+from tests.gate.relay import relay
 
 #: bug, --only globs, --speed, --deadline, and the scenarios that must fail with a finding
 #: of one of these rules (every other scenario run must pass)
@@ -128,6 +129,28 @@ def test_each_bug_fails_the_scenarios_it_breaks(
             assert r.passed, (name, sorted(keys))
         assert r.recording.endswith(".jsonl") and Path(r.recording).exists()
         assert Path(r.recording.removesuffix(".jsonl") + ".as-sse.jsonl").exists()
+
+
+def test_a_byte_for_byte_pass_through_passes(tmp_path: Path) -> None:
+    """A gateway that pipes the WebSocket to a Responses upstream untouched (opening its
+    own to the upstream when the client's arrives, so the upgrade is asked with the replay
+    upstream listening): every Responses scenario passes, the upstream's drop mirrored (a
+    warning, as over SSE)."""
+    upstream = free_port()
+    options = GateOptions(
+        suites=["builtin:all"], only=["responses/responses/*"], upstream_port=upstream,
+        out=str(tmp_path / "out"), speed=0.0, transport="websocket",
+    )  # fmt: skip
+    with relay(free_port(), upstream) as url:
+        options.gateway = url
+        (suite,) = run_gate(options)
+    probe, *runs = suite.scenarios
+    assert probe.passed and "accepted" in probe.note, probe.note
+    assert len(runs) == 18 and all(r.passed for r in runs), [
+        (r.name, [f.key for f in r.findings]) for r in runs if not r.passed
+    ]
+    dropped = next(r for r in runs if r.name.endswith("/dropped-mid-stream"))
+    assert {f.key for f in dropped.findings} >= {"S082", "transport:aborted"}
 
 
 def test_findings_are_located_by_message(tmp_path: Path) -> None:
