@@ -31,7 +31,7 @@ from sseconform.gate.rules.transport import WEBSOCKET_BARE_CLOSE
 from sseconform.recording.format import RecordingReader, RecordingWriter, Response
 from sseconform.recording.session import session_items
 from sseconform.safetext import printable
-from sseconform.websocket.frames import CLOSE_CODES, Broken, Closed, Message
+from sseconform.websocket.frames import CLOSE_CODES, Broken, Closed, Message, sse_event
 
 __all__ = [
     "TERMINAL",
@@ -216,10 +216,7 @@ def as_sse(turn: SessionTurn, reason: str = "") -> AsSse:
             obj = _flat_error(obj, seq)
         n = obj.get("sequence_number")
         seq = n if isinstance(n, int) and not isinstance(n, bool) else seq
-        text = m.data if kind != "error" and b"\n" not in m.data and b"\r" not in m.data else None
-        data = text if text is not None else orjson.dumps(obj)
-        head = f"event: {kind}\n".encode() if isinstance(kind, str) and kind else b""
-        chunk = head + b"data: " + data + b"\n\n"
+        chunk = sse_event(m.data if obj is got else orjson.dumps(obj), obj)
         out.events.append(size)
         out.sources.append(m)
         out.reads.append((max(0.0, m.t - turn.t0), chunk))

@@ -29,6 +29,7 @@ __all__ = [
     "Message",
     "ServerFrames",
     "deflate_agreed",
+    "sse_event",
 ]
 
 #: The largest message read whole (its frames' payloads together, inflated): past it the
@@ -94,6 +95,17 @@ class Message:
         except orjson.JSONDecodeError:
             return None
         return obj if isinstance(obj, dict) else None
+
+
+def sse_event(data: bytes, obj: dict[str, Any]) -> bytes:
+    """A message's JSON event as the SSE event it would be over HTTP (``event: TYPE`` and
+    ``data: JSON``): ``data`` as sent unless a line break in it (JSON allows one between
+    tokens) would end the ``data:`` line, then ``obj`` written on one line."""
+    if b"\n" in data or b"\r" in data:
+        data = orjson.dumps(obj)
+    kind = obj.get("type")
+    head = f"event: {kind}\n".encode() if isinstance(kind, str) and kind.isprintable() else b""
+    return head + b"data: " + data + b"\n\n"
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import orjson
-
 from sseconform.rules.base import Checker, Settings
 from sseconform.rules.catalog import RULES, Rule
 from sseconform.rules.finding import Finding
@@ -36,7 +34,7 @@ from sseconform.rules.responses.rules import (
     s070_event_name_mismatch,
     s071_event_name_missing,
 )
-from sseconform.websocket.frames import Broken, Closed, Item, Message
+from sseconform.websocket.frames import Broken, Closed, Item, Message, sse_event
 
 if TYPE_CHECKING:
     from sseconform.rules.hooks import Table
@@ -156,7 +154,7 @@ class SessionChecker:
             self.response_ids.add(rid)
         assert self._turn is not None
         self._fed.append(msg)
-        self._turn.feed(_as_sse(msg, obj))
+        self._turn.feed(sse_event(msg.data, obj))
         if kind in TERMINAL:
             self.in_turn = False
         self._errored = kind == "error"
@@ -215,17 +213,6 @@ class SessionChecker:
 def _wire_codes() -> frozenset[str]:
     """The shared rules about SSE's framing (W), which a message has none of."""
     return frozenset(c for c in RULES.registered() if c[0] == "W")
-
-
-def _as_sse(msg: Message, obj: dict[str, Any]) -> bytes:
-    """A message as the SSE event it would be: its payload kept as sent unless a line break
-    in it (JSON allows one between tokens) would end the ``data:`` line."""
-    data = msg.data
-    if b"\n" in data or b"\r" in data:
-        data = orjson.dumps(obj)
-    kind = obj.get("type")
-    head = f"event: {kind}\n".encode() if isinstance(kind, str) and kind.isprintable() else b""
-    return head + b"data: " + data + b"\n\n"
 
 
 def _moved(f: Finding, fed: list[Message]) -> Finding:
