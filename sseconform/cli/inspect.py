@@ -37,6 +37,14 @@ def inspect(
         Path | None, typer.Option(help="Save the final screen as HTML.", metavar="FILE")
     ] = None,
     force: Annotated[bool, typer.Option(help="Replace existing export files.")] = False,
+    turn: Annotated[
+        int,
+        typer.Option(
+            help="Which turn of a WebSocket session (a version-2 recording) to show: its "
+            "answer as the SSE stream it would be.",
+            min=1,
+        ),
+    ] = 1,
     non_streaming: Annotated[
         bool,
         typer.Option(
@@ -70,11 +78,12 @@ def inspect(
     with fp:
         try:
             head = run.read_head(fp) if source == "-" else fp.read(64)
-            rec = run.open_recording(fp, head, name)
+            rec = run.open_recording(fp, head, name, turn)
         except SseconformError as exc:
             fail(str(exc))
         view = StreamView(
-            name, dialect=dialect, stall=stall, status=rec.status if rec is not None else None,
+            name, dialect=dialect or (rec.dialect if rec is not None else None), stall=stall,
+            status=rec.status if rec is not None else None,
             whole=non_streaming or (rec is not None and rec.whole),
         )  # fmt: skip
         import time

@@ -29,6 +29,7 @@ from sseconform.recording.format import (
     RecordingReader,
     looks_like_recording,
 )
+from sseconform.recording.session import turn_events
 
 __all__ = ["FPS", "Recording", "live_screen", "open_recording", "play", "pump"]
 
@@ -40,12 +41,19 @@ POLL = 0.05
 
 
 class Recording:
-    """A recording opened for playing: its response line, then its reads, streamed."""
+    """A recording opened for playing: its response line, then its reads, streamed. A
+    WebSocket session plays one turn (``turn``, from 1): its answer as the SSE stream it
+    would be over HTTP, timed from its ``response.create``."""
 
-    def __init__(self, reader: RecordingReader) -> None:
+    def __init__(self, reader: RecordingReader, turn: int = 1) -> None:
         self.reader = reader
+        self.turn = turn
+        self.session = reader.transport == "websocket"
         resp = reader.response
         self.status = resp.status if resp is not None else None
+        if self.session and self.status == 101:
+            self.status = 200  # the socket answers each turn with a stream
+        self._turns: list[int] = []
 
     @property
     def whole(self) -> bool:
@@ -53,9 +61,22 @@ class Recording:
         url = (self.reader.request or {}).get("url")
         return isinstance(url, str) and providers.asks_whole(url)
 
+    @property
+    def dialect(self) -> str | None:
+        """A session's answers are Responses events, whatever the URL says."""
+        return "responses" if self.session else None
+
     def reads(self) -> Iterator[tuple[float, bytes]]:
         try:
-            yield from self.reader.reads()
+            if self.session and self.status == 200:
+                yield from turn_events(self.reader, self.turn, self._turns)
+                if self._turns and self._turns[0] < self.turn:
+                    raise InputError(
+                        f"turn {self.turn}: the session has {self._turns[0]} turn(s)",
+                        self.reader.path,
+                    )
+            else:
+                yield from self.reader.reads()
         except RecordingError as exc:
             raise InputError(f"line {exc.line}: {exc.message}", exc.path) from None
 
@@ -65,12 +86,14 @@ class Recording:
         return reason is None, reason
 
 
-def open_recording(fp: IO[bytes], head: bytes, path: str) -> Recording | None:
-    """A :class:`Recording` when ``head`` (the first bytes already read) starts one."""
+def open_recording(fp: IO[bytes], head: bytes, path: str, turn: int = 1) -> Recording | None:
+    """A :class:`Recording` when ``head`` (the first bytes already read) starts one
+    (``turn``: which turn of a WebSocket session)."""
     if not looks_like_recording(head):
         return None
     try:
-        return Recording(RecordingReader(Prepend(head, fp), path, by="inspect"))
+        reader = RecordingReader(Prepend(head, fp), path, by="inspect", websocket=True)
+        return Recording(reader, turn)
     except RecordingError as exc:
         raise InputError(f"line {exc.line}: {exc.message}", exc.path) from None
 

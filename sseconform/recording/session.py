@@ -12,9 +12,16 @@ import base64
 from collections.abc import Iterator
 
 from sseconform.recording.format import RecordingReader, Sent
-from sseconform.websocket.frames import Closed, Item, Message, ServerFrames, deflate_agreed
+from sseconform.websocket.frames import (
+    Closed,
+    Item,
+    Message,
+    ServerFrames,
+    deflate_agreed,
+    sse_event,
+)
 
-__all__ = ["session_items"]
+__all__ = ["session_items", "turn_events"]
 
 
 def session_items(reader: RecordingReader) -> Iterator[Item]:
@@ -46,3 +53,25 @@ def session_items(reader: RecordingReader) -> Iterator[Item]:
         yield Closed(t_end, "client", close.code, close.reason, -1, 0)
     elif not frames.closed and not frames.broken:
         yield Closed(t_end, "server", None, "", frames.bytes, 0, frame=False)
+
+
+def turn_events(
+    reader: RecordingReader, turn: int, found: list[int]
+) -> Iterator[tuple[float, bytes]]:
+    """Turn ``turn``'s answer (the server's messages after the client's ``turn``-th
+    ``response.create``, up to the next) as the SSE stream it would be over HTTP, each event
+    timed from that ``response.create``: what a viewer of one stream shows of a session. A
+    message that is not one JSON object is left out (``check`` names it: S080). ``found``
+    gets the number of turns the session has (appended once the reading is done)."""
+    n, t0 = 0, 0.0
+    for item in session_items(reader):
+        if not isinstance(item, Message) or not item.number:
+            continue
+        if item.by == "client":
+            n += 1
+            t0 = item.t
+            continue
+        obj = item.json() if n == turn else None
+        if obj is not None:
+            yield max(0.0, item.t - t0), sse_event(item.data, obj)
+    found.append(n)

@@ -112,8 +112,7 @@ def test_a_sent_line_in_an_http_recording_is_no_read(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("args", "by"),
-    [(["inspect", "--no-live"], "inspect"),
-     (["translate", "--to", "chat"], "translate")],
+    [(["translate", "--to", "chat"], "translate")],
 )  # fmt: skip
 def test_commands_that_do_not_read_sessions_say_so(
     tmp_path: Path, args: list[str], by: str

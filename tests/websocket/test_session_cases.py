@@ -134,3 +134,16 @@ def test_the_command_line_checks_a_session(tmp_path: Path) -> None:
     # a grammar a session cannot carry is refused with the file's name, exit 2
     wrong = cli("check", "-g", "anthropic", bad, cwd=tmp_path)
     assert wrong.returncode == 2 and "b.jsonl" in wrong.stderr and "Traceback" not in wrong.stderr
+
+
+def test_inspect_shows_a_turn_of_a_session(tmp_path: Path) -> None:
+    """``inspect`` plays one turn of a session (``--turn``, from 1) as the stream it would be
+    over HTTP; a turn the session does not have is refused with the file, exit 2."""
+    path = build(CASES / "responses/pass/websocket-chained-turns/session.txt", tmp_path / "s.jsonl")
+    second = cli("inspect", "--no-live", "--speed", "0", "--turn", "2", path, cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert "response.completed" in second.stdout and "dialect responses" in second.stdout
+    assert "Again" in second.stdout and "'Hi'" not in second.stdout
+    missing = cli("inspect", "--no-live", "--turn", "3", path, cwd=tmp_path)
+    assert missing.returncode == 2
+    assert "turn 3: the session has 2 turn(s)" in missing.stderr and "s.jsonl" in missing.stderr
