@@ -10,7 +10,7 @@ in the turn the SSE stream's flat ``error`` event. So check's Responses rules, t
 comparison, the expectations and timing run unchanged on the turn (:mod:`.ws_runner`).
 
 What WebSocket adds is what ``check`` finds in the session (:func:`websocket_findings`: the
-``websocket`` invariant's rules, S080-S087), put in the turn it is about; the one thing only
+``websocket`` invariant's rules, S080-S088), put in the turn it is about; the one thing only
 a conversation shows is judged here (:func:`closed_between`: the gateway ended the socket
 between two turns). A finding from either side is located by message number
 (:func:`located`): the session's message, its byte offset in the server's bytes and its line
@@ -281,7 +281,7 @@ def closed_between(s: SessionTurns, k: int) -> Finding | None:
 
 def websocket_findings(path: str, s: SessionTurns) -> dict[int, list[Finding]]:
     """What WebSocket adds, as ``check`` finds it in the recorded session (the rules of the
-    ``websocket`` invariant, S080-S087: a message that is not one JSON event, a close
+    ``websocket`` invariant, S080-S088: a message that is not one JSON event, a close
     mid-response with no error event, the flat error shape, a close code, unreadable frames,
     ``previous_response_id`` lost), by the turn each is in (0: before the first), each
     located as the turns' findings are: by the session's message number."""

@@ -17,6 +17,7 @@ from sseconform.rules.hooks import Hooks, Moment
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.state import Acc, Item, Part
+    from sseconform.rules.responses.turn import LaneTurn
     from sseconform.sse.decoder import Event
     from sseconform.websocket.frames import Broken, Closed, Message
 
@@ -179,10 +180,15 @@ WS_ERROR: Moment[Any, [Message, dict[str, Any]]] = WS_HOOKS.moment(
     "ws-error",
     "(msg, obj): an `error` event answering a response.create",
 )
-WS_TURN_END: Moment[Any, []] = WS_HOOKS.moment(
+WS_TURN_END: Moment[Any, [LaneTurn]] = WS_HOOKS.moment(
     "ws-turn-end",
-    "(): a turn's answer is over (the next response.create, or the session's end); the "
-    "checker's turn_kinds and turn_errors say what it held",
+    "(turn): a turn's answer is over (its lane's next response.create, or the session's "
+    "end): its event types and error events",
+)
+WS_LANE: Moment[Any, [Message, dict[str, Any], LaneTurn | None]] = WS_HOOKS.moment(
+    "ws-lane",
+    "(msg, obj, turn): an event whose stream_id names no lane asked for, or with none while "
+    "the client named lanes (turn: the one it was taken for, None: none)",
 )
 WS_CLOSED: Moment[Any, [Closed]] = WS_HOOKS.moment(
     "ws-closed",

@@ -13,6 +13,7 @@ bytes, ``line`` the recording's line holding it. Memory: one turn's checker stat
 
 from __future__ import annotations
 
+from collections import deque
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from sseconform.rules.base import Checker, Settings
@@ -24,6 +25,7 @@ from sseconform.rules.responses.hooks import (
     WS_ERROR,
     WS_FRAME,
     WS_HOOKS,
+    WS_LANE,
     WS_MESSAGE,
     WS_TURN_END,
     WS_UNASKED,
@@ -34,12 +36,13 @@ from sseconform.rules.responses.rules import (
     s070_event_name_mismatch,
     s071_event_name_missing,
 )
+from sseconform.rules.responses.turn import LaneTurn
 from sseconform.websocket.frames import Broken, Closed, Item, Message, sse_event
 
 if TYPE_CHECKING:
     from sseconform.rules.hooks import Table
 
-__all__ = ["SessionChecker"]
+__all__ = ["LaneTurn", "SessionChecker"]
 
 #: The rules a turn's events are not checked by: SSE's own (its framing, ``event:`` names,
 #: ``[DONE]``), which a WebSocket message has no place for.
@@ -62,7 +65,11 @@ _AFTER_ERROR = frozenset({"response.failed", "response.completed", "response.inc
 class SessionChecker:
     """Check a session's items (:mod:`sseconform.websocket.frames`) as they come: ``feed``
     each, then ``finish``. ``base`` is the grammar's checker class each turn's events go
-    through (the Responses grammar, or a profile of it)."""
+    through (the Responses grammar, or a profile of it).
+
+    A connection may run lanes side by side (``stream_id``: the creates of one lane answered
+    in order, each event echoing its lane's id): each event goes to the turn its lane is
+    answering, one checker per turn; without ``stream_id`` there is one lane."""
 
     grammar: ClassVar[str] = "responses"
 
@@ -83,24 +90,23 @@ class SessionChecker:
         self.findings: list[Finding] = []
         self.suppressed: dict[str, int] = {}
         self._counts: dict[str, int] = {}
-        self._turn: Checker | None = None
-        self._fed: list[Message] = []  # the current turn's events, in the order fed
-        self._errored = False  # the last event was an error (a response.failed may follow)
-        #: A ``response.create`` was sent and its answer has not ended (no terminal event).
-        self.in_turn = False
-        #: The turn's first event (its answer began).
-        self.answering = False
+        self._once: set[str] = set()
+        #: each lane's turns, in the order asked: the first is the one being answered
+        self.lanes: dict[str | None, deque[LaneTurn]] = {}
+        #: the turn the event being checked belongs to (what a rule's check reads)
+        self.current: LaneTurn | None = None
         #: Response ids this connection's answers carried: what a later turn may name.
         self.response_ids: set[str] = set()
-        #: The response the current turn is chained to (its ``previous_response_id``).
-        self.chained: set[str] = set()
-        #: The current turn's event types, and its ``error`` events (message, object).
-        self.turn_kinds: set[str] = set()
-        self.turn_errors: list[tuple[Message, dict[str, Any]]] = []
         self.last: Message | None = None  # the last server message
         self.frames = 0  # server messages
         self.bytes = 0
         self.turns = 0
+
+    @property
+    def waiting(self) -> list[LaneTurn]:
+        """The turns whose answer has not ended, in the order asked."""
+        return sorted((t for q in self.lanes.values() for t in q if t.waiting),
+                      key=lambda t: t.number)  # fmt: skip
 
     # -- feeding --------------------------------------------------------------------------
 
@@ -119,13 +125,46 @@ class SessionChecker:
             self._server(item)
 
     def _create(self, obj: dict[str, Any]) -> None:
-        self._end_turn()
+        lane = obj.get("stream_id") if isinstance(obj.get("stream_id"), str) else None
+        queue = self.lanes.setdefault(lane, deque())
+        while queue and not queue[0].waiting:  # a new turn: the lane's last one is over
+            self._end_turn(queue.popleft())
+        if len(self.lanes) > 1000 or len(queue) > 1000:
+            return  # a hostile client's lanes: bounded, the rest unchecked
         chained = obj.get("previous_response_id")
-        self.chained = {chained} if isinstance(chained, str) else set()
         self.turns += 1
-        self._turn = self._turn_class(self.settings)
-        self._fed = []
-        self.in_turn, self.answering, self._errored = True, False, False
+        turn = LaneTurn(self.turns, lane, self._turn_class(self.settings))
+        turn.chained = {chained} if isinstance(chained, str) else set()
+        queue.append(turn)
+
+    def _route(self, obj: dict[str, Any], msg: Message) -> LaneTurn | None:
+        """The turn an event answers: its lane's (by its ``stream_id``), else the one lane's
+        when the client named none; None when no turn asked for it."""
+        kind = obj.get("type")
+        said = obj.get("stream_id")
+        lane: str | None
+        if isinstance(said, str):
+            lane = said
+        elif set(self.lanes) <= {None}:
+            lane = None
+        else:  # lanes named, and no echo: the oldest waiting turn, and say so
+            waiting = self.waiting
+            turn = waiting[0] if waiting else None
+            WS_LANE.fire(self.at, self, msg, obj, turn)
+            if turn is None:
+                return None
+            lane = turn.lane
+        queue = self.lanes.get(lane)
+        while queue:
+            head = queue[0]
+            if head.waiting or (head.errored and kind in _AFTER_ERROR):
+                return head
+            if len(queue) == 1:
+                return None  # after its terminal event, before the lane's next create
+            self._end_turn(queue.popleft())
+        if isinstance(said, str) and lane not in self.lanes:
+            WS_LANE.fire(self.at, self, msg, obj, None)
+        return None
 
     def _server(self, msg: Message) -> None:
         self.frames += 1
@@ -136,48 +175,46 @@ class SessionChecker:
         WS_MESSAGE.fire(self.at, self, msg, obj)
         if obj is None:
             return
-        kind = obj.get("type")
-        after_error = self._errored and kind in _AFTER_ERROR
-        if not self.in_turn and not after_error:
+        turn = self.current = self._route(obj, msg)
+        if turn is None:
             WS_UNASKED.fire(self.at, self, msg, obj)
             return
-        self.answering = True
-        if isinstance(kind, str) and len(self.turn_kinds) < 1000:
-            self.turn_kinds.add(kind)
+        kind = obj.get("type")
+        turn.answering = True
+        if isinstance(kind, str) and len(turn.kinds) < 1000:
+            turn.kinds.add(kind)
         if kind == "error":
-            if len(self.turn_errors) < 100:
-                self.turn_errors.append((msg, obj))
+            if len(turn.errors) < 100:
+                turn.errors.append((msg, obj))
             WS_ERROR.fire(self.at, self, msg, obj)
         response = obj.get("response")
         rid = response.get("id") if isinstance(response, dict) else None
         if isinstance(rid, str) and len(self.response_ids) < 10_000:
             self.response_ids.add(rid)
-        assert self._turn is not None
-        self._fed.append(msg)
-        self._turn.feed(sse_event(msg.data, obj))
+        turn.fed.append(msg)
+        turn.checker.feed(sse_event(msg.data, obj))
         if kind in TERMINAL:
-            self.in_turn = False
-        self._errored = kind == "error"
+            turn.waiting = False
+        turn.errored = kind == "error"
 
     def _closed(self, closed: Closed) -> None:
         WS_CLOSED.fire(self.at, self, closed)
 
-    def _end_turn(self) -> None:
-        """The turn's checker finished and its findings moved to their messages."""
-        turn, fed = self._turn, self._fed
-        if turn is None:
-            return
-        WS_TURN_END.fire(self.at, self)
-        self.turn_kinds, self.turn_errors = set(), []
-        self._turn, self._fed = None, []
-        for f in turn.finish():
-            self._add(_moved(f, fed))
-        for code, n in turn.suppressed.items():
+    def _end_turn(self, turn: LaneTurn) -> None:
+        """A turn's checker finished and its findings moved to their messages."""
+        self.current = turn
+        WS_TURN_END.fire(self.at, self, turn)
+        for f in turn.checker.finish():
+            self._add(_moved(f, turn.fed))
+        for code, n in turn.checker.suppressed.items():
             self.suppressed[code] = self.suppressed.get(code, 0) + n
 
     def finish(self) -> list[Finding]:
-        """The session's end: the last turn's findings, every finding in message order."""
-        self._end_turn()
+        """The session's end: each lane's last turns' findings, every finding in message
+        order."""
+        for queue in self.lanes.values():
+            while queue:
+                self._end_turn(queue.popleft())
         self.findings.sort(key=lambda f: (f.offset or 0, f.frame or 0))
         return self.findings
 
@@ -195,6 +232,14 @@ class SessionChecker:
         """A finding at a place in the server's bytes that starts no message (a Close, a
         frame that cannot be read)."""
         self._emit(Finding.of_rule(rule.code, message, None, line, max(offset, 0)))
+
+    def first_time(self, key: str) -> bool:
+        """True the first time ``key`` is asked about (a rule said once per turn)."""
+        if key in self._once:
+            return False
+        if len(self._once) < 10_000:
+            self._once.add(key)
+        return True
 
     def _emit(self, f: Finding) -> None:
         if f.code not in self._enabled:

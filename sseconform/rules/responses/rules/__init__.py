@@ -76,6 +76,7 @@ from sseconform.rules.responses.rules import (  # noqa: E402  (the invariants co
     s085_ws_close_code,
     s086_ws_frames_broken,
     s087_ws_previous_response_lost,
+    s088_ws_stream_id,
 )
 
 __all__ = [
@@ -132,4 +133,5 @@ __all__ = [
     "s085_ws_close_code",
     "s086_ws_frames_broken",
     "s087_ws_previous_response_lost",
+    "s088_ws_stream_id",
 ]

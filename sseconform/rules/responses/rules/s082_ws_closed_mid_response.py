@@ -57,15 +57,18 @@ RULE = define(
 @WS_CLOSED.on(RULE)
 def check(c: SessionChecker, closed: Closed) -> None:
     """The server's Close, or the TCP end, while a turn waits for its terminal event."""
-    if closed.by != "server" or not c.in_turn:
+    waiting = c.waiting
+    if closed.by != "server" or not waiting:
         return
+    turn = waiting[0]
     how = f"a Close {closed.code}" if closed.frame and closed.code else "the connection ended"
     if closed.frame and closed.code is None:
         how = "a Close with no code"
-    said = "after the answer began" if c.answering else "before any event of the answer"
+    said = "after the answer began" if turn.answering else "before any event of the answer"
+    more = f" (and {len(waiting) - 1} more turn(s) waiting)" if len(waiting) > 1 else ""
     c.report_at(
         RULE,
-        f"{how} {said}, with no terminal event and no error event for turn {c.turns}",
+        f"{how} {said}, with no terminal event and no error event for turn {turn.number}{more}",
         closed.offset,
         closed.line,
     )

@@ -56,4 +56,6 @@ def check(c: SessionChecker, msg: Message, obj: dict[str, Any]) -> None:
     kind = obj.get("type")
     named = kind if isinstance(kind, str) else "an event without a type"
     when = f"after turn {c.turns}'s terminal event" if c.turns else "before any response.create"
+    if c.turns and c.waiting:
+        when = "on a lane with no response.create waiting"
     c.report(RULE, f"{named} {when}", msg, "/type")

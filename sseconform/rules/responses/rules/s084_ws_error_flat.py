@@ -10,6 +10,7 @@ from sseconform.rules.responses.hooks import WS_TURN_END
 
 if TYPE_CHECKING:
     from sseconform.rules.responses.session import SessionChecker
+    from sseconform.rules.responses.turn import LaneTurn
 
 RULE = define(
     "S084",
@@ -50,12 +51,12 @@ RULE = define(
 
 
 @WS_TURN_END.on(RULE)
-def check(c: SessionChecker) -> None:
+def check(c: SessionChecker, turn: LaneTurn) -> None:
     """A turn that failed with an error event lacking the status and the nested error, and
     no ``response.failed`` after it (which Codex does act on)."""
-    if "response.failed" in c.turn_kinds:
+    if "response.failed" in turn.kinds:
         return
-    for msg, obj in c.turn_errors:
+    for msg, obj in turn.errors:
         nested = obj.get("error")
         if isinstance(obj.get("status"), int) and isinstance(nested, dict):
             continue

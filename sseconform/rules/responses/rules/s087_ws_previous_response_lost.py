@@ -58,6 +58,7 @@ def check(c: SessionChecker, msg: Message, obj: dict[str, Any]) -> None:
     code, text = err.get("code"), str(err.get("message", ""))
     if code != "previous_response_not_found" and "not found" not in text.lower():
         return
-    lost = sorted(i for i in c.response_ids if i in text) or sorted(c.chained & c.response_ids)
+    chained = c.current.chained if c.current is not None else set()
+    lost = sorted(i for i in c.response_ids if i in text) or sorted(chained & c.response_ids)
     if lost:
         c.report(RULE, f"{lost[0]}: given on this connection, then not found by it", msg)
