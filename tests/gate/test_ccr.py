@@ -106,9 +106,41 @@ def test_default_suites_through_ccr(ccr: CCR, tmp_path: Path, endpoint: str) -> 
 
 
 def test_ccrs_answer_to_the_websocket_upgrade(ccr: CCR) -> None:
-    """Codex CLI's upgrade on /v1/responses (``supports_websockets = true``): CCR answers
-    101, then a Close frame (1011) at once: Codex retries 5 times before it falls back to
-    HTTP + SSE, about 6.2 s a session (a warning)."""
+    """Codex CLI's upgrade on /v1/responses (``supports_websockets = true``), asked as gate
+    asks it, with the replay upstream listening: CCR 3.1.1 accepts it (101), having opened a
+    WebSocket of its own to the upstream. (With no upstream it answers 101, then Close 1011.)"""
     answer = real.upgrade_answer(ccr.url, "claude-code-router", upstream=ccr.upstream_port)
-    assert (answer.label, answer.status) == ("closed", 101), answer
-    assert "Close frame (code 1011)" in answer.detail
+    assert (answer.label, answer.status) == ("accepted", 101), answer
+
+
+def test_ccrs_websocket_mode_passes_the_socket_through(ccr: CCR, tmp_path: Path) -> None:
+    """CCR's WebSocket mode pipes the client's socket to the upstream's /v1/responses,
+    whatever provider the model is routed to: a Responses upstream answers (the scenario
+    passes), any other has no WebSocket mode and refuses every turn (an error event: Codex
+    CLI fails the turn on a 4xx one, with no fallback to HTTP); the scenario is not graded
+    (the upstream was not reached as a provider of that dialect would be)."""
+    data, printed = real.gate(
+        tmp_path,
+        "--gateway", ccr.url,
+        "--gateway-profile", "claude-code-router",
+        "--transport", "websocket",
+        "--upstream-port", str(ccr.upstream_port),
+        "--only", "responses/responses/text",
+        "--only", "responses/anthropic/text",
+        "--speed", "0",
+    )  # fmt: skip
+    verdicts = {s["name"]: s["verdict"] for s in data["scenarios"]}
+    assert verdicts == {
+        "responses/websocket-upgrade": "pass",
+        "responses/responses/text": "pass",
+        "responses/anthropic/text": "unreached",
+    }, printed
+    refused = next(s for s in data["scenarios"] if s["name"] == "responses/anthropic/text")
+    keys = {f["code"] for f in refused["findings"]}
+    assert "refused" in keys, refused["findings"]
+    real.write_scorecard(
+        "SSECONFORM_CCR_SCORECARD",
+        "claude-code-router over WebSocket: a Responses upstream passes (responses/text); "
+        "an Anthropic one is refused by the upstream (upstream:refused on responses/anthropic/"
+        "text: CCR pipes the socket to the upstream's /v1/responses whatever the provider)",
+    )
