@@ -114,6 +114,7 @@ FIRST = (
     "translate/test_targets.py",
     "fuzz/test_properties.py",
     "gate/test_nullplatform.py",  # its two endpoints side by side
+    "gate/test_websocket_mode.py",  # WebSocket mode through the demo gateway, timing at speed 1
     "interop/test_matrix.py",
     "record/test_record.py",
     "gate/test_timing.py",
