@@ -310,9 +310,7 @@ class WsSuiteRun(SuiteRun):
             reason=_hinted(conv.reason), allow=suite.allow, endpoint=suite.endpoint,
             t0=outcome.started + turn.t0, budgets=suite.budgets if k == 1 else None,
             bound=bound, grammar=suite.grammar, tools=ready.tools,
-            # what the client asked includes the upgrade's headers (its beta flag): a
-            # gateway that passes the socket through forwards them
-            asked=asked_of(suite.endpoint, s.body, [*ready.headers, ("OpenAI-Beta", BETA)]),
+            asked=asked_of(suite.endpoint, s.body, ready.headers) if k > 1 else ready.asked,
             streaming=True,
         )  # fmt: skip
         found += located(g.findings, conv)

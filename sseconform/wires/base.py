@@ -267,11 +267,15 @@ def metadata_of(out: Asked, value: Any, key: str) -> None:
         out["metadata"] = Said(shown, f"{key} {shown[:80]}")
 
 
-def features_of(out: Asked, headers: dict[str, str], name: str) -> None:
-    """A feature header's comma-separated values, as a set."""
+def features_of(out: Asked, headers: dict[str, str], name: str, transport: str = "") -> None:
+    """A feature header's comma-separated values, as a set (without those that start with
+    ``transport``: a transport's own flag, not a feature the request asks for)."""
     raw = headers.get(name)
     if raw:
-        values = frozenset(v.strip() for v in raw.split(",") if v.strip())
+        values = frozenset(
+            v.strip() for v in raw.split(",")
+            if v.strip() and not (transport and v.strip().startswith(transport))
+        )  # fmt: skip
         if values:
             out["features"] = Said(values, f"{name}: {', '.join(sorted(values))}")
 

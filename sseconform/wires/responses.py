@@ -61,6 +61,9 @@ __all__ = ["RESPONSES", "ResponsesWire", "status_of"]
 
 _RESPONSE_ID = re.compile(r'"response"\s*:\s*\{\s*"id"\s*:\s*"([^"]{1,200})"')
 _TERMINAL = ("response.completed", "response.incomplete", "response.failed")
+#: The WebSocket mode's own beta flag (the upgrade's, Codex CLI's): the transport, not a model
+#: feature a request asks for, so neither lost by a bridge to HTTP nor added by a pipe.
+TRANSPORT_BETA = "responses_websockets="
 
 
 def status_of(reason: str | None) -> tuple[str, str | None]:
@@ -177,7 +180,7 @@ class ResponsesWire(Wire):
                 break
         metadata_of(out, obj.get("metadata"), "metadata")
         said_text(out, "service_tier", obj.get("service_tier"), "service_tier")
-        features_of(out, headers, "openai-beta")
+        features_of(out, headers, "openai-beta", transport=TRANSPORT_BETA)
         return out
 
     def request_body(
