@@ -141,6 +141,6 @@ def test_ccrs_websocket_mode_passes_the_socket_through(ccr: CCR, tmp_path: Path)
     real.write_scorecard(
         "SSECONFORM_CCR_SCORECARD",
         "claude-code-router over WebSocket: a Responses upstream passes (responses/text); "
-        "an Anthropic one is refused by the upstream (upstream:refused on responses/anthropic/"
-        "text: CCR pipes the socket to the upstream's /v1/responses whatever the provider)",
+        "an Anthropic one is not reached (responses/anthropic/text: CCR pipes the socket to "
+        "the upstream's /v1/responses whatever the provider, and the upstream refuses it)",
     )
