@@ -28,6 +28,7 @@ import orjson
 
 from sseconform.findings import Finding
 from sseconform.gate.rules.transport import WEBSOCKET_BARE_CLOSE
+from sseconform.record.websocket import TERMINAL
 from sseconform.recording.format import RecordingReader, RecordingWriter, Response
 from sseconform.recording.session import session_items
 from sseconform.safetext import printable
@@ -47,8 +48,6 @@ __all__ = [
     "write_as_sse",
 ]
 
-#: The events that end a turn (the recorder's: ``record.websocket.TERMINAL``).
-TERMINAL = frozenset({"response.completed", "response.failed", "response.incomplete", "error"})
 #: The most characters of a message a finding quotes.
 _SHOWN = 120
 

@@ -101,6 +101,23 @@ class Refused(Exception):
     unreadable ``--data`` file, a URL it cannot send to, an output that is there already."""
 
 
+def recording_writer(
+    out: str, stored: dict[str, Any], redactor: Redactor, force: bool, transport: str = "http"
+) -> RecordingWriter:
+    """The recording a recorder writes: its request as stored (redacted), who wrote it and
+    what was redacted, through the redactor's masker; the caller masks each read as it
+    arrives (HTTP's sink scrubber, WebSocket's frames)."""
+    return RecordingWriter(
+        out,
+        request=stored,
+        extra={"tool": f"sseconform {__version__}", "redacted": redactor.found},
+        force=force,
+        masker=redactor.masker,
+        reads_masked=True,
+        transport=transport,
+    )
+
+
 def stored_request(req: Request, redactor: Redactor) -> dict[str, Any]:
     """The request as the recording keeps it: redacted, the body as JSON when it is JSON."""
     body: Any = None
@@ -145,14 +162,7 @@ def record(
     """
     redactor = redactor or Redactor()
     stored = stored_request(req, redactor)
-    writer = RecordingWriter(
-        out,
-        request=stored,
-        extra={"tool": f"sseconform {__version__}", "redacted": redactor.found},
-        force=force,
-        masker=redactor.masker,
-        reads_masked=True,  # the sink's scrubber masks each read as it arrives
-    )
+    writer = recording_writer(out, stored, redactor, force)  # the sink's scrubber masks reads
     try:
         # the sink's scrubber masked what goes there already
         raw_fp: IO[bytes] | None = open_new(raw, force) if raw else None

@@ -36,11 +36,10 @@ from wsproto.connection import Connection, ConnectionState, ConnectionType
 from wsproto.events import BytesMessage, CloseConnection, Ping, TextMessage
 from wsproto.utilities import generate_accept_token
 
-from sseconform.record import NODELAY, Refused, read_body, tls_context
+from sseconform.record import NODELAY, Refused, read_body, recording_writer, tls_context
 from sseconform.recording.bounds import INTERRUPTED, BoundHit, Interrupted
 from sseconform.recording.format import Close, RecordingWriter, Response
 from sseconform.recording.redact import Redactor
-from sseconform.version import __version__
 
 __all__ = [
     "MAX_HEAD",
@@ -213,15 +212,7 @@ def record_websocket(
     }
     # secrets by name (a NextTurn's body is scrubbed when it is made)
     shown = [t if callable(t) else redactor.body(t, f"sent[{n}]") for n, t in enumerate(turns)]
-    writer = RecordingWriter(
-        out,
-        request=stored,
-        extra={"tool": f"sseconform {__version__}", "redacted": redactor.found},
-        force=force,
-        masker=redactor.masker,
-        reads_masked=True,  # masked frame by frame (_Frames)
-        transport="websocket",
-    )
+    writer = recording_writer(out, stored, redactor, force, "websocket")  # masked by _Frames
     s = _Session(writer, redactor, out, stall_timeout, turn_timeout, deadline, max_bytes)
     s.max_message = max_message
     try:
