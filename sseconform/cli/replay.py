@@ -74,9 +74,12 @@ def replay(
         typer.echo(f"sseconform replay: serving {len(loaded)} recording(s) on {server.url}")
         for r in loaded:
             model = r.model or "-"
+            kind = ""
+            if r.session is not None:  # a POST gets one of its turns as an SSE stream
+                kind = f", a WebSocket session of {len(r.turns)} turn(s)"
             typer.echo(
                 f"  {r.name}: {r.dialect or 'unknown dialect'}, model {model}, "
-                f"HTTP {r.status}, {len(r.reads)} reads, {len(r.body)} bytes"
+                f"HTTP {r.status}, {len(r.reads)} reads, {len(r.body)} bytes{kind}"
             )
         sys.stdout.flush()
         await server.serve()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Iterator
+from typing import Any
 
 from sseconform.recording.format import RecordingReader, Sent
 from sseconform.websocket.frames import (
@@ -21,7 +22,7 @@ from sseconform.websocket.frames import (
     sse_event,
 )
 
-__all__ = ["session_items", "turn_events"]
+__all__ = ["session_answers", "session_items", "turn_events"]
 
 
 def session_items(reader: RecordingReader) -> Iterator[Item]:
@@ -55,12 +56,12 @@ def session_items(reader: RecordingReader) -> Iterator[Item]:
         yield Closed(t_end, "server", None, "", frames.bytes, 0, frame=False)
 
 
-def turn_events(
-    reader: RecordingReader, turn: int, found: list[int]
-) -> Iterator[tuple[float, bytes]]:
-    """Turn ``turn``'s answer (the server's messages after the client's ``turn``-th
-    ``response.create``, up to the next) as the SSE stream it would be over HTTP, each event
-    timed from that ``response.create``: what a viewer of one stream shows of a session. A
+def session_answers(
+    reader: RecordingReader, found: list[int] | None = None
+) -> Iterator[tuple[int, float, bytes, dict[str, Any]]]:
+    """Each turn's answer as the SSE stream it would be over HTTP: ``(turn, seconds since
+    that turn's response.create, event, its JSON)`` for each server message after the client's
+    ``turn``-th ``response.create`` and before the next (turn 0: what came before any). A
     message that is not one JSON object is left out (``check`` names it: S080). ``found``
     gets the number of turns the session has (appended once the reading is done)."""
     n, t0 = 0, 0.0
@@ -71,7 +72,18 @@ def turn_events(
             n += 1
             t0 = item.t
             continue
-        obj = item.json() if n == turn else None
+        obj = item.json()
         if obj is not None:
-            yield max(0.0, item.t - t0), sse_event(item.data, obj)
-    found.append(n)
+            yield n, max(0.0, item.t - t0), sse_event(item.data, obj), obj
+    if found is not None:
+        found.append(n)
+
+
+def turn_events(
+    reader: RecordingReader, turn: int, found: list[int]
+) -> Iterator[tuple[float, bytes]]:
+    """Turn ``turn``'s answer (see :func:`session_answers`): what a viewer of one stream
+    shows of a session. ``found`` as there."""
+    for n, t, event, _ in session_answers(reader, found):
+        if n == turn:
+            yield t, event

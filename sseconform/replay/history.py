@@ -38,7 +38,8 @@ def issued_of(recordings: Iterable[Loaded]) -> Issued:
     """The state the served recordings issued: each stream's state tokens, and what its wire
     verifies besides them."""
     out = Issued()
-    for rec in recordings:
+    # a session's issued state is its turns' (its own reads are WebSocket frames)
+    for rec in (t for r in recordings for t in (r.turns if r.session is not None else [r])):
         if rec.dialect is None:
             continue
         folder, decoder = StateFolder(rec.dialect), SSEDecoder()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import io
 import json
 import re
 from collections.abc import Iterator
@@ -24,6 +25,7 @@ from sseconform.recording.format import (
     Sent,
     looks_like_recording,
 )
+from sseconform.recording.session import session_answers
 from sseconform.replay.faults import Faults
 from sseconform.replay.session import RecordedSession, recorded_session
 from sseconform.sse import SSEDecoder
@@ -53,6 +55,11 @@ class Loaded:
     #: a WebSocket session (format version 2), served again byte for byte on an upgrade;
     #: ``reads`` are then the server's frames, no body a POST could be answered with
     session: RecordedSession | None = None
+    #: a session's turns as SSE recordings of their own (turn 1 first): what a POST is
+    #: answered with from a session, as the provider's HTTP API streams the same events
+    turns: list[Loaded] = field(default_factory=list)
+    #: the id of the response each turn answered with -> that turn's index in ``turns``
+    answered: dict[str, int] = field(default_factory=dict)
 
     @cached_property
     def body(self) -> bytes:
@@ -87,12 +94,10 @@ def load(path: str) -> Loaded:
         raw = Loaded(p.name, path, dialect, None, 200, "OK", headers, 0.0, [(0.0, data)], True)
         raw.__dict__["body"] = data  # the one read is the body: no second copy
         return raw
-    import io
-
     try:
         reader = RecordingReader(io.BytesIO(data), path, by="replay", websocket=True)
         if reader.transport == "websocket":
-            return _session(p.name, path, reader)
+            return _session(p.name, path, reader, data)
         reads = list(reader.reads())
     except RecordingError as exc:
         raise InputError(f"line {exc.line}: {exc.message}", path) from None
@@ -118,9 +123,9 @@ def load(path: str) -> Loaded:
     return loaded
 
 
-def _session(name: str, path: str, reader: RecordingReader) -> Loaded:
+def _session(name: str, path: str, reader: RecordingReader, data: bytes) -> Loaded:
     """A WebSocket session's recording, loaded whole: its steps, the server's reads, the
-    model its first ``response.create`` named."""
+    model its first ``response.create`` named, each turn's answer as an SSE recording."""
     session = recorded_session(reader)
     model = None
     for _, step in session.steps:
@@ -137,7 +142,40 @@ def _session(name: str, path: str, reader: RecordingReader) -> Loaded:
         resp.reason if resp else "", list(resp.headers) if resp else [],
         (resp.t or 0.0) if resp else 0.0, reads, reader.complete, session=session,
     )  # fmt: skip
+    if loaded.status == 101:
+        _turns(loaded, RecordingReader(io.BytesIO(data), path, by="replay", websocket=True))
     return loaded
+
+
+#: The events that end a Responses turn: a turn whose answer ends with none was cut.
+_TURN_ENDS = frozenset({"response.completed", "response.failed", "response.incomplete", "error"})
+
+
+def _turns(session: Loaded, reader: RecordingReader) -> None:
+    """``session.turns``: each turn's events (the server's messages between its
+    ``response.create`` and the next) as an SSE stream with their times from it, served as
+    a recording of its own; a turn the server never answered gets no events."""
+    found: list[int] = []
+    events: dict[int, list[tuple[float, bytes]]] = {}
+    last: dict[int, str] = {}
+    for n, t, event, obj in session_answers(reader, found):
+        if n == 0:
+            continue  # before any response.create: nothing an HTTP request is answered with
+        events.setdefault(n, []).append((t, event))
+        kind = obj.get("type")
+        last[n] = kind if isinstance(kind, str) else ""
+        response = obj.get("response")
+        rid = response.get("id") if isinstance(response, dict) else None
+        if isinstance(rid, str) and rid not in session.answered:
+            session.answered[rid] = n - 1
+    headers = [("content-type", "text/event-stream; charset=utf-8")]
+    for n in range(1, (found[0] if found else 0) + 1):
+        reads = events.get(n, [])
+        turn = Loaded(
+            f"{session.name} turn {n}", session.path, providers.RESPONSES, session.model, 200,
+            "OK", headers, 0.0, reads, last.get(n) in _TURN_ENDS,
+        )  # fmt: skip
+        session.turns.append(turn)
 
 
 # -- plans -----------------------------------------------------------------------------------

@@ -255,7 +255,7 @@ class Router:
         if FAULT_HEADER in headers:
             faults = parse_faults(headers[FAULT_HEADER])
         if named is not None:
-            return self.recordings.get(named.strip()), faults, speed
+            return self._answer(self.recordings.get(named.strip()), body), faults, speed
         dialect, path_model = providers.dialect_of_path(path)
         model = model or path_model
         with self._lock:
@@ -268,18 +268,42 @@ class Router:
                         faults = parse_faults(rule.fault)
                     if rule.speed is not None:
                         speed = rule.speed
-                    return self.recordings[rule.recording], faults, speed
+                    return self._answer(self.recordings[rule.recording], body), faults, speed
         if dialect is None or self.strict or tagged is not None:
             return None, faults, speed
         candidates = [
             r for r in self.recordings.values() if r.dialect == dialect and r.session is None
         ]
+        if not candidates:  # sessions answer POSTs when no SSE recording of theirs is loaded
+            sessions = [r for r in self.recordings.values() if r.dialect == dialect and r.turns]
+            if sessions:
+                return self._answer(self._next(sessions, ("sessions", None)), body), faults, speed
         exact = [r for r in candidates if model is not None and r.model == model]
         pool = exact or candidates
         if not pool:
             return None, faults, speed
-        key = (dialect, model if exact else None)
+        return self._next(pool, (dialect, model if exact else None)), faults, speed
+
+    def _next(self, pool: list[Loaded], key: tuple[str | None, str | None]) -> Loaded:
+        """The next of ``pool`` in its rotation (``key``)."""
         with self._lock:
             n = self._rotation.get(key, 0)
             self._rotation[key] = n + 1
-        return pool[n % len(pool)], faults, speed
+        return pool[n % len(pool)]
+
+    def _answer(self, rec: Loaded | None, body: RequestBody) -> Loaded | None:
+        """What a POST is answered with from ``rec``: an SSE recording as it is; a session,
+        one of its turns as an SSE stream - the turn after the one whose response the
+        request's ``previous_response_id`` names (as the provider chains them), else its
+        turns in rotation (turn 1, then turn 2, as a conversation asks them). None for a
+        session with no turn (a refused upgrade)."""
+        if rec is None or rec.session is None:
+            return rec
+        if not rec.turns:
+            return None
+        obj = body.obj
+        previous = obj.get("previous_response_id") if obj is not None else None
+        after = rec.answered.get(previous) if isinstance(previous, str) else None
+        if after is not None and after + 1 < len(rec.turns):
+            return rec.turns[after + 1]
+        return self._next(rec.turns, ("turns", rec.name))

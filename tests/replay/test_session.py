@@ -6,6 +6,7 @@ answers upgrades only. Every server binds 127.0.0.1."""
 from __future__ import annotations
 
 import json
+import re
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +16,7 @@ import openai
 import pytest
 from wsproto.events import CloseConnection, TextMessage
 
-from sseconform import check_file
+from sseconform import check_bytes, check_file
 from sseconform.record.websocket import record_websocket
 from sseconform.recording.format import RecordingReader, RecordingWriter, Response, Sent
 from sseconform.replay.plan import load
@@ -151,14 +152,82 @@ def test_a_refused_upgrade_is_served_as_recorded(tmp_path: Path) -> None:
         raw.close()
 
 
-def test_a_session_answers_upgrades_only(session: Path, served: ReplayServer) -> None:
-    """A POST is not answered from a session's frames: with no SSE recording loaded, the
-    request gets replay's 404."""
+@pytest.fixture(scope="module")
+def two_answers(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two chained turns recorded from replay's live WebSocket mode over two recordings of
+    one model, so each turn has an answer (and a response id) of its own."""
+    out = tmp_path_factory.mktemp("two") / "session.jsonl"
+    other = RECORDINGS_DIR / "responses" / "agent-answer-responses.jsonl"
+    with ReplayServer([load(str(TEXT)), load(str(other))], speed=0).running() as srv:
+        got = record_websocket(f"{srv.url}/v1/responses", TURNS, str(out), chain=True)
+    assert got.ok, got.reason
+    return out
+
+
+def _recorded_ids(path: Path) -> list[str]:
+    """Each turn's response id, read from the recorded server's bytes."""
+    data, _ = server_side(path)
+    return [m.decode() for m in re.findall(rb'"response\.created".*?"id":\s*"([^"]+)"', data)]
+
+
+def test_a_session_answers_http_clients_with_its_turns(two_answers: Path) -> None:
+    """With no SSE recording loaded, a POST gets a turn of the session as an SSE stream (the
+    reverse of the live mode): turn 1, then turn 2, or the turn after the one its
+    ``previous_response_id`` names; each a stream openai-python reads whole and ``check``
+    passes; ``"stream": false`` gets the turn's whole response."""
+    ids = _recorded_ids(two_answers)
+    assert len(ids) == 2 and ids[0] != ids[1]
+    with ReplayServer([load(str(two_answers))], speed=0).running() as srv:
+        _answers_http_clients(srv, ids)
+
+
+def _answers_http_clients(served: ReplayServer, ids: list[str]) -> None:
     import httpx
 
-    got = httpx.post(f"{served.url}/v1/responses", json={"model": "gpt-5-mini", "input": "x",
-                                                        "stream": True})  # fmt: skip
-    assert got.status_code == 404
+    client = openai.OpenAI(api_key="sk-test", base_url=f"{served.url}/v1", max_retries=0)
+    got = []
+    for _ in range(3):
+        with client.responses.stream(model="gpt-5-mini", input="hi") as stream:
+            final = stream.get_final_response()
+        got.append(final.id)
+        assert final.output_text
+    assert got == [ids[0], ids[1], ids[0]]
+    chained = client.responses.create(
+        model="gpt-5-mini", input="again", previous_response_id=ids[0], stream=True
+    )
+    kinds = [event.type for event in chained]
+    assert kinds[0] == "response.created" and kinds[-1] == "response.completed"
+    answer = httpx.post(f"{served.url}/v1/responses", json={
+        "model": "gpt-5-mini", "input": "again", "previous_response_id": ids[0], "stream": True,
+    })  # fmt: skip
+    assert answer.status_code == 200
+    assert answer.headers["content-type"].startswith("text/event-stream")
+    assert ids[1].encode() in answer.content and ids[0].encode() not in answer.content
+    result = check_bytes(answer.content, grammar="responses")
+    assert result.codes == set(), result.findings
+    whole = client.responses.create(model="gpt-5-mini", input="again", previous_response_id=ids[0])
+    assert whole.id == ids[1] and whole.status == "completed" and whole.output_text
+
+
+def test_a_turn_served_over_http_takes_the_sse_faults(session: Path, served: ReplayServer) -> None:
+    """The turn is a stream like any recording: ``drop-after-events=2`` cuts it (openai-python
+    reports the error), ``error-at=2`` ends it with the provider's error event."""
+    import httpx
+
+    client = openai.OpenAI(
+        api_key="sk-test", base_url=f"{served.url}/v1", max_retries=0,
+        default_headers={"x-sseconform-fault": "drop-after-events=2"},
+    )  # fmt: skip
+    with pytest.raises((openai.APIError, httpx.HTTPError)):
+        for _ in client.responses.create(model="gpt-5-mini", input="hi", stream=True):
+            pass
+    answer = httpx.post(
+        f"{served.url}/v1/responses",
+        json={"model": "gpt-5-mini", "input": "hi", "stream": True},
+        headers={"x-sseconform-fault": "error-at=2"},
+    )
+    events = [line for line in answer.content.split(b"\n") if line.startswith(b"event: ")]
+    assert len(events) == 3 and events[-1] == b"event: error", events
 
 
 def test_a_session_and_sse_recordings_together(session: Path) -> None:
