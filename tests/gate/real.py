@@ -10,7 +10,7 @@ import os
 import socket
 import subprocess
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -26,7 +26,7 @@ from sseconform.recording.format import RecordingReader
 from sseconform.sse import SSEDecoder
 from sseconform.sse.jsonarray import ElementDecoder
 from tests.cli.helpers import run_cli
-from tests.conftest import ROOT
+from tests.conftest import ROOT, TESTS_FULL
 
 T = TypeVar("T")
 NO_PROXY = {"NO_PROXY": "127.0.0.1,localhost"}
@@ -37,6 +37,50 @@ def pinned(script: Path, name: str) -> str:
     prefix = f"{name}="
     return next(
         ln[len(prefix) :] for ln in script.read_text().splitlines() if ln.startswith(prefix)
+    )
+
+
+#: The version of each gateway whose whole built-in suites its committed baselines
+#: (``tests/gate/*-known.json``) were measured at, by the whole run.
+WHOLE_RUNS: dict[str, str] = json.loads(Path(__file__).with_name("whole-runs.json").read_text())
+#: What a gateway's suites grade in a run that is not whole: these scenarios of every
+#: dialect (and endpoint), one of each kind of thing a gateway gets wrong - a text, calls in
+#: parallel, reasoning, an error in the stream, one before it and a cut stream, the first
+#: event's timing, a conversation's next turn (and a stored response's). The real gateways'
+#: tests wait on the upstream's recorded pace most of their time: their whole suites held
+#: CI's test workers for some 700 of its 3,800 worker-seconds (and 150 s of CPU).
+CROSS_SECTION = frozenset({
+    "text", "parallel-calls", "reasoning", "error-mid-stream", "rate-limited",
+    "dropped-mid-stream", "slow-stream", "agent-loop", "previous-response",
+})  # fmt: skip
+
+
+def whole(gateway: str, version: str) -> bool:
+    """Whether ``gateway``'s built-in suites run whole: with ``SSECONFORM_TESTS_FULL=1``, or
+    when ``version`` (the pinned one) is not the one :data:`WHOLE_RUNS` names - a new pin
+    is measured whole until its baselines and that file say what it does. Otherwise the
+    :data:`CROSS_SECTION` of them, as the heavy clients' matrices run a sample of their
+    cases at the version their rows were measured at."""
+    return TESTS_FULL or WHOLE_RUNS.get(gateway) != version
+
+
+def chosen(everything: Iterable[str], gateway: str, version: str) -> tuple[set[str], list[str]]:
+    """The scenario names (``ENDPOINT/DIALECT/NAME``) a run grades (see :func:`whole`), and
+    the ``gate`` arguments that select them (none for every scenario)."""
+    names = set(everything)
+    if whole(gateway, version):
+        return names, []
+    picked = {n for n in names if n.rsplit("/", 1)[-1] in CROSS_SECTION}
+    return picked, [arg for n in sorted(picked) for arg in ("--only", n)]
+
+
+def extent(graded: int, everything: int) -> str:
+    """A scorecard's words for how much of the suites a run graded."""
+    if graded >= everything:
+        return "every scenario"
+    return (
+        f"a cross-section, {graded} of {everything} scenarios (all of them with "
+        f"SSECONFORM_TESTS_FULL=1 or a new pinned version: tests/gate/whole-runs.json)"
     )
 
 

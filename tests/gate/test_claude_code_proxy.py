@@ -76,22 +76,25 @@ def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[real.Served]:
 
 
 def test_default_suites_through_claude_code_proxy(proxy: real.Served, tmp_path: Path) -> None:
+    everything = {f"messages/{s.name}" for d in DIALECTS for s in builtin_suite(d).scenarios}
+    names, only = real.chosen(everything, PROFILE, VERSION)
     data, printed = real.gate(
         tmp_path,
         "--gateway", proxy.url,
         "--gateway-profile", PROFILE,
         "--upstream-port", str(proxy.upstream_port),
         "--baseline", str(BASELINE),
+        *only,
     )  # fmt: skip
     assert data["profile"] == "claude-code-proxy"
     scenarios = {s["name"]: s for s in data["scenarios"]}
-    what = f"claude-code-proxy {VERSION} (messages endpoint, baseline tests/gate/{BASELINE.name})"
+    what = f"claude-code-proxy {VERSION} (messages endpoint, "
+    what += f"{real.extent(len(names), len(everything))}, baseline tests/gate/{BASELINE.name})"
     real.write_scorecard("SSECONFORM_CCP_SCORECARD", real.scorecard(scenarios, what))
     # the run graded whatever happened; a proxy that died in it shows here, with its log (its
     # crashes inside a request are uvicorn's bare HTTP 500s: the process goes on serving)
     assert proxy.serving(), proxy.log.read_text(errors="replace")[-5000:]
-    everything = {f"messages/{s.name}" for d in DIALECTS for s in builtin_suite(d).scenarios}
-    assert set(scenarios) == everything  # /v1/messages alone, the profile's endpoints
+    assert set(scenarios) == names  # /v1/messages alone, the profile's endpoints
     for name, s in scenarios.items():
         if name.startswith("messages/responses/"):  # no Responses bridge in its LiteLLM
             assert s["verdict"] == "not-applicable", (name, s)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,6 +37,9 @@ from tests.cli.helpers import run_cli
 from tests.conftest import ROOT
 from tests.gate import real
 
+#: The version .ci/run installs (its ``litellm_version=`` line).
+_PIN = re.search(r"litellm_version=(\S+)", (ROOT / ".ci" / "run").read_text())
+VERSION = _PIN[1] if _PIN else "unknown"
 MASTER_KEY = "sk-sseconform-local-proxy-test"  # a key for a proxy on loopback, not a secret
 DIALECTS = ("anthropic", "gemini", "responses", "openai")
 BASELINE = Path(__file__).with_name("litellm-known.json")
@@ -121,6 +125,9 @@ def test_default_suites_through_litellm(
     its Gemini route (Gemini's chunks, for Gemini CLI)."""
     url, upstream = proxy
     baseline = BASELINES[endpoint]
+    prefix = "" if endpoint == "chat" else f"{endpoint}/"
+    every = {prefix + s.name for d in DIALECTS for s in builtin_suite(d).scenarios}
+    names, only = real.chosen(every, "litellm", VERSION)
     data, printed = real.gate(
         tmp_path,
         "--gateway", url,
@@ -129,16 +136,16 @@ def test_default_suites_through_litellm(
         "--upstream-port", str(upstream),
         "--key", MASTER_KEY,
         "--baseline", str(baseline),
+        *only,
     )  # fmt: skip
     assert data["profile"] == "litellm"
     scenarios = {s["name"]: s for s in data["scenarios"]}
     _BY_ENDPOINT[endpoint] = data["scenarios"]
-    prefix = "" if endpoint == "chat" else f"{endpoint}/"
-    names = {prefix + s.name for d in DIALECTS for s in builtin_suite(d).scenarios}
     assert set(scenarios) == names
     assert {s["endpoint"] for s in scenarios.values()} == {endpoint}
     real.assert_located(scenarios)
-    where = f"{endpoint} endpoint, baseline tests/gate/{baseline.name}"
+    where = f"{endpoint} endpoint, {real.extent(len(names), len(every))}, baseline "
+    where += f"tests/gate/{baseline.name}"
     size = (tmp_path / "report.html").stat().st_size
     where += f"; HTML report {size / 1024:.0f} KiB"
     card = real.scorecard(scenarios, f"LiteLLM ({where})")
@@ -159,6 +166,10 @@ def test_gemini_non_streaming_through_litellm(proxy: tuple[str, int], tmp_path: 
     ``generate_content`` asks): every built-in scenario, each answer one object holding what
     the upstream streamed, each upstream failure an HTTP error."""
     url, upstream = proxy
+    every = {
+        f"gemini:generateContent/{s.name}" for d in DIALECTS for s in builtin_suite(d).scenarios
+    }
+    names, only = real.chosen(every, "litellm", VERSION)
     data, printed = real.gate(
         tmp_path,
         "--gateway", url,
@@ -169,16 +180,15 @@ def test_gemini_non_streaming_through_litellm(proxy: tuple[str, int], tmp_path: 
         "--upstream-port", str(upstream),
         "--key", MASTER_KEY,
         "--baseline", str(WHOLE_BASELINE),
+        *only,
     )  # fmt: skip
     scenarios = {s["name"]: s for s in data["scenarios"]}
-    names = {
-        f"gemini:generateContent/{s.name}" for d in DIALECTS for s in builtin_suite(d).scenarios
-    }
     assert set(scenarios) == names
     real.assert_located(scenarios)
     timed = [f for s in scenarios.values() for f in s["findings"] if f["source"] == "timing"]
     assert timed == []  # one answer has no timing to grade
-    where = f"gemini endpoint, non-streaming, baseline tests/gate/{WHOLE_BASELINE.name}"
+    where = f"gemini endpoint, non-streaming, {real.extent(len(names), len(every))}, baseline "
+    where += f"tests/gate/{WHOLE_BASELINE.name}"
     real.write_scorecard(
         "SSECONFORM_LITELLM_SCORECARD", real.scorecard(scenarios, f"LiteLLM ({where})")
     )
@@ -243,6 +253,8 @@ def test_websocket_mode_through_litellm(proxy: tuple[str, int], tmp_path: Path) 
     ``status`` and no ``response.failed`` (S084: Codex CLI ignores it, measured), the 429
     before the stream included."""
     url, upstream = proxy
+    every = {f"responses/{s.name}" for d in DIALECTS for s in builtin_suite(d).scenarios}
+    names, only = real.chosen(every, "litellm", VERSION)
     data, printed = real.gate(
         tmp_path,
         "--gateway", url,
@@ -252,16 +264,17 @@ def test_websocket_mode_through_litellm(proxy: tuple[str, int], tmp_path: Path) 
         "--upstream-port", str(upstream),
         "--key", MASTER_KEY,
         "--baseline", str(WS_BASELINE),
+        *only,
     )  # fmt: skip
     scenarios = {s["name"]: s for s in data["scenarios"]}
-    names = {f"responses/{s.name}" for d in DIALECTS for s in builtin_suite(d).scenarios}
     assert set(scenarios) == names | {"responses/websocket-upgrade"}
     assert scenarios["responses/websocket-upgrade"]["verdict"] == "pass"
     real.assert_located_in_sessions(scenarios)
     failed_turns = [n for n, s in scenarios.items()
                     if any(f["code"] == "S084" for f in s["findings"])]  # fmt: skip
     assert "responses/anthropic/rate-limited" in failed_turns
-    where = f"responses endpoint over WebSocket, baseline tests/gate/{WS_BASELINE.name}"
+    where = f"responses endpoint over WebSocket, {real.extent(len(names), len(every))}, "
+    where += f"baseline tests/gate/{WS_BASELINE.name}"
     real.write_scorecard(
         "SSECONFORM_LITELLM_SCORECARD", real.scorecard(scenarios, f"LiteLLM ({where})")
     )

@@ -115,17 +115,19 @@ def _warm_up(url: str, upstream: int, tmp: Path) -> None:
 def test_default_suites_through_llm_proxy_server(lps: LPS, tmp_path: Path) -> None:
     """Every built-in scenario through /v1/chat/completions, the endpoint the profile grades
     by default."""
+    everything = {s.name for d in DIALECTS for s in builtin_suite(d).scenarios}
+    names, only = real.chosen(everything, PROFILE, VERSION)
     data, printed = real.gate(
         tmp_path,
         "--gateway", lps.url,
         "--gateway-profile", PROFILE,
         "--upstream-port", str(lps.upstream_port),
         "--baseline", str(BASELINE),
+        *only,
     )  # fmt: skip
     assert data["profile"] == "llm-proxy-server"
     scenarios = {s["name"]: s for s in data["scenarios"]}
-    everything = {s.name for d in DIALECTS for s in builtin_suite(d).scenarios}
-    assert set(scenarios) == everything
+    assert set(scenarios) == names
     assert {s["endpoint"] for s in scenarios.values()} == {"chat"}
     for name, s in scenarios.items():  # every dialect is routed, and the proxy answers each
         if name.endswith("/previous-response"):
@@ -138,7 +140,8 @@ def test_default_suites_through_llm_proxy_server(lps: LPS, tmp_path: Path) -> No
     real.assert_located(scenarios)
     size = (tmp_path / "report.html").stat().st_size
     what = (
-        f"llm-proxy-server {VERSION} (chat endpoint, baseline tests/gate/{BASELINE.name}; "
+        f"llm-proxy-server {VERSION} (chat endpoint, "
+        f"{real.extent(len(names), len(everything))}, baseline tests/gate/{BASELINE.name}; "
         f"HTML report {size / 1024:.0f} KiB)"
     )
     real.write_scorecard("SSECONFORM_LPS_SCORECARD", real.scorecard(scenarios, what))

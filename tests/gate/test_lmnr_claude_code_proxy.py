@@ -58,20 +58,23 @@ def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[real.Served]:
 
 
 def test_default_suites_through_lmnr_claude_code_proxy(proxy: real.Served, tmp_path: Path) -> None:
+    everything = {f"messages/{s.name}" for d in DIALECTS for s in builtin_suite(d).scenarios}
+    names, only = real.chosen(everything, PROFILE, VERSION)
     data, printed = real.gate(
         tmp_path,
         "--gateway", proxy.url,
         "--gateway-profile", PROFILE,
         "--upstream-port", str(proxy.upstream_port),
         "--baseline", str(BASELINE),
+        *only,
     )  # fmt: skip
     assert data["profile"] == PROFILE
     scenarios = {s["name"]: s for s in data["scenarios"]}
-    what = f"{PROFILE} {VERSION} (messages endpoint, baseline tests/gate/{BASELINE.name})"
+    what = f"{PROFILE} {VERSION} (messages endpoint, "
+    what += f"{real.extent(len(names), len(everything))}, baseline tests/gate/{BASELINE.name})"
     real.write_scorecard("SSECONFORM_LMNR_SCORECARD", real.scorecard(scenarios, what))
     assert proxy.serving(), proxy.log.read_text(errors="replace")[-5000:]
-    everything = {f"messages/{s.name}" for d in DIALECTS for s in builtin_suite(d).scenarios}
-    assert set(scenarios) == everything  # /v1/messages alone, the profile's endpoints
+    assert set(scenarios) == names  # /v1/messages alone, the profile's endpoints
     for name, s in scenarios.items():
         if not name.startswith("messages/anthropic/"):  # one Anthropic target, untranslated
             assert s["verdict"] == "not-applicable", (name, s)

@@ -262,7 +262,9 @@ def test_default_suites_through_nullplatform(tmp_path: Path) -> None:
     RACY_KEYS beyond them, and any other deviation fails the test when it happens again on
     each of CONFIRMATIONS runs more."""
     every = [s.name for d in (*ROUTED, *NOT_ROUTED) for s in builtin_suite(d).scenarios]
-    names = [n for n in (*every, *(f"messages/{n}" for n in every)) if n not in CRASHERS]
+    suites = [n for n in (*every, *(f"messages/{n}" for n in every)) if n not in CRASHERS]
+    picked, _ = real.chosen(suites, PROFILE, VERSION)
+    names = [n for n in suites if n in picked]
     chat = [n for n in names if not n.startswith("messages/")]
     messages = [n for n in names if n.startswith("messages/")]
     with ThreadPoolExecutor(2) as pool:
@@ -287,7 +289,8 @@ def test_default_suites_through_nullplatform(tmp_path: Path) -> None:
     for endpoint in ("chat", "messages"):
         mine = {n: s for n, s in everything.items() if s["endpoint"] == endpoint}
         what = (
-            f"nullplatform llm-gateway {VERSION} ({endpoint} endpoint, baseline "
+            f"nullplatform llm-gateway {VERSION} ({endpoint} endpoint, "
+            f"{real.extent(len(names), len(suites))}, baseline "
             f"tests/gate/{BASELINE.name}; the gateway crashed {len(crashes)} times in "
             f"ordinary streams, the scenarios rerun)"
         )

@@ -69,17 +69,19 @@ def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def test_default_suites_through_portkey(gateway: str, tmp_path: Path) -> None:
+    everything = {s.name for d in ROUTED + NOT_ROUTED for s in builtin_suite(d).scenarios}
+    names, only = real.chosen(everything, "portkey", VERSION)
     data, printed = real.gate(
         tmp_path,
         "--gateway", gateway,
         "--gateway-profile", "portkey",
         "--key", UPSTREAM_KEY,
         "--baseline", str(BASELINE),
+        *only,
     )  # fmt: skip
     assert data["profile"] == "portkey"
     scenarios = {s["name"]: s for s in data["scenarios"]}
-    everything = {s.name for d in ROUTED + NOT_ROUTED for s in builtin_suite(d).scenarios}
-    assert set(scenarios) == everything
+    assert set(scenarios) == names
     # the dialects Portkey routes are graded (the gateway answered); the others are n/a
     for name, s in scenarios.items():
         if name.split("/", 1)[0] in NOT_ROUTED:
@@ -89,7 +91,8 @@ def test_default_suites_through_portkey(gateway: str, tmp_path: Path) -> None:
             assert s["verdict"] != "not-applicable", (name, s)
             assert s["status"] is not None, (name, s)
     real.assert_located(scenarios)
-    what = f"Portkey {VERSION} (baseline tests/gate/portkey-known.json)"
+    what = f"Portkey {VERSION} ({real.extent(len(names), len(everything))}, baseline "
+    what += "tests/gate/portkey-known.json)"
     real.write_scorecard("SSECONFORM_PORTKEY_SCORECARD", real.scorecard(scenarios, what))
     real.assert_only_known(scenarios)
     assert data["passed"], printed
@@ -104,6 +107,9 @@ def test_pass_through_endpoints_of_portkey(gateway: str, tmp_path: Path, endpoin
     """Portkey's /v1/messages (its anthropic provider) and /v1/responses (OpenAI's Responses
     API), each passed through; every other (endpoint, dialect) pair is not applicable."""
     baseline = Path(__file__).with_name(f"portkey-{endpoint}-known.json")
+    dialects = ROUTED + NOT_ROUTED
+    everything = {f"{endpoint}/{s.name}" for d in dialects for s in builtin_suite(d).scenarios}
+    names, only = real.chosen(everything, "portkey", VERSION)
     data, printed = real.gate(
         tmp_path,
         "--gateway", gateway,
@@ -111,14 +117,16 @@ def test_pass_through_endpoints_of_portkey(gateway: str, tmp_path: Path, endpoin
         "--endpoint", endpoint,
         "--key", UPSTREAM_KEY,
         "--baseline", str(baseline),
+        *only,
     )  # fmt: skip
     scenarios = {s["name"]: s for s in data["scenarios"]}
     graded = {n for n, s in scenarios.items() if s["verdict"] != "not-applicable"}
     own = builtin_suite(PASS_THROUGH[endpoint]).scenarios
-    assert graded == {f"{endpoint}/{s.name}" for s in own}
+    assert graded == {f"{endpoint}/{s.name}" for s in own} & names
     assert {s["endpoint"] for s in scenarios.values()} == {endpoint}
     real.assert_located(scenarios)
-    what = f"Portkey {VERSION} ({endpoint} endpoint, baseline tests/gate/{baseline.name})"
+    what = f"Portkey {VERSION} ({endpoint} endpoint, {real.extent(len(names), len(everything))}"
+    what += f", baseline tests/gate/{baseline.name})"
     real.write_scorecard("SSECONFORM_PORTKEY_SCORECARD", real.scorecard(scenarios, what))
     real.assert_only_known(scenarios)
     assert data["passed"], printed
