@@ -15,7 +15,7 @@ response id in them (a recording is the provider's own answer, replayed).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,11 +52,15 @@ def issued_of(recordings: Iterable[Loaded]) -> Issued:
     return out
 
 
-def check_history(dialect: str | None, body: RequestBody, issued: Issued) -> Refusal | None:
+def check_history(
+    dialect: str | None, body: RequestBody, issued: Issued | Callable[[], Issued]
+) -> Refusal | None:
     """None when the request is one the provider accepts: its parameters (another wire's
     fields, then ``Wire.refuse``: :func:`wires.refusal`), then its history (or it has
     none). A body without the keys a history is made of (nearly every first turn) is not
-    read for one."""
+    read for one, and ``issued`` given as a function is then not called: what the
+    recordings issued is read from all of their bodies (seconds for tens of megabytes),
+    once, by the first request that brings a history back."""
     if not known_dialect(dialect) or len(body.raw) > MAX_READ:
         return None
     wire = by_dialect(dialect)
@@ -67,7 +71,9 @@ def check_history(dialect: str | None, body: RequestBody, issued: Issued) -> Ref
     if not any(key in body.raw for key in wire.history_marks):
         return None
     obj = body.obj
-    return wire.check_history(obj, issued) if obj is not None else None
+    if obj is None:
+        return None
+    return wire.check_history(obj, issued() if callable(issued) else issued)
 
 
 @dataclass(frozen=True)

@@ -411,7 +411,7 @@ class ReplayServer:
             msg = f"no recording for {method} {shown} (serving: {names})"
             served = Served(client, method, shown, None, 404, spec, tag=tag)
             return await self._early(writer, served, error_body(msg), keep)
-        refusal = check_history(providers.dialect_of_path(path)[0], parsed, self.issued)
+        refusal = check_history(providers.dialect_of_path(path)[0], parsed, lambda: self.issued)
         asked = asked_of(path, parsed, headers)
         if refusal is not None:  # the state it sends back is not what was issued
             served = Served(client, method, shown, rec.name, refusal.status, spec, tag=tag)
@@ -568,8 +568,11 @@ class ReplayServer:
                 served.measured(None, parsed, secrets)
             return turn, served
 
-        issued = dataclasses.replace(self.issued, response_ids=set(ids))
-        refusal = check_history(providers.RESPONSES, parsed, issued)
+        refusal = check_history(
+            providers.RESPONSES,
+            parsed,
+            lambda: dataclasses.replace(self.issued, response_ids=set(ids)),
+        )
         if refusal is not None:
             turn = WsTurn(
                 [WsMessage(0.0, error_text(refusal.status, refusal.body))], refusal.status
