@@ -2,9 +2,9 @@
 (tests/test_docs_site.py, tests/html/test_site_chromium.py): a build costs some 10 s of CPU.
 
 ``$SSECONFORM_DOCS_SITE``, when set, is a site already built from this tree with
-``mkdocs build --strict`` (``.ci/run`` builds it before the tests, and stops if it fails); else
-the first test worker to ask builds it under the run's temporary folder, and the others wait
-for it and read the same one.
+``mkdocs build --strict``; else (as in ``.ci/run``) the first test worker to ask builds it
+under the run's temporary folder, beside the other tests, and the others wait for it and
+read the same one.
 """
 
 from __future__ import annotations
