@@ -1,7 +1,9 @@
 """The client matrix (``tests/interop/matrix/<grammar>.json``) is current for the light clients.
 
 Each light client runs over every case of its grammar, as ``python -m tests.interop.matrix.run``
-does; the outcomes must be the committed ones, and every pass case must be ``ok`` (but for the
+does (langchain-openai, ``Client.sampled``, over the changed cases and a sample at its
+committed version, as the heavy clients; every case with ``SSECONFORM_TESTS_FULL=1``); the
+outcomes must be the committed ones, and every pass case must be ``ok`` (but for the
 ``known`` entries of ``tests/interop/matrix/expect/``). A client that is not installed is
 skipped, unless ``SSECONFORM_REQUIRE_MATRIX=1``.
 """

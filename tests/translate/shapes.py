@@ -1,5 +1,6 @@
 """One real stream per shape: the CI subset of the tests that read the whole real-stream corpus
-through the SDKs over loopback HTTP (seconds of CPU a hundred streams, 60 s over all of them).
+through the SDKs over loopback HTTP (seconds of CPU a hundred streams, 60 s over all of them),
+and of the streams ``test_corpus.py`` feeds the translator a byte at a time.
 
 A stream's shape is what its events exercise, as a reader of its dialect sees them: its
 ``event:`` names; every ``type``, ``finish_reason``, ``finishReason``, ``stop_reason``,

@@ -13,6 +13,8 @@ from tests.interop.matrix.run import REFRESH, digest, load, measure
 
 #: Run a heavy client over every case, not only the changed ones and the sample.
 FULL = os.environ.get("SSECONFORM_HEAVY_FULL") == "1"
+#: Run a sampled light client (``Client.sampled``) over every case too.
+TESTS_FULL = os.environ.get("SSECONFORM_TESTS_FULL") == "1"
 
 
 def heavy_subset(grammar: str, client: Client, committed: dict[str, Any]) -> frozenset[str]:
@@ -54,7 +56,7 @@ def problems(grammar: str, client: Client) -> list[str]:
         ]
     only = None
     same = committed["client"].get("version") == client.version()
-    if client.heavy and same and not FULL:
+    if same and ((client.heavy and not FULL) or (client.sampled and not (FULL or TESTS_FULL))):
         only = heavy_subset(grammar, client, committed)
     entries, missing = measure(grammar, [client], only=only)
     if missing:

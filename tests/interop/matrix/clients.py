@@ -75,6 +75,8 @@ class Client:
     cases: frozenset[str] | None = None  # its grammar's case ids it is run over (None: all)
     #: heavy: the unchanged cases rerun per outcome at the committed version (check.heavy_subset)
     sample: int = 2
+    #: a light client sampled as the heavy ones are (its cases cost seconds of CPU each)
+    sampled: bool = False
 
 
 # -- helpers ------------------------------------------------------------------------------------
@@ -388,6 +390,10 @@ def light_clients() -> list[Client]:
             _langchain_version,
             _langchain_run,
             LANGCHAIN_INSTALL,
+            # LangChain's objects around the SDK's: 20 s of CPU over every chat case, a third
+            # of the light matrix's; sampled at its committed version unless
+            # SSECONFORM_TESTS_FULL=1 (the SDK under it runs every case as openai-python)
+            sampled=True,
         ),
         Client(
             "anthropic-python",
