@@ -161,15 +161,15 @@ def test_google_genai_reads_the_sse_path_and_its_key_is_not_logged() -> None:
 
     lines: list[str] = []
     with serving([GEMINI], log=lines.append) as server:
-        gclient = genai.Client(
+        with genai.Client(
             api_key=_secret(20), http_options=types.HttpOptions(base_url=server.url)
-        )
-        text = "".join(
-            chunk.text or ""
-            for chunk in gclient.models.generate_content_stream(
-                model="gemini-2.5-flash", contents="hi"
+        ) as gclient:
+            text = "".join(
+                chunk.text or ""
+                for chunk in gclient.models.generate_content_stream(
+                    model="gemini-2.5-flash", contents="hi"
+                )
             )
-        )
         deadline = time.monotonic() + 2
         while not lines and time.monotonic() < deadline:
             time.sleep(0.01)

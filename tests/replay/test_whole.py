@@ -186,11 +186,12 @@ def test_response_answer_is_the_terminal_response(oai: openai.OpenAI, name: str)
 
 
 @pytest.fixture(scope="module")
-def gemini(server: ReplayServer) -> genai.Client:
-    return genai.Client(
+def gemini(server: ReplayServer) -> Iterator[genai.Client]:
+    with genai.Client(
         api_key="k",
         http_options=genai_types.HttpOptions(base_url=server.url, timeout=10_000),
-    )
+    ) as client:  # closed: left to the garbage collector, its socket warns in a later test
+        yield client
 
 
 def _gemini_view(responses: list[dict[str, Any]]) -> dict[str, Any]:
