@@ -258,6 +258,7 @@ class Router:
             return self._answer(self.recordings.get(named.strip()), body), faults, speed
         dialect, path_model = providers.dialect_of_path(path)
         model = model or path_model
+        ruled: Loaded | None = None
         with self._lock:
             self.requests_seen += 1
             tagged = self._tag_rules(body.tag)
@@ -268,7 +269,10 @@ class Router:
                         faults = parse_faults(rule.fault)
                     if rule.speed is not None:
                         speed = rule.speed
-                    return self._answer(self.recordings[rule.recording], body), faults, speed
+                    ruled = self.recordings[rule.recording]
+                    break
+        if ruled is not None:  # a session's turn is chosen outside the lock (_next takes it)
+            return self._answer(ruled, body), faults, speed
         if dialect is None or self.strict or tagged is not None:
             return None, faults, speed
         candidates = [

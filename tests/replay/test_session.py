@@ -20,6 +20,7 @@ from sseconform import check_bytes, check_file
 from sseconform.record.websocket import record_websocket
 from sseconform.recording.format import RecordingReader, RecordingWriter, Response, Sent
 from sseconform.replay.plan import load
+from sseconform.replay.scenario import ReplayRule
 from sseconform.replay.server import ReplayServer
 from tests.conftest import CASES
 from tests.replay.conftest import HOST, RECORDINGS_DIR
@@ -207,6 +208,31 @@ def _answers_http_clients(served: ReplayServer, ids: list[str]) -> None:
     assert result.codes == set(), result.findings
     whole = client.responses.create(model="gpt-5-mini", input="again", previous_response_id=ids[0])
     assert whole.id == ids[1] and whole.status == "completed" and whole.output_text
+
+
+def test_a_rule_or_the_selection_header_naming_a_session_gets_its_turns(
+    two_answers: Path,
+) -> None:
+    """Beside an SSE recording of the same API, a scenario rule (chosen under the router's
+    lock) or the ``x-sseconform-recording`` header names the session: its turns in order."""
+    import httpx
+
+    ids = _recorded_ids(two_answers)
+    rule = ReplayRule(recording=two_answers.name, path="/v1/responses")
+    loaded = [load(str(two_answers)), load(str(TEXT))]
+    with ReplayServer(loaded, speed=0, rules=[rule]).running() as srv:
+        body = {"model": "gpt-5-mini", "input": "hi", "stream": True}
+        got = [httpx.post(f"{srv.url}/v1/responses", json=body, timeout=10) for _ in range(2)]
+        assert [ids[n].encode() in g.content for n, g in enumerate(got)] == [True, True]
+    with ReplayServer(loaded, speed=0).running() as srv:
+        select = {"x-sseconform-recording": two_answers.name}
+        named = [
+            httpx.post(f"{srv.url}/v1/responses", json=body, timeout=10, headers=select)
+            for _ in range(2)
+        ]
+        assert [ids[n].encode() in g.content for n, g in enumerate(named)] == [True, True]
+        plain = httpx.post(f"{srv.url}/v1/responses", json=body, timeout=10)  # the SSE one's
+        assert ids[1].encode() not in plain.content and b"response.completed" in plain.content
 
 
 def test_a_turn_served_over_http_takes_the_sse_faults(session: Path, served: ReplayServer) -> None:
