@@ -40,6 +40,7 @@ from sseconform.record import NODELAY, Refused, read_body, recording_writer, tls
 from sseconform.recording.bounds import INTERRUPTED, BoundHit, Interrupted
 from sseconform.recording.format import Close, RecordingWriter, Response
 from sseconform.recording.redact import Redactor
+from sseconform.wires.responses import TURN_ENDS
 
 __all__ = [
     "MAX_HEAD",
@@ -65,7 +66,7 @@ CLOSE_WAIT = 2.0
 #: CLI acts on; one without (the SSE stream's shapes) is followed by ``response.failed``
 #: where OpenAI sends it, and Codex ignores it and reads on (measured): the recorder reads
 #: on too, for :data:`ERROR_GRACE` seconds at most.
-TERMINAL = frozenset({"response.completed", "response.failed", "response.incomplete", "error"})
+TERMINAL = TURN_ENDS
 #: After an ``error`` event without a status, how long a ``response.failed`` may take.
 ERROR_GRACE = 1.0
 #: Fields a ``response.create`` does not take over WebSocket (each turn streams, in the

@@ -29,6 +29,7 @@ from sseconform.recording.session import session_answers
 from sseconform.replay.faults import Faults
 from sseconform.replay.session import RecordedSession, recorded_session
 from sseconform.sse import SSEDecoder
+from sseconform.wires.responses import TURN_ENDS
 
 END = "end"  # terminating chunk: a clean end of the response
 ABORT = "abort"  # connection dropped mid-response
@@ -147,10 +148,6 @@ def _session(name: str, path: str, reader: RecordingReader, data: bytes) -> Load
     return loaded
 
 
-#: The events that end a Responses turn: a turn whose answer ends with none was cut.
-_TURN_ENDS = frozenset({"response.completed", "response.failed", "response.incomplete", "error"})
-
-
 def _turns(session: Loaded, reader: RecordingReader) -> None:
     """``session.turns``: each turn's events (the server's messages between its
     ``response.create`` and the next) as an SSE stream with their times from it, served as
@@ -173,7 +170,7 @@ def _turns(session: Loaded, reader: RecordingReader) -> None:
         reads = events.get(n, [])
         turn = Loaded(
             f"{session.name} turn {n}", session.path, providers.RESPONSES, session.model, 200,
-            "OK", headers, 0.0, reads, last.get(n) in _TURN_ENDS,
+            "OK", headers, 0.0, reads, last.get(n) in TURN_ENDS,  # else cut
         )  # fmt: skip
         session.turns.append(turn)
 

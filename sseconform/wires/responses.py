@@ -57,10 +57,13 @@ from sseconform.wires.base import (
     text,
 )
 
-__all__ = ["RESPONSES", "ResponsesWire", "status_of"]
+__all__ = ["RESPONSES", "TURN_ENDS", "ResponsesWire", "status_of"]
 
 _RESPONSE_ID = re.compile(r'"response"\s*:\s*\{\s*"id"\s*:\s*"([^"]{1,200})"')
 _TERMINAL = ("response.completed", "response.incomplete", "response.failed")
+#: What ends a Responses turn (over WebSocket, where a turn is not a whole stream): a terminal
+#: response event, or an ``error`` event.
+TURN_ENDS = frozenset({*_TERMINAL, "error"})
 #: The WebSocket mode's own beta flag (the upgrade's, Codex CLI's): the transport, not a model
 #: feature a request asks for, so neither lost by a bridge to HTTP nor added by a pipe.
 TRANSPORT_BETA = "responses_websockets="
